@@ -1,0 +1,139 @@
+package conversation
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrInvariant is wrapped by every error Stream.Check returns.
+var ErrInvariant = errors.New("event stream invariant violated")
+
+// Stream tracks the state of an event stream so that each appended event
+// can be checked against the invariants of SPEC section 3:
+//
+//   - a chat_request is preceded by a turn_start of the same turn;
+//   - every tool_call_response matches an earlier tool_call_request;
+//   - every tool call in a turn gets exactly one response, so a turn cannot
+//     end (and a new one cannot start) while a call is unanswered.
+//
+// A turn that never ended (the process was killed) is allowed: the next
+// turn_start closes it. Calls still open at that point are reported by
+// Unanswered so the app can see a visibly unfinished turn.
+type Stream struct {
+	inTurn   bool
+	open     map[string]bool // call IDs requested and not yet answered
+	answered map[string]bool // call IDs answered in this turn
+	ids      map[string]bool
+	count    int
+}
+
+// NewStream returns the state after replaying evs, or the first violation.
+func NewStream(evs []Event) (*Stream, error) {
+	s := &Stream{open: map[string]bool{}, answered: map[string]bool{}, ids: map[string]bool{}}
+	for i, e := range evs {
+		if err := s.Apply(e); err != nil {
+			return nil, fmt.Errorf("event %d: %w", i, err)
+		}
+	}
+	return s, nil
+}
+
+// Len is the number of events applied.
+func (s *Stream) Len() int { return s.count }
+
+// InTurn reports whether the last turn is still open (no turn_end yet).
+func (s *Stream) InTurn() bool { return s.inTurn }
+
+// Unanswered returns the call IDs of the open turn that have no response.
+func (s *Stream) Unanswered() []string {
+	out := make([]string, 0, len(s.open))
+	for id := range s.open {
+		out = append(out, id)
+	}
+	return out
+}
+
+// Check reports whether e may be appended, without changing the state.
+func (s *Stream) Check(e Event) error {
+	if e.ID == "" {
+		return fmt.Errorf("%w: %s event without an id", ErrInvariant, e.Type)
+	}
+	if s.ids[e.ID] {
+		return fmt.Errorf("%w: duplicate event id %q", ErrInvariant, e.ID)
+	}
+	if e.Timestamp.IsZero() {
+		return fmt.Errorf("%w: %s event %q without a timestamp", ErrInvariant, e.Type, e.ID)
+	}
+	switch e.Type {
+	case EventTypeTurnStart:
+		return nil
+	case EventTypeChatRequest, EventTypeChatResponse, EventTypeInquiryRequest, EventTypeInquiryResponse:
+		if !s.inTurn {
+			return fmt.Errorf("%w: %s outside a turn (no turn_start before it)", ErrInvariant, e.Type)
+		}
+		if e.Type == EventTypeChatResponse && e.Message != "" && e.Reasoning != "" {
+			return fmt.Errorf("%w: chat_response carries both message and reasoning", ErrInvariant)
+		}
+		return nil
+	case EventTypeToolCallRequest:
+		if !s.inTurn {
+			return fmt.Errorf("%w: tool_call_request outside a turn", ErrInvariant)
+		}
+		if e.CallID == "" || e.Name == "" {
+			return fmt.Errorf("%w: tool_call_request needs call_id and name", ErrInvariant)
+		}
+		if s.open[e.CallID] || s.answered[e.CallID] {
+			return fmt.Errorf("%w: tool call %q requested twice", ErrInvariant, e.CallID)
+		}
+		return nil
+	case EventTypeToolCallResponse:
+		if !s.open[e.CallID] {
+			if s.answered[e.CallID] {
+				return fmt.Errorf("%w: tool call %q answered twice", ErrInvariant, e.CallID)
+			}
+			return fmt.Errorf("%w: tool_call_response for unknown call %q", ErrInvariant, e.CallID)
+		}
+		return nil
+	case EventTypeTurnEnd:
+		if !s.inTurn {
+			return fmt.Errorf("%w: turn_end outside a turn", ErrInvariant)
+		}
+		if !e.Outcome.Valid() {
+			return fmt.Errorf("%w: turn_end with outcome %q", ErrInvariant, e.Outcome)
+		}
+		if len(s.open) > 0 {
+			return fmt.Errorf("%w: turn_end while %d tool call(s) are unanswered", ErrInvariant, len(s.open))
+		}
+		return nil
+	}
+	return fmt.Errorf("%w: unknown event type", ErrInvariant)
+}
+
+// Apply checks e and, if it is valid, advances the state.
+func (s *Stream) Apply(e Event) error {
+	if err := s.Check(e); err != nil {
+		return err
+	}
+	s.ids[e.ID] = true
+	s.count++
+	switch e.Type {
+	case EventTypeTurnStart:
+		s.inTurn = true
+		s.open = map[string]bool{}
+		s.answered = map[string]bool{}
+	case EventTypeToolCallRequest:
+		s.open[e.CallID] = true
+	case EventTypeToolCallResponse:
+		delete(s.open, e.CallID)
+		s.answered[e.CallID] = true
+	case EventTypeTurnEnd:
+		s.inTurn = false
+	}
+	return nil
+}
+
+// Validate checks a whole stream.
+func Validate(evs []Event) error {
+	_, err := NewStream(evs)
+	return err
+}

@@ -1,0 +1,9 @@
+package ports
+
+import "time"
+
+// Clock tells the time. Inject it so countdowns, idle timers and stored
+// timestamps are testable without sleeping.
+type Clock interface {
+	Now() time.Time
+}

@@ -1,0 +1,6 @@
+// Package ports holds the interfaces the app layer needs from the world,
+// named by role. Signatures use only domain and standard-library types;
+// adapters translate library errors into the sentinels of errors.go.
+//
+//go:generate go run github.com/matryer/moq -rm -out ../mocks/ports.go -pkg mocks . ConversationStore DraftStore WorkspaceRegistry Locker Clock ConfigLoader
+package ports

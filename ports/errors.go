@@ -1,0 +1,65 @@
+package ports
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors adapters return so that callers can branch with errors.Is.
+var (
+	ErrNotFound         = errors.New("not found")
+	ErrLocked           = errors.New("locked")
+	ErrExists           = errors.New("already exists")
+	ErrCorrupt          = errors.New("corrupt file")
+	ErrRevisionMismatch = errors.New("revision mismatch")
+	ErrNoWorkspace      = errors.New("not inside a workspace")
+	ErrCancelled        = errors.New("cancelled")
+	ErrInterrupted      = errors.New("interrupted")
+	ErrUnavailable      = errors.New("unavailable")
+)
+
+// LockedError says who holds a conversation lock.
+type LockedError struct {
+	Conversation string
+	PID          int
+}
+
+func (e *LockedError) Error() string {
+	if e.PID > 0 {
+		return fmt.Sprintf("conversation %s is locked by another jp process (pid %d); wait for it to finish or stop it", e.Conversation, e.PID)
+	}
+	return fmt.Sprintf("conversation %s is locked by another jp process; wait for it to finish or stop it", e.Conversation)
+}
+
+// Unwrap makes errors.Is(err, ErrLocked) true.
+func (e *LockedError) Unwrap() error { return ErrLocked }
+
+// CorruptError names a file that could not be parsed. The file is left as
+// it was.
+type CorruptError struct {
+	Path string
+	Err  error
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("%s is not valid (%v); it was left untouched: fix or remove it by hand", e.Path, e.Err)
+}
+
+// Unwrap makes errors.Is(err, ErrCorrupt) true.
+func (e *CorruptError) Unwrap() error { return ErrCorrupt }
+
+// NotFoundError names what was not found.
+type NotFoundError struct {
+	What string // e.g. "conversation 1712758392"
+	Hint string // what to do, e.g. "list them with jp conversation ls"
+}
+
+func (e *NotFoundError) Error() string {
+	if e.Hint != "" {
+		return fmt.Sprintf("%s not found: %s", e.What, e.Hint)
+	}
+	return e.What + " not found"
+}
+
+// Unwrap makes errors.Is(err, ErrNotFound) true.
+func (e *NotFoundError) Unwrap() error { return ErrNotFound }

@@ -1,0 +1,110 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/workspace"
+)
+
+// NewConversation describes a conversation to create.
+type NewConversation struct {
+	Title string
+	// Local conversations are kept in the user-local silo only and never
+	// projected into the checkout.
+	Local bool
+}
+
+// ConversationStore keeps conversations: the user-local silo is the source
+// of truth; non-local conversations are also projected into the checkout's
+// .jp/conversations (SPEC section 2). All methods are safe for concurrent
+// use; writers of one conversation serialise through the Locker.
+type ConversationStore interface {
+	// List returns the conversations visible from loc: the silo's plus those
+	// only in loc.Root's projection. It reads metadata, never events.
+	List(ctx context.Context, loc workspace.Location) ([]conversation.Summary, error)
+	// Get returns one conversation's summary. Unknown IDs give a
+	// *NotFoundError.
+	Get(ctx context.Context, loc workspace.Location, id conversation.ID) (conversation.Summary, error)
+	// Events returns the conversation's events in order.
+	Events(ctx context.Context, loc workspace.Location, id conversation.ID) ([]conversation.Event, error)
+	// Create makes a new, empty conversation and returns its ID.
+	Create(ctx context.Context, loc workspace.Location, nc NewConversation) (conversation.ID, error)
+	// Append adds events after checking the stream invariants, bumps
+	// events_count and last_activated_at, imports a projection-only
+	// conversation first, and re-projects a non-local one into loc.Root.
+	Append(ctx context.Context, loc workspace.Location, id conversation.ID, evs ...conversation.Event) error
+	// UpdateMetadata rewrites metadata.json through fn (and its projection).
+	UpdateMetadata(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(*conversation.Metadata) error) error
+	// LocalMetadata reads metadata.local.json (zero value when absent).
+	LocalMetadata(ctx context.Context, loc workspace.Location, id conversation.ID) (conversation.LocalMetadata, error)
+	// UpdateLocalMetadata rewrites metadata.local.json through fn, keeping
+	// keys it does not know.
+	UpdateLocalMetadata(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(*conversation.LocalMetadata) error) error
+	// Remove deletes the conversation from the silo and from loc.Root's
+	// projection.
+	Remove(ctx context.Context, loc workspace.Location, id conversation.ID) error
+}
+
+// Draft is the content of a conversation's QUERY_MESSAGE.md.
+type Draft struct {
+	Text string
+	// Revision is opaque and changes on every write.
+	Revision string
+}
+
+// DraftStore keeps the per-conversation draft (the queued-reply slot). It
+// lives in the user-local silo only and is never projected.
+type DraftStore interface {
+	// ReadDraft returns the draft; a missing draft is a *NotFoundError.
+	ReadDraft(ctx context.Context, loc workspace.Location, id conversation.ID) (Draft, error)
+	// WriteDraft replaces the draft atomically. With ifRevision non-empty it
+	// fails with ErrRevisionMismatch unless the draft still has it.
+	WriteDraft(ctx context.Context, loc workspace.Location, id conversation.ID, text, ifRevision string) (string, error)
+	// DeleteDraft removes the draft; a missing draft is not an error.
+	DeleteDraft(ctx context.Context, loc workspace.Location, id conversation.ID) error
+	// DraftPath is the draft's file path, for an external editor; empty
+	// for stores without files.
+	DraftPath(loc workspace.Location, id conversation.ID) string
+}
+
+// Found is the workspace containing a directory.
+type Found struct {
+	ID   workspace.ID
+	Root string // canonical checkout root
+}
+
+// WorkspaceRegistry finds workspaces on disk and keeps the roots registry.
+type WorkspaceRegistry interface {
+	// Canonical returns the absolute, symlink-resolved form of dir.
+	Canonical(dir string) (string, error)
+	// Init creates .jp/.id and .jp/config.toml in dir; an existing
+	// workspace gives an error wrapping ErrExists that names its ID.
+	Init(ctx context.Context, dir string) (Found, error)
+	// Find walks up from dir to the nearest directory holding .jp/.id;
+	// ErrNoWorkspace when there is none.
+	Find(ctx context.Context, dir string) (Found, error)
+	// ReadID reads <root>/.jp/.id.
+	ReadID(ctx context.Context, root string) (workspace.ID, error)
+	// Register upserts roots/<root-key>.json for the checkout with
+	// last_used = now, creating the silo (slugged from the root's base
+	// name) when it does not exist yet.
+	Register(ctx context.Context, f Found) error
+	// Known lists every workspace with a silo, with liveness derived now.
+	// It writes nothing.
+	Known(ctx context.Context) ([]workspace.Known, error)
+	// Lookup returns one known workspace; unknown IDs give a
+	// *NotFoundError.
+	Lookup(ctx context.Context, id workspace.ID) (workspace.Known, error)
+	// DataDir is the jp data directory (for the log file).
+	DataDir() string
+}
+
+// Locker serialises writers of one conversation across processes.
+type Locker interface {
+	// Lock takes the conversation's lock, waiting up to wait for another
+	// holder. A lock still held then gives a *LockedError. The returned
+	// release function is idempotent.
+	Lock(ctx context.Context, loc workspace.Location, id conversation.ID, wait time.Duration) (release func() error, err error)
+}
