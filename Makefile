@@ -1,0 +1,58 @@
+# jp's build. `make demo` and `make test` are the two set-up commands.
+GO       ?= go
+BIN      := $(CURDIR)/bin
+GOBIN    ?= $(shell $(GO) env GOBIN)
+ifeq ($(GOBIN),)
+GOBIN    := $(shell $(GO) env GOPATH)/bin
+endif
+PKGS     := ./...
+VERSION  ?= 0.1.0-dev
+LDFLAGS  := -X main.Version=$(VERSION)
+GENERATED := wire/wire_gen.go mocks/ports.go
+
+.PHONY: all build install test test-deps check generate demo bench clean
+
+all: build
+
+## build: compile jp and the example plugins into ./bin
+build:
+	@mkdir -p $(BIN)
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
+
+## install: install jp and the example plugins into $GOBIN
+install:
+	GOBIN=$(GOBIN) $(GO) install -ldflags "$(LDFLAGS)" ./cmd/...
+
+## generate: regenerate wire_gen.go and the moq mocks
+generate:
+	$(GO) generate ./...
+
+## check: formatting, vet, and generated files identical to a fresh generate
+check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+	@before=$$(cat $(GENERATED) | sha256sum); \
+	  $(GO) generate ./... || exit 1; \
+	  after=$$(cat $(GENERATED) | sha256sum); \
+	  if [ "$$before" != "$$after" ]; then \
+	    echo "generated files were stale: go generate ./... changed $(GENERATED); commit the result"; exit 1; fi
+	@echo "check: ok"
+
+test-deps:
+	@./.ci/install-deps
+
+## test: install test dependencies, run check, then the whole suite with -race
+test: test-deps check
+	$(GO) test -race -count=1 -timeout 15m $(PKGS)
+
+## bench: run every Go benchmark
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -timeout 30m $(PKGS)
+
+## demo: build jp and tour it offline on the built-in demo model
+demo: build
+	@JP_BIN=$(BIN) ./cmd/jp/demo.sh
+
+clean:
+	rm -rf $(BIN)

@@ -1,0 +1,145 @@
+// Package apierr turns HTTP outcomes of a provider call into *llm.Error
+// values, the same way for every HTTP provider adapter: 429, 5xx,
+// connection failures and dropped streams are transient; 401 and 403 are
+// auth errors naming the API key variable; other 4xx are fatal (408 Request
+// Timeout counts as transient).
+package apierr
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jpcli/jp/domain/llm"
+)
+
+// Key names the credential of a provider, for auth error messages.
+type Key struct {
+	Env string // the environment variable it comes from, "" if unknown
+	Set bool   // whether a key was configured at all
+}
+
+// hint says what to do about a refused key.
+func (k Key) hint() string {
+	switch {
+	case k.Env != "" && !k.Set:
+		return fmt.Sprintf("%s is not set; set it to your API key", k.Env)
+	case k.Env != "":
+		return fmt.Sprintf("check the API key in %s", k.Env)
+	case !k.Set:
+		return "no API key is configured"
+	}
+	return "check the configured API key"
+}
+
+// FromStatus classifies a non-2xx HTTP response. message is the provider's
+// own message, if the body had one.
+func FromStatus(provider string, status int, header http.Header, message string, key Key, now time.Time) *llm.Error {
+	e := &llm.Error{Provider: provider, Status: status, Message: OneLine(message)}
+	switch {
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		e.Kind = llm.ErrorAuth
+		if e.Message == "" {
+			e.Message = http.StatusText(status)
+		}
+		e.Message += " (" + key.hint() + ")"
+	case status == http.StatusTooManyRequests || status == http.StatusRequestTimeout || status >= 500:
+		e.Kind = llm.ErrorTransient
+		e.Retry = RetryAfter(header, now)
+	default:
+		e.Kind = llm.ErrorFatal
+	}
+	if e.Message == "" {
+		e.Message = http.StatusText(status)
+	}
+	return e
+}
+
+// Transport classifies an error that is not an HTTP status: ctx's own error
+// when ctx is done, otherwise a transient connection failure.
+func Transport(ctx context.Context, provider string, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return ctxErr
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		// A request timeout of the HTTP client, not the caller's ctx.
+		return &llm.Error{Kind: llm.ErrorTransient, Provider: provider, Message: "request timed out: " + OneLine(err.Error())}
+	}
+	return &llm.Error{Kind: llm.ErrorTransient, Provider: provider, Message: "connection failed: " + OneLine(err.Error())}
+}
+
+// Dropped is the error for a stream that ended without its terminal
+// marker. The events already emitted stand.
+func Dropped(provider string, cause error) *llm.Error {
+	msg := "the response stream ended early"
+	if cause != nil {
+		msg += ": " + OneLine(cause.Error())
+	}
+	return &llm.Error{Kind: llm.ErrorTransient, Provider: provider, Message: msg}
+}
+
+// Fatal is a non-retryable error with a message.
+func Fatal(provider, format string, args ...any) *llm.Error {
+	return &llm.Error{Kind: llm.ErrorFatal, Provider: provider, Message: OneLine(fmt.Sprintf(format, args...))}
+}
+
+// maxRetryAfter caps a server's hint, so a bogus header cannot stall a run.
+const maxRetryAfter = 10 * time.Minute
+
+// RetryAfter parses retry-after-ms (milliseconds, OpenAI) or Retry-After
+// (seconds or an HTTP date). It returns 0 when neither is present or valid.
+func RetryAfter(h http.Header, now time.Time) time.Duration {
+	if h == nil {
+		return 0
+	}
+	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 && !math.IsInf(ms, 0) {
+			return capDuration(time.Duration(ms * float64(time.Millisecond)))
+		}
+	}
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.ParseFloat(v, 64); err == nil {
+		if secs <= 0 || math.IsNaN(secs) || math.IsInf(secs, 0) {
+			return 0
+		}
+		return capDuration(time.Duration(secs * float64(time.Second)))
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := t.Sub(now); d > 0 {
+			return capDuration(d)
+		}
+	}
+	return 0
+}
+
+func capDuration(d time.Duration) time.Duration {
+	if d > maxRetryAfter || d < 0 {
+		return maxRetryAfter
+	}
+	return d
+}
+
+// OneLine collapses whitespace runs (newlines included) to single spaces
+// and trims the result to a readable length.
+func OneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	const limit = 500
+	if len(s) > limit {
+		cut := limit
+		for cut > 0 && !utf8Start(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "..."
+	}
+	return s
+}
+
+func utf8Start(b byte) bool { return b&0xC0 != 0x80 }

@@ -1,0 +1,7 @@
+package app
+
+// App gathers the use cases one front end needs. wire/ builds it.
+type App struct {
+	Workspaces    *Workspaces
+	Conversations *Conversations
+}

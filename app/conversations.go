@@ -1,0 +1,165 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/workspace"
+	"github.com/jpcli/jp/ports"
+)
+
+// LockWait is how long a command waits for another jp process to release a
+// conversation before it reports the conversation as locked.
+const LockWait = 1500 * time.Millisecond
+
+// Conversations is the use case behind jp conversation (alias c).
+type Conversations struct {
+	store  ports.ConversationStore
+	locker ports.Locker
+	clock  ports.Clock
+}
+
+// NewConversations builds the use case.
+func NewConversations(store ports.ConversationStore, locker ports.Locker, clock ports.Clock) *Conversations {
+	return &Conversations{store: store, locker: locker, clock: clock}
+}
+
+// ListOptions filters jp conversation ls.
+type ListOptions struct {
+	// Archived lists only archived conversations; otherwise they are hidden.
+	Archived bool
+	// All lists archived and unarchived ones.
+	All bool
+}
+
+// List returns the conversations visible in loc: pinned first, then most
+// recently active first.
+func (c *Conversations) List(ctx context.Context, loc workspace.Location, opts ListOptions) ([]conversation.Summary, error) {
+	all, err := c.store.List(ctx, loc)
+	if err != nil {
+		return nil, err
+	}
+	out := all[:0]
+	for _, s := range all {
+		if opts.All || s.Metadata.Archived() == opts.Archived {
+			out = append(out, s)
+		}
+	}
+	SortSummaries(out)
+	return out, nil
+}
+
+// SortSummaries orders pinned conversations first, then by last activity,
+// newest first, then by ID.
+func SortSummaries(ss []conversation.Summary) {
+	sort.SliceStable(ss, func(i, j int) bool {
+		a, b := ss[i].Metadata, ss[j].Metadata
+		if a.Pinned() != b.Pinned() {
+			return a.Pinned()
+		}
+		if !a.LastActivatedAt.Equal(b.LastActivatedAt) {
+			return a.LastActivatedAt.After(b.LastActivatedAt)
+		}
+		return ss[i].ID > ss[j].ID
+	})
+}
+
+// ParseID turns a user-given conversation ID into an ID, with a message
+// that says what to do.
+func ParseID(s string) (conversation.ID, error) {
+	id, err := conversation.ParseID(s)
+	if err != nil {
+		return "", &UserError{Msg: fmt.Sprintf("%q is not a conversation ID (IDs are digits, e.g. 17127583920): list them with jp conversation ls", s), Err: err}
+	}
+	return id, nil
+}
+
+// Show returns a conversation's summary and events.
+func (c *Conversations) Show(ctx context.Context, loc workspace.Location, id conversation.ID) (conversation.Summary, []conversation.Event, error) {
+	s, err := c.store.Get(ctx, loc, id)
+	if err != nil {
+		return conversation.Summary{}, nil, userNotFound(err)
+	}
+	evs, err := c.store.Events(ctx, loc, id)
+	if err != nil {
+		return conversation.Summary{}, nil, err
+	}
+	return s, evs, nil
+}
+
+// Remove deletes a conversation, holding its lock.
+func (c *Conversations) Remove(ctx context.Context, loc workspace.Location, id conversation.ID) error {
+	return c.locked(ctx, loc, id, func() error { return c.store.Remove(ctx, loc, id) })
+}
+
+// SetTitle changes a conversation's title.
+func (c *Conversations) SetTitle(ctx context.Context, loc workspace.Location, id conversation.ID, title string) error {
+	title = strings.TrimSpace(title)
+	if title == "" || strings.ContainsAny(title, "\n\r") {
+		return &UserError{Msg: "a title must be one non-empty line"}
+	}
+	return c.update(ctx, loc, id, func(m *conversation.Metadata) { m.Title = title })
+}
+
+// SetArchived archives or unarchives a conversation.
+func (c *Conversations) SetArchived(ctx context.Context, loc workspace.Location, id conversation.ID, archived bool) error {
+	now := c.clock.Now().UTC()
+	return c.update(ctx, loc, id, func(m *conversation.Metadata) {
+		if !archived {
+			m.ArchivedAt = nil
+		} else if m.ArchivedAt == nil {
+			m.ArchivedAt = &now
+		}
+	})
+}
+
+// SetPinned pins or unpins a conversation.
+func (c *Conversations) SetPinned(ctx context.Context, loc workspace.Location, id conversation.ID, pinned bool) error {
+	now := c.clock.Now().UTC()
+	return c.update(ctx, loc, id, func(m *conversation.Metadata) {
+		if !pinned {
+			m.PinnedAt = nil
+		} else if m.PinnedAt == nil {
+			m.PinnedAt = &now
+		}
+	})
+}
+
+func (c *Conversations) update(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(*conversation.Metadata)) error {
+	return c.locked(ctx, loc, id, func() error {
+		return c.store.UpdateMetadata(ctx, loc, id, func(m *conversation.Metadata) error { fn(m); return nil })
+	})
+}
+
+func (c *Conversations) locked(ctx context.Context, loc workspace.Location, id conversation.ID, fn func() error) error {
+	if _, err := c.store.Get(ctx, loc, id); err != nil {
+		return userNotFound(err)
+	}
+	release, err := c.locker.Lock(ctx, loc, id, LockWait)
+	if err != nil {
+		return lockError(err)
+	}
+	defer func() { _ = release() }()
+	return userNotFound(fn())
+}
+
+func userNotFound(err error) error {
+	var nf *ports.NotFoundError
+	if errors.As(err, &nf) {
+		return &UserError{Msg: nf.Error(), Err: err}
+	}
+	return err
+}
+
+func lockError(err error) error {
+	var le *ports.LockedError
+	if errors.As(err, &le) {
+		return &UserError{Msg: le.Error(), Err: err}
+	}
+	return err
+}

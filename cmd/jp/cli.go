@@ -1,0 +1,31 @@
+package main
+
+import (
+	"github.com/alecthomas/kong"
+)
+
+// Globals are the flags every command accepts.
+type Globals struct {
+	Workspace string           `short:"w" name:"workspace" placeholder:"ID|PATH|cwd" help:"Workspace to work in: a workspace ID, a path inside a checkout, or 'cwd' (the default)."`
+	Verbose   int              `short:"v" type:"counter" help:"More log output on stderr and in the log file (repeat: -vv debug, -vvv trace)."`
+	Cfg       []string         `name:"cfg" placeholder:"KEY=VALUE" help:"Override a configuration key for this run (repeatable), e.g. --cfg query.loop=never."`
+	Version   kong.VersionFlag `help:"Print jp's version and exit."`
+}
+
+// CLI is jp's command tree.
+type CLI struct {
+	Globals
+
+	Init         InitCmd         `cmd:"" help:"Create a jp workspace in DIR (default: the current directory)."`
+	Workspace    WorkspaceCmd    `cmd:"" aliases:"w" help:"List and inspect workspaces and their checkouts."`
+	Conversation ConversationCmd `cmd:"" aliases:"c" help:"List, show and manage conversations."`
+	Config       ConfigCmd       `cmd:"" help:"Show the resolved configuration or its JSON Schema."`
+}
+
+// FormatFlag selects text or JSON output on listing commands.
+type FormatFlag struct {
+	Format string `enum:"text,json" default:"text" help:"Output format: text or json."`
+}
+
+// JSON reports whether JSON output was asked for.
+func (f FormatFlag) JSON() bool { return f.Format == "json" }

@@ -1,0 +1,305 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/jpcli/jp/app"
+	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/workspace"
+)
+
+// ConversationCmd is jp conversation (alias c).
+type ConversationCmd struct {
+	Ls        ConversationLsCmd    `cmd:"" aliases:"list" help:"List conversations in this workspace checkout."`
+	Show      ConversationShowCmd  `cmd:"" help:"Show a conversation's events."`
+	Rm        ConversationRmCmd    `cmd:"" aliases:"remove" help:"Delete conversations."`
+	Archive   ArchiveCmd           `cmd:"" help:"Archive a conversation (hidden from ls)."`
+	Unarchive UnarchiveCmd         `cmd:"" help:"Unarchive a conversation."`
+	Title     ConversationTitleCmd `cmd:"" help:"Set a conversation's title."`
+	Pin       PinCmd               `cmd:"" help:"Pin a conversation (listed first)."`
+	Unpin     UnpinCmd             `cmd:"" help:"Unpin a conversation."`
+}
+
+// ConversationLsCmd is jp conversation ls.
+type ConversationLsCmd struct {
+	Archived bool `help:"List only archived conversations."`
+	All      bool `short:"a" help:"List archived and unarchived conversations."`
+	FormatFlag
+}
+
+// Run lists conversations.
+func (c *ConversationLsCmd) Run(rt *Runtime) error {
+	a, err := rt.App()
+	if err != nil {
+		return err
+	}
+	loc, err := rt.open(a)
+	if err != nil {
+		return err
+	}
+	list, err := a.Conversations.List(rt.Ctx, loc, app.ListOptions{Archived: c.Archived, All: c.All})
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(rt.Streams.Out, 64<<10)
+	defer w.Flush()
+	if c.JSON() {
+		return writeJSON(w, list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(w, "No conversations yet: start one with jp query.")
+		return nil
+	}
+	fmt.Fprintf(w, "%-12s  %-16s  %6s  %-5s  %s\n", "ID", "LAST ACTIVE", "EVENTS", "FLAGS", "TITLE")
+	for _, s := range list {
+		fmt.Fprintf(w, "%-12s  %-16s  %6d  %-5s  %s\n", s.ID, s.Metadata.LastActivatedAt.Local().Format("2006-01-02 15:04"),
+			s.Metadata.EventsCount, flags(s), trimTitle(s.Metadata.Title))
+	}
+	return nil
+}
+
+func flags(s conversation.Summary) string {
+	var b strings.Builder
+	if s.Metadata.Pinned() {
+		b.WriteByte('P')
+	}
+	if s.Metadata.Archived() {
+		b.WriteByte('A')
+	}
+	if s.Local {
+		b.WriteByte('L')
+	}
+	if s.Storage == conversation.StorageWorkspaceOnly {
+		b.WriteByte('W')
+	}
+	if b.Len() == 0 {
+		return "-"
+	}
+	return b.String()
+}
+
+// ConversationShowCmd is jp conversation show.
+type ConversationShowCmd struct {
+	ID string `arg:"" help:"Conversation ID."`
+	FormatFlag
+}
+
+// Run prints a conversation.
+func (c *ConversationShowCmd) Run(rt *Runtime) error {
+	a, err := rt.App()
+	if err != nil {
+		return err
+	}
+	id, err := app.ParseID(c.ID)
+	if err != nil {
+		return err
+	}
+	loc, err := rt.open(a)
+	if err != nil {
+		return err
+	}
+	s, evs, err := a.Conversations.Show(rt.Ctx, loc, id)
+	if err != nil {
+		return err
+	}
+	if c.JSON() {
+		return writeJSON(rt.Streams.Out, struct {
+			conversation.Summary
+			Events []conversation.Event `json:"events"`
+		}{s, evs})
+	}
+	w := bufio.NewWriter(rt.Streams.Out)
+	defer w.Flush()
+	fmt.Fprintf(w, "Conversation %s: %s\n", s.ID, trimTitle(s.Metadata.Title))
+	for _, e := range evs {
+		writeEvent(w, e)
+	}
+	return nil
+}
+
+func writeEvent(w io.Writer, e conversation.Event) {
+	switch e.Type {
+	case conversation.EventTypeTurnStart:
+		fmt.Fprintf(w, "\n── turn in %s (%s)\n", e.Root, e.Timestamp.Local().Format("2006-01-02 15:04:05"))
+	case conversation.EventTypeChatRequest:
+		who := "you"
+		if e.Author != "" && e.Author != conversation.AuthorUser {
+			who = e.Author
+		}
+		fmt.Fprintf(w, "\n[%s]\n%s\n", who, e.Content)
+	case conversation.EventTypeChatResponse:
+		if e.Reasoning != "" {
+			fmt.Fprintf(w, "\n[reasoning]\n%s\n", e.Reasoning)
+		} else {
+			fmt.Fprintf(w, "\n[assistant]\n%s\n", e.Message)
+		}
+	case conversation.EventTypeToolCallRequest:
+		fmt.Fprintf(w, "\n[tool call %s] %s %s\n", e.CallID, e.Name, compactJSON(e.Arguments))
+	case conversation.EventTypeToolCallResponse:
+		label := "tool result"
+		if e.IsError {
+			label = "tool error"
+		}
+		fmt.Fprintf(w, "[%s %s]\n%s\n", label, e.CallID, e.Content)
+	case conversation.EventTypeInquiryRequest:
+		fmt.Fprintf(w, "[question %s] %s\n", e.InquiryID, e.Question)
+	case conversation.EventTypeInquiryResponse:
+		ans := string(e.Answer)
+		if conversation.IsRedacted(e.Answer) {
+			ans = "(secret, not stored)"
+		}
+		fmt.Fprintf(w, "[answer %s] %s\n", e.InquiryID, ans)
+	case conversation.EventTypeTurnEnd:
+		fmt.Fprintf(w, "── turn %s\n", e.Outcome)
+	}
+}
+
+func compactJSON(b json.RawMessage) string {
+	if len(b) == 0 {
+		return "{}"
+	}
+	var buf strings.Builder
+	if err := json.Compact(&jsonBuf{&buf}, b); err != nil {
+		return string(b)
+	}
+	return buf.String()
+}
+
+type jsonBuf struct{ *strings.Builder }
+
+func (j *jsonBuf) Write(p []byte) (int, error) { return j.Builder.Write(p) }
+
+// ConversationRmCmd is jp conversation rm.
+type ConversationRmCmd struct {
+	IDs []string `arg:"" name:"id" help:"Conversation IDs to delete."`
+}
+
+// Run deletes conversations.
+func (c *ConversationRmCmd) Run(rt *Runtime) error {
+	a, err := rt.App()
+	if err != nil {
+		return err
+	}
+	ids := make([]conversation.ID, 0, len(c.IDs))
+	for _, s := range c.IDs {
+		id, err := app.ParseID(s)
+		if err != nil {
+			return err
+		}
+		ids = append(ids, id)
+	}
+	loc, err := rt.open(a)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if err := a.Conversations.Remove(rt.Ctx, loc, id); err != nil {
+			return err
+		}
+		fmt.Fprintf(rt.Streams.Out, "Deleted conversation %s\n", id)
+	}
+	return nil
+}
+
+// idArg is the conversation ID argument of single-conversation commands.
+type idArg struct {
+	ID string `arg:"" help:"Conversation ID."`
+}
+
+// ArchiveCmd is jp conversation archive.
+type ArchiveCmd struct{ idArg }
+
+// UnarchiveCmd is jp conversation unarchive.
+type UnarchiveCmd struct{ idArg }
+
+// PinCmd is jp conversation pin.
+type PinCmd struct{ idArg }
+
+// UnpinCmd is jp conversation unpin.
+type UnpinCmd struct{ idArg }
+
+// Run archives the conversation.
+func (c *ArchiveCmd) Run(rt *Runtime) error {
+	return c.apply(rt, "Archived", func(a *app.App, loc workspace.Location, id conversation.ID) error {
+		return a.Conversations.SetArchived(rt.Ctx, loc, id, true)
+	})
+}
+
+// Run unarchives the conversation.
+func (c *UnarchiveCmd) Run(rt *Runtime) error {
+	return c.apply(rt, "Unarchived", func(a *app.App, loc workspace.Location, id conversation.ID) error {
+		return a.Conversations.SetArchived(rt.Ctx, loc, id, false)
+	})
+}
+
+// Run pins the conversation.
+func (c *PinCmd) Run(rt *Runtime) error {
+	return c.apply(rt, "Pinned", func(a *app.App, loc workspace.Location, id conversation.ID) error {
+		return a.Conversations.SetPinned(rt.Ctx, loc, id, true)
+	})
+}
+
+// Run unpins the conversation.
+func (c *UnpinCmd) Run(rt *Runtime) error {
+	return c.apply(rt, "Unpinned", func(a *app.App, loc workspace.Location, id conversation.ID) error {
+		return a.Conversations.SetPinned(rt.Ctx, loc, id, false)
+	})
+}
+
+func (c idArg) apply(rt *Runtime, done string, fn func(*app.App, workspace.Location, conversation.ID) error) error {
+	a, err := rt.App()
+	if err != nil {
+		return err
+	}
+	id, err := app.ParseID(c.ID)
+	if err != nil {
+		return err
+	}
+	loc, err := rt.open(a)
+	if err != nil {
+		return err
+	}
+	if err := fn(a, loc, id); err != nil {
+		return err
+	}
+	fmt.Fprintf(rt.Streams.Out, "%s conversation %s\n", done, id)
+	return nil
+}
+
+// ConversationTitleCmd is jp conversation title.
+type ConversationTitleCmd struct {
+	ID    string   `arg:"" help:"Conversation ID."`
+	Title []string `arg:"" help:"The new title."`
+}
+
+// Run sets the title.
+func (c *ConversationTitleCmd) Run(rt *Runtime) error {
+	a, err := rt.App()
+	if err != nil {
+		return err
+	}
+	id, err := app.ParseID(c.ID)
+	if err != nil {
+		return err
+	}
+	loc, err := rt.open(a)
+	if err != nil {
+		return err
+	}
+	title := strings.Join(c.Title, " ")
+	if err := a.Conversations.SetTitle(rt.Ctx, loc, id, title); err != nil {
+		return err
+	}
+	fmt.Fprintf(rt.Streams.Out, "Titled conversation %s: %s\n", id, strings.TrimSpace(title))
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

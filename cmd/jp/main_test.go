@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"jp": func() {
+			os.Exit(Main(os.Args[1:], Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}, os.Environ()))
+		},
+	})
+}
+
+// TestScripts runs the end-to-end scenarios in testdata/script: each is a
+// txtar archive run against the real jp binary in a fresh temp directory
+// with its own XDG data and config directories.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Setup: func(env *testscript.Env) error {
+			work := env.WorkDir
+			env.Setenv("HOME", filepath.Join(work, "home"))
+			env.Setenv("XDG_DATA_HOME", filepath.Join(work, "xdg", "data"))
+			env.Setenv("XDG_CONFIG_HOME", filepath.Join(work, "xdg", "config"))
+			env.Setenv("DATA", filepath.Join(work, "xdg", "data", "jp"))
+			env.Setenv("ANTHROPIC_API_KEY", "")
+			env.Setenv("OPENAI_API_KEY", "")
+			env.Setenv("NO_COLOR", "1")
+			return os.MkdirAll(filepath.Join(work, "home"), 0o755)
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"cpid":      cmdCopyID,
+			"silo":      cmdSilo,
+			"unchanged": cmdUnchanged,
+			"lines":     cmdLines,
+		},
+	})
+}
+
+// cpid SRC DST copies SRC/.jp/.id to DST/.jp/.id, making DST a second
+// checkout of the same workspace (as a git worktree would be).
+func cmdCopyID(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: cpid SRC DST")
+	}
+	b, err := os.ReadFile(ts.MkAbs(filepath.Join(args[0], ".jp", ".id")))
+	ts.Check(err)
+	ts.Check(os.MkdirAll(ts.MkAbs(filepath.Join(args[1], ".jp")), 0o755))
+	ts.Check(os.WriteFile(ts.MkAbs(filepath.Join(args[1], ".jp", ".id")), b, 0o644))
+}
+
+// silo VAR DIR sets VAR to the user-local silo directory of DIR's workspace.
+func cmdSilo(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: silo VAR DIR")
+	}
+	b, err := os.ReadFile(ts.MkAbs(filepath.Join(args[1], ".jp", ".id")))
+	ts.Check(err)
+	id := strings.TrimSpace(string(b))
+	matches, _ := filepath.Glob(filepath.Join(ts.Getenv("DATA"), "workspace", "*-"+id))
+	if len(matches) != 1 {
+		ts.Fatalf("expected one silo for %s, found %v", id, matches)
+	}
+	ts.Setenv(args[0], matches[0])
+}
+
+// unchanged FILE SNAPSHOT fails unless FILE is byte for byte SNAPSHOT.
+func cmdUnchanged(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: unchanged FILE SNAPSHOT")
+	}
+	a, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	b, err := os.ReadFile(ts.MkAbs(args[1]))
+	ts.Check(err)
+	if bytes.Equal(a, b) == neg {
+		ts.Fatalf("%s changed: %d bytes now, %d before", args[0], len(a), len(b))
+	}
+}
+
+// lines N FILE fails unless FILE (stdout or stderr for the last command)
+// has exactly N lines: an error must be one line.
+func cmdLines(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: lines N stdout|stderr")
+	}
+	text := ts.ReadFile(args[1])
+	n := strings.Count(text, "\n")
+	if fmt.Sprint(n) != args[0] {
+		ts.Fatalf("%s has %d lines, want %s:\n%s", args[1], n, args[0], text)
+	}
+}

@@ -1,0 +1,242 @@
+// Package config holds the typed schema of jp's configuration (SPEC section
+// 4), its built-in defaults, the closed value types (enums) of its keys, and
+// the pure rules for configuration trees: merging layers, looking up and
+// setting dot paths.
+//
+// It does no I/O and parses no TOML: adapters/tomlconfig reads the layers,
+// validates each against these types (walking their struct tags), merges
+// them and decodes the result into a Config. Every key is documented in
+// docs/configuration.md.
+//
+// Struct tags used by the loader:
+//
+//	toml:"name"  the key; toml:"*" on a map field takes every key of the
+//	             table that no other field names (conversation.tools)
+//	doc:"..."    the description published in the JSON Schema
+//	min:"N"      the smallest accepted integer (default 0)
+package config
+
+import (
+	"slices"
+	"time"
+
+	"github.com/samber/lo"
+)
+
+// Config is the resolved configuration of one jp run.
+type Config struct {
+	Assistant    Assistant    `toml:"assistant" doc:"The model and how requests to it are made."`
+	Providers    Providers    `toml:"providers" doc:"Connection settings per LLM provider."`
+	Query        Query        `toml:"query" doc:"How jp query composes and when it runs another turn."`
+	Interrupt    Interrupt    `toml:"interrupt" doc:"What Ctrl-C does in each context of a query."`
+	Conversation Conversation `toml:"conversation" doc:"Conversation settings: tools."`
+	MCP          MCP          `toml:"mcp" doc:"MCP servers and their instance pool."`
+	Plugins      Plugins      `toml:"plugins" doc:"Command plugins."`
+}
+
+// Assistant is the [assistant] table.
+type Assistant struct {
+	Model   Model   `toml:"model" doc:"The model to talk to."`
+	Request Request `toml:"request" doc:"How provider requests are made."`
+}
+
+// Model is the [assistant.model] table.
+type Model struct {
+	ID string `toml:"id" doc:"\"<provider>/<model>\", e.g. \"anthropic/claude-sonnet-4-5\" or \"demo/echo\". Empty: anthropic if its API key is set, else openai if its key is set, else demo/echo."`
+}
+
+// Request is the [assistant.request] table.
+type Request struct {
+	MaxRetries int `toml:"max_retries" doc:"Retries of a transient provider error (429, 5xx, dropped stream), with backoff."`
+}
+
+// Providers is the [providers] table.
+type Providers struct {
+	OpenAI    OpenAI    `toml:"openai" doc:"OpenAI, or any OpenAI-compatible server (Ollama, llama.cpp, vLLM) through base_url."`
+	Anthropic Anthropic `toml:"anthropic" doc:"Anthropic's Messages API."`
+	Ollama    Ollama    `toml:"ollama" doc:"A local Ollama server, spoken to through its OpenAI-compatible API."`
+	Demo      Demo      `toml:"demo" doc:"The built-in offline demo provider."`
+}
+
+// OpenAI is the [providers.openai] table.
+type OpenAI struct {
+	BaseURL   string `toml:"base_url" doc:"Base URL of the Chat Completions API."`
+	APIKeyEnv string `toml:"api_key_env" doc:"Name of the environment variable holding the API key."`
+}
+
+// Anthropic is the [providers.anthropic] table.
+type Anthropic struct {
+	BaseURL   string `toml:"base_url" doc:"Base URL of the Messages API; empty uses the SDK's default."`
+	APIKeyEnv string `toml:"api_key_env" doc:"Name of the environment variable holding the API key."`
+}
+
+// Ollama is the [providers.ollama] table.
+type Ollama struct {
+	BaseURL string `toml:"base_url" doc:"Base URL of Ollama's OpenAI-compatible API."`
+}
+
+// Demo is the [providers.demo] table.
+type Demo struct {
+	Script string `toml:"script" doc:"Path of a JSON script of responses to play; empty echoes the last user message."`
+}
+
+// Query is the [query] table (seed 002).
+type Query struct {
+	Loop            LoopPolicy      `toml:"loop" doc:"When to run another turn after one ends. never: end the invocation; a queued reply stays as a draft for the next jp q. if_pending: run another turn when a reply is queued."`
+	ComposeInEditor ComposeInEditor `toml:"compose_in_editor" doc:"Where a query is composed. false: inline widget, Ctrl+X escapes to the editor. true: the editor, falling back to the inline widget. \"always\": the editor only. \"never\": the inline widget only."`
+}
+
+// Interrupt is the [interrupt] table.
+type Interrupt struct {
+	EscalationCooldownSecs int              `toml:"escalation_cooldown_secs" doc:"A second Ctrl-C within this many seconds of the first escalates (graceful shutdown)."`
+	Streaming              StreamingConfig  `toml:"streaming" doc:"Ctrl-C while the assistant is generating content."`
+	ToolCall               ToolCallConfig   `toml:"tool_call" doc:"Ctrl-C while tools are executing."`
+	LoopCountdown          CountdownConfig  `toml:"loop_countdown" doc:"The countdown before a queued reply is sent. Unreachable when query.loop is never."`
+}
+
+// EscalationCooldown is EscalationCooldownSecs as a duration.
+func (i Interrupt) EscalationCooldown() time.Duration {
+	return time.Duration(i.EscalationCooldownSecs) * time.Second
+}
+
+// StreamingConfig is the [interrupt.streaming] table.
+type StreamingConfig struct {
+	Action          StreamingAction `toml:"action" doc:"What Ctrl-C does. prompt: show the menu. continue: resume the response. reply: stop and send a new message. queue_reply: compose a reply sent after the turn ends. stop: save the response so far and exit. abort: discard the in-progress response and exit."`
+	ComposeInEditor ComposeInEditor `toml:"compose_in_editor" doc:"Where reply and queue_reply compose: false, true, \"always\" or \"never\" (see query.compose_in_editor)."`
+}
+
+// ToolCallConfig is the [interrupt.tool_call] table.
+type ToolCallConfig struct {
+	Action          ToolCallAction  `toml:"action" doc:"What Ctrl-C does. prompt: show the menu. continue: keep waiting for the tools. respond: cancel the tools and send a message in their place. queue_reply: compose a reply sent after the turn ends. stop: cancel the tools and exit. restart: cancel the tools and run them again."`
+	ComposeInEditor ComposeInEditor `toml:"compose_in_editor" doc:"Where respond and queue_reply compose: false, true, \"always\" or \"never\" (see query.compose_in_editor)."`
+}
+
+// CountdownConfig is the [interrupt.loop_countdown] table.
+type CountdownConfig struct {
+	DurationSecs    int             `toml:"duration_secs" doc:"How long the countdown before sending a queued reply runs. 0 sends immediately, with no countdown and no chance to interrupt (action and compose_in_editor are then unreachable)."`
+	Action          CountdownAction `toml:"action" doc:"What Ctrl-C does during the countdown. prompt: show the menu. send: send the queued reply now. keep: keep the draft and end the invocation. discard: delete the draft and end the invocation. edit: open the composer, then restart the countdown."`
+	ComposeInEditor ComposeInEditor `toml:"compose_in_editor" doc:"Where [e] Edit draft composes: false, true, \"always\" or \"never\" (see query.compose_in_editor)."`
+}
+
+// Duration is DurationSecs as a duration.
+func (c CountdownConfig) Duration() time.Duration {
+	return time.Duration(c.DurationSecs) * time.Second
+}
+
+// Conversation is the [conversation] table.
+type Conversation struct {
+	Tools Tools `toml:"tools" doc:"Tools offered to the model: defaults, and one table per local tool or per-tool policy."`
+}
+
+// MCP is the [mcp] table.
+type MCP struct {
+	IdleShutdownSecs int                  `toml:"idle_shutdown_secs" doc:"An MCP server instance with no lease for this many seconds is stopped."`
+	MaxInstances     int                  `toml:"max_instances" min:"1" doc:"At most this many MCP server instances run at once."`
+	Servers          map[string]MCPServer `toml:"servers" doc:"MCP servers by name; their tools are offered as <server>__<tool>."`
+}
+
+// IdleShutdown is IdleShutdownSecs as a duration.
+func (m MCP) IdleShutdown() time.Duration {
+	return time.Duration(m.IdleShutdownSecs) * time.Second
+}
+
+// EnabledServers returns the names of the enabled servers, sorted.
+func (m MCP) EnabledServers() []string {
+	names := lo.Filter(lo.Keys(m.Servers), func(n string, _ int) bool { return m.Servers[n].Enable })
+	slices.Sort(names)
+	return names
+}
+
+// MCPServer is one [mcp.servers.<name>] table.
+type MCPServer struct {
+	Command []string          `toml:"command" doc:"The program and its arguments; the server speaks MCP over stdio."`
+	Env     map[string]string `toml:"env" doc:"Extra environment variables for the server."`
+	Enable  bool              `toml:"enable" doc:"Whether the server's tools are offered."`
+}
+
+// SetDefaults implements Defaulter: servers are enabled unless disabled.
+func (s *MCPServer) SetDefaults() { s.Enable = true }
+
+// Plugins is the [plugins] table.
+type Plugins struct {
+	ShutdownTimeoutSecs int                      `toml:"shutdown_timeout_secs" doc:"How long a plugin gets to exit after shutdown before it is killed."`
+	RespondTimeoutSecs  int                      `toml:"respond_timeout_secs" doc:"How long a tool approval pushed to a plugin waits for its respond before it is rejected."`
+	Command             map[string]PluginCommand `toml:"command" doc:"Command plugins by name: trust policy and options."`
+}
+
+// ShutdownTimeout is ShutdownTimeoutSecs as a duration.
+func (p Plugins) ShutdownTimeout() time.Duration {
+	return time.Duration(p.ShutdownTimeoutSecs) * time.Second
+}
+
+// RespondTimeout is RespondTimeoutSecs as a duration.
+func (p Plugins) RespondTimeout() time.Duration {
+	return time.Duration(p.RespondTimeoutSecs) * time.Second
+}
+
+// PluginCommand is one [plugins.command.<name>] table.
+type PluginCommand struct {
+	Run      RunPolicy      `toml:"run" doc:"ask: ask before running the plugin. unattended: run it. deny: refuse to run it."`
+	Checksum *Checksum      `toml:"checksum" doc:"Pin the plugin binary: it runs only while its checksum matches."`
+	Options  map[string]any `toml:"options" doc:"Opaque options handed to the plugin in init."`
+}
+
+// SetDefaults implements Defaulter: plugins ask before they run.
+func (p *PluginCommand) SetDefaults() { p.Run = RunPolicyAsk }
+
+// Checksum pins a plugin binary.
+type Checksum struct {
+	Algorithm ChecksumAlgorithm `toml:"algorithm" doc:"The hash algorithm."`
+	Value     string            `toml:"value" doc:"The expected digest, lowercase hex."`
+}
+
+// SetDefaults implements Defaulter: the algorithm defaults to sha256.
+func (c *Checksum) SetDefaults() { c.Algorithm = ChecksumAlgorithmSHA256 }
+
+// Plugin returns the configuration of the command plugin name: its own
+// table, or the defaults (run = "ask") when it has none.
+func (c Config) Plugin(name string) PluginCommand {
+	if p, ok := c.Plugins.Command[name]; ok {
+		return p
+	}
+	var p PluginCommand
+	p.SetDefaults()
+	return p
+}
+
+// Defaulter is implemented by pointers to table types whose zero value is
+// not their default. The loader calls SetDefaults on every new map entry
+// (mcp.servers.<name>, plugins.command.<name>, a checksum table) before
+// decoding the entry's keys into it.
+type Defaulter interface {
+	SetDefaults()
+}
+
+// DefaultCancellationResponse is the default of
+// conversation.tools.defaults.cancellation_response.
+const DefaultCancellationResponse = "The user cancelled this tool call. Reflect on why before retrying."
+
+// Default returns the built-in defaults: the lowest configuration layer.
+func Default() Config {
+	return Config{
+		Assistant: Assistant{Request: Request{MaxRetries: 5}},
+		Providers: Providers{
+			OpenAI:    OpenAI{BaseURL: "https://api.openai.com/v1", APIKeyEnv: "OPENAI_API_KEY"},
+			Anthropic: Anthropic{APIKeyEnv: "ANTHROPIC_API_KEY"},
+			Ollama:    Ollama{BaseURL: "http://127.0.0.1:11434/v1"},
+		},
+		Query: Query{Loop: LoopPolicyIfPending, ComposeInEditor: ComposeInEditorFalse},
+		Interrupt: Interrupt{
+			EscalationCooldownSecs: 2,
+			Streaming:              StreamingConfig{Action: StreamingActionPrompt, ComposeInEditor: ComposeInEditorFalse},
+			ToolCall:               ToolCallConfig{Action: ToolCallActionPrompt, ComposeInEditor: ComposeInEditorFalse},
+			LoopCountdown:          CountdownConfig{DurationSecs: 10, Action: CountdownActionPrompt, ComposeInEditor: ComposeInEditorFalse},
+		},
+		Conversation: Conversation{Tools: Tools{
+			Defaults: ToolDefaults{Run: RunPolicyAsk, CancellationResponse: DefaultCancellationResponse},
+			Named:    map[string]Tool{},
+		}},
+		MCP:     MCP{IdleShutdownSecs: 300, MaxInstances: 16, Servers: map[string]MCPServer{}},
+		Plugins: Plugins{ShutdownTimeoutSecs: 5, RespondTimeoutSecs: 300, Command: map[string]PluginCommand{}},
+	}
+}

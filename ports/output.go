@@ -1,0 +1,158 @@
+package ports
+
+import "context"
+
+// Channel is an output channel of the Printer (SPEC section 6.4).
+type Channel int
+
+// Output channels.
+const (
+	ChannelUnknown Channel = iota
+	// ChannelContent is the assistant's answer (markdown on a TTY).
+	ChannelContent
+	// ChannelChrome is jp's own status lines (stderr when piped; --quiet
+	// silences it).
+	ChannelChrome
+	// ChannelToolCall announces a tool call.
+	ChannelToolCall
+	// ChannelToolResult shows a tool's result.
+	ChannelToolResult
+	// ChannelReasoning is the model's reasoning.
+	ChannelReasoning
+	// ChannelError is an error line.
+	ChannelError
+)
+
+// String names the channel as --format json prints it.
+func (c Channel) String() string {
+	switch c {
+	case ChannelContent:
+		return "content"
+	case ChannelChrome:
+		return "chrome"
+	case ChannelToolCall:
+		return "tool_call"
+	case ChannelToolResult:
+		return "tool_result"
+	case ChannelReasoning:
+		return "reasoning"
+	case ChannelError:
+		return "error"
+	}
+	return "unknown"
+}
+
+// ParseChannel maps a channel name to a Channel.
+func ParseChannel(s string) (Channel, bool) {
+	for c := ChannelContent; c <= ChannelError; c++ {
+		if c.String() == s {
+			return c, true
+		}
+	}
+	return ChannelUnknown, false
+}
+
+// Printer is channel-aware output. Write is called with streamed pieces
+// (a text delta, a whole chrome line); the printer decides how each
+// channel is rendered and where it goes. Methods are safe for concurrent
+// use (tool calls of one batch run concurrently).
+type Printer interface {
+	// Write prints text on channel ch. Streamed pieces of one block are
+	// written one after another; EndBlock closes the block.
+	Write(ch Channel, text string)
+	// EndBlock ends the current block of ch (for example renders buffered
+	// markdown and ends the line).
+	EndBlock(ch Channel)
+	// Wait shows a spinner with label until stop is called (TTY only; a
+	// no-op elsewhere). stop is idempotent.
+	Wait(label string) (stop func())
+	// Flush writes out anything buffered.
+	Flush() error
+}
+
+// Option is one choice of a Select question.
+type Option struct {
+	// Key is the single key that picks it in an inline menu ("y", "Y").
+	Key string
+	// Label is what the user reads.
+	Label string
+	// Value is returned when it is chosen (defaults to Key).
+	Value string
+}
+
+// Question is one thing to ask the user.
+type Question struct {
+	// Kind is what is asked.
+	Kind QuestionKind
+	// Message is the question text.
+	Message string
+	// Options are the choices of a Select (required and non-empty).
+	Options []Option
+	// Default is a Confirm's default (true = yes) or a Text's initial value.
+	Default any
+	// Topic says who asks and about what, for scripted front ends: for
+	// example "tool_permission:<tool>", "plugin:<name>", "mcp:<server>".
+	Topic string
+}
+
+// QuestionKind is the type of answer a Question wants.
+type QuestionKind int
+
+// Question kinds; they mirror the plugin prompt kinds of seed 000.
+const (
+	QuestionUnknown QuestionKind = iota
+	QuestionConfirm
+	QuestionSelect
+	QuestionText
+	QuestionSecret
+)
+
+// String names the kind.
+func (k QuestionKind) String() string {
+	switch k {
+	case QuestionConfirm:
+		return "confirm"
+	case QuestionSelect:
+		return "select"
+	case QuestionText:
+		return "text"
+	case QuestionSecret:
+		return "secret"
+	}
+	return "unknown"
+}
+
+// Answer is what the user answered: Bool for confirm, Text for select
+// (the chosen option's Value), text and secret.
+type Answer struct {
+	Bool bool
+	Text string
+}
+
+// ComposeRequest asks for a message to be composed.
+type ComposeRequest struct {
+	// Purpose says why: "query", "reply", "queue_reply", "edit_draft",
+	// "respond"; scripted front ends match on it.
+	Purpose string
+	// Initial seeds the composer (the draft's query text).
+	Initial string
+	// InEditor composes in $VISUAL/$EDITOR instead of the inline editor.
+	InEditor bool
+	// Document is the whole query document for the external editor (query
+	// text plus meta section); empty means Initial alone.
+	Document string
+}
+
+// Prompter asks the user questions. Errors: ErrCancelled (ESC, or an
+// empty compose the caller treats as "nothing"), ErrInterrupted (Ctrl-C
+// in a non-interrupt prompt: the caller escalates), ErrUnavailable (no
+// interactive terminal, or a script with no answer for this question).
+type Prompter interface {
+	// Interactive reports whether questions can be asked at all.
+	Interactive() bool
+	// Ask asks one question.
+	Ask(ctx context.Context, q Question) (Answer, error)
+	// Compose returns composed text. For the external editor the returned
+	// text is the whole document as saved.
+	Compose(ctx context.Context, req ComposeRequest) (string, error)
+}
