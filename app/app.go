@@ -4,4 +4,6 @@ package app
 type App struct {
 	Workspaces    *Workspaces
 	Conversations *Conversations
+	Config        *Config
+	Query         *Query
 }

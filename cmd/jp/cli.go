@@ -16,6 +16,7 @@ type Globals struct {
 type CLI struct {
 	Globals
 
+	Query        QueryCmd        `cmd:"" aliases:"q" help:"Ask the assistant: send a message and stream the answer, running the tools it calls."`
 	Init         InitCmd         `cmd:"" help:"Create a jp workspace in DIR (default: the current directory)."`
 	Workspace    WorkspaceCmd    `cmd:"" aliases:"w" help:"List and inspect workspaces and their checkouts."`
 	Conversation ConversationCmd `cmd:"" aliases:"c" help:"List, show and manage conversations."`

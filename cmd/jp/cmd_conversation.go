@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -162,16 +163,12 @@ func compactJSON(b json.RawMessage) string {
 	if len(b) == 0 {
 		return "{}"
 	}
-	var buf strings.Builder
-	if err := json.Compact(&jsonBuf{&buf}, b); err != nil {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
 		return string(b)
 	}
 	return buf.String()
 }
-
-type jsonBuf struct{ *strings.Builder }
-
-func (j *jsonBuf) Write(p []byte) (int, error) { return j.Builder.Write(p) }
 
 // ConversationRmCmd is jp conversation rm.
 type ConversationRmCmd struct {

@@ -88,10 +88,10 @@ type Query struct {
 
 // Interrupt is the [interrupt] table.
 type Interrupt struct {
-	EscalationCooldownSecs int              `toml:"escalation_cooldown_secs" doc:"A second Ctrl-C within this many seconds of the first escalates (graceful shutdown)."`
-	Streaming              StreamingConfig  `toml:"streaming" doc:"Ctrl-C while the assistant is generating content."`
-	ToolCall               ToolCallConfig   `toml:"tool_call" doc:"Ctrl-C while tools are executing."`
-	LoopCountdown          CountdownConfig  `toml:"loop_countdown" doc:"The countdown before a queued reply is sent. Unreachable when query.loop is never."`
+	EscalationCooldownSecs int             `toml:"escalation_cooldown_secs" doc:"A second Ctrl-C within this many seconds of the first escalates (graceful shutdown)."`
+	Streaming              StreamingConfig `toml:"streaming" doc:"Ctrl-C while the assistant is generating content."`
+	ToolCall               ToolCallConfig  `toml:"tool_call" doc:"Ctrl-C while tools are executing."`
+	LoopCountdown          CountdownConfig `toml:"loop_countdown" doc:"The countdown before a queued reply is sent. Unreachable when query.loop is never."`
 }
 
 // EscalationCooldown is EscalationCooldownSecs as a duration.

@@ -6,9 +6,12 @@
 package apierr
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"strconv"
@@ -58,6 +61,57 @@ func FromStatus(provider string, status int, header http.Header, message string,
 		e.Message = http.StatusText(status)
 	}
 	return e
+}
+
+// FromResponse classifies a non-2xx response, reading at most 64 KiB of
+// its body for the provider's message. It does not close the body.
+func FromResponse(provider string, res *http.Response, key Key, now time.Time) *llm.Error {
+	var body []byte
+	if res.Body != nil {
+		body, _ = io.ReadAll(io.LimitReader(res.Body, 64<<10))
+	}
+	return FromStatus(provider, res.StatusCode, res.Header, MessageFromBody(body), key, now)
+}
+
+// MessageFromBody finds the human-readable message in an error body:
+// {"error":{"message":...}} (OpenAI, Anthropic), {"error":"..."} (Ollama,
+// llama.cpp), {"message":...} or {"detail":...}; else the body itself when
+// it is short plain text.
+func MessageFromBody(body []byte) string {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return ""
+	}
+	var v struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+		Detail  any             `json:"detail"`
+	}
+	if json.Unmarshal(body, &v) == nil {
+		var s string
+		var inner struct {
+			Message string `json:"message"`
+		}
+		switch {
+		case json.Unmarshal(v.Error, &s) == nil && s != "":
+			return s
+		case json.Unmarshal(v.Error, &inner) == nil && inner.Message != "":
+			return inner.Message
+		case v.Message != "":
+			return v.Message
+		case v.Detail != nil:
+			if d, ok := v.Detail.(string); ok {
+				return d
+			}
+			b, _ := json.Marshal(v.Detail)
+			return string(b)
+		}
+		return string(body)
+	}
+	if bytes.HasPrefix(body, []byte("<")) { // an HTML error page says nothing useful
+		return ""
+	}
+	return string(body)
 }
 
 // Transport classifies an error that is not an HTTP status: ctx's own error

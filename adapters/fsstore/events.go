@@ -1,0 +1,312 @@
+package fsstore
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/workspace"
+	"github.com/jpcli/jp/ports"
+)
+
+// siloEvents is what a silo conversation's files hold.
+type siloEvents struct {
+	events  []conversation.Event // events.json, then the log's new events
+	dups    int                  // log events already in events.json
+	partial bool                 // the log ends with an incomplete line
+}
+
+// readSiloEvents reads events.log, then events.json. In that order a fold
+// running concurrently cannot hide events: whatever the log held is in the
+// events.json read after it. Log events whose IDs end events.json (a fold
+// interrupted before it removed the log) are skipped, and so is a trailing
+// partial line (a write interrupted by a crash).
+func readSiloEvents(dir string) (siloEvents, error) {
+	var se siloEvents
+	logPath := filepath.Join(dir, logFile)
+	raw, err := os.ReadFile(logPath)
+	if err != nil && !isNotExist(err) {
+		return se, fmt.Errorf("read events: %w", err)
+	}
+	lines, partial := splitLines(raw)
+	se.partial = partial
+	jsonPath := filepath.Join(dir, eventsFile)
+	b, err := os.ReadFile(jsonPath)
+	switch {
+	case isNotExist(err):
+		b = []byte("[]")
+	case err != nil:
+		return se, fmt.Errorf("read events: %w", err)
+	}
+	if se.events, err = conversation.DecodeEvents(b); err != nil {
+		return se, &ports.CorruptError{Path: jsonPath, Err: err}
+	}
+	if len(lines) == 0 {
+		return se, nil
+	}
+	tail := se.events[max(0, len(se.events)-len(lines)):]
+	folded := make(map[string]bool, len(tail))
+	for _, e := range tail {
+		folded[e.ID] = true
+	}
+	for i, l := range lines {
+		var e conversation.Event
+		if err := json.Unmarshal(l, &e); err != nil {
+			return se, &ports.CorruptError{Path: logPath, Err: fmt.Errorf("line %d: %w", i+1, err)}
+		}
+		if folded[e.ID] {
+			se.dups++
+			continue
+		}
+		se.events = append(se.events, e)
+	}
+	return se, nil
+}
+
+// splitLines returns the complete, non-empty lines of a log and whether an
+// incomplete line follows them.
+func splitLines(raw []byte) ([][]byte, bool) {
+	end := bytes.LastIndexByte(raw, '\n')
+	partial := len(bytes.TrimSpace(raw[end+1:])) > 0
+	var lines [][]byte
+	for l := range bytes.SplitSeq(raw[:end+1], []byte("\n")) {
+		if len(bytes.TrimSpace(l)) > 0 {
+			lines = append(lines, l)
+		}
+	}
+	return lines, partial
+}
+
+// Events returns the conversation's events in order: the silo's when it has
+// the conversation, else the projection's.
+func (s *Store) Events(ctx context.Context, loc workspace.Location, id conversation.ID) ([]conversation.Event, error) {
+	if err := checkConv(loc, id); err != nil {
+		return nil, fmt.Errorf("read events: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	p, err := s.locate(loc, id)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case p.inSilo:
+		se, err := readSiloEvents(p.siloConv)
+		if err != nil {
+			return nil, fmt.Errorf("conversation %s: %w", id, err)
+		}
+		return se.events, nil
+	case p.inProj:
+		evs, err := readProjectionEvents(p.projConv)
+		if err != nil {
+			return nil, fmt.Errorf("conversation %s: %w", id, err)
+		}
+		return evs, nil
+	}
+	return nil, notFound(id)
+}
+
+// readProjectionEvents reads a projection's events.json (which has no log).
+func readProjectionEvents(dir string) ([]conversation.Event, error) {
+	path := filepath.Join(dir, eventsFile)
+	b, err := os.ReadFile(path)
+	if isNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read events: %w", err)
+	}
+	evs, err := conversation.DecodeEvents(b)
+	if err != nil {
+		return nil, &ports.CorruptError{Path: path, Err: err}
+	}
+	return evs, nil
+}
+
+// Append checks evs against the stream invariants and adds them to the
+// conversation's log, importing a projection-only conversation first. It
+// writes nothing when an event is invalid. The log is folded into
+// events.json, and a non-local conversation re-projected into loc.Root,
+// when a turn ends or the log outgrows the fold threshold.
+func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversation.ID, evs ...conversation.Event) error {
+	if err := checkConv(loc, id); err != nil {
+		return fmt.Errorf("append events: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	unlock := s.lockConv(loc.ID, id)
+	defer unlock()
+	p, err := s.locate(loc, id)
+	if err != nil {
+		return err
+	}
+	if !p.inSilo && !p.inProj {
+		return notFound(id)
+	}
+	if len(evs) == 0 {
+		return nil
+	}
+	var buf bytes.Buffer
+	turnEnd := false
+	for _, e := range evs {
+		b, err := json.Marshal(e)
+		if err != nil {
+			return fmt.Errorf("append to conversation %s: encode event %q: %w", id, e.ID, err)
+		}
+		buf.Write(b)
+		buf.WriteByte('\n')
+		turnEnd = turnEnd || e.Type == conversation.EventTypeTurnEnd
+	}
+	src := p.siloConv
+	if !p.inSilo {
+		src = p.projConv
+	}
+	meta, err := readMeta(src)
+	if err != nil {
+		return fmt.Errorf("append to conversation %s: %w", id, err)
+	}
+	st, err := s.streamFor(p)
+	if err != nil {
+		return fmt.Errorf("append to conversation %s: %w", id, err)
+	}
+	for _, e := range evs {
+		if err := st.stream.Apply(e); err != nil {
+			s.dropStream(p.siloConv)
+			return fmt.Errorf("append to conversation %s: event %q: %w", id, e.ID, err)
+		}
+	}
+	if !p.inSilo {
+		if err := s.importConversation(loc, id, &p); err != nil {
+			return err
+		}
+		if st.json, err = os.Stat(filepath.Join(p.siloConv, eventsFile)); err != nil {
+			return fmt.Errorf("append to conversation %s: %w", id, err)
+		}
+	}
+	if err := s.appendLog(p.siloConv, buf.Bytes(), st); err != nil {
+		s.dropStream(p.siloConv)
+		return fmt.Errorf("append to conversation %s: %w", id, err)
+	}
+	s.putStream(p.siloConv, st)
+	meta.EventsCount = st.stream.Len()
+	meta.LastActivatedAt = s.clock.Now().UTC()
+	if err := s.writeJSON(filepath.Join(p.siloConv, metadataFile), meta, 0o600); err != nil {
+		return fmt.Errorf("append to conversation %s: %w", id, err)
+	}
+	if !turnEnd && st.logSize < s.foldThreshold {
+		return nil
+	}
+	if err := s.fold(p.siloConv, st); err != nil {
+		return fmt.Errorf("append to conversation %s: %w", id, err)
+	}
+	if st.local || loc.Root == "" {
+		return nil
+	}
+	return s.projectFiles(loc.Root, id, p.siloConv)
+}
+
+// appendLog appends whole lines to events.log with one write and fsyncs it.
+func (s *Store) appendLog(dir string, data []byte, st *streamState) error {
+	path := filepath.Join(dir, logFile)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", path, err)
+	}
+	_, err = f.Write(data)
+	if err == nil && s.fsync {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("append to %s: %w", path, err)
+	}
+	if st.logSize == 0 {
+		if err := s.syncDir(dir); err != nil {
+			return err
+		}
+	}
+	st.logSize += int64(len(data))
+	return nil
+}
+
+// fold moves the log's events into events.json: an atomic rewrite of
+// events.json (splicing the log's lines in, without decoding the events
+// already there), then removal of the log. A crash between the two leaves
+// log events that readers recognise as folded by their IDs.
+func (s *Store) fold(dir string, st *streamState) error {
+	logPath := filepath.Join(dir, logFile)
+	raw, err := os.ReadFile(logPath)
+	if isNotExist(err) || (err == nil && len(raw) == 0) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("fold events: %w", err)
+	}
+	jsonPath := filepath.Join(dir, eventsFile)
+	arr, err := os.ReadFile(jsonPath)
+	if err != nil && !isNotExist(err) {
+		return fmt.Errorf("fold events: %w", err)
+	}
+	if len(arr) == 0 {
+		arr = []byte("[]")
+	}
+	merged, ok := spliceEvents(arr, raw)
+	if !ok {
+		se, err := readSiloEvents(dir)
+		if err != nil {
+			return err
+		}
+		if merged, err = conversation.EncodeEvents(se.events); err != nil {
+			return fmt.Errorf("fold events: %w", err)
+		}
+	}
+	if err := s.writeFile(jsonPath, merged, 0o600); err != nil {
+		return err
+	}
+	if err := os.Remove(logPath); err != nil && !isNotExist(err) {
+		return fmt.Errorf("fold events: %w", err)
+	}
+	if err := s.syncDir(dir); err != nil {
+		return err
+	}
+	if st != nil {
+		if st.json, err = os.Stat(jsonPath); err != nil {
+			return fmt.Errorf("fold events: %w", err)
+		}
+		st.logSize = 0
+	}
+	return nil
+}
+
+// spliceEvents appends the complete lines of log to the JSON array arr,
+// one event per line as conversation.EncodeEvents writes them. ok is false
+// when arr does not look like a JSON array.
+func spliceEvents(arr, log []byte) ([]byte, bool) {
+	body := bytes.TrimRight(arr, " \t\r\n")
+	if len(body) < 2 || body[len(body)-1] != ']' || bytes.TrimLeft(body, " \t\r\n")[0] != '[' {
+		return nil, false
+	}
+	body = bytes.TrimRight(body[:len(body)-1], " \t\r\n")
+	lines, _ := splitLines(log)
+	out := make([]byte, 0, len(body)+len(log)+8)
+	out = append(out, body...)
+	empty := body[len(body)-1] == '['
+	for _, l := range lines {
+		if empty {
+			out = append(out, '\n')
+			empty = false
+		} else {
+			out = append(out, ",\n"...)
+		}
+		out = append(out, l...)
+	}
+	return append(out, "\n]\n"...), true
+}

@@ -1,0 +1,109 @@
+package fsstore
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/jpcli/jp/ports"
+)
+
+// writeFile replaces path with data atomically: a temp file in the same
+// directory, fsync, rename over path, fsync of the directory. A reader sees
+// the old content or the new, never a mix.
+func (s *Store) writeFile(path string, data []byte, perm fs.FileMode) (err error) {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			_ = f.Close()
+			_ = os.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = f.Chmod(perm); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if s.fsync {
+		if err = f.Sync(); err != nil {
+			return fmt.Errorf("write %s: sync: %w", path, err)
+		}
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return s.syncDir(dir)
+}
+
+// syncDir makes a directory's entries (renames, creations) durable.
+func (s *Store) syncDir(dir string) error {
+	if !s.fsync {
+		return nil
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync directory %s: %w", dir, err)
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("sync directory %s: %w", dir, err)
+	}
+	return nil
+}
+
+// writeJSON writes v as indented JSON, atomically.
+func (s *Store) writeJSON(path string, v any, perm fs.FileMode) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("write %s: encode: %w", path, err)
+	}
+	return s.writeFile(path, append(b, '\n'), perm)
+}
+
+// readJSON decodes path into v. A missing file gives an error wrapping
+// fs.ErrNotExist; an unparsable one a *ports.CorruptError.
+func readJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	return decodeJSON(path, b, v)
+}
+
+// decodeJSON decodes b, read from path, into v.
+func decodeJSON(path string, b []byte, v any) error {
+	if err := json.Unmarshal(b, v); err != nil {
+		return &ports.CorruptError{Path: path, Err: err}
+	}
+	return nil
+}
+
+// exists reports whether path exists.
+func exists(path string) (bool, error) {
+	_, err := os.Lstat(path)
+	if err == nil {
+		return true, nil
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	return false, err
+}
+
+// isNotExist reports whether err says a file is missing.
+func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }

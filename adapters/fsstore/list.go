@@ -1,0 +1,226 @@
+package fsstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/workspace"
+)
+
+// listJob is one conversation directory to read for List.
+type listJob struct {
+	id      conversation.ID
+	dir     string
+	storage conversation.Storage
+}
+
+// List returns the conversations visible from loc, ordered by ID: the
+// silo's, plus those only in loc.Root's projection. It reads each silo
+// conversation's metadata.json and metadata.local.json, learns projection
+// presence from one directory listing, and reads a projection's
+// metadata.json only for conversations not in the silo. Events are never
+// read.
+func (s *Store) List(ctx context.Context, loc workspace.Location) ([]conversation.Summary, error) {
+	if err := checkLoc(loc); err != nil {
+		return nil, fmt.Errorf("list conversations: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	silo, err := s.siloDir(loc.ID)
+	if err != nil {
+		return nil, err
+	}
+	var siloNames, projNames []string
+	if silo != "" {
+		if siloNames, err = readDirNames(filepath.Join(silo, convsDir)); err != nil {
+			return nil, fmt.Errorf("list conversations: %w", err)
+		}
+	}
+	if loc.Root != "" {
+		if projNames, err = readDirNames(filepath.Join(loc.Root, dotJP, convsDir)); err != nil {
+			return nil, fmt.Errorf("list conversations: %w", err)
+		}
+	}
+	jobs := planList(silo, loc.Root, siloNames, projNames)
+	out := make([]conversation.Summary, len(jobs))
+	found := make([]bool, len(jobs))
+	err = s.parallel(ctx, len(jobs), func(i int, buf *[]byte) error {
+		sum, ok, err := readSummary(jobs[i], buf)
+		out[i], found[i] = sum, ok
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list conversations: %w", err)
+	}
+	live := newLiveness(loc.ID)
+	n := 0
+	for i := range out {
+		if found[i] {
+			live.mark(&out[i])
+			out[n] = out[i]
+			n++
+		}
+	}
+	out = out[:n]
+	sortSummaries(out)
+	return out, nil
+}
+
+// planList pairs silo and projection entries into jobs.
+func planList(silo, root string, siloNames, projNames []string) []listJob {
+	inProj := make(map[string]bool, len(projNames))
+	for _, n := range projNames {
+		if isConvName(n) {
+			inProj[n] = true
+		}
+	}
+	jobs := make([]listJob, 0, len(siloNames)+len(projNames))
+	inSilo := make(map[string]bool, len(siloNames))
+	for _, n := range siloNames {
+		if !isConvName(n) {
+			continue
+		}
+		inSilo[n] = true
+		st := conversation.StorageUserLocal
+		if inProj[n] {
+			st = conversation.StorageBoth
+		}
+		jobs = append(jobs, listJob{id: conversation.ID(n), dir: filepath.Join(silo, convsDir, n), storage: st})
+	}
+	for n := range inProj {
+		if !inSilo[n] {
+			jobs = append(jobs, listJob{id: conversation.ID(n), dir: projDir(root, conversation.ID(n)), storage: conversation.StorageWorkspaceOnly})
+		}
+	}
+	return jobs
+}
+
+// readSummary reads one listed conversation. ok is false for a directory
+// without metadata.json (being created or removed).
+func readSummary(j listJob, buf *[]byte) (conversation.Summary, bool, error) {
+	sum := conversation.Summary{ID: j.id, Storage: j.storage}
+	path := filepath.Join(j.dir, metadataFile)
+	b, err := readFileBuf(path, buf)
+	if isNotExist(err) || errors.Is(err, syscall.ENOTDIR) {
+		return sum, false, nil
+	}
+	if err != nil {
+		return sum, false, err
+	}
+	if err := decodeJSON(path, b, &sum.Metadata); err != nil {
+		return sum, false, err
+	}
+	if j.storage == conversation.StorageWorkspaceOnly {
+		return sum, true, nil
+	}
+	path = filepath.Join(j.dir, localMetaFile)
+	b, err = readFileBuf(path, buf)
+	if isNotExist(err) {
+		return sum, true, nil
+	}
+	if err != nil {
+		return sum, false, err
+	}
+	var local conversation.LocalMetadata
+	if err := decodeJSON(path, b, &local); err != nil {
+		return sum, false, err
+	}
+	sum.Local, sum.LastRoot = local.Local, local.LastRoot
+	return sum, true, nil
+}
+
+// readFileBuf reads a whole file into *buf, reusing its storage. The result
+// is valid until the next call with the same buf.
+func readFileBuf(path string, buf *[]byte) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Close() }()
+	b := (*buf)[:0]
+	if cap(b) == 0 {
+		b = make([]byte, 0, 4096)
+	}
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := f.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			*buf = b
+			return b, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+	}
+}
+
+// parallel runs fn(0..n-1) over the store's worker pool, each worker with
+// its own scratch buffer, and returns the error of the lowest failing index.
+// Every goroutine it starts has returned when it returns.
+func (s *Store) parallel(ctx context.Context, n int, fn func(i int, buf *[]byte) error) error {
+	workers := min(s.workers, (n+31)/32)
+	if workers <= 1 {
+		var buf []byte
+		for i := range n {
+			if i%256 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			if err := fn(i, &buf); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var (
+		next     atomic.Int64
+		mu       sync.Mutex
+		firstIdx = n
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	fail := func(i int, err error) {
+		mu.Lock()
+		if i < firstIdx {
+			firstIdx, firstErr = i, err
+		}
+		mu.Unlock()
+		next.Store(int64(n))
+	}
+	for range workers {
+		wg.Go(func() {
+			var buf []byte
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				if i%256 == 0 {
+					if err := ctx.Err(); err != nil {
+						fail(i, err)
+						return
+					}
+				}
+				if err := fn(i, &buf); err != nil {
+					fail(i, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return firstErr
+}

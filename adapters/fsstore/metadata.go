@@ -1,0 +1,228 @@
+package fsstore
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/workspace"
+	"github.com/jpcli/jp/ports"
+)
+
+// UpdateMetadata rewrites metadata.json through fn, then syncs loc.Root's
+// projection of a non-local conversation. A projection-only conversation is
+// imported first. When fn fails nothing is written.
+func (s *Store) UpdateMetadata(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(*conversation.Metadata) error) error {
+	if err := checkConv(loc, id); err != nil {
+		return fmt.Errorf("update metadata: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	unlock := s.lockConv(loc.ID, id)
+	defer unlock()
+	p, err := s.locate(loc, id)
+	if err != nil {
+		return err
+	}
+	var src string
+	switch {
+	case p.inSilo:
+		src = p.siloConv
+	case p.inProj:
+		src = p.projConv
+	default:
+		return notFound(id)
+	}
+	meta, err := readMeta(src)
+	if err != nil {
+		return fmt.Errorf("update metadata of conversation %s: %w", id, err)
+	}
+	if err := fn(&meta); err != nil {
+		return fmt.Errorf("update metadata of conversation %s: %w", id, err)
+	}
+	if !p.inSilo {
+		if err := s.importConversation(loc, id, &p); err != nil {
+			return err
+		}
+	}
+	if err := s.writeJSON(filepath.Join(p.siloConv, metadataFile), meta, 0o600); err != nil {
+		return fmt.Errorf("update metadata of conversation %s: %w", id, err)
+	}
+	return s.syncProjection(loc, id, p.siloConv)
+}
+
+// LocalMetadata reads metadata.local.json; it is the zero value when the
+// file is absent or the conversation is only in the projection.
+func (s *Store) LocalMetadata(ctx context.Context, loc workspace.Location, id conversation.ID) (conversation.LocalMetadata, error) {
+	if err := checkConv(loc, id); err != nil {
+		return conversation.LocalMetadata{}, fmt.Errorf("read local metadata: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return conversation.LocalMetadata{}, err
+	}
+	p, err := s.locate(loc, id)
+	if err != nil {
+		return conversation.LocalMetadata{}, err
+	}
+	switch {
+	case p.inSilo:
+		m, err := readLocal(p.siloConv)
+		if err != nil {
+			return m, fmt.Errorf("read local metadata of conversation %s: %w", id, err)
+		}
+		return m, nil
+	case p.inProj:
+		return conversation.LocalMetadata{}, nil
+	}
+	return conversation.LocalMetadata{}, notFound(id)
+}
+
+// UpdateLocalMetadata rewrites metadata.local.json through fn; keys this
+// version does not know survive (conversation.LocalMetadata keeps them). A
+// projection-only conversation is imported first.
+func (s *Store) UpdateLocalMetadata(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(*conversation.LocalMetadata) error) error {
+	if err := checkConv(loc, id); err != nil {
+		return fmt.Errorf("update local metadata: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	unlock := s.lockConv(loc.ID, id)
+	defer unlock()
+	p, err := s.locate(loc, id)
+	if err != nil {
+		return err
+	}
+	if !p.inSilo && !p.inProj {
+		return notFound(id)
+	}
+	var m conversation.LocalMetadata
+	if p.inSilo {
+		if m, err = readLocal(p.siloConv); err != nil {
+			return fmt.Errorf("update local metadata of conversation %s: %w", id, err)
+		}
+	}
+	if err := fn(&m); err != nil {
+		return fmt.Errorf("update local metadata of conversation %s: %w", id, err)
+	}
+	if !p.inSilo {
+		if err := s.importConversation(loc, id, &p); err != nil {
+			return err
+		}
+	}
+	if err := s.writeJSON(filepath.Join(p.siloConv, localMetaFile), m, 0o600); err != nil {
+		return fmt.Errorf("update local metadata of conversation %s: %w", id, err)
+	}
+	s.mu.Lock()
+	if st := s.streams[p.siloConv]; st != nil {
+		st.local = m.Local
+	}
+	s.mu.Unlock()
+	return nil
+}
+
+// importConversation copies a projection-only conversation's managed files
+// into the silo (events.json first, metadata.json last) and points p at
+// the copy. Machine-local files are never copied from a checkout.
+func (s *Store) importConversation(loc workspace.Location, id conversation.ID, p *place) error {
+	evs, err := os.ReadFile(filepath.Join(p.projConv, eventsFile))
+	if isNotExist(err) {
+		evs = []byte("[]\n")
+	} else if err != nil {
+		return fmt.Errorf("import conversation %s: %w", id, err)
+	}
+	if _, err := conversation.DecodeEvents(evs); err != nil {
+		return &ports.CorruptError{Path: filepath.Join(p.projConv, eventsFile), Err: err}
+	}
+	metaPath := filepath.Join(p.projConv, metadataFile)
+	meta, err := os.ReadFile(metaPath)
+	if err != nil {
+		return fmt.Errorf("import conversation %s: %w", id, err)
+	}
+	if err := decodeJSON(metaPath, meta, &conversation.Metadata{}); err != nil {
+		return err
+	}
+	silo, err := s.ensureSilo(loc.ID, loc.Root)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(silo, convsDir, string(id))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("import conversation %s: %w", id, err)
+	}
+	// A directory without metadata.json is debris of an interrupted create.
+	if err := os.Remove(filepath.Join(dir, logFile)); err != nil && !isNotExist(err) {
+		return fmt.Errorf("import conversation %s: %w", id, err)
+	}
+	if err := s.writeFile(filepath.Join(dir, eventsFile), evs, 0o600); err != nil {
+		return fmt.Errorf("import conversation %s: %w", id, err)
+	}
+	if err := s.writeFile(filepath.Join(dir, metadataFile), meta, 0o600); err != nil {
+		return fmt.Errorf("import conversation %s: %w", id, err)
+	}
+	if err := s.syncDir(filepath.Dir(dir)); err != nil {
+		return err
+	}
+	s.dropStream(dir)
+	p.siloConv, p.inSilo = dir, true
+	return nil
+}
+
+// syncProjection folds the log and copies the managed files of a non-local
+// conversation into loc.Root's projection.
+func (s *Store) syncProjection(loc workspace.Location, id conversation.ID, siloConv string) error {
+	if loc.Root == "" {
+		return nil
+	}
+	local, err := readLocal(siloConv)
+	if err != nil {
+		return fmt.Errorf("sync projection of conversation %s: %w", id, err)
+	}
+	if local.Local {
+		return nil
+	}
+	if size, err := fileSize(filepath.Join(siloConv, logFile)); err != nil || size > 0 {
+		st, err := s.streamFor(place{siloConv: siloConv, inSilo: true})
+		if err != nil {
+			return fmt.Errorf("sync projection of conversation %s: %w", id, err)
+		}
+		if err := s.fold(siloConv, st); err != nil {
+			s.dropStream(siloConv)
+			return fmt.Errorf("sync projection of conversation %s: %w", id, err)
+		}
+	}
+	return s.projectFiles(loc.Root, id, siloConv)
+}
+
+// projectFiles copies the silo's events.json and metadata.json into the
+// projection, one file at a time (events first, so that metadata.json, the
+// marker readers look for, comes last). Other files in the projection
+// directory are left alone. The caller has folded the log.
+func (s *Store) projectFiles(root string, id conversation.ID, siloConv string) error {
+	dir := projDir(root, id)
+	existed, err := exists(dir)
+	if err != nil {
+		return fmt.Errorf("project conversation %s: %w", id, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("project conversation %s: %w", id, err)
+	}
+	if !existed {
+		if err := s.syncDir(filepath.Dir(dir)); err != nil {
+			return err
+		}
+	}
+	for _, name := range []string{eventsFile, metadataFile} {
+		b, err := os.ReadFile(filepath.Join(siloConv, name))
+		if err != nil {
+			return fmt.Errorf("project conversation %s: %w", id, err)
+		}
+		if err := s.writeFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			return fmt.Errorf("project conversation %s: %w", id, err)
+		}
+	}
+	return nil
+}

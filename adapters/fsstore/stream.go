@@ -1,0 +1,137 @@
+package fsstore
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/ports"
+)
+
+// streamState is the invariant state of a silo conversation's events, kept
+// between appends so that an append to a long conversation checks only the
+// new events instead of re-reading the stream. It is valid while events.json
+// is the same file and events.log has the size it recorded; any other
+// writer changes one of them.
+type streamState struct {
+	json    os.FileInfo // events.json as last seen
+	logSize int64       // bytes of events.log covered
+	stream  *conversation.Stream
+	local   bool // a --local conversation: never projected
+}
+
+func (s *Store) putStream(dir string, st *streamState) {
+	s.mu.Lock()
+	s.streams[dir] = st
+	s.mu.Unlock()
+}
+
+func (s *Store) dropStream(dir string) {
+	s.mu.Lock()
+	delete(s.streams, dir)
+	s.mu.Unlock()
+}
+
+// cachedStream returns the cached state of dir while the files match it.
+func (s *Store) cachedStream(dir string) *streamState {
+	s.mu.Lock()
+	st := s.streams[dir]
+	s.mu.Unlock()
+	if st == nil {
+		return nil
+	}
+	fi, err := os.Stat(filepath.Join(dir, eventsFile))
+	if err == nil && os.SameFile(fi, st.json) && fi.Size() == st.json.Size() && fi.ModTime().Equal(st.json.ModTime()) {
+		if size, err := fileSize(filepath.Join(dir, logFile)); err == nil && size == st.logSize {
+			return st
+		}
+	}
+	s.dropStream(dir)
+	return nil
+}
+
+// fileSize is a file's size; a missing file has size 0.
+func fileSize(path string) (int64, error) {
+	fi, err := os.Stat(path)
+	if isNotExist(err) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return fi.Size(), nil
+}
+
+// streamFor returns the stream state of the conversation at p: the silo's
+// (cached, or loaded and repaired), else a fresh one from the projection.
+// The caller holds the conversation's write lock.
+func (s *Store) streamFor(p place) (*streamState, error) {
+	if !p.inSilo {
+		evs, err := readProjectionEvents(p.projConv)
+		if err != nil {
+			return nil, err
+		}
+		stream, err := conversation.NewStream(evs)
+		if err != nil {
+			return nil, &ports.CorruptError{Path: filepath.Join(p.projConv, eventsFile), Err: err}
+		}
+		return &streamState{stream: stream}, nil
+	}
+	if st := s.cachedStream(p.siloConv); st != nil {
+		return st, nil
+	}
+	return s.loadStream(p.siloConv)
+}
+
+// loadStream reads a silo conversation's events and builds its state. A log
+// left inconsistent by a crash (a partial last line, or events a fold had
+// already moved into events.json) is repaired first by rewriting
+// events.json with the sequence readers see and removing the log.
+func (s *Store) loadStream(dir string) (*streamState, error) {
+	se, err := readSiloEvents(dir)
+	if err != nil {
+		return nil, err
+	}
+	jsonPath := filepath.Join(dir, eventsFile)
+	fi, err := os.Stat(jsonPath)
+	if se.partial || se.dups > 0 || isNotExist(err) {
+		if err := s.rewriteEvents(dir, se.events); err != nil {
+			return nil, err
+		}
+		fi, err = os.Stat(jsonPath)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read events: %w", err)
+	}
+	logSize, err := fileSize(filepath.Join(dir, logFile))
+	if err != nil {
+		return nil, fmt.Errorf("read events: %w", err)
+	}
+	stream, err := conversation.NewStream(se.events)
+	if err != nil {
+		return nil, &ports.CorruptError{Path: jsonPath, Err: err}
+	}
+	local, err := readLocal(dir)
+	if err != nil {
+		return nil, err
+	}
+	st := &streamState{json: fi, logSize: logSize, stream: stream, local: local.Local}
+	s.putStream(dir, st)
+	return st, nil
+}
+
+// rewriteEvents replaces events.json with evs and removes the log.
+func (s *Store) rewriteEvents(dir string, evs []conversation.Event) error {
+	b, err := conversation.EncodeEvents(evs)
+	if err != nil {
+		return fmt.Errorf("rewrite events in %s: %w", dir, err)
+	}
+	if err := s.writeFile(filepath.Join(dir, eventsFile), b, 0o600); err != nil {
+		return err
+	}
+	if err := os.Remove(filepath.Join(dir, logFile)); err != nil && !isNotExist(err) {
+		return fmt.Errorf("rewrite events in %s: %w", dir, err)
+	}
+	return s.syncDir(dir)
+}

@@ -1,0 +1,186 @@
+// Package localtools runs the local command tools configured under
+// [conversation.tools.<name>] (SPEC section 6.2): the call's arguments go
+// to the command's stdin as a JSON object, its stdout is the result, and a
+// non-zero exit is an error result. Arguments are validated against the
+// tool's JSON Schema first; a mismatch is an error result too, so the model
+// can correct itself and the turn goes on.
+package localtools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/jpcli/jp/domain/config"
+	"github.com/jpcli/jp/domain/llm"
+	"github.com/jpcli/jp/ports"
+)
+
+// maxOutput bounds what a tool may return to the model.
+const maxOutput = 1 << 20
+
+// KillGrace is how long a cancelled tool gets between SIGTERM and SIGKILL.
+var KillGrace = 2 * time.Second
+
+// Server is the local tools of one configuration, run in one directory.
+type Server struct {
+	dir   string
+	tools map[string]tool
+	names []string
+}
+
+type tool struct {
+	cfg    config.Tool
+	spec   llm.Tool
+	schema *jsonschema.Resolved
+	err    error // a schema that does not resolve: every call fails with it
+}
+
+var _ ports.ToolServer = (*Server)(nil)
+
+// New builds the server for cfg's local tools, running commands in dir.
+func New(cfg config.Config, dir string) *Server {
+	s := &Server{dir: dir, tools: map[string]tool{}}
+	for _, name := range cfg.LocalTools() {
+		tc := cfg.Tool(name)
+		params := tc.Parameters
+		if params == nil {
+			params = map[string]any{"type": "object", "properties": map[string]any{}}
+		}
+		raw, err := json.Marshal(params)
+		t := tool{cfg: tc, spec: llm.Tool{Name: name, Description: tc.Description, Parameters: raw}}
+		if err == nil {
+			var sch jsonschema.Schema
+			if err = json.Unmarshal(raw, &sch); err == nil {
+				t.schema, err = sch.Resolve(nil)
+			}
+		}
+		if err != nil {
+			t.err = fmt.Errorf("conversation.tools.%s.parameters is not a usable JSON Schema: %v", name, err)
+		}
+		s.tools[name] = t
+		s.names = append(s.names, name)
+	}
+	return s
+}
+
+// Tools lists the configured local tools.
+func (s *Server) Tools(ctx context.Context) ([]llm.Tool, error) {
+	out := make([]llm.Tool, 0, len(s.names))
+	for _, n := range s.names {
+		out = append(out, s.tools[n].spec)
+	}
+	return out, nil
+}
+
+// Has reports whether name is one of this server's tools.
+func (s *Server) Has(name string) bool { _, ok := s.tools[name]; return ok }
+
+// Call runs the tool. Failures of the tool itself are error results.
+func (s *Server) Call(ctx context.Context, name string, args json.RawMessage) (ports.ToolResult, error) {
+	t, ok := s.tools[name]
+	if !ok {
+		return ports.ToolResult{Content: fmt.Sprintf("unknown tool %q", name), IsError: true}, nil
+	}
+	if t.err != nil {
+		return ports.ToolResult{Content: t.err.Error(), IsError: true}, nil
+	}
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	var inst any
+	if err := json.Unmarshal(args, &inst); err != nil {
+		return ports.ToolResult{Content: fmt.Sprintf("arguments are not valid JSON: %v", err), IsError: true}, nil
+	}
+	if _, isObj := inst.(map[string]any); !isObj {
+		return ports.ToolResult{Content: "arguments must be a JSON object", IsError: true}, nil
+	}
+	if err := t.schema.Validate(inst); err != nil {
+		return ports.ToolResult{Content: fmt.Sprintf("arguments do not match the tool's schema: %v", err), IsError: true}, nil
+	}
+	return s.run(ctx, t.cfg.Command, args), nil
+}
+
+func (s *Server) run(ctx context.Context, argv []string, stdin []byte) ports.ToolResult {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = s.dir
+	cmd.Stdin = bytes.NewReader(stdin)
+	var stdout, stderr capped
+	stdout.max, stderr.max = maxOutput, 64<<10
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		msg := err.Error()
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, syscall.ENOENT) {
+			msg = fmt.Sprintf("tool command %q not found: %v", argv[0], err)
+		}
+		return ports.ToolResult{Content: msg, IsError: true}
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		select {
+		case err = <-done:
+		case <-time.After(KillGrace):
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			err = <-done
+		}
+		return ports.ToolResult{Content: "cancelled", IsError: true}
+	}
+	out := stdout.String()
+	if err != nil {
+		var ee *exec.ExitError
+		msg := strings.TrimSpace(stderr.String())
+		if errors.As(err, &ee) {
+			if msg == "" {
+				msg = strings.TrimSpace(out)
+			}
+			return ports.ToolResult{Content: fmt.Sprintf("exit status %d: %s", ee.ExitCode(), msg), IsError: true}
+		}
+		return ports.ToolResult{Content: err.Error(), IsError: true}
+	}
+	return ports.ToolResult{Content: out}
+}
+
+// capped is a buffer that keeps at most max bytes and notes truncation.
+type capped struct {
+	mu        sync.Mutex
+	buf       bytes.Buffer
+	max       int
+	truncated bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if room := c.max - c.buf.Len(); room < len(p) {
+		c.truncated = true
+		if room > 0 {
+			c.buf.Write(p[:room])
+		}
+		return len(p), nil
+	}
+	return c.buf.Write(p)
+}
+
+func (c *capped) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.truncated {
+		return c.buf.String() + "\n[output truncated]"
+	}
+	return c.buf.String()
+}

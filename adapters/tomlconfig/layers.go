@@ -1,0 +1,117 @@
+package tomlconfig
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	toml "github.com/pelletier/go-toml/v2"
+
+	"github.com/jpcli/jp/domain/config"
+)
+
+// envPrefix starts the name of an environment variable that sets a key.
+const envPrefix = "JP_CFG_"
+
+// layer is one single-key layer from the environment or a flag.
+type layer struct {
+	tree   map[string]any
+	source string
+}
+
+// envLayers turns the JP_CFG_* variables of env into layers, one per
+// variable, sorted by name (so a table variable applies before the
+// variables of its keys). The key path is the name after the prefix,
+// lowercased, with "__" between keys: JP_CFG_INTERRUPT__LOOP_COUNTDOWN__ACTION
+// sets interrupt.loop_countdown.action.
+func envLayers(env []string, root *node) ([]layer, error) {
+	type pair struct{ name, value string }
+	var vars []pair
+	for _, kv := range env {
+		name, value, ok := strings.Cut(kv, "=")
+		if ok && strings.HasPrefix(name, envPrefix) {
+			vars = append(vars, pair{name, value})
+		}
+	}
+	slices.SortStableFunc(vars, func(a, b pair) int { return strings.Compare(a.name, b.name) })
+
+	layers := make([]layer, 0, len(vars))
+	for _, v := range vars {
+		source := "environment variable " + v.name
+		segs := strings.Split(strings.ToLower(strings.TrimPrefix(v.name, envPrefix)), "__")
+		if slices.Contains(segs, "") {
+			return nil, &usageError{fmt.Sprintf(
+				`environment variable %s does not name a key: write the key path after JP_CFG_ with "__" between keys, e.g. JP_CFG_QUERY__LOOP`, v.name)}
+		}
+		tree, err := singleKeyTree(segs, parseValue(v.value, root.at(segs)), source)
+		if err != nil {
+			return nil, err
+		}
+		layers = append(layers, layer{tree, source})
+	}
+	return layers, nil
+}
+
+// flagLayers turns --cfg key.path=value flags into layers, one per flag,
+// in order.
+func flagLayers(flags []string, root *node) ([]layer, error) {
+	layers := make([]layer, 0, len(flags))
+	for _, f := range flags {
+		source := fmt.Sprintf("--cfg flag %q", f)
+		key, value, ok := strings.Cut(f, "=")
+		key = strings.TrimSpace(key)
+		if !ok || key == "" {
+			return nil, &usageError{fmt.Sprintf("invalid --cfg %q: expected key.path=value, e.g. --cfg query.loop=never", f)}
+		}
+		segs, err := config.SplitPath(key)
+		if err != nil {
+			var ke *config.KeyError
+			if errors.As(err, &ke) {
+				ke.Source = source
+			}
+			return nil, err
+		}
+		tree, err := singleKeyTree(segs, parseValue(strings.TrimSpace(value), root.at(segs)), source)
+		if err != nil {
+			return nil, err
+		}
+		layers = append(layers, layer{tree, source})
+	}
+	return layers, nil
+}
+
+// singleKeyTree is a tree holding value at the key path segs.
+func singleKeyTree(segs []string, value any, source string) (map[string]any, error) {
+	tree := map[string]any{}
+	if err := config.SetPath(tree, config.JoinPath(segs...), value); err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	return tree, nil
+}
+
+// parseValue reads the value of a variable or flag: as a TOML value
+// (`10`, `true`, `["a", "b"]`, `{ action = "stop" }`, `"quoted"`) when it
+// is one, else as the raw string. For a key whose type is string, a TOML
+// value that is not a string is taken as the raw text instead, so
+// --cfg assistant.model.id=123 sets "123".
+func parseValue(text string, n *node) any {
+	var m map[string]any
+	if err := toml.Unmarshal([]byte("v = "+text), &m); err == nil && len(m) == 1 {
+		if v, ok := m["v"]; ok {
+			if _, isString := v.(string); n != nil && n.kind == kindString && !isString {
+				return text
+			}
+			return v
+		}
+	}
+	return text
+}
+
+// usageError is a malformed variable or flag; it wraps
+// config.ErrInvalidValue.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func (e *usageError) Unwrap() error { return config.ErrInvalidValue }

@@ -1,0 +1,357 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jpcli/jp/domain/config"
+	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/draft"
+	"github.com/jpcli/jp/domain/llm"
+	"github.com/jpcli/jp/domain/run"
+	"github.com/jpcli/jp/domain/turn"
+	"github.com/jpcli/jp/domain/workspace"
+	"github.com/jpcli/jp/ports"
+)
+
+// Query is the use case behind jp query (alias q): compose a message, run
+// Turns in a Run (the turn loop), and record everything as it happens.
+type Query struct {
+	ws        *Workspaces
+	store     ports.ConversationStore
+	drafts    ports.DraftStore
+	locker    ports.Locker
+	config    ports.ConfigLoader
+	providers ports.ProviderFactory
+	tools     ports.ToolSource
+	printer   ports.Printer
+	prompter  ports.Prompter
+	clock     ports.Clock
+	sleeper   ports.Sleeper
+	ids       ports.IDGenerator
+}
+
+// QueryDeps are Query's ports, gathered so the constructor stays readable.
+type QueryDeps struct {
+	Store     ports.ConversationStore
+	Drafts    ports.DraftStore
+	Locker    ports.Locker
+	Config    ports.ConfigLoader
+	Providers ports.ProviderFactory
+	Tools     ports.ToolSource
+	Printer   ports.Printer
+	Prompter  ports.Prompter
+	Clock     ports.Clock
+	Sleeper   ports.Sleeper
+	IDs       ports.IDGenerator
+}
+
+// NewQuery builds the use case.
+func NewQuery(ws *Workspaces, d QueryDeps) *Query {
+	return &Query{ws: ws, store: d.Store, drafts: d.Drafts, locker: d.Locker, config: d.Config,
+		providers: d.Providers, tools: d.Tools, printer: d.Printer, prompter: d.Prompter,
+		clock: d.Clock, sleeper: d.Sleeper, ids: d.IDs}
+}
+
+// QueryInput is one jp query invocation.
+type QueryInput struct {
+	// Target and LaunchDir select the checkout (-w and the cwd).
+	Target    string
+	LaunchDir string
+	// Message is the text given as argument or on stdin; HasMessage says
+	// whether there was one.
+	Message    string
+	HasMessage bool
+	// Conversation is -c; New is --new; Local is --local.
+	Conversation string
+	New          bool
+	Local        bool
+	// Model is --model ("<provider>/<model>").
+	Model string
+	// Edit (-e) composes even with a message; NoEdit (-E) never composes.
+	Edit   bool
+	NoEdit bool
+	// Config layers.
+	UserConfigDir string
+	Environ       []string
+	Overrides     []string
+}
+
+// QueryResult says how the Run ended.
+type QueryResult struct {
+	Conversation conversation.ID
+	End          turn.End
+	// Sent is false when nothing was sent (an empty compose).
+	Sent bool
+}
+
+// runState is what lives for the Run: the turn-loop driver's state.
+type runState struct {
+	loc       workspace.Location
+	id        conversation.ID
+	cfg       config.Config
+	model     llm.ModelID
+	provider  ports.Provider
+	events    []conversation.Event
+	approvals *run.Approvals
+	chrome    map[string]bool // chrome lines already shown this run
+	failed    int             // provider calls that failed before output this run
+}
+
+// Run executes the query: the turn loop over RunTurnPhases.
+func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
+	loc, err := q.ws.Open(ctx, in.Target, in.LaunchDir)
+	if err != nil {
+		return QueryResult{}, err
+	}
+	res, err := q.config.Load(ctx, ports.ConfigSource{
+		UserConfigDir: in.UserConfigDir, WorkspaceRoot: loc.Root, LaunchDir: in.LaunchDir,
+		Env: in.Environ, Overrides: in.Overrides,
+	})
+	if err != nil {
+		return QueryResult{}, err
+	}
+	rs := &runState{loc: loc, cfg: res.Config, approvals: run.NewApprovals(), chrome: map[string]bool{}}
+
+	existing, err := q.pickConversation(ctx, loc, in)
+	if err != nil {
+		return QueryResult{}, err
+	}
+	model, note, err := q.chooseModel(in.Model, rs.cfg)
+	if err != nil {
+		return QueryResult{}, err
+	}
+	rs.model = model
+	rs.provider, err = q.providers.Provider(ctx, rs.cfg, model)
+	if err != nil {
+		return QueryResult{}, &UserError{Msg: err.Error(), Err: err}
+	}
+
+	var release func() error
+	if existing != "" {
+		if release, err = q.lock(ctx, loc, existing); err != nil {
+			return QueryResult{}, err
+		}
+		defer func() { _ = release() }()
+	}
+
+	text, fromCompose, err := q.message(ctx, loc, existing, in)
+	if err != nil {
+		return QueryResult{Conversation: existing}, err
+	}
+	if strings.TrimSpace(text) == "" {
+		q.chromeLine(rs, "Nothing to send: the message is empty (any draft was kept).")
+		return QueryResult{Conversation: existing}, nil
+	}
+
+	rs.id = existing
+	if rs.id == "" {
+		rs.id, err = q.store.Create(ctx, loc, ports.NewConversation{Title: titleFrom(text), Local: in.Local})
+		if err != nil {
+			return QueryResult{}, err
+		}
+		if release, err = q.lock(ctx, loc, rs.id); err != nil {
+			return QueryResult{}, err
+		}
+		defer func() { _ = release() }()
+	}
+	if fromCompose {
+		// The composed text is the draft until it has been sent as a turn.
+		if err := q.keepDraft(ctx, loc, rs.id, text); err != nil {
+			return QueryResult{Conversation: rs.id}, err
+		}
+	}
+	if rs.events, err = q.store.Events(ctx, loc, rs.id); err != nil {
+		return QueryResult{Conversation: rs.id}, err
+	}
+	if note != "" {
+		q.chromeLine(rs, note)
+	}
+
+	end, err := q.turnLoop(ctx, rs, text)
+	if err == nil && end == turn.EndCompleted && fromCompose {
+		// Sent as a turn and nothing queued: the draft's job is done.
+		if derr := q.drafts.DeleteDraft(context.WithoutCancel(ctx), loc, rs.id); derr != nil {
+			return QueryResult{Conversation: rs.id, End: end, Sent: true}, derr
+		}
+	}
+	if ferr := q.printer.Flush(); err == nil {
+		err = ferr
+	}
+	return QueryResult{Conversation: rs.id, End: end, Sent: true}, err
+}
+
+// turnLoop runs Turns within the Run. It drives one Turn per message; the
+// queued-reply slot (seed 002 phase 3) decides whether another follows.
+func (q *Query) turnLoop(ctx context.Context, rs *runState, text string) (turn.End, error) {
+	author := conversation.AuthorUser
+	for {
+		end, err := q.RunTurnPhases(ctx, rs, turn.Request{Root: rs.loc.Root, Content: text, Author: author})
+		if err != nil || end != turn.EndCompleted {
+			return end, err
+		}
+		next, ok := q.takeQueued(rs)
+		if !ok {
+			return end, nil
+		}
+		text, author = next, conversation.AuthorQueued
+	}
+}
+
+// takeQueued returns the queued reply to send next, if any. The slot is
+// not built yet (seed 002 phase 3), so a Run holds exactly one Turn.
+func (q *Query) takeQueued(*runState) (string, bool) { return "", false }
+
+func (q *Query) pickConversation(ctx context.Context, loc workspace.Location, in QueryInput) (conversation.ID, error) {
+	if in.Conversation != "" {
+		if in.New {
+			return "", &UsageError{Msg: "-c/--conversation and --new exclude each other"}
+		}
+		id, err := ParseID(in.Conversation)
+		if err != nil {
+			return "", err
+		}
+		if _, err := q.store.Get(ctx, loc, id); err != nil {
+			return "", userNotFound(err)
+		}
+		return id, nil
+	}
+	if in.New || in.Local {
+		return "", nil
+	}
+	list, err := q.store.List(ctx, loc)
+	if err != nil {
+		return "", err
+	}
+	var best *conversation.Summary
+	for i := range list {
+		s := &list[i]
+		if s.Metadata.Archived() {
+			continue
+		}
+		if best == nil || s.Metadata.LastActivatedAt.After(best.Metadata.LastActivatedAt) ||
+			(s.Metadata.LastActivatedAt.Equal(best.Metadata.LastActivatedAt) && s.ID > best.ID) {
+			best = s
+		}
+	}
+	if best == nil {
+		return "", nil
+	}
+	return best.ID, nil
+}
+
+func (q *Query) lock(ctx context.Context, loc workspace.Location, id conversation.ID) (func() error, error) {
+	release, err := q.locker.Lock(ctx, loc, id, LockWait)
+	if err != nil {
+		return nil, lockError(err)
+	}
+	return release, nil
+}
+
+// message returns the text to send and whether it was composed (and so
+// belongs in the draft until sent).
+func (q *Query) message(ctx context.Context, loc workspace.Location, id conversation.ID, in QueryInput) (string, bool, error) {
+	compose := !in.HasMessage || in.Edit
+	if in.NoEdit {
+		compose = false
+	}
+	if !compose {
+		if !in.HasMessage {
+			return "", false, &UsageError{Msg: "no message: pass one as an argument or on stdin (jp q \"...\"), or drop -E to compose"}
+		}
+		return in.Message, false, nil
+	}
+	if !q.prompter.Interactive() {
+		if in.HasMessage {
+			return in.Message, false, nil
+		}
+		return "", false, &UsageError{Msg: "no message and no terminal to compose one: pass it as an argument or on stdin (jp q \"...\")"}
+	}
+	initial, doc := in.Message, ""
+	if id != "" && !in.HasMessage {
+		d, err := q.drafts.ReadDraft(ctx, loc, id)
+		switch {
+		case err == nil:
+			parsed := draft.Parse(d.Text)
+			initial, doc = parsed.Query(), d.Text
+		case !errors.Is(err, ports.ErrNotFound):
+			return "", false, err
+		}
+	}
+	text, err := q.prompter.Compose(ctx, ports.ComposeRequest{Purpose: "query", Initial: initial, Document: doc})
+	if err != nil {
+		if errors.Is(err, ports.ErrCancelled) {
+			return "", false, nil
+		}
+		return "", false, err
+	}
+	return draft.Parse(text).Query(), true, nil
+}
+
+// keepDraft writes text as the draft's query text, keeping its meta
+// section byte for byte.
+func (q *Query) keepDraft(ctx context.Context, loc workspace.Location, id conversation.ID, text string) error {
+	doc := draft.Parse("")
+	if d, err := q.drafts.ReadDraft(ctx, loc, id); err == nil {
+		doc = draft.Parse(d.Text)
+	} else if !errors.Is(err, ports.ErrNotFound) {
+		return err
+	}
+	_, err := q.drafts.WriteDraft(ctx, loc, id, doc.WithQuery(text).Render(), "")
+	return err
+}
+
+// chooseModel applies --model, assistant.model.id, then the default choice
+// of SPEC 6.3, returning a chrome note when the default was used.
+func (q *Query) chooseModel(flag string, cfg config.Config) (llm.ModelID, string, error) {
+	id := flag
+	if id == "" {
+		id = cfg.Assistant.Model.ID
+	}
+	if id != "" {
+		m, err := llm.ParseModelID(id)
+		if err != nil {
+			return llm.ModelID{}, "", &UserError{Msg: err.Error(), Err: err}
+		}
+		return m, "", nil
+	}
+	switch {
+	case q.providers.HasKey(cfg, "anthropic"):
+		return llm.ModelID{Provider: "anthropic", Model: DefaultAnthropicModel},
+			fmt.Sprintf("Using anthropic/%s (ANTHROPIC_API_KEY is set); choose another with --model or assistant.model.id.", DefaultAnthropicModel), nil
+	case q.providers.HasKey(cfg, "openai"):
+		return llm.ModelID{Provider: "openai", Model: DefaultOpenAIModel},
+			fmt.Sprintf("Using openai/%s (OPENAI_API_KEY is set); choose another with --model or assistant.model.id.", DefaultOpenAIModel), nil
+	}
+	return llm.ModelID{Provider: "demo", Model: "echo"}, "", nil
+}
+
+// Default models when only an API key is configured.
+const (
+	DefaultAnthropicModel = "claude-sonnet-4-5"
+	DefaultOpenAIModel    = "gpt-4o"
+)
+
+func (q *Query) chromeLine(rs *runState, line string) {
+	if rs.chrome[line] {
+		return
+	}
+	rs.chrome[line] = true
+	q.printer.Write(ports.ChannelChrome, line)
+	q.printer.EndBlock(ports.ChannelChrome)
+}
+
+// titleFrom makes a new conversation's title from its first message.
+func titleFrom(text string) string {
+	line := strings.TrimSpace(text)
+	if i := strings.IndexAny(line, "\r\n"); i >= 0 {
+		line = strings.TrimSpace(line[:i])
+	}
+	const max = 60
+	if r := []rune(line); len(r) > max {
+		line = strings.TrimSpace(string(r[:max-1])) + "…"
+	}
+	return line
+}

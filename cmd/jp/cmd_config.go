@@ -1,0 +1,55 @@
+package main
+
+import (
+	"github.com/jpcli/jp/app"
+)
+
+// ConfigCmd is jp config.
+type ConfigCmd struct {
+	Show   ConfigShowCmd   `cmd:"" help:"Print the resolved configuration (all layers merged), or the subtree at PATH."`
+	Schema ConfigSchemaCmd `cmd:"" help:"Print the JSON Schema of the configuration."`
+}
+
+// ConfigShowCmd is jp config show.
+type ConfigShowCmd struct {
+	Path   string `arg:"" optional:"" help:"Dot path of a key or table, e.g. interrupt.streaming."`
+	Format string `enum:"toml,json" default:"toml" help:"Output format: toml or json."`
+}
+
+// Run prints the configuration.
+func (c *ConfigShowCmd) Run(rt *Runtime) error {
+	a, err := rt.App()
+	if err != nil {
+		return err
+	}
+	out, err := a.Config.Show(rt.Ctx, rt.configInput(), c.Path, c.Format)
+	if err != nil {
+		return err
+	}
+	_, err = rt.Streams.Out.Write(out)
+	return err
+}
+
+// ConfigSchemaCmd is jp config schema.
+type ConfigSchemaCmd struct{}
+
+// Run prints the schema.
+func (c *ConfigSchemaCmd) Run(rt *Runtime) error {
+	a, err := rt.App()
+	if err != nil {
+		return err
+	}
+	out, err := a.Config.Schema()
+	if err != nil {
+		return err
+	}
+	_, err = rt.Streams.Out.Write(out)
+	return err
+}
+
+func (rt *Runtime) configInput() app.ConfigInput {
+	return app.ConfigInput{
+		Target: rt.Globals.Workspace, LaunchDir: rt.LaunchDir, UserConfigDir: rt.Paths.ConfigDir,
+		Environ: rt.Environ, Overrides: rt.Globals.Cfg,
+	}
+}

@@ -1,0 +1,223 @@
+package conversation
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)
+
+func ev(typ EventType, id string, f func(*Event)) Event {
+	e := Event{Type: typ, ID: id, Timestamp: t0}
+	if f != nil {
+		f(&e)
+	}
+	return e
+}
+
+func TestParseID(t *testing.T) {
+	tests := []struct {
+		in   string
+		ok   bool
+		name string
+	}{
+		{"17127583920", true, "decisecond timestamp"},
+		{"1", true, "short"},
+		{"", false, "empty"},
+		{"../x", false, "traversal"},
+		{"12/34", false, "slash"},
+		{"1712758392a", false, "letter"},
+		{"123456789012345678901", false, "too long"},
+		{" 123", false, "space"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseID(tt.in)
+			if (err == nil) != tt.ok {
+				t.Fatalf("ParseID(%q) err = %v, want ok=%v", tt.in, err, tt.ok)
+			}
+			if err != nil && !errors.Is(err, ErrInvalidID) {
+				t.Fatalf("error %v does not wrap ErrInvalidID", err)
+			}
+		})
+	}
+}
+
+func TestNewIDIsDeciseconds(t *testing.T) {
+	id := NewID(time.UnixMilli(1712758392050))
+	if id != "17127583920" {
+		t.Fatalf("NewID = %s", id)
+	}
+	if id.Next() != "17127583921" {
+		t.Fatalf("Next = %s", id.Next())
+	}
+	if !id.Time().Equal(time.UnixMilli(1712758392000)) {
+		t.Fatalf("Time = %v", id.Time())
+	}
+}
+
+func TestEventJSONCarriesOnlyItsFields(t *testing.T) {
+	tests := []struct {
+		name string
+		e    Event
+		want string
+	}{
+		{"turn_start", ev(EventTypeTurnStart, "a", func(e *Event) { e.Root = "/p" }),
+			`{"type":"turn_start","id":"a","timestamp":"2026-11-29T10:00:00Z","root":"/p"}`},
+		{"chat_request", ev(EventTypeChatRequest, "b", func(e *Event) { e.Content = "hi"; e.Author = "queued" }),
+			`{"type":"chat_request","id":"b","timestamp":"2026-11-29T10:00:00Z","content":"hi","author":"queued"}`},
+		{"chat_response message", ev(EventTypeChatResponse, "c", func(e *Event) { e.Message = "yo" }),
+			`{"type":"chat_response","id":"c","timestamp":"2026-11-29T10:00:00Z","message":"yo"}`},
+		{"chat_response reasoning", ev(EventTypeChatResponse, "d", func(e *Event) { e.Reasoning = "hmm" }),
+			`{"type":"chat_response","id":"d","timestamp":"2026-11-29T10:00:00Z","reasoning":"hmm"}`},
+		{"tool_call_request", ev(EventTypeToolCallRequest, "e", func(e *Event) { e.CallID = "c1"; e.Name = "ls"; e.Arguments = json.RawMessage(`{"a":1}`) }),
+			`{"type":"tool_call_request","id":"e","timestamp":"2026-11-29T10:00:00Z","call_id":"c1","name":"ls","arguments":{"a":1}}`},
+		{"tool_call_response false", ev(EventTypeToolCallResponse, "f", func(e *Event) { e.CallID = "c1"; e.Content = "ok" }),
+			`{"type":"tool_call_response","id":"f","timestamp":"2026-11-29T10:00:00Z","content":"ok","call_id":"c1","is_error":false}`},
+		{"inquiry_response redacted", ev(EventTypeInquiryResponse, "g", func(e *Event) { e.InquiryID = "q"; e.Answer = RedactedAnswer; e.AnswerType = "secret" }),
+			`{"type":"inquiry_response","id":"g","timestamp":"2026-11-29T10:00:00Z","inquiry_id":"q","answer":{"redacted":true},"answer_type":"secret"}`},
+		{"turn_end", ev(EventTypeTurnEnd, "h", func(e *Event) { e.Outcome = OutcomeStopped }),
+			`{"type":"turn_end","id":"h","timestamp":"2026-11-29T10:00:00Z","outcome":"stopped"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := json.Marshal(tt.e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(b) != tt.want {
+				t.Fatalf("got  %s\nwant %s", b, tt.want)
+			}
+			var back Event
+			if err := json.Unmarshal(b, &back); err != nil {
+				t.Fatal(err)
+			}
+			b2, _ := json.Marshal(back)
+			if string(b2) != tt.want {
+				t.Fatalf("round trip changed it: %s", b2)
+			}
+		})
+	}
+}
+
+func TestDecodeRejectsUnknownType(t *testing.T) {
+	if _, err := DecodeEvents([]byte(`[{"type":"bogus","id":"x"}]`)); err == nil {
+		t.Fatal("want error for unknown type")
+	}
+	if _, err := DecodeEvents([]byte(`[{"id":"x"}]`)); err == nil {
+		t.Fatal("want error for missing type")
+	}
+}
+
+func TestEncodeDecodeRoundTrip(t *testing.T) {
+	evs := validTurn()
+	b, err := EncodeEvents(evs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := DecodeEvents(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back) != len(evs) || back[3].CallID != "c1" {
+		t.Fatalf("round trip: %+v", back)
+	}
+	empty, _ := EncodeEvents(nil)
+	if strings.TrimSpace(string(empty)) != "[]" {
+		t.Fatalf("empty = %q", empty)
+	}
+}
+
+func validTurn() []Event {
+	return []Event{
+		ev(EventTypeTurnStart, "1", func(e *Event) { e.Root = "/p" }),
+		ev(EventTypeChatRequest, "2", func(e *Event) { e.Content = "hi" }),
+		ev(EventTypeChatResponse, "3", func(e *Event) { e.Message = "calling" }),
+		ev(EventTypeToolCallRequest, "4", func(e *Event) { e.CallID = "c1"; e.Name = "ls" }),
+		ev(EventTypeToolCallRequest, "5", func(e *Event) { e.CallID = "c2"; e.Name = "ls" }),
+		ev(EventTypeToolCallResponse, "6", func(e *Event) { e.CallID = "c2" }),
+		ev(EventTypeToolCallResponse, "7", func(e *Event) { e.CallID = "c1" }),
+		ev(EventTypeChatResponse, "8", func(e *Event) { e.Message = "done" }),
+		ev(EventTypeTurnEnd, "9", func(e *Event) { e.Outcome = OutcomeCompleted }),
+	}
+}
+
+func TestStreamInvariants(t *testing.T) {
+	base := validTurn()
+	if err := Validate(base); err != nil {
+		t.Fatalf("valid turn rejected: %v", err)
+	}
+	tests := []struct {
+		name string
+		evs  []Event
+		want string
+	}{
+		{"chat_request without turn_start", base[1:2], "outside a turn"},
+		{"response to unknown call", append(append([]Event{}, base[:3]...), ev(EventTypeToolCallResponse, "x", func(e *Event) { e.CallID = "nope" })), "unknown call"},
+		{"answered twice", append(append([]Event{}, base[:7]...), ev(EventTypeToolCallResponse, "x", func(e *Event) { e.CallID = "c1" })), "answered twice"},
+		{"turn_end with open call", append(append([]Event{}, base[:5]...), ev(EventTypeTurnEnd, "x", func(e *Event) { e.Outcome = OutcomeCompleted })), "unanswered"},
+		{"duplicate event id", append(append([]Event{}, base[:2]...), ev(EventTypeChatResponse, "2", func(e *Event) { e.Message = "x" })), "duplicate event id"},
+		{"bad outcome", append(append([]Event{}, base[:2]...), ev(EventTypeTurnEnd, "x", func(e *Event) { e.Outcome = "meh" })), "outcome"},
+		{"missing id", []Event{{Type: EventTypeTurnStart, Timestamp: t0}}, "without an id"},
+		{"missing timestamp", []Event{{Type: EventTypeTurnStart, ID: "a"}}, "without a timestamp"},
+		{"both message and reasoning", append(append([]Event{}, base[:2]...), ev(EventTypeChatResponse, "x", func(e *Event) { e.Message = "a"; e.Reasoning = "b" })), "both"},
+		{"call requested twice", append(append([]Event{}, base[:4]...), ev(EventTypeToolCallRequest, "x", func(e *Event) { e.CallID = "c1"; e.Name = "ls" })), "requested twice"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Validate(tt.evs)
+			if err == nil || !errors.Is(err, ErrInvariant) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Validate = %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestUnfinishedTurnIsVisibleAndNextTurnMayStart(t *testing.T) {
+	evs := validTurn()[:4] // killed after a tool call request
+	s, err := NewStream(evs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.InTurn() || len(s.Unanswered()) != 1 {
+		t.Fatalf("InTurn=%v unanswered=%v", s.InTurn(), s.Unanswered())
+	}
+	if err := s.Apply(ev(EventTypeTurnStart, "n", nil)); err != nil {
+		t.Fatalf("a new turn after a cut-off one: %v", err)
+	}
+}
+
+func TestLocalMetadataKeepsUnknownKeys(t *testing.T) {
+	in := `{"future":{"x":[1,2]},"last_root":{"path":"/a","last_used":"2026-11-29T10:00:00Z","live":true}}`
+	var m LocalMetadata
+	if err := json.Unmarshal([]byte(in), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.LastRoot == nil || m.LastRoot.Path != "/a" || m.LastRoot.Live != nil {
+		t.Fatalf("last_root = %+v (live must not be kept)", m.LastRoot)
+	}
+	m.LastRoot.Path = "/b"
+	out, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), `"future":{"x":[1,2]}`) || !strings.Contains(string(out), `"/b"`) || strings.Contains(string(out), "live") {
+		t.Fatalf("rewrite = %s", out)
+	}
+}
+
+func TestLastRootSameRecordIgnoresLive(t *testing.T) {
+	yes, no := true, false
+	a := LastRoot{Path: "/a", LastUsed: t0, Live: &yes}
+	b := LastRoot{Path: "/a", LastUsed: t0.In(time.FixedZone("x", 3600)), Live: &no}
+	if !a.SameRecord(b) {
+		t.Fatal("records equal by path and last_used must match")
+	}
+	b.LastUsed = t0.Add(time.Second)
+	if a.SameRecord(b) {
+		t.Fatal("different last_used must not match")
+	}
+}

@@ -1,0 +1,119 @@
+// Package run holds what lives for one Run (one jp invocation, one or more
+// Turns): the turn-loop policy, the answers remembered for the rest of the
+// run, and the tool permission decision.
+//
+// The turn loop (app.Query) runs Turns within a Run; RunTurnPhases runs
+// the phases within one Turn (see domain/turn). Nothing here outlives the
+// process: remembered answers are not stored anywhere.
+package run
+
+import (
+	"fmt"
+
+	"github.com/jpcli/jp/domain/config"
+)
+
+// PersistLevel is how long an answer to a tool question is remembered.
+type PersistLevel int
+
+// Persist levels (seed 002: there is no Turn level).
+const (
+	PersistLevelUnknown PersistLevel = iota
+	// PersistLevelNone: this time only.
+	PersistLevelNone
+	// PersistLevelRun: for the rest of this invocation.
+	PersistLevelRun
+)
+
+// String names the level.
+func (p PersistLevel) String() string {
+	switch p {
+	case PersistLevelNone:
+		return "none"
+	case PersistLevelRun:
+		return "run"
+	}
+	return "unknown"
+}
+
+// Decision is what to do with one tool call.
+type Decision int
+
+// Decisions.
+const (
+	DecisionUnknown Decision = iota
+	DecisionRun
+	DecisionSkip
+	DecisionAsk
+	DecisionDeny
+)
+
+// Permission answers of the tool permission prompt.
+const (
+	AnswerRun         = "y"
+	AnswerRunRemember = "Y"
+	AnswerSkip        = "n"
+	AnswerSkipRemember = "N"
+)
+
+// PermissionOption is one key of the permission prompt.
+type PermissionOption struct {
+	Key   string
+	Label string
+}
+
+// PermissionOptions is the tool permission prompt, in order:
+// [y] run  [Y] run, remember for this run  [n] skip  [N] skip, remember for this run
+var PermissionOptions = []PermissionOption{
+	{AnswerRun, "run"},
+	{AnswerRunRemember, "run, remember for this run"},
+	{AnswerSkip, "skip"},
+	{AnswerSkipRemember, "skip, remember for this run"},
+}
+
+// ParsePermission maps a prompt key to a decision and its persist level.
+func ParsePermission(key string) (Decision, PersistLevel, error) {
+	switch key {
+	case AnswerRun:
+		return DecisionRun, PersistLevelNone, nil
+	case AnswerRunRemember:
+		return DecisionRun, PersistLevelRun, nil
+	case AnswerSkip:
+		return DecisionSkip, PersistLevelNone, nil
+	case AnswerSkipRemember:
+		return DecisionSkip, PersistLevelRun, nil
+	}
+	return DecisionUnknown, PersistLevelUnknown, fmt.Errorf("unknown permission answer %q: expected y, Y, n or N", key)
+}
+
+// Approvals are the answers remembered for the Run, keyed by tool name.
+// They live in the turn-loop driver, so a [Y] in turn 1 holds in a queued
+// turn 2. Not safe for concurrent use: the engine asks one question at a
+// time.
+type Approvals struct {
+	remembered map[string]Decision
+}
+
+// NewApprovals returns an empty set.
+func NewApprovals() *Approvals { return &Approvals{remembered: map[string]Decision{}} }
+
+// Decide applies the policy and any remembered answer to a call of tool.
+func (a *Approvals) Decide(tool string, p config.RunPolicy) Decision {
+	switch p {
+	case config.RunPolicyUnattended:
+		return DecisionRun
+	case config.RunPolicyDeny:
+		return DecisionDeny
+	}
+	if d, ok := a.remembered[tool]; ok {
+		return d
+	}
+	return DecisionAsk
+}
+
+// Record notes an answer; only PersistLevelRun answers are remembered.
+func (a *Approvals) Record(tool string, d Decision, lvl PersistLevel) {
+	if lvl == PersistLevelRun {
+		a.remembered[tool] = d
+	}
+}

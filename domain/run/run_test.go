@@ -1,0 +1,57 @@
+package run
+
+import (
+	"testing"
+
+	"github.com/jpcli/jp/domain/config"
+)
+
+func TestApprovalsRememberOnlyRunLevel(t *testing.T) {
+	a := NewApprovals()
+	if d := a.Decide("ls", config.RunPolicyAsk); d != DecisionAsk {
+		t.Fatalf("fresh ask = %v", d)
+	}
+	a.Record("ls", DecisionRun, PersistLevelNone)
+	if d := a.Decide("ls", config.RunPolicyAsk); d != DecisionAsk {
+		t.Fatal("a y answer must not be remembered")
+	}
+	a.Record("ls", DecisionRun, PersistLevelRun)
+	if d := a.Decide("ls", config.RunPolicyAsk); d != DecisionRun {
+		t.Fatal("a Y answer must hold for the run")
+	}
+	if d := a.Decide("cat", config.RunPolicyAsk); d != DecisionAsk {
+		t.Fatal("answers are keyed by tool name")
+	}
+	a.Record("rm", DecisionSkip, PersistLevelRun)
+	if d := a.Decide("rm", config.RunPolicyAsk); d != DecisionSkip {
+		t.Fatal("an N answer must hold for the run")
+	}
+	if d := a.Decide("rm", config.RunPolicyUnattended); d != DecisionRun {
+		t.Fatal("unattended runs")
+	}
+	if d := a.Decide("ls", config.RunPolicyDeny); d != DecisionDeny {
+		t.Fatal("deny wins over a remembered answer")
+	}
+}
+
+func TestParsePermission(t *testing.T) {
+	for _, tt := range []struct {
+		key string
+		d   Decision
+		lvl PersistLevel
+	}{
+		{"y", DecisionRun, PersistLevelNone}, {"Y", DecisionRun, PersistLevelRun},
+		{"n", DecisionSkip, PersistLevelNone}, {"N", DecisionSkip, PersistLevelRun},
+	} {
+		d, lvl, err := ParsePermission(tt.key)
+		if err != nil || d != tt.d || lvl != tt.lvl {
+			t.Errorf("ParsePermission(%q) = %v %v %v", tt.key, d, lvl, err)
+		}
+	}
+	if _, _, err := ParsePermission("x"); err == nil {
+		t.Fatal("unknown key accepted")
+	}
+	if PermissionOptions[1].Label != "run, remember for this run" || PermissionOptions[3].Label != "skip, remember for this run" {
+		t.Fatal("prompt labels must say 'remember for this run'")
+	}
+}
