@@ -20,6 +20,8 @@ type turnState struct {
 	offered []llm.Tool
 	// inBlock is the printer channel of the block being streamed.
 	inBlock ports.Channel
+	// retryHint is the provider's Retry-After for the last failure.
+	retryHint time.Duration
 }
 
 // RunTurnPhases drives one Turn through its phases (Idle -> Streaming ->
@@ -50,7 +52,7 @@ func (q *Query) RunTurnPhases(ctx context.Context, rs *runState, req turn.Reques
 		case turn.ActionRequest:
 			queue = append(queue, q.stream(ctx, rs, ts)...)
 		case turn.ActionRetry:
-			d := backoff(a.Attempt)
+			d := max(backoff(a.Attempt), ts.retryHint)
 			q.printer.Write(ports.ChannelChrome, fmt.Sprintf("The model's service failed; retrying in %s (attempt %d of %d).", d.Round(time.Millisecond), a.Attempt, rs.cfg.Assistant.Request.MaxRetries))
 			q.printer.EndBlock(ports.ChannelChrome)
 			if err := q.sleeper.Sleep(ctx, d); err != nil {
@@ -172,7 +174,12 @@ func (q *Query) stream(ctx context.Context, rs *runState, ts *turnState) []turn.
 	if !produced {
 		rs.failed++
 	}
-	return append(pending, ts.m.StreamError(providerError(err, rs), llm.IsTransient(err))...)
+	ts.retryHint = 0
+	var pe *llm.Error
+	if errors.As(err, &pe) {
+		ts.retryHint = min(pe.Retry, time.Minute)
+	}
+	return append(pending, ts.m.StreamError(err, llm.IsTransient(err))...)
 }
 
 func (q *Query) endBlock(ts *turnState) {
@@ -180,15 +187,6 @@ func (q *Query) endBlock(ts *turnState) {
 		q.printer.EndBlock(ts.inBlock)
 		ts.inBlock = ports.ChannelUnknown
 	}
-}
-
-// providerError turns a provider failure into a one-line message.
-func providerError(err error, rs *runState) error {
-	var pe *llm.Error
-	if errors.As(err, &pe) && pe.Kind == llm.ErrorAuth {
-		return fmt.Errorf("%w: check the API key for %s", err, rs.model.Provider)
-	}
-	return err
 }
 
 // backoff is the wait before retry attempt n (1-based): 0.5s doubling,

@@ -6,32 +6,96 @@ package wire
 //go:generate go tool wire
 
 import (
+	"io"
+	"os"
+
 	"github.com/google/wire"
 
 	"github.com/jpcli/jp/adapters/fsstore"
+	"github.com/jpcli/jp/adapters/headless"
+	"github.com/jpcli/jp/adapters/localtools"
+	"github.com/jpcli/jp/adapters/providers"
 	"github.com/jpcli/jp/adapters/sysclock"
+	"github.com/jpcli/jp/adapters/terminal"
 	"github.com/jpcli/jp/adapters/tomlconfig"
 	"github.com/jpcli/jp/app"
 	"github.com/jpcli/jp/ports"
 )
 
-// Options are the run's paths, resolved by cmd/jp from XDG variables.
+// Options are what cmd/jp resolved about this process: paths, streams and
+// the front end's flags.
 type Options struct {
 	// DataDir is <data> = $XDG_DATA_HOME/jp.
 	DataDir string
 	// ConfigDir is <config> = $XDG_CONFIG_HOME/jp.
 	ConfigDir string
+	// LaunchDir is the working directory jp was started in.
+	LaunchDir string
+
+	// Stdout and Stderr receive output; the TTY flags say whether each is a
+	// terminal.
+	Stdout, Stderr       io.Writer
+	StdoutTTY, StderrTTY bool
+	// TTYIn and TTYOut are the terminal prompts use; nil when jp cannot
+	// prompt (stdin or stderr is not a terminal).
+	TTYIn, TTYOut *os.File
+	// Width and Height of the terminal, 0 when unknown.
+	Width, Height int
+
+	// Format is --format (text or json); Quiet is --quiet.
+	Format string
+	Quiet  bool
+	// Headless is the --headless script path.
+	Headless string
+	// Editor is $VISUAL or $EDITOR.
+	Editor string
 }
 
-func provideClock() ports.Clock { return sysclock.New() }
+// Headless is the headless front end: the app plus the script, which the
+// CLI checks for unused steps when the run ends.
+type Headless struct {
+	App    *app.App
+	Script *headless.Script
+}
+
+func provideClock() sysclock.Clock { return sysclock.New() }
 
 func provideStore(o Options, c ports.Clock) (*fsstore.Store, error) {
 	return fsstore.New(o.DataDir, c)
 }
 
+func provideProviders(o Options) *providers.Factory {
+	f := providers.New()
+	if o.LaunchDir != "" {
+		f.BaseDir = o.LaunchDir
+	}
+	return f
+}
+
+func providePrinter(o Options) *terminal.Printer {
+	return terminal.NewPrinter(terminal.PrinterOptions{
+		Stdout: o.Stdout, Stderr: o.Stderr, IsTTY: o.StdoutTTY, StderrIsTTY: o.StderrTTY,
+		Format: o.Format, Quiet: o.Quiet, Width: o.Width, Height: o.Height,
+	})
+}
+
+func provideTerminalPrompter(o Options) ports.Prompter {
+	return terminal.NewPrompter(terminal.PrompterOptions{
+		In: o.TTYIn, Out: o.TTYOut, Interactive: o.TTYIn != nil && o.TTYOut != nil, Editor: o.Editor,
+	})
+}
+
+func provideScript(o Options) (*headless.Script, error) { return headless.Load(o.Headless) }
+
+func provideHeadlessPrompter(s *headless.Script) ports.Prompter { return s.Prompter() }
+
 // storageSet binds the file-system store to every storage port.
 var storageSet = wire.NewSet(
 	provideClock,
+	wire.Bind(new(ports.Clock), new(sysclock.Clock)),
+	wire.Bind(new(ports.Sleeper), new(sysclock.Clock)),
+	wire.Value(sysclock.IDs{}),
+	wire.Bind(new(ports.IDGenerator), new(sysclock.IDs)),
 	provideStore,
 	wire.Bind(new(ports.ConversationStore), new(*fsstore.Store)),
 	wire.Bind(new(ports.DraftStore), new(*fsstore.Store)),
@@ -39,10 +103,16 @@ var storageSet = wire.NewSet(
 	wire.Bind(new(ports.Locker), new(*fsstore.Store)),
 )
 
-// configSet binds the layered TOML loader.
-var configSet = wire.NewSet(
+// engineSet is configuration, providers, tools and output.
+var engineSet = wire.NewSet(
 	tomlconfig.New,
 	wire.Bind(new(ports.ConfigLoader), new(*tomlconfig.Loader)),
+	provideProviders,
+	wire.Bind(new(ports.ProviderFactory), new(*providers.Factory)),
+	wire.Value(localtools.Source{}),
+	wire.Bind(new(ports.ToolSource), new(localtools.Source)),
+	providePrinter,
+	wire.Bind(new(ports.Printer), new(*terminal.Printer)),
 )
 
 // appSet builds the use cases.
@@ -50,8 +120,14 @@ var appSet = wire.NewSet(
 	app.NewWorkspaces,
 	app.NewConversations,
 	app.NewConfig,
+	wire.Struct(new(app.QueryDeps), "*"),
+	app.NewQuery,
 	wire.Struct(new(app.App), "*"),
 )
 
-// cliSet is everything the terminal front end needs.
-var cliSet = wire.NewSet(storageSet, configSet, appSet)
+// cliSet is the terminal front end.
+var cliSet = wire.NewSet(storageSet, engineSet, appSet, provideTerminalPrompter)
+
+// headlessSet is the scripted front end.
+var headlessSet = wire.NewSet(storageSet, engineSet, appSet, provideScript, provideHeadlessPrompter,
+	wire.Struct(new(Headless), "*"))

@@ -9,7 +9,14 @@ import (
 )
 
 // InitializeCLI builds the app for the terminal front end.
-func InitializeCLI(opts Options) (*app.App, func(), error) {
+func InitializeCLI(opts Options) (*app.App, error) {
 	wire.Build(cliSet)
-	return nil, nil, nil
+	return nil, nil
+}
+
+// InitializeHeadless builds the app for the headless front end: prompts
+// are answered from the script at opts.Headless.
+func InitializeHeadless(opts Options) (*Headless, error) {
+	wire.Build(headlessSet)
+	return nil, nil
 }

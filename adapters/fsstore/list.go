@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -109,7 +107,7 @@ func planList(silo, root string, siloNames, projNames []string) []listJob {
 func readSummary(j listJob, buf *[]byte) (conversation.Summary, bool, error) {
 	sum := conversation.Summary{ID: j.id, Storage: j.storage}
 	path := filepath.Join(j.dir, metadataFile)
-	b, err := readFileBuf(path, buf)
+	b, err := readSmallFile(path, buf)
 	if isNotExist(err) || errors.Is(err, syscall.ENOTDIR) {
 		return sum, false, nil
 	}
@@ -123,7 +121,7 @@ func readSummary(j listJob, buf *[]byte) (conversation.Summary, bool, error) {
 		return sum, true, nil
 	}
 	path = filepath.Join(j.dir, localMetaFile)
-	b, err = readFileBuf(path, buf)
+	b, err = readSmallFile(path, buf)
 	if isNotExist(err) {
 		return sum, true, nil
 	}
@@ -136,34 +134,6 @@ func readSummary(j listJob, buf *[]byte) (conversation.Summary, bool, error) {
 	}
 	sum.Local, sum.LastRoot = local.Local, local.LastRoot
 	return sum, true, nil
-}
-
-// readFileBuf reads a whole file into *buf, reusing its storage. The result
-// is valid until the next call with the same buf.
-func readFileBuf(path string, buf *[]byte) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = f.Close() }()
-	b := (*buf)[:0]
-	if cap(b) == 0 {
-		b = make([]byte, 0, 4096)
-	}
-	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		n, err := f.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			*buf = b
-			return b, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", path, err)
-		}
-	}
 }
 
 // parallel runs fn(0..n-1) over the store's worker pool, each worker with

@@ -40,6 +40,21 @@ func (s *Store) UpdateMetadata(ctx context.Context, loc workspace.Location, id c
 	if err != nil {
 		return fmt.Errorf("update metadata of conversation %s: %w", id, err)
 	}
+	// Everything the projection sync needs is read (and checked) before
+	// anything is written.
+	project := loc.Root != ""
+	var st *streamState
+	if p.inSilo && project {
+		local, err := readLocal(p.siloConv)
+		if err != nil {
+			return fmt.Errorf("update metadata of conversation %s: %w", id, err)
+		}
+		if project = !local.Local; project {
+			if st, err = s.streamFor(p); err != nil {
+				return fmt.Errorf("update metadata of conversation %s: %w", id, err)
+			}
+		}
+	}
 	if err := fn(&meta); err != nil {
 		return fmt.Errorf("update metadata of conversation %s: %w", id, err)
 	}
@@ -51,7 +66,16 @@ func (s *Store) UpdateMetadata(ctx context.Context, loc workspace.Location, id c
 	if err := s.writeJSON(filepath.Join(p.siloConv, metadataFile), meta, 0o600); err != nil {
 		return fmt.Errorf("update metadata of conversation %s: %w", id, err)
 	}
-	return s.syncProjection(loc, id, p.siloConv)
+	if !project {
+		return nil
+	}
+	if st != nil && st.logSize > 0 {
+		if err := s.fold(p.siloConv, st); err != nil {
+			s.dropStream(p.siloConv)
+			return fmt.Errorf("update metadata of conversation %s: %w", id, err)
+		}
+	}
+	return s.projectFiles(loc.Root, id, p.siloConv)
 }
 
 // LocalMetadata reads metadata.local.json; it is the zero value when the
@@ -169,32 +193,6 @@ func (s *Store) importConversation(loc workspace.Location, id conversation.ID, p
 	s.dropStream(dir)
 	p.siloConv, p.inSilo = dir, true
 	return nil
-}
-
-// syncProjection folds the log and copies the managed files of a non-local
-// conversation into loc.Root's projection.
-func (s *Store) syncProjection(loc workspace.Location, id conversation.ID, siloConv string) error {
-	if loc.Root == "" {
-		return nil
-	}
-	local, err := readLocal(siloConv)
-	if err != nil {
-		return fmt.Errorf("sync projection of conversation %s: %w", id, err)
-	}
-	if local.Local {
-		return nil
-	}
-	if size, err := fileSize(filepath.Join(siloConv, logFile)); err != nil || size > 0 {
-		st, err := s.streamFor(place{siloConv: siloConv, inSilo: true})
-		if err != nil {
-			return fmt.Errorf("sync projection of conversation %s: %w", id, err)
-		}
-		if err := s.fold(siloConv, st); err != nil {
-			s.dropStream(siloConv)
-			return fmt.Errorf("sync projection of conversation %s: %w", id, err)
-		}
-	}
-	return s.projectFiles(loc.Root, id, siloConv)
 }
 
 // projectFiles copies the silo's events.json and metadata.json into the

@@ -42,13 +42,17 @@ func (e *existsError) Error() string {
 
 func (e *existsError) Unwrap() error { return ports.ErrExists }
 
-// Canonical returns the absolute, symlink-resolved form of dir.
+// Canonical returns the absolute, symlink-resolved form of dir. A missing
+// directory gives an error wrapping a *ports.NotFoundError.
 func (s *Store) Canonical(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return "", fmt.Errorf("resolve directory %s: %w", dir, err)
 	}
 	c, err := filepath.EvalSymlinks(abs)
+	if isNotExist(err) {
+		return "", fmt.Errorf("resolve directory %s: %w", dir, &ports.NotFoundError{What: "directory " + abs})
+	}
 	if err != nil {
 		return "", fmt.Errorf("resolve directory %s: %w", dir, err)
 	}

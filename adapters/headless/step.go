@@ -73,6 +73,7 @@ var targetNames = map[string]target{
 	"compose": targetCompose,
 }
 
+// String names the target as a script spells it.
 func (t target) String() string {
 	for name, v := range targetNames {
 		if v == t {
@@ -117,6 +118,23 @@ func (s step) matches(r request) bool {
 	}
 	ok, err := path.Match(s.match, r.about)
 	return err == nil && ok
+}
+
+// option finds the option a select or permission step chooses: by key
+// (case-sensitive) for permission; by value, key or label for select.
+func (s step) option(opts []ports.Option) (ports.Option, bool) {
+	fields := []func(ports.Option) string{optionValue, func(o ports.Option) string { return o.Key }, func(o ports.Option) string { return o.Label }}
+	if s.kind == stepPermission {
+		fields = fields[1:2]
+	}
+	for _, field := range fields {
+		for _, o := range opts {
+			if field(o) == s.value {
+				return o, true
+			}
+		}
+	}
+	return ports.Option{}, false
 }
 
 // String describes the step as the script spells it; a secret's value is

@@ -184,3 +184,13 @@ func (c *capped) String() string {
 	}
 	return c.buf.String()
 }
+
+// Source is the ports.ToolSource of local command tools.
+type Source struct{}
+
+var _ ports.ToolSource = Source{}
+
+// Open returns the configured local tools, run in root.
+func (Source) Open(ctx context.Context, cfg config.Config, root string) (ports.ToolServer, func(), error) {
+	return New(cfg, root), func() {}, nil
+}

@@ -112,6 +112,8 @@ func parseValue(text string, n *node) any {
 // config.ErrInvalidValue.
 type usageError struct{ msg string }
 
+// Error returns the message.
 func (e *usageError) Error() string { return e.msg }
 
+// Unwrap makes errors.Is(err, config.ErrInvalidValue) true.
 func (e *usageError) Unwrap() error { return config.ErrInvalidValue }

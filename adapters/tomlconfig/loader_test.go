@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sync"
 	"testing"
 
 	"github.com/jpcli/jp/domain/config"
@@ -265,6 +266,28 @@ func TestLoadMissingFilesAndCancel(t *testing.T) {
 	cancel()
 	if _, err := New().Load(ctx, ports.ConfigSource{UserConfigDir: dir}); !errors.Is(err, context.Canceled) {
 		t.Errorf("Load with a cancelled context = %v", err)
+	}
+}
+
+func TestLoadConcurrently(t *testing.T) {
+	w := newWorkspace(t)
+	writeFile(t, filepath.Join(w.root, ".jp", "config.toml"), "[mcp.servers.fs]\ncommand = [\"x\"]\n")
+	l := New()
+	src := w.source([]string{"JP_CFG_QUERY__LOOP=never"}, []string{"mcp.max_instances=2"})
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			r, err := l.Load(context.Background(), src)
+			if err != nil || r.Config.Query.Loop != config.LoopPolicyNever || r.Config.MCP.MaxInstances != 2 {
+				t.Errorf("Load = %v, %v", r.Config.Query.Loop, err)
+			}
+			r.Tree["query"].(map[string]any)["loop"] = "mutated"
+			r.Config.MCP.Servers["fs"] = config.MCPServer{}
+		})
+	}
+	wg.Wait()
+	if r := load(t, src); r.Tree["query"].(map[string]any)["loop"] != "never" || len(r.Config.MCP.Servers["fs"].Command) != 1 {
+		t.Error("a caller's mutation leaked into later loads")
 	}
 }
 

@@ -186,6 +186,9 @@ func decode(v any, n *node, dst reflect.Value) error {
 				}
 				continue
 			}
+			if n.rest == nil {
+				return fmt.Errorf("unknown key %q", k)
+			}
 			if err := decodeEntry(k, sub, n.rest.node, dst.Field(n.rest.index)); err != nil {
 				return err
 			}

@@ -12,7 +12,9 @@ import (
 	"syscall"
 
 	"github.com/alecthomas/kong"
+	"golang.org/x/term"
 
+	"github.com/jpcli/jp/adapters/headless"
 	"github.com/jpcli/jp/adapters/logging"
 	"github.com/jpcli/jp/app"
 	jpwire "github.com/jpcli/jp/wire"
@@ -38,8 +40,18 @@ type Runtime struct {
 	Paths     jpwire.Options
 	Log       *logging.Logger
 
-	app     *app.App
-	cleanup func()
+	// Front holds the front end's flags (set by jp query before App).
+	Front FrontOptions
+
+	app    *app.App
+	script *headless.Script
+}
+
+// FrontOptions are the output and prompt flags of the commands that talk.
+type FrontOptions struct {
+	Format   string
+	Quiet    bool
+	Headless string
 }
 
 // App builds the use cases on first use, so that commands that need none
@@ -48,12 +60,34 @@ func (rt *Runtime) App() (*app.App, error) {
 	if rt.app != nil {
 		return rt.app, nil
 	}
-	a, cleanup, err := jpwire.InitializeCLI(rt.Paths)
+	opts := rt.Paths
+	opts.Format, opts.Quiet, opts.Headless = rt.Front.Format, rt.Front.Quiet, rt.Front.Headless
+	if opts.Headless != "" {
+		h, err := jpwire.InitializeHeadless(opts)
+		if err != nil {
+			return nil, &app.UserError{Msg: err.Error(), Err: err}
+		}
+		rt.app, rt.script = h.App, h.Script
+		return rt.app, nil
+	}
+	a, err := jpwire.InitializeCLI(opts)
 	if err != nil {
 		return nil, err
 	}
-	rt.app, rt.cleanup = a, cleanup
+	rt.app = a
 	return a, nil
+}
+
+// finish checks, after the command ran, that a headless script was used
+// up: a script that no longer matches the run must fail loudly.
+func (rt *Runtime) finish(err error) error {
+	if err != nil || rt.script == nil {
+		return err
+	}
+	if derr := rt.script.Done(); derr != nil {
+		return &app.UserError{Msg: derr.Error(), Err: derr}
+	}
+	return nil
 }
 
 // Main runs jp with args and returns the process exit code.
@@ -107,24 +141,53 @@ func Main(args []string, s Streams, environ []string) int {
 	paths := jpwire.Options{
 		DataDir:   filepath.Join(xdgDir(env, "XDG_DATA_HOME", ".local/share"), "jp"),
 		ConfigDir: filepath.Join(xdgDir(env, "XDG_CONFIG_HOME", ".config"), "jp"),
+		LaunchDir: launch,
+		Stdout:    s.Out, Stderr: s.Err,
+		Editor: firstNonEmpty(env["VISUAL"], env["EDITOR"]),
 	}
+	terminalStreams(&paths, s)
 	logger := logging.New(s.Err, filepath.Join(paths.DataDir, "logs", "jp.log"), cli.Verbose)
 	defer func() { _ = logger.Close() }()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rt := &Runtime{Ctx: ctx, Streams: s, Globals: &cli.Globals, LaunchDir: launch, Environ: environ, Paths: paths, Log: logger}
-	defer func() {
-		if rt.cleanup != nil {
-			rt.cleanup()
-		}
-	}()
 	logger.Debug("command", "name", kctx.Command())
-	err = kctx.Run(rt)
+	err = rt.finish(kctx.Run(rt))
 	return reportError(s.Err, err)
 }
 
 type exitSentinel struct{}
+
+// terminalStreams fills in which streams are terminals, the terminal used
+// for prompts (stdin and stderr must both be terminals) and its size.
+func terminalStreams(o *jpwire.Options, s Streams) {
+	out, _ := s.Out.(*os.File)
+	errf, _ := s.Err.(*os.File)
+	in, _ := s.In.(*os.File)
+	o.StdoutTTY = out != nil && term.IsTerminal(int(out.Fd()))
+	o.StderrTTY = errf != nil && term.IsTerminal(int(errf.Fd()))
+	if in != nil && term.IsTerminal(int(in.Fd())) && o.StderrTTY {
+		o.TTYIn, o.TTYOut = in, errf
+	}
+	for _, f := range []*os.File{out, errf} {
+		if f != nil && term.IsTerminal(int(f.Fd())) {
+			if w, h, err := term.GetSize(int(f.Fd())); err == nil {
+				o.Width, o.Height = w, h
+				break
+			}
+		}
+	}
+}
+
+func firstNonEmpty(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
 
 func envMap(environ []string) map[string]string {
 	m := make(map[string]string, len(environ))

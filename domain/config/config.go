@@ -88,7 +88,7 @@ type Query struct {
 
 // Interrupt is the [interrupt] table.
 type Interrupt struct {
-	EscalationCooldownSecs int             `toml:"escalation_cooldown_secs" doc:"A second Ctrl-C within this many seconds of the first escalates (graceful shutdown)."`
+	EscalationCooldownSecs int             `toml:"escalation_cooldown_secs" doc:"Ctrl-C escalates: the first press goes to the current menu, the second begins a graceful shutdown, the third exits at once. The count resets after this many seconds without a Ctrl-C."`
 	Streaming              StreamingConfig `toml:"streaming" doc:"Ctrl-C while the assistant is generating content."`
 	ToolCall               ToolCallConfig  `toml:"tool_call" doc:"Ctrl-C while tools are executing."`
 	LoopCountdown          CountdownConfig `toml:"loop_countdown" doc:"The countdown before a queued reply is sent. Unreachable when query.loop is never."`

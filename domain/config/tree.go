@@ -161,7 +161,7 @@ func Lookup(tree map[string]any, path string) (any, error) {
 			}
 		}
 		if cur, ok = table[seg]; !ok {
-			return nil, &KeyError{Key: path, Hint: "jp config show lists the keys", Err: ErrUnknownKey}
+			return nil, &KeyError{Key: path, Err: ErrUnknownKey}
 		}
 	}
 	return cloneValue(cur), nil

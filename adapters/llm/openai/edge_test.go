@@ -134,3 +134,11 @@ func TestNewRejectsBadBaseURL(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+func TestNonStreamingAnswerIsFatal(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.JSONError(200, `{"id":"x","object":"chat.completion","choices":[]}`, nil))
+	e := llmError(t, newProvider(t, srv, "").Stream(context.Background(), userRequest("x"), (&llmtest.Recorder{}).Emit))
+	if e.Kind != llm.ErrorFatal || !strings.Contains(e.Message, "without streaming") {
+		t.Errorf("error = %+v", e)
+	}
+}

@@ -5,10 +5,13 @@
 package openai
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"io"
+	"mime"
 	"net/http"
 	"strings"
 	"time"
@@ -106,6 +109,12 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, emit func(llm.Ev
 	if res == nil || res.Body == nil {
 		return apierr.Dropped(p.name, errors.New("empty response"))
 	}
+	if mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type")); mt == "application/json" {
+		// A server that ignored "stream": true; retrying will not help.
+		defer func() { _ = res.Body.Close() }()
+		body, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
+		return apierr.Fatal(p.name, "the server answered without streaming (does it support stream: true?): %s", apierr.MessageFromBody(body))
+	}
 	dec := ssestream.NewDecoder(res)
 	defer func() { _ = dec.Close() }()
 
@@ -116,7 +125,7 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, emit func(llm.Ev
 		if len(data) == 0 {
 			continue
 		}
-		if strings.HasPrefix(string(data), "[DONE]") {
+		if bytes.HasPrefix(data, []byte("[DONE]")) {
 			s.sawDone = true
 			break
 		}

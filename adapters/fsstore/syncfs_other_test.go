@@ -1,0 +1,5 @@
+//go:build !unix
+
+package fsstore
+
+func flushAll() {}

@@ -1,0 +1,128 @@
+package anthropic
+
+import (
+	"encoding/json"
+	"strings"
+
+	sdk "github.com/anthropics/anthropic-sdk-go"
+
+	"github.com/jpcli/jp/adapters/llm/internal/apierr"
+	"github.com/jpcli/jp/domain/llm"
+)
+
+// toolBlock is a tool_use content block whose input is still arriving.
+type toolBlock struct {
+	id    string
+	name  string
+	start string // the input given in content_block_start, if any
+	input strings.Builder
+}
+
+// streamState turns Messages API stream events into llm events. Text and
+// thinking deltas are emitted as they arrive, a tool call when its block
+// stops, usage and EventDone at message_stop.
+type streamState struct {
+	provider string
+	emit     func(llm.Event) error
+
+	tools   map[int64]*toolBlock
+	usage   llm.Usage
+	stopped bool
+}
+
+func (s *streamState) event(ev sdk.MessageStreamEventUnion) error {
+	switch ev.Type {
+	case "message_start":
+		u := ev.Message.Usage
+		s.usage.InputTokens = int(u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens)
+		s.usage.OutputTokens = int(u.OutputTokens)
+	case "content_block_start":
+		return s.blockStart(ev.Index, ev.ContentBlock)
+	case "content_block_delta":
+		return s.blockDelta(ev.Index, ev.Delta)
+	case "content_block_stop":
+		return s.blockStop(ev.Index)
+	case "message_delta":
+		u := ev.Usage
+		if in := u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens; in > 0 {
+			s.usage.InputTokens = int(in)
+		}
+		if u.OutputTokens > 0 {
+			s.usage.OutputTokens = int(u.OutputTokens)
+		}
+	case "message_stop":
+		s.stopped = true
+	}
+	return nil
+}
+
+func (s *streamState) blockStart(index int64, b sdk.ContentBlockStartEventContentBlockUnion) error {
+	switch b.Type {
+	case "text":
+		return s.text(llm.EventTextDelta, b.Text)
+	case "thinking":
+		return s.text(llm.EventReasoningDelta, b.Thinking)
+	case "tool_use":
+		tb := &toolBlock{id: b.ID, name: b.Name}
+		if raw := b.JSON.Input.Raw(); raw != "" && raw != "null" && raw != "{}" {
+			tb.start = raw
+		}
+		if s.tools == nil {
+			s.tools = map[int64]*toolBlock{}
+		}
+		s.tools[index] = tb
+	}
+	return nil
+}
+
+func (s *streamState) blockDelta(index int64, d sdk.MessageStreamEventUnionDelta) error {
+	switch d.Type {
+	case "text_delta":
+		return s.text(llm.EventTextDelta, d.Text)
+	case "thinking_delta":
+		return s.text(llm.EventReasoningDelta, d.Thinking)
+	case "input_json_delta":
+		if tb := s.tools[index]; tb != nil {
+			tb.input.WriteString(d.PartialJSON)
+		}
+	}
+	return nil
+}
+
+// blockStop emits a finished tool_use block as one complete call.
+func (s *streamState) blockStop(index int64) error {
+	tb := s.tools[index]
+	if tb == nil {
+		return nil
+	}
+	delete(s.tools, index)
+	args := strings.TrimSpace(tb.input.String())
+	if args == "" {
+		args = tb.start
+	}
+	if args == "" {
+		args = "{}"
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(args), &obj); err != nil || obj == nil {
+		return apierr.Fatal(s.provider, "the model sent invalid input for tool %s (not a JSON object): %s", tb.name, args)
+	}
+	return s.emit(llm.Event{Kind: llm.EventToolCall, ToolCall: llm.ToolCall{ID: tb.id, Name: tb.name, Arguments: json.RawMessage(args)}})
+}
+
+func (s *streamState) text(kind llm.EventKind, text string) error {
+	if text == "" {
+		return nil
+	}
+	return s.emit(llm.Event{Kind: kind, Text: text})
+}
+
+// finish ends a stream that reached message_stop.
+func (s *streamState) finish() error {
+	if s.usage != (llm.Usage{}) {
+		if err := s.emit(llm.Event{Kind: llm.EventUsage, Usage: s.usage}); err != nil {
+			return err
+		}
+	}
+	return s.emit(llm.Event{Kind: llm.EventDone})
+}

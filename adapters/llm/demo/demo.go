@@ -1,0 +1,238 @@
+// Package demo implements ports.Provider with jp's built-in offline model:
+// deterministic, no network. Without a script it echoes the user word by
+// word; with one it plays scripted responses (text, reasoning, tool calls,
+// usage, errors, pauses). The script format and the rule that picks a
+// response are public: see docs/demo-model.md.
+package demo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"github.com/jpcli/jp/domain/llm"
+	"github.com/jpcli/jp/ports"
+)
+
+// Name is the provider name in errors and model IDs ("demo/echo").
+const Name = "demo"
+
+// EchoChrome is the chrome line the echo model emits before its answer.
+const EchoChrome = "demo model: offline echo. Set assistant.model.id (e.g. --model openai/gpt-4o) " +
+	"or ANTHROPIC_API_KEY / OPENAI_API_KEY to use a real model."
+
+// Options configure a Provider.
+type Options struct {
+	// ScriptPath is providers.demo.script; "" means echo only.
+	ScriptPath string
+	// Sleep waits d or until ctx is done (then returns ctx.Err()). nil
+	// means a real timer; tests inject a recorder.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// Provider is the demo model. It is safe for concurrent use, though the
+// response index is only meaningful for calls made one after another.
+type Provider struct {
+	script *script // nil: echo
+	sleep  func(context.Context, time.Duration) error
+
+	mu      sync.Mutex
+	skipped int // calls served that the engine's step count does not see
+}
+
+var _ ports.Provider = (*Provider)(nil)
+
+// New returns a demo Provider, reading and validating the script if one
+// is configured. A script error is a *ScriptError naming the file and the
+// line:column.
+func New(opts Options) (*Provider, error) {
+	p := &Provider{sleep: opts.Sleep}
+	if p.sleep == nil {
+		p.sleep = sleep
+	}
+	if opts.ScriptPath != "" {
+		data, err := os.ReadFile(opts.ScriptPath)
+		if err != nil {
+			return nil, fmt.Errorf("read demo script (providers.demo.script): %w", err)
+		}
+		s, err := parseScript(opts.ScriptPath, data)
+		if err != nil {
+			return nil, err
+		}
+		p.script = s
+	}
+	return p, nil
+}
+
+// Stream plays response number req.PriorCalls + skipped, and echoes past
+// the script's end or without a script (docs/demo-model.md, "Which
+// response plays").
+//
+// The engine's PriorCalls counts the steps stored in the conversation plus
+// this run's calls that failed before producing output. skipped adds the
+// calls the engine cannot see as used: those that finished normally with
+// no text, reasoning or tool call (nothing stored), and continuations of a
+// dropped response (the history ends with an assistant message, so their
+// output joins the stored partial step). Together, every call of a run
+// that used up its response moves the script on by exactly one.
+func (p *Provider) Stream(ctx context.Context, req llm.Request, emit func(llm.Event) error) error {
+	p.mu.Lock()
+	index := req.PriorCalls + p.skipped
+	p.mu.Unlock()
+
+	produced := false
+	tracked := func(e llm.Event) error {
+		switch e.Kind {
+		case llm.EventTextDelta, llm.EventReasoningDelta, llm.EventToolCall:
+			produced = true
+		}
+		return emit(e)
+	}
+	err := p.play(ctx, index, req, tracked)
+	if p.uncounted(req, err, produced) {
+		p.mu.Lock()
+		p.skipped++
+		p.mu.Unlock()
+	}
+	return err
+}
+
+// uncounted reports whether a call used up its response without the
+// engine counting it: not as a new stored step (that needs output and a
+// history that does not end with an assistant message), and not as a
+// failure before output (the engine counts those itself). A call that was
+// cancelled before any output did not use its response.
+func (p *Provider) uncounted(req llm.Request, err error, produced bool) bool {
+	var provErr *llm.Error
+	isProvErr := errors.As(err, &provErr)
+	continuation := len(req.Messages) > 0 && req.Messages[len(req.Messages)-1].Role == llm.RoleAssistant
+	switch {
+	case produced:
+		return continuation
+	case isProvErr:
+		return false // counted by the engine as a failed call
+	default:
+		return err == nil // an empty response; a cancelled call is replayed
+	}
+}
+
+// play emits response index, or the echo.
+func (p *Provider) play(ctx context.Context, index int, req llm.Request, emit func(llm.Event) error) error {
+	if p.script == nil {
+		return echo(ctx, req, EchoChrome, emit)
+	}
+	n := len(p.script.responses)
+	if index < 0 || index >= n {
+		chrome := fmt.Sprintf("demo model: script %s has %d responses and this is call %d; echoing.", p.script.path, n, index+1)
+		return echo(ctx, req, chrome, emit)
+	}
+	chrome := fmt.Sprintf("demo model: playing response %d of %d from %s.", index+1, n, p.script.path)
+	if err := emit(llm.Event{Kind: llm.EventChrome, Text: chrome}); err != nil {
+		return err
+	}
+	calls := 0
+	for _, ev := range p.script.responses[index] {
+		for range ev.repeat {
+			if ev.sleep > 0 {
+				if err := p.sleep(ctx, ev.sleep); err != nil {
+					return err
+				}
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			var out llm.Event
+			switch ev.kind {
+			case eventPause:
+				continue
+			case eventText:
+				out = llm.Event{Kind: llm.EventTextDelta, Text: ev.text}
+			case eventReasoning:
+				out = llm.Event{Kind: llm.EventReasoningDelta, Text: ev.text}
+			case eventUsage:
+				out = llm.Event{Kind: llm.EventUsage, Usage: ev.usage}
+			case eventToolCall:
+				id := fmt.Sprintf("call_%d_%d", index, calls)
+				calls++
+				out = llm.Event{Kind: llm.EventToolCall, ToolCall: llm.ToolCall{ID: id, Name: ev.name, Arguments: ev.args}}
+			case eventError:
+				return &llm.Error{Kind: ev.errKind, Provider: Name, Message: ev.text}
+			}
+			if err := emit(out); err != nil {
+				return err
+			}
+		}
+	}
+	return emit(llm.Event{Kind: llm.EventDone})
+}
+
+// echo emits chrome, then the echo text word by word, then EventDone.
+func echo(ctx context.Context, req llm.Request, chrome string, emit func(llm.Event) error) error {
+	if err := emit(llm.Event{Kind: llm.EventChrome, Text: chrome}); err != nil {
+		return err
+	}
+	for _, w := range Words(EchoText(req.Messages)) {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := emit(llm.Event{Kind: llm.EventTextDelta, Text: w}); err != nil {
+			return err
+		}
+	}
+	return emit(llm.Event{Kind: llm.EventDone})
+}
+
+// EchoText is the echo model's answer to a history: "Done." right after
+// tool results, otherwise "You said: " and the last user message ("You
+// said nothing." when there is none or it is blank).
+func EchoText(msgs []llm.Message) string {
+	if n := len(msgs); n > 0 && msgs[n-1].Role == llm.RoleTool {
+		return "Done."
+	}
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == llm.RoleUser {
+			if strings.TrimSpace(msgs[i].Text) == "" {
+				break
+			}
+			return "You said: " + msgs[i].Text
+		}
+	}
+	return "You said nothing."
+}
+
+// Words splits s into words, each keeping the whitespace that follows
+// it, so that the pieces concatenate back to s.
+func Words(s string) []string {
+	var out []string
+	start := 0
+	inSpace := false
+	for i, r := range s {
+		space := unicode.IsSpace(r)
+		if inSpace && !space && i > start {
+			out = append(out, s[start:i])
+			start = i
+		}
+		inSpace = space
+	}
+	if start < len(s) {
+		out = append(out, s[start:])
+	}
+	return out
+}
+
+// sleep waits d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

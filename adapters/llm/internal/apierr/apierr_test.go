@@ -1,0 +1,89 @@
+package apierr
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jpcli/jp/domain/llm"
+)
+
+func TestRetryAfter(t *testing.T) {
+	now := time.Date(2025, 3, 10, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name   string
+		header http.Header
+		want   time.Duration
+	}{
+		{"none", nil, 0},
+		{"seconds", http.Header{"Retry-After": {"7"}}, 7 * time.Second},
+		{"fractional seconds", http.Header{"Retry-After": {"0.5"}}, 500 * time.Millisecond},
+		{"milliseconds win", http.Header{"Retry-After-Ms": {"250"}, "Retry-After": {"9"}}, 250 * time.Millisecond},
+		{"http date", http.Header{"Retry-After": {now.Add(90 * time.Second).Format(http.TimeFormat)}}, 90 * time.Second},
+		{"date in the past", http.Header{"Retry-After": {now.Add(-time.Minute).Format(http.TimeFormat)}}, 0},
+		{"garbage", http.Header{"Retry-After": {"soon"}}, 0},
+		{"negative", http.Header{"Retry-After": {"-3"}}, 0},
+		{"capped", http.Header{"Retry-After": {"1e9"}}, maxRetryAfter},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := RetryAfter(tc.header, now); got != tc.want {
+				t.Errorf("RetryAfter = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestFromStatus(t *testing.T) {
+	for _, tc := range []struct {
+		status int
+		kind   llm.ErrorKind
+	}{
+		{400, llm.ErrorFatal}, {401, llm.ErrorAuth}, {403, llm.ErrorAuth}, {404, llm.ErrorFatal},
+		{408, llm.ErrorTransient}, {413, llm.ErrorFatal}, {429, llm.ErrorTransient},
+		{500, llm.ErrorTransient}, {503, llm.ErrorTransient}, {529, llm.ErrorTransient},
+	} {
+		e := FromStatus("p", tc.status, nil, "", Key{Env: "K", Set: true}, time.Now())
+		if e.Kind != tc.kind || e.Status != tc.status || (e.Message == "" && http.StatusText(tc.status) != "") {
+			t.Errorf("%d: %+v", tc.status, e)
+		}
+	}
+}
+
+func TestMessageFromBody(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"error":{"message":"bad key","type":"x"}}`:                   "bad key",
+		`{"type":"error","error":{"type":"x","message":"overloaded"}}`: "overloaded",
+		`{"error":"model not found"}`:                                  "model not found",
+		`{"message":"plain"}`:                                          "plain",
+		`{"detail":"not allowed"}`:                                     "not allowed",
+		`upstream timed out`:                                           "upstream timed out",
+		`<html><body>502</body></html>`:                                "",
+		``:                                                             "",
+	} {
+		if got := MessageFromBody([]byte(body)); got != want {
+			t.Errorf("MessageFromBody(%s) = %q, want %q", body, got, want)
+		}
+	}
+}
+
+func TestTransportAndOneLine(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := Transport(ctx, "p", errors.New("x")); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled ctx: %v", err)
+	}
+	err := Transport(context.Background(), "p", errors.New("dial tcp: connection refused"))
+	if !llm.IsTransient(err) {
+		t.Errorf("connection error: %v", err)
+	}
+	if got := OneLine("a\n  b\tc"); got != "a b c" {
+		t.Errorf("OneLine = %q", got)
+	}
+	long := OneLine(strings.Repeat("é", 400))
+	if !strings.HasSuffix(long, "...") || !strings.HasPrefix(long, "é") || len(long) > 504 {
+		t.Errorf("OneLine long = %d bytes", len(long))
+	}
+}

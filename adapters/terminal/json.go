@@ -1,0 +1,86 @@
+package terminal
+
+import (
+	"bufio"
+	"unicode/utf8"
+
+	"github.com/jpcli/jp/ports"
+)
+
+// writeJSON prints one record of --format json:
+//
+//	{"channel":"content","text":"..."}
+//	{"channel":"content","end":true}
+//
+// It encodes by hand into the buffered writer, so a record costs no
+// allocation.
+func (p *Printer) writeJSON(ch ports.Channel, text string, end bool) {
+	w := p.out.w
+	_, _ = w.WriteString(`{"channel":"`)
+	_, _ = w.WriteString(ch.String())
+	if end {
+		_, _ = w.WriteString(`","end":true}` + "\n")
+		return
+	}
+	_, _ = w.WriteString(`","text":`)
+	writeJSONString(w, text)
+	_, _ = w.WriteString("}\n")
+	if ch == ports.ChannelChrome || ch == ports.ChannelError {
+		_ = w.Flush()
+	}
+}
+
+const hexDigits = "0123456789abcdef"
+
+// writeJSONString writes s as a JSON string, as encoding/json would
+// (invalid UTF-8 becomes U+FFFD; U+2028 and U+2029 are escaped).
+func writeJSONString(w *bufio.Writer, s string) {
+	_ = w.WriteByte('"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' {
+				i++
+				continue
+			}
+			_, _ = w.WriteString(s[start:i])
+			switch b {
+			case '"', '\\':
+				_ = w.WriteByte('\\')
+				_ = w.WriteByte(b)
+			case '\n':
+				_, _ = w.WriteString(`\n`)
+			case '\r':
+				_, _ = w.WriteString(`\r`)
+			case '\t':
+				_, _ = w.WriteString(`\t`)
+			default:
+				_, _ = w.WriteString(`\u00`)
+				_ = w.WriteByte(hexDigits[b>>4])
+				_ = w.WriteByte(hexDigits[b&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			_, _ = w.WriteString(s[start:i])
+			_, _ = w.WriteString(`\ufffd`)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			_, _ = w.WriteString(s[start:i])
+			_, _ = w.WriteString(`\u202`)
+			_ = w.WriteByte(hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	_, _ = w.WriteString(s[start:])
+	_ = w.WriteByte('"')
+}

@@ -1,0 +1,342 @@
+package terminal
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/glamour"
+	"github.com/mattn/go-runewidth"
+	"github.com/muesli/termenv"
+)
+
+// markdown streams content to a terminal as rendered markdown.
+//
+// Streaming choice: every delta is echoed as raw text the moment it
+// arrives, so the answer appears as fast as the model writes it. When a
+// block is complete (a blank line outside a code fence, a closing code
+// fence, or EndBlock) the raw echo of that block is erased (cursor up,
+// clear to end of screen) and replaced by the block rendered with glamour.
+// The cursor position is tracked with rune widths and the terminal width
+// to know how many rows to erase. A block that cannot be rewritten safely
+// (taller than the screen, so its top has scrolled away, or interleaved
+// with other output such as a chrome line) stays raw. Control characters
+// in model output are neutralised before they reach the terminal.
+type markdown struct {
+	width, height int
+	style         string
+	r             *glamour.TermRenderer
+	rerr          error
+
+	// buf holds the source of the current block.
+	buf []byte
+	// echoed is how much of buf is on screen as raw text.
+	echoed int
+	// scanned is how much of buf was scanned for a block boundary (whole
+	// lines only).
+	scanned int
+	// row and col are the cursor position relative to the start of the
+	// block's raw echo.
+	row, col int
+	// fence is the marker of an open code fence ("```", "~~~~"), or "".
+	fence string
+	// content is true once the block has a non-blank line.
+	content bool
+	// raw is true when the block's echo can no longer be rewritten.
+	raw bool
+	// started is true once a block of this content stream is on screen,
+	// so the next one is separated by a blank line.
+	started bool
+}
+
+func newMarkdown(width, height int, style string) *markdown {
+	if style == "" {
+		style = "dark"
+	}
+	return &markdown{width: width, height: height, style: style}
+}
+
+// write takes a content delta; it returns whether the cursor is left mid-line.
+func (m *markdown) write(w *bufio.Writer, text string) (midLine bool) {
+	m.buf = appendSanitized(m.buf, text)
+	for {
+		m.dropLeadingBlankLines()
+		end := m.boundary()
+		if end < 0 {
+			break
+		}
+		m.finish(w, end)
+	}
+	if m.echoed < len(m.buf) {
+		if m.echoed == 0 && m.started {
+			_ = w.WriteByte('\n')
+		}
+		m.echo(w, m.buf[m.echoed:])
+		m.echoed = len(m.buf)
+	}
+	return m.col != 0
+}
+
+// end renders what is left of the block and ends the content stream.
+func (m *markdown) end(w *bufio.Writer) {
+	if len(bytes.TrimSpace(m.buf)) > 0 {
+		m.finish(w, len(m.buf))
+	} else if m.echoed > 0 {
+		m.erase(w)
+	}
+	m.reset()
+	m.buf = m.buf[:0]
+	m.started = false
+}
+
+// interrupt marks the block's echo as no longer rewritable: other output
+// is about to be written to the screen after it, on a new line.
+func (m *markdown) interrupt() {
+	if m.echoed > 0 {
+		m.raw = true
+	}
+	// The caller ends the line before writing anything else.
+	m.col = 0
+}
+
+// dropLeadingBlankLines removes complete blank lines before any content
+// of the block: they only separate blocks.
+func (m *markdown) dropLeadingBlankLines() {
+	for !m.content && m.echoed == 0 {
+		i := bytes.IndexByte(m.buf, '\n')
+		if i < 0 || len(bytes.TrimSpace(m.buf[:i])) > 0 {
+			return
+		}
+		m.buf = m.buf[:copy(m.buf, m.buf[i+1:])]
+		m.scanned = 0
+	}
+}
+
+// boundary scans the complete lines not scanned yet and returns the end
+// offset of the first complete block, or -1.
+func (m *markdown) boundary() int {
+	for {
+		i := bytes.IndexByte(m.buf[m.scanned:], '\n')
+		if i < 0 {
+			return -1
+		}
+		line := m.buf[m.scanned : m.scanned+i]
+		m.scanned += i + 1
+		trimmed := string(bytes.TrimSpace(line))
+		indent := len(line) - len(bytes.TrimLeft(line, " "))
+		switch {
+		case m.fence != "":
+			if closesFence(trimmed, m.fence) {
+				m.fence = ""
+				return m.scanned
+			}
+		case indent < 4 && fenceMarker(trimmed) != "":
+			m.fence = fenceMarker(trimmed)
+			m.content = true
+		case trimmed == "":
+			if m.content {
+				return m.scanned
+			}
+		default:
+			m.content = true
+		}
+	}
+}
+
+// fenceMarker returns the run of ` or ~ (three or more) opening a fence.
+func fenceMarker(trimmed string) string {
+	if len(trimmed) < 3 || (trimmed[0] != '`' && trimmed[0] != '~') {
+		return ""
+	}
+	n := len(trimmed) - len(strings.TrimLeft(trimmed, trimmed[:1]))
+	if n < 3 {
+		return ""
+	}
+	return trimmed[:n]
+}
+
+// closesFence reports whether a trimmed line closes the fence marker.
+func closesFence(trimmed, marker string) bool {
+	return len(trimmed) >= len(marker) && strings.Trim(trimmed, marker[:1]) == ""
+}
+
+// finish puts buf[:end] on screen as one block and starts the next.
+func (m *markdown) finish(w *bufio.Writer, end int) {
+	block := m.buf[:end]
+	switch {
+	case m.raw:
+		// The blank lines ending the block are left to the separator
+		// written before the next one.
+		m.echo(w, bytes.TrimRight(block[m.echoed:], " \t\n"))
+		if m.col != 0 {
+			_ = w.WriteByte('\n')
+		}
+	default:
+		if m.echoed > 0 {
+			m.erase(w)
+		} else if m.started {
+			_ = w.WriteByte('\n')
+		}
+		if out, ok := m.render(block); ok {
+			_, _ = w.WriteString(out)
+		} else {
+			m.echo(w, block)
+			if m.col != 0 {
+				_ = w.WriteByte('\n')
+			}
+		}
+	}
+	m.buf = m.buf[:copy(m.buf, m.buf[end:])]
+	m.reset()
+	m.started = true
+}
+
+// reset forgets the state of the finished block.
+func (m *markdown) reset() {
+	m.echoed, m.scanned, m.row, m.col = 0, 0, 0, 0
+	m.fence, m.content, m.raw = "", false, false
+}
+
+// erase moves the cursor back to the start of the block's echo and
+// clears the screen from there.
+func (m *markdown) erase(w *bufio.Writer) {
+	_ = w.WriteByte('\r')
+	if m.row > 0 {
+		_, _ = fmt.Fprintf(w, "\x1b[%dA", m.row)
+	}
+	_, _ = w.WriteString("\x1b[J")
+	m.row, m.col = 0, 0
+}
+
+// echo writes raw (already sanitised) text and tracks the cursor.
+func (m *markdown) echo(w *bufio.Writer, b []byte) {
+	_, _ = w.Write(b)
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		b = b[size:]
+		switch r {
+		case '\n':
+			m.row++
+			m.col = 0
+			continue
+		case '\t':
+			m.col = min((m.col/8+1)*8, m.width)
+			continue
+		}
+		rw := runewidth.RuneWidth(r)
+		if m.col+rw > m.width {
+			m.row++
+			m.col = 0
+		}
+		m.col += rw
+	}
+	if m.row >= m.height-1 {
+		// The top of the block may have scrolled off the screen.
+		m.raw = true
+	}
+}
+
+// render renders one block, trimmed to its visible lines and ending with a
+// newline.
+func (m *markdown) render(block []byte) (string, bool) {
+	if m.r == nil && m.rerr == nil {
+		m.r, m.rerr = glamour.NewTermRenderer(
+			glamour.WithStandardStyle(m.style),
+			glamour.WithWordWrap(m.width),
+			glamour.WithColorProfile(termenv.ANSI256),
+		)
+	}
+	if m.rerr != nil {
+		return "", false
+	}
+	out, err := m.r.Render(string(block))
+	if err != nil {
+		return "", false
+	}
+	return tidyRendered(out), true
+}
+
+// tidyRendered strips glamour's padding: trailing spaces on each line and
+// blank lines before and after the block.
+func tidyRendered(out string) string {
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		lines[i] = trimRightSpacesANSI(l)
+	}
+	blank := func(l string) bool { return strings.TrimSpace(stripSGR(l)) == "" }
+	for len(lines) > 0 && blank(lines[0]) {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && blank(lines[len(lines)-1]) {
+		lines = lines[:len(lines)-1]
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// trimRightSpacesANSI removes trailing spaces, looking through trailing
+// SGR sequences (which are kept).
+func trimRightSpacesANSI(l string) string {
+	var kept []string
+	for {
+		switch {
+		case strings.HasSuffix(l, " "):
+			l = strings.TrimRight(l, " ")
+		case strings.HasSuffix(l, "m") && strings.LastIndex(l, "\x1b[") >= 0 && isSGR(l[strings.LastIndex(l, "\x1b["):]):
+			i := strings.LastIndex(l, "\x1b[")
+			kept = append(kept, l[i:])
+			l = l[:i]
+		default:
+			for i := len(kept) - 1; i >= 0; i-- {
+				l += kept[i]
+			}
+			return l
+		}
+	}
+}
+
+// isSGR reports whether s is exactly one "ESC [ params m" sequence.
+func isSGR(s string) bool {
+	if len(s) < 3 || !strings.HasPrefix(s, "\x1b[") || s[len(s)-1] != 'm' {
+		return false
+	}
+	return strings.Trim(s[2:len(s)-1], "0123456789;:") == ""
+}
+
+// stripSGR removes every SGR sequence from s.
+func stripSGR(s string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "\x1b[")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		j := strings.IndexByte(s[i:], 'm')
+		if j < 0 {
+			return b.String()
+		}
+		s = s[i+j+1:]
+	}
+}
+
+// appendSanitized appends text to b, dropping CR and showing other control
+// characters except newline and tab in caret notation.
+func appendSanitized(b []byte, text string) []byte {
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case c == '\r':
+		case (c >= 0x20 && c != 0x7f) || c == '\n' || c == '\t':
+			b = append(b, c)
+		default:
+			b = append(b, '^', c^0x40)
+		}
+	}
+	return b
+}

@@ -1,0 +1,257 @@
+package terminal
+
+import (
+	"bufio"
+	"io"
+	"sync"
+
+	"github.com/jpcli/jp/ports"
+)
+
+// PrinterOptions configure a Printer.
+type PrinterOptions struct {
+	// Stdout receives content, tool calls and results, reasoning, and in
+	// JSON mode everything.
+	Stdout io.Writer
+	// Stderr receives chrome and errors in text mode, and the spinner.
+	Stderr io.Writer
+	// IsTTY says Stdout is a terminal: content is rendered as markdown and
+	// the other stdout channels are styled.
+	IsTTY bool
+	// StderrIsTTY says Stderr is a terminal: chrome is dimmed, errors are
+	// red, and Wait shows a spinner. When both are terminals they are
+	// taken to be the same screen.
+	StderrIsTTY bool
+	// Format is "text" (or "") or "json".
+	Format string
+	// Quiet silences chrome (and the spinner).
+	Quiet bool
+	// Width is the terminal width for markdown wrapping; 0 means 80.
+	Width int
+	// Height is the terminal height; 0 means 24. A streamed markdown block
+	// taller than this is left as raw text (see markdown.go).
+	Height int
+	// Style is the glamour style for markdown: "dark" (the default),
+	// "light", "notty", "ascii", "dracula", "pink", "tokyo-night".
+	Style string
+}
+
+// Printer is the terminal ports.Printer. See the package doc for where
+// each channel goes in each mode. It is safe for concurrent use.
+type Printer struct {
+	mu   sync.Mutex
+	opts PrinterOptions
+	json bool
+
+	out stream // Stdout
+	err stream // Stderr
+
+	md   *markdown // content renderer, TTY text mode only
+	spin *spinner  // nil unless the spinner may run
+}
+
+// stream is one output stream and what was last written to it.
+type stream struct {
+	w *bufio.Writer
+	// ch is the channel of the last text written.
+	ch ports.Channel
+	// midLine is true when the last text did not end with a newline.
+	midLine bool
+	// tty says the stream is a terminal.
+	tty bool
+}
+
+var _ ports.Printer = (*Printer)(nil)
+
+// NewPrinter returns a Printer. Nil writers are replaced by io.Discard.
+func NewPrinter(opts PrinterOptions) *Printer {
+	if opts.Stdout == nil {
+		opts.Stdout = io.Discard
+	}
+	if opts.Stderr == nil {
+		opts.Stderr = io.Discard
+	}
+	if opts.Width <= 0 {
+		opts.Width = 80
+	}
+	if opts.Height <= 0 {
+		opts.Height = 24
+	}
+	p := &Printer{
+		opts: opts,
+		json: opts.Format == "json",
+		out:  stream{w: bufio.NewWriterSize(opts.Stdout, 64<<10), tty: opts.IsTTY},
+		err:  stream{w: bufio.NewWriterSize(opts.Stderr, 4<<10), tty: opts.StderrIsTTY},
+	}
+	if !p.json && opts.IsTTY {
+		p.md = newMarkdown(opts.Width, opts.Height, opts.Style)
+	}
+	if !p.json && opts.StderrIsTTY && !opts.Quiet {
+		p.spin = &spinner{}
+	}
+	return p
+}
+
+// Write prints text on channel ch. In piped text mode the cost is one
+// buffered write: no allocation, no flush.
+func (p *Printer) Write(ch ports.Channel, text string) {
+	if text == "" || (ch == ports.ChannelChrome && p.opts.Quiet) {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.json {
+		p.writeJSON(ch, text, false)
+		return
+	}
+	s := p.route(ch)
+	p.prepare(s, ch)
+	switch {
+	case s.tty && ch == ports.ChannelContent:
+		s.midLine = p.md.write(s.w, text)
+	case s.tty:
+		p.writeStyled(s, ch, text)
+		s.midLine = text[len(text)-1] != '\n'
+	default:
+		_, _ = s.w.WriteString(text)
+		s.midLine = text[len(text)-1] != '\n'
+	}
+	if s.tty || s == &p.err {
+		_ = s.w.Flush()
+	}
+}
+
+// EndBlock ends the current block of ch: renders pending markdown, ends
+// an unterminated line, and flushes. In JSON mode it prints an end record.
+func (p *Printer) EndBlock(ch ports.Channel) {
+	if ch == ports.ChannelChrome && p.opts.Quiet {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.json {
+		p.writeJSON(ch, "", true)
+		_ = p.out.w.Flush()
+		return
+	}
+	s := p.route(ch)
+	if s.tty && ch == ports.ChannelContent {
+		p.clearSpinner()
+		p.md.end(s.w)
+		if s.ch == ch {
+			s.midLine = false
+		}
+	}
+	if s.ch == ch {
+		p.clearSpinner()
+		if s.midLine {
+			_ = s.w.WriteByte('\n')
+			s.midLine = false
+		}
+	}
+	_ = s.w.Flush()
+}
+
+// Flush writes out anything buffered.
+func (p *Printer) Flush() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	err := p.out.w.Flush()
+	if e := p.err.w.Flush(); err == nil {
+		err = e
+	}
+	return err
+}
+
+// route returns the stream a channel goes to in text mode.
+func (p *Printer) route(ch ports.Channel) *stream {
+	if ch == ports.ChannelChrome || ch == ports.ChannelError {
+		return &p.err
+	}
+	return &p.out
+}
+
+// prepare gets stream s ready for text on ch: it clears the spinner, keeps
+// stdout and stderr in order, and starts a new line when the channel
+// changes mid-line (on the stream, or on a screen both streams share).
+func (p *Printer) prepare(s *stream, ch ports.Channel) {
+	p.clearSpinner()
+	other := &p.out
+	if s == &p.out {
+		other = &p.err
+	}
+	if s == &p.err {
+		// stdout first, so that a chrome or error line comes after the
+		// content written before it.
+		_ = p.out.w.Flush()
+	}
+	shared := s.tty && other.tty
+	if shared && other.midLine {
+		if other == &p.out && p.md != nil {
+			p.md.interrupt()
+		}
+		_ = other.w.WriteByte('\n')
+		_ = other.w.Flush()
+		other.midLine = false
+	}
+	if s.ch != ch {
+		if s.midLine {
+			if s == &p.out && p.md != nil {
+				p.md.interrupt()
+			}
+			_ = s.w.WriteByte('\n')
+			s.midLine = false
+		}
+		if s == &p.out && p.md != nil && s.ch == ports.ChannelContent {
+			// Another channel interleaves with a content block: what is
+			// on screen can no longer be rewritten.
+			p.md.interrupt()
+		}
+		s.ch = ch
+	}
+}
+
+// ANSI styles for the TTY.
+const (
+	sgrReset = "\x1b[0m"
+	sgrDim   = "\x1b[2m"
+	sgrRed   = "\x1b[31m"
+	sgrCyan  = "\x1b[36m"
+)
+
+// writeStyled writes a non-content channel on a terminal, with control
+// characters neutralised: the text may come from a model, a tool or a
+// plugin.
+func (p *Printer) writeStyled(s *stream, ch ports.Channel, text string) {
+	style := ""
+	switch ch {
+	case ports.ChannelChrome, ports.ChannelReasoning, ports.ChannelToolResult:
+		style = sgrDim
+	case ports.ChannelError:
+		style = sgrRed
+	case ports.ChannelToolCall:
+		style = sgrCyan
+	}
+	_, _ = s.w.WriteString(style)
+	// A chrome countdown may redraw its line with "\r".
+	writeSanitized(s.w, text, ch == ports.ChannelChrome)
+	_, _ = s.w.WriteString(sgrReset)
+}
+
+// writeSanitized writes text with C0 control characters other than
+// newline and tab (and CR when allowCR), and DEL, shown in caret notation
+// (ESC as ^[), so that model or plugin output cannot drive the terminal.
+func writeSanitized(w *bufio.Writer, text string, allowCR bool) {
+	start := 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if (c >= 0x20 && c != 0x7f) || c == '\n' || c == '\t' || (c == '\r' && allowCR) {
+			continue
+		}
+		_, _ = w.WriteString(text[start:i])
+		_ = w.WriteByte('^')
+		_ = w.WriteByte(c ^ 0x40)
+		start = i + 1
+	}
+	_, _ = w.WriteString(text[start:])
+}

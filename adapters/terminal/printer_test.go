@@ -1,0 +1,282 @@
+package terminal
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jpcli/jp/ports"
+)
+
+// ordered records writes to stdout and stderr in one log, to check order.
+type ordered struct {
+	mu  sync.Mutex
+	log []string
+}
+
+type tagWriter struct {
+	o   *ordered
+	tag string
+	buf *bytes.Buffer
+}
+
+func (w tagWriter) Write(b []byte) (int, error) {
+	w.o.mu.Lock()
+	defer w.o.mu.Unlock()
+	w.o.log = append(w.o.log, w.tag+":"+string(b))
+	w.buf.Write(b)
+	return len(b), nil
+}
+
+func newPiped(opts PrinterOptions) (*Printer, *bytes.Buffer, *bytes.Buffer, *ordered) {
+	o := &ordered{}
+	var out, errb bytes.Buffer
+	opts.Stdout = tagWriter{o, "out", &out}
+	opts.Stderr = tagWriter{o, "err", &errb}
+	return NewPrinter(opts), &out, &errb, o
+}
+
+func TestPipedText(t *testing.T) {
+	p, out, errb, o := newPiped(PrinterOptions{})
+	p.Write(ports.ChannelReasoning, "thinking")
+	p.Write(ports.ChannelReasoning, " more")
+	p.EndBlock(ports.ChannelReasoning)
+	p.Write(ports.ChannelContent, "Hello ")
+	p.Write(ports.ChannelContent, "**world**")
+	p.Write(ports.ChannelChrome, "retrying")
+	p.EndBlock(ports.ChannelChrome)
+	p.Write(ports.ChannelContent, "\x1b[31m raw")
+	p.EndBlock(ports.ChannelContent)
+	p.Write(ports.ChannelToolCall, "bash {}")
+	p.Write(ports.ChannelToolResult, "bash: ok\n")
+	p.EndBlock(ports.ChannelToolResult)
+	p.Write(ports.ChannelError, "boom")
+	p.EndBlock(ports.ChannelError)
+	if err := p.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	wantOut := "thinking more\nHello **world**\x1b[31m raw\nbash {}\nbash: ok\n"
+	if out.String() != wantOut {
+		t.Errorf("stdout = %q, want %q", out.String(), wantOut)
+	}
+	if errb.String() != "retrying\nboom\n" {
+		t.Errorf("stderr = %q", errb.String())
+	}
+	// The chrome line comes after the content written before it.
+	var sawContent bool
+	for _, l := range o.log {
+		if strings.Contains(l, "**world**") {
+			sawContent = true
+		}
+		if strings.HasPrefix(l, "err:retrying") && !sawContent {
+			t.Errorf("chrome written before earlier content: %q", o.log)
+		}
+	}
+}
+
+func TestPipedQuiet(t *testing.T) {
+	p, out, errb, _ := newPiped(PrinterOptions{Quiet: true})
+	p.Write(ports.ChannelChrome, "chrome")
+	p.EndBlock(ports.ChannelChrome)
+	p.Write(ports.ChannelContent, "answer")
+	p.Write(ports.ChannelError, "error")
+	p.EndBlock(ports.ChannelError)
+	p.EndBlock(ports.ChannelContent)
+	if stop := p.Wait("waiting"); stop != nil {
+		stop()
+		stop()
+	}
+	_ = p.Flush()
+	if out.String() != "answer\n" || errb.String() != "error\n" {
+		t.Errorf("stdout %q stderr %q", out, errb)
+	}
+}
+
+func TestJSON(t *testing.T) {
+	p, out, errb, _ := newPiped(PrinterOptions{Format: "json", Quiet: true})
+	texts := []string{"Hello \"wörld\"\n", "\x00\x1f<>&\u2028\u2029\\", "\xff\xfe bad utf8", "tab\there\r"}
+	for _, s := range texts {
+		p.Write(ports.ChannelContent, s)
+	}
+	p.EndBlock(ports.ChannelContent)
+	p.Write(ports.ChannelChrome, "hidden by --quiet")
+	p.Write(ports.ChannelError, "err")
+	p.Write(ports.ChannelToolCall, "call")
+	_ = p.Flush()
+	if errb.Len() != 0 {
+		t.Errorf("stderr = %q", errb)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != len(texts)+3 {
+		t.Fatalf("got %d lines: %q", len(lines), out)
+	}
+	type rec struct {
+		Channel string  `json:"channel"`
+		Text    *string `json:"text"`
+		End     bool    `json:"end"`
+	}
+	for i, l := range lines {
+		var r rec
+		if err := json.Unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("line %d %q: %v", i, l, err)
+		}
+		if i < len(texts) {
+			std, _ := json.Marshal(texts[i])
+			var want string
+			_ = json.Unmarshal(std, &want)
+			if r.Channel != "content" || r.Text == nil || *r.Text != want {
+				t.Errorf("line %d = %+v, want text %q", i, r, want)
+			}
+		}
+	}
+	if lines[len(texts)] != `{"channel":"content","end":true}` {
+		t.Errorf("end record = %s", lines[len(texts)])
+	}
+	if lines[len(texts)+1] != `{"channel":"error","text":"err"}` || lines[len(texts)+2] != `{"channel":"tool_call","text":"call"}` {
+		t.Errorf("records = %q", lines[len(texts)+1:])
+	}
+}
+
+func FuzzJSONString(f *testing.F) {
+	f.Add("hello")
+	f.Add("\x00\"\\\u2028\xff\b\f")
+	f.Fuzz(func(t *testing.T, s string) {
+		if s == "" {
+			return
+		}
+		var out bytes.Buffer
+		p := NewPrinter(PrinterOptions{Stdout: &out, Format: "json"})
+		p.Write(ports.ChannelContent, s)
+		_ = p.Flush()
+		var got struct{ Text string }
+		if err := json.Unmarshal(out.Bytes(), &got); err != nil {
+			t.Fatalf("%q: %v", out.String(), err)
+		}
+		std, _ := json.Marshal(s)
+		var want string
+		_ = json.Unmarshal(std, &want)
+		if got.Text != want {
+			t.Fatalf("decoded %q, encoding/json gives %q", got.Text, want)
+		}
+	})
+}
+
+func TestPipedWriteDoesNotAllocate(t *testing.T) {
+	p := NewPrinter(PrinterOptions{Stdout: io.Discard, Stderr: io.Discard})
+	allocs := testing.AllocsPerRun(1000, func() { p.Write(ports.ChannelContent, "token ") })
+	if allocs != 0 {
+		t.Errorf("Write allocates %.1f times per call", allocs)
+	}
+	pj := NewPrinter(PrinterOptions{Stdout: io.Discard, Format: "json"})
+	allocs = testing.AllocsPerRun(1000, func() { pj.Write(ports.ChannelContent, "tok\"en\n") })
+	if allocs != 0 {
+		t.Errorf("JSON Write allocates %.1f times per call", allocs)
+	}
+}
+
+func TestConcurrentWrites(t *testing.T) {
+	var out bytes.Buffer
+	p := NewPrinter(PrinterOptions{Stdout: &out, Stderr: io.Discard})
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 1000; i++ {
+				p.Write(ports.ChannelToolResult, "xxxxxxxx")
+				p.Write(ports.ChannelChrome, "c")
+			}
+		}()
+	}
+	wg.Wait()
+	_ = p.Flush()
+	if got := strings.Count(out.String(), "x"); got != 8*1000*8 {
+		t.Errorf("lost writes: %d x", got)
+	}
+}
+
+func TestSpinner(t *testing.T) {
+	old := spinnerInterval
+	spinnerInterval = time.Millisecond
+	defer func() { spinnerInterval = old }()
+
+	var errb syncBuffer
+	var out bytes.Buffer
+	p := NewPrinter(PrinterOptions{Stdout: &out, Stderr: &errb, StderrIsTTY: true})
+	stop1 := p.Wait("waiting for the model")
+	stop2 := p.Wait("running bash")
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(errb.String(), "running bash (+1 more)") {
+		if time.Now().After(deadline) {
+			t.Fatalf("spinner never drawn: %q", errb.String())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	p.Write(ports.ChannelChrome, "line")
+	p.EndBlock(ports.ChannelChrome)
+	stop2()
+	stop1()
+	stop1()
+	s := errb.String()
+	if !strings.Contains(s, "\r\x1b[K"+sgrDim+"line"+sgrReset+"\n") {
+		t.Errorf("chrome line not written after clearing the spinner: %q", s)
+	}
+	if !strings.HasSuffix(s, "\r\x1b[K") && !strings.HasSuffix(s, "line"+sgrReset+"\n") {
+		t.Errorf("spinner not cleared at the end: %q", s[max(0, len(s)-40):])
+	}
+	// Not a terminal: no spinner, no goroutine.
+	q := NewPrinter(PrinterOptions{Stdout: &out, Stderr: &errb})
+	q.Wait("x")()
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// BenchmarkPrinterPipe pushes 100,000 text deltas per iteration through a
+// piped text-mode printer into io.Discard.
+func BenchmarkPrinterPipe(b *testing.B) {
+	benchmarkDeltas(b, PrinterOptions{Stdout: io.Discard, Stderr: io.Discard})
+}
+
+// BenchmarkPrinterJSON is BenchmarkPrinterPipe with --format json.
+func BenchmarkPrinterJSON(b *testing.B) {
+	benchmarkDeltas(b, PrinterOptions{Stdout: io.Discard, Stderr: io.Discard, Format: "json"})
+}
+
+func benchmarkDeltas(b *testing.B, opts PrinterOptions) {
+	const deltas = 100_000
+	p := NewPrinter(opts)
+	words := make([]string, 64)
+	for i := range words {
+		words[i] = fmt.Sprintf("word%d ", i)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j := 0; j < deltas; j++ {
+			p.Write(ports.ChannelContent, words[j&63])
+		}
+		p.EndBlock(ports.ChannelContent)
+		_ = p.Flush()
+	}
+	b.ReportMetric(float64(b.N)*deltas/b.Elapsed().Seconds(), "deltas/s")
+}

@@ -1,0 +1,133 @@
+package terminal
+
+import (
+	"fmt"
+	"sync"
+	"time"
+)
+
+// spinnerInterval is how often the spinner redraws; the first frame shows
+// after one interval, so short waits never flash.
+var spinnerInterval = 100 * time.Millisecond
+
+var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+// spinner is the state of Wait. All fields are guarded by Printer.mu.
+type spinner struct {
+	waits  []wait
+	nextID int
+	frame  int
+	// drawn is true while a spinner line is on screen.
+	drawn bool
+	// stop and done belong to the running animation goroutine, if any.
+	stop, done chan struct{}
+}
+
+// wait is one pending Wait call.
+type wait struct {
+	id    int
+	label string
+	since time.Time
+}
+
+// Wait shows a spinner with label on stderr until stop is called. It is a
+// no-op unless stderr is a terminal (and not in JSON or quiet mode).
+// Concurrent waits share one spinner line showing the latest label. Any
+// other output clears the line first; the spinner comes back on its next
+// frame when the cursor is at the start of a line. stop is idempotent and
+// waits for the animation goroutine to end once no wait is left.
+func (p *Printer) Wait(label string) (stop func()) {
+	if p.spin == nil {
+		return func() {}
+	}
+	p.mu.Lock()
+	sp := p.spin
+	sp.nextID++
+	id := sp.nextID
+	sp.waits = append(sp.waits, wait{id: id, label: label, since: time.Now()})
+	if sp.stop == nil {
+		sp.stop, sp.done = make(chan struct{}), make(chan struct{})
+		go p.animate(sp.stop, sp.done)
+	}
+	p.mu.Unlock()
+	var once sync.Once
+	return func() { once.Do(func() { p.endWait(id) }) }
+}
+
+// endWait removes one wait; the last one stops the animation and clears
+// the line.
+func (p *Printer) endWait(id int) {
+	p.mu.Lock()
+	sp := p.spin
+	for i, w := range sp.waits {
+		if w.id == id {
+			sp.waits = append(sp.waits[:i], sp.waits[i+1:]...)
+			break
+		}
+	}
+	if len(sp.waits) > 0 || sp.stop == nil {
+		p.mu.Unlock()
+		return
+	}
+	p.clearSpinner()
+	stop, done := sp.stop, sp.done
+	sp.stop, sp.done = nil, nil
+	close(stop)
+	p.mu.Unlock()
+	<-done
+}
+
+// animate draws a frame every spinnerInterval until stop is closed.
+func (p *Printer) animate(stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	t := time.NewTicker(spinnerInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-t.C:
+			p.mu.Lock()
+			select {
+			case <-stop:
+			default:
+				p.drawSpinner()
+			}
+			p.mu.Unlock()
+		}
+	}
+}
+
+// drawSpinner draws the current frame if the cursor is at the start of a
+// line. Called with p.mu held.
+func (p *Printer) drawSpinner() {
+	sp := p.spin
+	if len(sp.waits) == 0 || p.err.midLine || (p.out.tty && p.out.midLine) {
+		return
+	}
+	w := sp.waits[len(sp.waits)-1]
+	label := w.label
+	if n := len(sp.waits) - 1; n > 0 {
+		label += fmt.Sprintf(" (+%d more)", n)
+	}
+	if d := time.Since(w.since); d >= 2*time.Second {
+		label += fmt.Sprintf(" %ds", int(d.Seconds()))
+	}
+	sp.frame = (sp.frame + 1) % len(spinnerFrames)
+	_, _ = p.err.w.WriteString("\r" + sgrDim + spinnerFrames[sp.frame] + " ")
+	writeSanitized(p.err.w, label, false)
+	_, _ = p.err.w.WriteString(sgrReset + "\x1b[K")
+	_ = p.err.w.Flush()
+	sp.drawn = true
+}
+
+// clearSpinner erases the spinner line if it is drawn. Called with p.mu
+// held.
+func (p *Printer) clearSpinner() {
+	if p.spin == nil || !p.spin.drawn {
+		return
+	}
+	_, _ = p.err.w.WriteString("\r\x1b[K")
+	_ = p.err.w.Flush()
+	p.spin.drawn = false
+}

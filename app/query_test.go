@@ -1,0 +1,320 @@
+package app_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/jpcli/jp/adapters/memstore"
+	"github.com/jpcli/jp/app"
+	"github.com/jpcli/jp/domain/config"
+	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/llm"
+	"github.com/jpcli/jp/domain/turn"
+	"github.com/jpcli/jp/domain/workspace"
+	"github.com/jpcli/jp/mocks"
+	"github.com/jpcli/jp/ports"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+type fixedClock struct{ t time.Time }
+
+func (c *fixedClock) Now() time.Time { c.t = c.t.Add(time.Millisecond); return c.t }
+
+type counterIDs struct{ n int }
+
+func (c *counterIDs) NewID() string { c.n++; return fmt.Sprintf("ev%d", c.n) }
+
+// scriptProvider plays one response per call; a response is a list of
+// events, optionally ending in an error.
+type scriptProvider struct {
+	mu    sync.Mutex
+	calls []llm.Request
+	resps []resp
+}
+
+type resp struct {
+	events []llm.Event
+	err    error
+}
+
+func (p *scriptProvider) Stream(ctx context.Context, req llm.Request, emit func(llm.Event) error) error {
+	p.mu.Lock()
+	i := len(p.calls)
+	p.calls = append(p.calls, req)
+	p.mu.Unlock()
+	if i >= len(p.resps) {
+		return emit(llm.Event{Kind: llm.EventTextDelta, Text: "fallback"})
+	}
+	for _, ev := range p.resps[i].events {
+		if err := emit(ev); err != nil {
+			return err
+		}
+	}
+	return p.resps[i].err
+}
+
+// recordingPrinter keeps everything written, per channel.
+type recordingPrinter struct {
+	mu  sync.Mutex
+	out map[ports.Channel]*strings.Builder
+}
+
+func (p *recordingPrinter) Write(ch ports.Channel, text string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.out == nil {
+		p.out = map[ports.Channel]*strings.Builder{}
+	}
+	if p.out[ch] == nil {
+		p.out[ch] = &strings.Builder{}
+	}
+	p.out[ch].WriteString(text)
+}
+func (p *recordingPrinter) EndBlock(ch ports.Channel) { p.Write(ch, "\n") }
+func (p *recordingPrinter) Wait(string) func()        { return func() {} }
+func (p *recordingPrinter) Flush() error              { return nil }
+func (p *recordingPrinter) text(ch ports.Channel) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.out[ch] == nil {
+		return ""
+	}
+	return p.out[ch].String()
+}
+
+type echoTools struct{ calls []string }
+
+func (e *echoTools) Open(ctx context.Context, cfg config.Config, root string) (ports.ToolServer, func(), error) {
+	return &mocks.ToolServerMock{
+		ToolsFunc: func(ctx context.Context) ([]llm.Tool, error) {
+			return []llm.Tool{{Name: "fs_read", Parameters: json.RawMessage(`{"type":"object"}`)}}, nil
+		},
+		CallFunc: func(ctx context.Context, name string, args json.RawMessage) (ports.ToolResult, error) {
+			return ports.ToolResult{Content: "contents of " + string(args)}, nil
+		},
+	}, func() {}, nil
+}
+
+type fixture struct {
+	store    *memstore.Store
+	provider *scriptProvider
+	printer  *recordingPrinter
+	prompter *mocks.PrompterMock
+	answers  []string
+	sleeps   []time.Duration
+	query    *app.Query
+	cfg      config.Config
+}
+
+func newFixture(t *testing.T, resps ...resp) *fixture {
+	t.Helper()
+	f := &fixture{provider: &scriptProvider{resps: resps}, printer: &recordingPrinter{}, cfg: config.Default()}
+	f.store = memstore.New(&fixedClock{t: time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC)})
+	f.prompter = &mocks.PrompterMock{
+		InteractiveFunc: func() bool { return true },
+		AskFunc: func(ctx context.Context, q ports.Question) (ports.Answer, error) {
+			if len(f.answers) == 0 {
+				t.Fatalf("unexpected question %q", q.Message)
+			}
+			a := f.answers[0]
+			f.answers = f.answers[1:]
+			return ports.Answer{Text: a}, nil
+		},
+	}
+	ws := app.NewWorkspaces(f.store, f.store)
+	if _, err := ws.Init(context.Background(), "/proj"); err != nil {
+		t.Fatal(err)
+	}
+	f.query = app.NewQuery(ws, app.QueryDeps{
+		Store: f.store, Drafts: f.store, Locker: f.store,
+		Config: &mocks.ConfigLoaderMock{LoadFunc: func(ctx context.Context, src ports.ConfigSource) (config.Resolved, error) {
+			return config.Resolved{Config: f.cfg}, nil
+		}},
+		Providers: &mocks.ProviderFactoryMock{
+			ProviderFunc: func(ctx context.Context, cfg config.Config, model llm.ModelID) (ports.Provider, error) {
+				return f.provider, nil
+			},
+			HasKeyFunc: func(config.Config, string) bool { return false },
+		},
+		Tools:   &echoTools{},
+		Printer: f.printer, Prompter: f.prompter,
+		Clock:   &fixedClock{t: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)},
+		Sleeper: &mocks.SleeperMock{SleepFunc: func(ctx context.Context, d time.Duration) error { f.sleeps = append(f.sleeps, d); return nil }},
+		IDs:     &counterIDs{},
+	})
+	return f
+}
+
+func (f *fixture) run(t *testing.T, in app.QueryInput) (app.QueryResult, []conversation.Event, error) {
+	t.Helper()
+	in.LaunchDir = "/proj"
+	res, err := f.query.Run(context.Background(), in)
+	if res.Conversation == "" {
+		return res, nil, err
+	}
+	found, ferr := f.store.Find(context.Background(), "/proj")
+	if ferr != nil {
+		t.Fatal(ferr)
+	}
+	loc := workspace.Location{ID: found.ID, Root: found.Root}
+	evs, eerr := f.store.Events(context.Background(), loc, res.Conversation)
+	if eerr != nil {
+		t.Fatal(eerr)
+	}
+	if verr := conversation.Validate(evs); verr != nil {
+		t.Fatalf("stored events break invariants: %v", verr)
+	}
+	return res, evs, err
+}
+
+func types(evs []conversation.Event) string {
+	var s []string
+	for _, e := range evs {
+		s = append(s, e.Type.String())
+	}
+	return strings.Join(s, ",")
+}
+
+func text(s string) llm.Event { return llm.Event{Kind: llm.EventTextDelta, Text: s} }
+func toolCall(id string) llm.Event {
+	return llm.Event{Kind: llm.EventToolCall, ToolCall: llm.ToolCall{ID: id, Name: "fs_read", Arguments: json.RawMessage(`{"path":"a.txt"}`)}}
+}
+
+func TestQueryRecordsATurn(t *testing.T) {
+	f := newFixture(t, resp{events: []llm.Event{text("You said: "), text("hello")}})
+	res, evs, err := f.run(t, app.QueryInput{Message: "hello", HasMessage: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.End != turn.EndCompleted {
+		t.Fatalf("end = %v", res.End)
+	}
+	if got := types(evs); got != "turn_start,chat_request,chat_response,turn_end" {
+		t.Fatalf("events = %s", got)
+	}
+	if evs[0].Root != "/proj" || evs[1].Author != "user" || evs[2].Message != "You said: hello" {
+		t.Fatalf("events = %+v", evs)
+	}
+	if f.printer.text(ports.ChannelContent) != "You said: hello\n" {
+		t.Fatalf("content = %q", f.printer.text(ports.ChannelContent))
+	}
+}
+
+func TestRunScopedApprovalCoversTheSecondCall(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		answers []string
+		asked   int
+	}{
+		{"Y remembers for the run", []string{"Y"}, 1},
+		{"y asks again", []string{"y", "y"}, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t,
+				resp{events: []llm.Event{toolCall("c1")}},
+				resp{events: []llm.Event{toolCall("c2")}},
+				resp{events: []llm.Event{text("both read")}},
+			)
+			f.answers = tt.answers
+			_, evs, err := f.run(t, app.QueryInput{Message: "read twice", HasMessage: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := len(f.prompter.AskCalls()); n != tt.asked {
+				t.Fatalf("asked %d times, want %d", n, tt.asked)
+			}
+			q := f.prompter.AskCalls()[0].Q
+			if q.Topic != "tool_permission:fs_read" || len(q.Options) != 4 || q.Options[1].Label != "run, remember for this run" {
+				t.Fatalf("permission question = %+v", q)
+			}
+			want := "turn_start,chat_request,tool_call_request,tool_call_response,tool_call_request,tool_call_response,chat_response,turn_end"
+			if got := types(evs); got != want {
+				t.Fatalf("events = %s", got)
+			}
+			if evs[3].IsError || !strings.Contains(evs[3].Content, "a.txt") {
+				t.Fatalf("first result = %+v", evs[3])
+			}
+		})
+	}
+}
+
+func TestSkipUsesCancellationResponse(t *testing.T) {
+	f := newFixture(t, resp{events: []llm.Event{toolCall("c1")}}, resp{events: []llm.Event{text("ok")}})
+	f.answers = []string{"n"}
+	_, evs, err := f.run(t, app.QueryInput{Message: "x", HasMessage: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !evs[3].IsError || evs[3].Content != f.cfg.Conversation.Tools.Defaults.CancellationResponse {
+		t.Fatalf("skipped call result = %+v", evs[3])
+	}
+}
+
+func TestTransientErrorRetriesAndKeepsPartial(t *testing.T) {
+	f := newFixture(t,
+		resp{events: []llm.Event{text("partial ")}, err: &llm.Error{Kind: llm.ErrorTransient, Provider: "p", Status: 503}},
+		resp{err: &llm.Error{Kind: llm.ErrorTransient, Provider: "p", Status: 429}},
+		resp{events: []llm.Event{text("rest")}},
+	)
+	_, evs, err := f.run(t, app.QueryInput{Message: "x", HasMessage: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := types(evs); got != "turn_start,chat_request,chat_response,chat_response,turn_end" {
+		t.Fatalf("events = %s", got)
+	}
+	if evs[2].Message != "partial " || evs[3].Message != "rest" {
+		t.Fatalf("messages = %q %q", evs[2].Message, evs[3].Message)
+	}
+	if len(f.sleeps) != 2 || f.sleeps[1] <= f.sleeps[0] {
+		t.Fatalf("backoff = %v", f.sleeps)
+	}
+	// The retry continued from the partial response.
+	last := f.provider.calls[2].Messages
+	if last[len(last)-1].Role != llm.RoleAssistant || last[len(last)-1].Text != "partial " {
+		t.Fatalf("retry history = %+v", last)
+	}
+}
+
+func TestFatalErrorEndsTurnWithError(t *testing.T) {
+	f := newFixture(t, resp{err: &llm.Error{Kind: llm.ErrorAuth, Provider: "openai", Status: 401, Message: "bad key"}})
+	_, evs, err := f.run(t, app.QueryInput{Message: "x", HasMessage: true})
+	var ue *app.UserError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "HTTP 401") {
+		t.Fatalf("err = %v", err)
+	}
+	if len(f.sleeps) != 0 {
+		t.Fatal("an auth error must not be retried")
+	}
+	if got := types(evs); got != "turn_start,chat_request,turn_end" || evs[2].Outcome != conversation.OutcomeError {
+		t.Fatalf("events = %s %+v", got, evs[len(evs)-1])
+	}
+}
+
+func TestSecondQueryContinuesActiveConversation(t *testing.T) {
+	f := newFixture(t)
+	r1, _, err := f.run(t, app.QueryInput{Message: "one", HasMessage: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, evs, err := f.run(t, app.QueryInput{Message: "two", HasMessage: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r1.Conversation != r2.Conversation || len(evs) != 8 {
+		t.Fatalf("second query went to %s (first %s), %d events", r2.Conversation, r1.Conversation, len(evs))
+	}
+	r3, _, err := f.run(t, app.QueryInput{Message: "three", HasMessage: true, New: true})
+	if err != nil || r3.Conversation == r1.Conversation {
+		t.Fatalf("--new reused %s: %v", r3.Conversation, err)
+	}
+}
