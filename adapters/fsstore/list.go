@@ -16,8 +16,7 @@ import (
 // listJob is one conversation directory to read for List.
 type listJob struct {
 	id      conversation.ID
-	dir     string
-	storage conversation.Storage
+	storage conversation.Storage // WorkspaceOnly: read from the projection
 }
 
 // List returns the conversations visible from loc, ordered by ID: the
@@ -25,7 +24,8 @@ type listJob struct {
 // conversation's metadata.json and metadata.local.json, learns projection
 // presence from one directory listing, and reads a projection's
 // metadata.json only for conversations not in the silo. Events are never
-// read.
+// read. The files are read by a small worker pool, relative to open
+// directory handles.
 func (s *Store) List(ctx context.Context, loc workspace.Location) ([]conversation.Summary, error) {
 	if err := checkLoc(loc); err != nil {
 		return nil, fmt.Errorf("list conversations: %w", err)
@@ -38,21 +38,28 @@ func (s *Store) List(ctx context.Context, loc workspace.Location) ([]conversatio
 		return nil, err
 	}
 	var siloNames, projNames []string
+	var siloDir, projDir dirHandle
 	if silo != "" {
-		if siloNames, err = readDirNames(filepath.Join(silo, convsDir)); err != nil {
+		if siloNames, siloDir, err = openListed(filepath.Join(silo, convsDir)); err != nil {
 			return nil, fmt.Errorf("list conversations: %w", err)
 		}
+		defer siloDir.close()
 	}
 	if loc.Root != "" {
-		if projNames, err = readDirNames(filepath.Join(loc.Root, dotJP, convsDir)); err != nil {
+		if projNames, projDir, err = openListed(filepath.Join(loc.Root, dotJP, convsDir)); err != nil {
 			return nil, fmt.Errorf("list conversations: %w", err)
 		}
+		defer projDir.close()
 	}
-	jobs := planList(silo, loc.Root, siloNames, projNames)
+	jobs := planList(siloNames, projNames)
 	out := make([]conversation.Summary, len(jobs))
 	found := make([]bool, len(jobs))
 	err = s.parallel(ctx, len(jobs), func(i int, buf *[]byte) error {
-		sum, ok, err := readSummary(jobs[i], buf)
+		d := siloDir
+		if jobs[i].storage == conversation.StorageWorkspaceOnly {
+			d = projDir
+		}
+		sum, ok, err := readSummary(d, jobs[i], buf)
 		out[i], found[i] = sum, ok
 		return err
 	})
@@ -73,8 +80,22 @@ func (s *Store) List(ctx context.Context, loc workspace.Location) ([]conversatio
 	return out, nil
 }
 
+// openListed lists a directory and opens it for reading files under it.
+// A missing directory is empty.
+func openListed(dir string) ([]string, dirHandle, error) {
+	names, err := readDirNames(dir)
+	if err != nil || len(names) == 0 {
+		return nil, dirHandle{fd: -1}, err
+	}
+	d, err := openDir(dir)
+	if isNotExist(err) {
+		return nil, d, nil
+	}
+	return names, d, err
+}
+
 // planList pairs silo and projection entries into jobs.
-func planList(silo, root string, siloNames, projNames []string) []listJob {
+func planList(siloNames, projNames []string) []listJob {
 	inProj := make(map[string]bool, len(projNames))
 	for _, n := range projNames {
 		if isConvName(n) {
@@ -92,36 +113,36 @@ func planList(silo, root string, siloNames, projNames []string) []listJob {
 		if inProj[n] {
 			st = conversation.StorageBoth
 		}
-		jobs = append(jobs, listJob{id: conversation.ID(n), dir: filepath.Join(silo, convsDir, n), storage: st})
+		jobs = append(jobs, listJob{id: conversation.ID(n), storage: st})
 	}
 	for n := range inProj {
 		if !inSilo[n] {
-			jobs = append(jobs, listJob{id: conversation.ID(n), dir: projDir(root, conversation.ID(n)), storage: conversation.StorageWorkspaceOnly})
+			jobs = append(jobs, listJob{id: conversation.ID(n), storage: conversation.StorageWorkspaceOnly})
 		}
 	}
 	return jobs
 }
 
-// readSummary reads one listed conversation. ok is false for a directory
-// without metadata.json (being created or removed).
-func readSummary(j listJob, buf *[]byte) (conversation.Summary, bool, error) {
+// readSummary reads one listed conversation under d. ok is false for a
+// directory without metadata.json (being created or removed).
+func readSummary(d dirHandle, j listJob, buf *[]byte) (conversation.Summary, bool, error) {
 	sum := conversation.Summary{ID: j.id, Storage: j.storage}
-	path := filepath.Join(j.dir, metadataFile)
-	b, err := readSmallFile(path, buf)
+	rel := string(j.id) + string(filepath.Separator) + metadataFile
+	b, err := d.readFile(rel, buf)
 	if isNotExist(err) || errors.Is(err, syscall.ENOTDIR) {
 		return sum, false, nil
 	}
 	if err != nil {
 		return sum, false, err
 	}
-	if err := decodeJSON(path, b, &sum.Metadata); err != nil {
+	if err := decodeJSON(filepath.Join(d.path, rel), b, &sum.Metadata); err != nil {
 		return sum, false, err
 	}
 	if j.storage == conversation.StorageWorkspaceOnly {
 		return sum, true, nil
 	}
-	path = filepath.Join(j.dir, localMetaFile)
-	b, err = readSmallFile(path, buf)
+	rel = string(j.id) + string(filepath.Separator) + localMetaFile
+	b, err = d.readFile(rel, buf)
 	if isNotExist(err) {
 		return sum, true, nil
 	}
@@ -129,7 +150,7 @@ func readSummary(j listJob, buf *[]byte) (conversation.Summary, bool, error) {
 		return sum, false, err
 	}
 	var local conversation.LocalMetadata
-	if err := decodeJSON(path, b, &local); err != nil {
+	if err := decodeJSON(filepath.Join(d.path, rel), b, &local); err != nil {
 		return sum, false, err
 	}
 	sum.Local, sum.LastRoot = local.Local, local.LastRoot

@@ -2,9 +2,22 @@
 
 package fsstore
 
-import "os"
+import (
+	"os"
+	"path/filepath"
+)
 
-// readSmallFile reads a whole file; buf is unused on this platform.
-func readSmallFile(path string, _ *[]byte) ([]byte, error) {
-	return os.ReadFile(path)
+// dirHandle is a directory that files are read relative to.
+type dirHandle struct {
+	fd   int // unused here
+	path string
+}
+
+func openDir(path string) (dirHandle, error) { return dirHandle{fd: -1, path: path}, nil }
+
+func (d dirHandle) close() {}
+
+// readFile reads the file rel under d; buf is unused on this platform.
+func (d dirHandle) readFile(rel string, _ *[]byte) ([]byte, error) {
+	return os.ReadFile(filepath.Join(d.path, rel))
 }

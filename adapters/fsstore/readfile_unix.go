@@ -4,28 +4,57 @@ package fsstore
 
 import (
 	"io/fs"
-	"syscall"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
 )
 
-// readSmallFile reads a whole small file into *buf, reusing its storage;
-// the result is valid until the next call with the same buf. It uses raw
-// system calls (open, read, close) because os.Open spends several more on
-// the poller, which dominate when List reads thousands of tiny files. A
-// short read ends the file: the files read this way are only ever
-// replaced by rename, never written in place.
-func readSmallFile(path string, buf *[]byte) ([]byte, error) {
+// dirHandle is an open directory that files are read relative to, so that
+// reading thousands of files under it does not resolve its path each time.
+type dirHandle struct {
+	fd   int
+	path string
+}
+
+// openDir opens a directory for reading files relative to it.
+func openDir(path string) (dirHandle, error) {
+	for {
+		fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return dirHandle{fd: -1}, &fs.PathError{Op: "open", Path: path, Err: err}
+		}
+		return dirHandle{fd: fd, path: path}, nil
+	}
+}
+
+func (d dirHandle) close() {
+	if d.fd >= 0 {
+		_ = unix.Close(d.fd)
+	}
+}
+
+// readFile reads the small file rel (relative to d) into *buf, reusing its
+// storage; the result is valid until the next call with the same buf. It
+// uses raw system calls (openat, read, close) because os.Open spends
+// several more on the poller, which dominate when List reads thousands of
+// tiny files. A short read ends the file: files read this way are only
+// ever replaced by rename, never written in place.
+func (d dirHandle) readFile(rel string, buf *[]byte) ([]byte, error) {
 	var fd int
 	var err error
 	for {
-		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-		if err != syscall.EINTR {
+		fd, err = unix.Openat(d.fd, rel, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != unix.EINTR {
 			break
 		}
 	}
 	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+		return nil, &fs.PathError{Op: "open", Path: filepath.Join(d.path, rel), Err: err}
 	}
-	defer func() { _ = syscall.Close(fd) }()
+	defer func() { _ = unix.Close(fd) }()
 	b := (*buf)[:0]
 	if cap(b) < 4096 {
 		b = make([]byte, 0, 8192)
@@ -35,12 +64,12 @@ func readSmallFile(path string, buf *[]byte) ([]byte, error) {
 			b = append(b, 0)[:len(b)]
 		}
 		room := cap(b) - len(b)
-		n, err := syscall.Read(fd, b[len(b):cap(b)])
-		if err == syscall.EINTR {
+		n, err := unix.Read(fd, b[len(b):cap(b)])
+		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
-			return nil, &fs.PathError{Op: "read", Path: path, Err: err}
+			return nil, &fs.PathError{Op: "read", Path: filepath.Join(d.path, rel), Err: err}
 		}
 		b = b[:len(b)+n]
 		if n == 0 || n < room {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,9 +10,19 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/jpcli/jp/adapters/fsstore"
+	"github.com/jpcli/jp/adapters/sysclock"
+	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/workspace"
 )
 
 func TestMain(m *testing.M) {
+	// Tests that need a real jp process re-execute this binary with
+	// JP_TEST_RUN_MAIN=1 (see jpCommand).
+	if os.Getenv("JP_TEST_RUN_MAIN") == "1" {
+		os.Exit(Main(os.Args[1:], Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}, os.Environ()))
+	}
 	testscript.Main(m, map[string]func(){
 		"jp": func() {
 			os.Exit(Main(os.Args[1:], Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}, os.Environ()))
@@ -43,6 +54,7 @@ func TestScripts(t *testing.T) {
 			"silo":      cmdSilo,
 			"unchanged": cmdUnchanged,
 			"lines":     cmdLines,
+			"holdlock":  cmdHoldLock,
 		},
 	})
 }
@@ -99,4 +111,23 @@ func cmdLines(ts *testscript.TestScript, neg bool, args []string) {
 	if fmt.Sprint(n) != args[0] {
 		ts.Fatalf("%s has %d lines, want %s:\n%s", args[1], n, args[0], text)
 	}
+}
+
+// holdlock DIR ID|@FILE takes conversation ID's lock in DIR's workspace, as
+// another jp process would, and holds it until the script ends.
+func cmdHoldLock(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: holdlock DIR ID")
+	}
+	st, err := fsstore.New(ts.Getenv("DATA"), sysclock.New())
+	ts.Check(err)
+	f, err := st.Find(context.Background(), ts.MkAbs(args[0]))
+	ts.Check(err)
+	id := args[1]
+	if strings.HasPrefix(id, "@") {
+		id = strings.TrimSpace(ts.ReadFile(id[1:]))
+	}
+	release, err := st.Lock(context.Background(), workspace.Location{ID: f.ID, Root: f.Root}, conversation.ID(id), 0)
+	ts.Check(err)
+	ts.Defer(func() { _ = release() })
 }

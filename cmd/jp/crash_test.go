@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jpcli/jp/adapters/fsstore"
+	"github.com/jpcli/jp/adapters/sysclock"
+	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/workspace"
+)
+
+// jpEnv is a temp home for jp processes started by a test.
+type jpEnv struct {
+	t    *testing.T
+	dir  string // the checkout
+	data string
+	env  []string
+}
+
+func newJPEnv(t *testing.T) *jpEnv {
+	t.Helper()
+	base := t.TempDir()
+	e := &jpEnv{t: t, dir: filepath.Join(base, "proj"), data: filepath.Join(base, "data")}
+	if err := os.MkdirAll(e.dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.env = append(os.Environ(),
+		"JP_TEST_RUN_MAIN=1",
+		"HOME="+base,
+		"XDG_DATA_HOME="+e.data,
+		"XDG_CONFIG_HOME="+filepath.Join(base, "config"),
+		"ANTHROPIC_API_KEY=", "OPENAI_API_KEY=", "JP_HEADLESS=",
+	)
+	return e
+}
+
+// command returns a jp process (this test binary re-executed as jp).
+func (e *jpEnv) command(ctx context.Context, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, os.Args[0], args...)
+	cmd.Dir = e.dir
+	cmd.Env = e.env
+	return cmd
+}
+
+func (e *jpEnv) run(args ...string) string {
+	e.t.Helper()
+	out, err := e.command(context.Background(), args...).CombinedOutput()
+	if err != nil {
+		e.t.Fatalf("jp %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func (e *jpEnv) write(rel, content string) {
+	e.t.Helper()
+	p := filepath.Join(e.dir, rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// multiToolScript is a long demo script: turns of slow text and tool
+// batches, so that a kill lands in every phase.
+func multiToolScript(n int) string {
+	var rs []string
+	for i := 0; i < n; i++ {
+		if i%2 == 0 {
+			rs = append(rs, `{"events": [{"text": "step ", "repeat": 6, "sleep_ms": 4},
+				{"tool_call": {"name": "slow", "arguments": {"n": 1}}},
+				{"tool_call": {"name": "slow", "arguments": {"n": 2}}}]}`)
+		} else {
+			rs = append(rs, `{"events": [{"reasoning": "hmm", "repeat": 3, "sleep_ms": 3}, {"text": "done ", "repeat": 8, "sleep_ms": 4}]}`)
+		}
+	}
+	return `{"responses": [` + strings.Join(rs, ",\n") + `]}`
+}
+
+// TestSIGKILLDuringTurnsLeavesValidConversation kills jp q at random points
+// of scripted multi-tool turns. Every time, events.json (silo and
+// projection) parses, the stored stream keeps its invariants (each tool
+// call answered, or the turn visibly unfinished), the next run works, and
+// the draft is byte for byte what it was.
+func TestSIGKILLDuringTurnsLeavesValidConversation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills processes in a loop")
+	}
+	e := newJPEnv(t)
+	e.run("init")
+	e.write(".jp/config.toml", `
+[providers.demo]
+script = "script.json"
+[conversation.tools.slow]
+command = ["sh", "-c", "sleep 0.02; cat"]
+description = "Sleeps, then echoes its arguments."
+run = "unattended"
+`)
+	e.write("script.json", multiToolScript(400))
+	e.run("q", "--new", "first")
+
+	store, err := fsstore.New(filepath.Join(e.data, "jp"), sysclock.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	found, err := store.Find(ctx, e.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc := workspace.Location{ID: found.ID, Root: found.Root}
+	list, err := store.List(ctx, loc)
+	if err != nil || len(list) != 1 {
+		t.Fatalf("list: %v %v", list, err)
+	}
+	id := list[0].ID
+	const draftText = "my half-written next question\n\n" + "# ----- 8< ----- everything below this line is ignored -----\n```toml\n[query]\nloop = \"never\"\n```\n"
+	if _, err := store.WriteDraft(ctx, loc, id, draftText, ""); err != nil {
+		t.Fatal(err)
+	}
+
+	rng := rand.New(rand.NewPCG(1, uint64(time.Now().UnixNano())))
+	killed := 0
+	for i := 0; i < 25; i++ {
+		cmd := e.command(ctx, "q", "-c", string(id), fmt.Sprintf("go %d", i))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(rng.IntN(250)) * time.Millisecond)
+		if cmd.Process.Signal(syscall.SIGKILL) == nil {
+			killed++
+		}
+		_ = cmd.Wait()
+
+		for _, p := range []string{
+			filepath.Join(e.dir, ".jp", "conversations", string(id), "events.json"),
+			filepath.Join(store.DataDir(), "workspace", workspace.SiloName(workspace.Slug("proj"), found.ID), "conversations", string(id), "events.json"),
+		} {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatalf("iteration %d: %v", i, err)
+			}
+			var raw []json.RawMessage
+			if err := json.Unmarshal(b, &raw); err != nil {
+				t.Fatalf("iteration %d: %s does not parse: %v", i, p, err)
+			}
+		}
+		evs, err := store.Events(ctx, loc, id)
+		if err != nil {
+			t.Fatalf("iteration %d: read events: %v", i, err)
+		}
+		if err := conversation.Validate(evs); err != nil {
+			t.Fatalf("iteration %d: invariants: %v", i, err)
+		}
+		d, err := store.ReadDraft(ctx, loc, id)
+		if err != nil || d.Text != draftText {
+			t.Fatalf("iteration %d: draft changed: %q %v", i, d.Text, err)
+		}
+	}
+	// After all the kills, a normal run completes and is valid.
+	out := e.run("q", "-c", string(id), "--cfg", "providers.demo.script=", "final words")
+	if !strings.Contains(out, "You said: final words") {
+		t.Fatalf("final run: %s", out)
+	}
+	evs, err := store.Events(ctx, loc, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := conversation.Validate(evs); err != nil {
+		t.Fatal(err)
+	}
+	if last := evs[len(evs)-1]; last.Type != conversation.EventTypeTurnEnd || last.Outcome != conversation.OutcomeCompleted {
+		t.Fatalf("last event %+v", last)
+	}
+	t.Logf("killed %d runs; %d events stored", killed, len(evs))
+}
