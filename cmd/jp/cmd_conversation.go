@@ -145,7 +145,7 @@ func writeEvent(w io.Writer, e conversation.Event) {
 		if e.IsError {
 			label = "tool error"
 		}
-		fmt.Fprintf(w, "[%s %s]\n%s\n", label, e.CallID, e.Content)
+		fmt.Fprintf(w, "[%s %s]\n%s\n", label, e.CallID, strings.TrimRight(e.Content, "\n"))
 	case conversation.EventTypeInquiryRequest:
 		fmt.Fprintf(w, "[question %s] %s\n", e.InquiryID, e.Question)
 	case conversation.EventTypeInquiryResponse:

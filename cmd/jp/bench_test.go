@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/jpcli/jp/adapters/fsstore"
+	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/workspace"
+	"github.com/jpcli/jp/ports"
+)
+
+// buildJP compiles the real jp binary once per benchmark run.
+func buildJP(b *testing.B) string {
+	b.Helper()
+	bin := filepath.Join(b.TempDir(), "jp")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+type stepClock struct{ t time.Time }
+
+func (c *stepClock) Now() time.Time { c.t = c.t.Add(150 * time.Millisecond); return c.t }
+
+// benchWorkspace makes a workspace with n conversations (one turn each),
+// written through the real store, and returns the checkout and env.
+func benchWorkspace(b *testing.B, bin string, n int) (dir string, env []string) {
+	b.Helper()
+	base := b.TempDir()
+	dir = filepath.Join(base, "proj")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	env = append(os.Environ(), "HOME="+base, "XDG_DATA_HOME="+filepath.Join(base, "data"),
+		"XDG_CONFIG_HOME="+filepath.Join(base, "config"), "ANTHROPIC_API_KEY=", "OPENAI_API_KEY=", "JP_HEADLESS=")
+	cmd := exec.Command(bin, "init")
+	cmd.Dir, cmd.Env = dir, env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("jp init: %v %s", err, out)
+	}
+	clock := &stepClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	st, err := fsstore.New(filepath.Join(base, "data", "jp"), clock)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	f, err := st.Find(ctx, dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	loc := workspace.Location{ID: f.ID, Root: f.Root}
+	for i := 0; i < n; i++ {
+		id, err := st.Create(ctx, loc, ports.NewConversation{Title: fmt.Sprintf("conversation %d", i)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		now := clock.Now()
+		err = st.Append(ctx, loc, id,
+			conversation.Event{Type: conversation.EventTypeTurnStart, ID: "a", Timestamp: now, Root: dir},
+			conversation.Event{Type: conversation.EventTypeChatRequest, ID: "b", Timestamp: now, Content: "hello"},
+			conversation.Event{Type: conversation.EventTypeChatResponse, ID: "c", Timestamp: now, Message: "You said: hello"},
+			conversation.Event{Type: conversation.EventTypeTurnEnd, ID: "d", Timestamp: now, Outcome: conversation.OutcomeCompleted},
+		)
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	return dir, env
+}
+
+// timeRuns runs the command b.N times and reports the median wall time.
+func timeRuns(b *testing.B, dir string, env []string, bin string, args ...string) {
+	b.Helper()
+	durs := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir, cmd.Env = dir, env
+		start := time.Now()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("jp %v: %v\n%s", args, err, out)
+		}
+		durs = append(durs, time.Since(start))
+	}
+	b.StopTimer()
+	slices.Sort(durs)
+	b.ReportMetric(float64(durs[len(durs)/2].Microseconds())/1000, "median-ms")
+}
+
+// BenchmarkStartupVersion: jp --version (target: median under 15 ms).
+func BenchmarkStartupVersion(b *testing.B) {
+	bin := buildJP(b)
+	dir, env := benchWorkspace(b, bin, 0)
+	timeRuns(b, dir, env, bin, "--version")
+}
+
+// BenchmarkStartupWorkspaceLs: jp workspace ls (target: median under 15 ms).
+func BenchmarkStartupWorkspaceLs(b *testing.B) {
+	bin := buildJP(b)
+	dir, env := benchWorkspace(b, bin, 10)
+	timeRuns(b, dir, env, bin, "workspace", "ls")
+}
+
+// BenchmarkConversationLs: jp conversation ls over 1,000 and 10,000
+// conversations (target: under 150 ms at 10,000, linear in the count).
+func BenchmarkConversationLs(b *testing.B) {
+	bin := buildJP(b)
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			dir, env := benchWorkspace(b, bin, n)
+			timeRuns(b, dir, env, bin, "conversation", "ls")
+		})
+	}
+}
+
+// BenchmarkQueryEndToEnd: jp q "hi" on the demo model in a workspace with
+// 1,000 conversations (target: median under 50 ms).
+func BenchmarkQueryEndToEnd(b *testing.B) {
+	bin := buildJP(b)
+	dir, env := benchWorkspace(b, bin, 1000)
+	timeRuns(b, dir, env, bin, "q", "hi")
+}

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# make demo: a short offline tour of jp on the built-in demo model. It runs
+# in a throw-away workspace and data directory, so it touches nothing of
+# yours.
+set -euo pipefail
+JP="${JP_BIN:?JP_BIN must point at the directory holding the jp binary}/jp"
+tour=$(mktemp -d "${TMPDIR:-/tmp}/jp-demo.XXXXXX")
+trap 'rm -rf "$tour"' EXIT
+export HOME="$tour/home" XDG_DATA_HOME="$tour/data" XDG_CONFIG_HOME="$tour/config"
+unset ANTHROPIC_API_KEY OPENAI_API_KEY JP_HEADLESS
+mkdir -p "$HOME" "$tour/project"
+cd "$tour/project"
+
+bold=$'\e[1m'; dim=$'\e[2m'; off=$'\e[0m'
+[ -t 1 ] || { bold=""; dim=""; off=""; }
+step() { printf '\n%s== %s%s\n' "$bold" "$*" "$off"; }
+show() { printf '%s$ %s%s\n' "$dim" "$*" "$off"; "$@"; }
+
+step "1. A workspace: jp init writes .jp/.id (commit it with your project)"
+show "$JP" init
+
+step "2. A question, answered offline by the demo model"
+show "$JP" q "hello, jp"
+
+step "3. A turn with tool calls: a local tool, and a headless script that answers the permission prompt"
+cat > .jp/config.toml <<'TOML'
+[conversation.tools.word_count]
+command = ["sh", "-c", "f=$(jq -r .path); wc -w < \"$f\""]
+description = "Count the words in a file of the project."
+parameters = { type = "object", properties = { path = { type = "string" } }, required = ["path"] }
+TOML
+printf 'jp keeps conversations per workspace and runs tools.\n' > notes.txt
+printf 'A second file with a few more words in it.\n' > more.txt
+cat > script.json <<'JSON'
+{"responses": [
+  {"events": [{"text": "Let me count the words in both files."},
+              {"tool_call": {"name": "word_count", "arguments": {"path": "notes.txt"}}},
+              {"tool_call": {"name": "word_count", "arguments": {"path": "more.txt"}}}]},
+  {"events": [{"text": "notes.txt has 8 words and more.txt has 10."}]}
+]}
+JSON
+printf 'permission word_count Y\n' > answers.txt
+echo "${dim}(answers.txt says 'permission word_count Y': run, and remember for this run, so the second call is not asked)${off}"
+show "$JP" q --new --headless answers.txt --cfg providers.demo.script=script.json "How many words are in my notes?"
+
+step "4. Everything is recorded"
+show "$JP" conversation ls
+id=$("$JP" conversation ls --format json | jq -r '.[0].id')
+show "$JP" conversation show "$id"
+
+step "5. Workspaces and their checkouts"
+show "$JP" workspace ls
+
+printf '\n%sDone.%s Try it in your own project: make install, then jp init and jp q. See README.md and docs/.\n' "$bold" "$off"
