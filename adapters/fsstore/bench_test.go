@@ -2,6 +2,8 @@ package fsstore
 
 import (
 	"fmt"
+	"os"
+	"strconv"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,7 +47,11 @@ func benchList(b *testing.B, n int) {
 		}
 	}
 	flushAll()
-	s, err := New(data, clock)
+	var opts []Option
+	if w, _ := strconv.Atoi(os.Getenv("JP_WORKERS")); w > 0 {
+		opts = append(opts, WithWorkers(w))
+	}
+	s, err := New(data, clock, opts...)
 	if err != nil {
 		b.Fatal(err)
 	}

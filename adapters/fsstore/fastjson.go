@@ -2,6 +2,7 @@ package fsstore
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"time"
 	"unicode/utf8"
 
@@ -15,22 +16,22 @@ import (
 // encoding/json, which then also produces the errors. A result from a fast
 // decoder always equals what encoding/json would give.
 
-// decodeMetadata decodes metadata.json read from path.
-func decodeMetadata(path string, b []byte, m *conversation.Metadata) error {
+// decodeMetadata decodes metadata.json read from dir/rel.
+func decodeMetadata(dir, rel string, b []byte, m *conversation.Metadata) error {
 	if fastMetadata(b, m) {
 		return nil
 	}
 	*m = conversation.Metadata{}
-	return decodeJSON(path, b, m)
+	return decodeJSON(filepath.Join(dir, rel), b, m)
 }
 
-// decodeLocal decodes metadata.local.json read from path.
-func decodeLocal(path string, b []byte, m *conversation.LocalMetadata) error {
+// decodeLocal decodes metadata.local.json read from dir/rel.
+func decodeLocal(dir, rel string, b []byte, m *conversation.LocalMetadata) error {
 	if fastLocal(b, m) {
 		return nil
 	}
 	*m = conversation.LocalMetadata{}
-	return decodeJSON(path, b, m)
+	return decodeJSON(filepath.Join(dir, rel), b, m)
 }
 
 // scanner reads JSON tokens from b.

@@ -135,7 +135,7 @@ func readSummary(d dirHandle, j listJob, buf *[]byte) (conversation.Summary, boo
 	if err != nil {
 		return sum, false, err
 	}
-	if err := decodeMetadata(filepath.Join(d.path, rel), b, &sum.Metadata); err != nil {
+	if err := decodeMetadata(d.path, rel, b, &sum.Metadata); err != nil {
 		return sum, false, err
 	}
 	if j.storage == conversation.StorageWorkspaceOnly {
@@ -150,7 +150,7 @@ func readSummary(d dirHandle, j listJob, buf *[]byte) (conversation.Summary, boo
 		return sum, false, err
 	}
 	var local conversation.LocalMetadata
-	if err := decodeLocal(filepath.Join(d.path, rel), b, &local); err != nil {
+	if err := decodeLocal(d.path, rel, b, &local); err != nil {
 		return sum, false, err
 	}
 	sum.Local, sum.LastRoot = local.Local, local.LastRoot
