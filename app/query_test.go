@@ -107,6 +107,7 @@ func (e *echoTools) Open(ctx context.Context, cfg config.Config, root string) (p
 type fixture struct {
 	store    *memstore.Store
 	provider *scriptProvider
+	real     ports.Provider // when set, used instead of provider
 	printer  *recordingPrinter
 	prompter *mocks.PrompterMock
 	answers  []string
@@ -141,6 +142,9 @@ func newFixture(t *testing.T, resps ...resp) *fixture {
 		}},
 		Providers: &mocks.ProviderFactoryMock{
 			ProviderFunc: func(ctx context.Context, cfg config.Config, model llm.ModelID) (ports.Provider, error) {
+				if f.real != nil {
+					return f.real, nil
+				}
 				return f.provider, nil
 			},
 			HasKeyFunc: func(config.Config, string) bool { return false },

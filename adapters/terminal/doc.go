@@ -18,10 +18,11 @@
 // and stderr stay in order.
 //
 // On a TTY, content is echoed as it streams and each completed markdown
-// block is then redrawn rendered with glamour (see markdown.go for the
-// streaming choice). Control characters in model, tool and plugin text
-// are shown in caret notation (ESC as ^[) instead of reaching the
-// terminal. Wait shows a spinner on stderr when stderr is a terminal.
+// block is then redrawn rendered by a small built-in renderer (see
+// markdown.go for the streaming choice, mdrender.go and mdinline.go for
+// the renderer). Colours follow PrinterOptions.Style and NO_COLOR.
+// Control characters in model, tool and plugin text are shown in caret
+// notation (ESC as ^[) instead of reaching the terminal. Wait shows a spinner on stderr when stderr is a terminal.
 //
 // JSON mode (--format json) prints, to stdout, for every Write:
 //

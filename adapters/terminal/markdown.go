@@ -7,9 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/charmbracelet/glamour"
 	"github.com/mattn/go-runewidth"
-	"github.com/muesli/termenv"
 )
 
 // markdown streams content to a terminal as rendered markdown.
@@ -18,7 +16,8 @@ import (
 // arrives, so the answer appears as fast as the model writes it. When a
 // block is complete (a blank line outside a code fence, a closing code
 // fence, or EndBlock) the raw echo of that block is erased (cursor up,
-// clear to end of screen) and replaced by the block rendered with glamour.
+// clear to end of screen) and replaced by the rendered block (see
+// mdrender.go).
 // The cursor position is tracked with rune widths and the terminal width
 // to know how many rows to erase. A block that cannot be rewritten safely
 // (taller than the screen, so its top has scrolled away, or interleaved
@@ -26,9 +25,10 @@ import (
 // in model output are neutralised before they reach the terminal.
 type markdown struct {
 	width, height int
-	style         string
-	r             *glamour.TermRenderer
-	rerr          error
+	theme         *theme
+	// inList says the last rendered block ended in a list, so that an
+	// indented block continues it.
+	inList bool
 
 	// buf holds the source of the current block.
 	buf []byte
@@ -51,11 +51,8 @@ type markdown struct {
 	started bool
 }
 
-func newMarkdown(width, height int, style string) *markdown {
-	if style == "" {
-		style = "dark"
-	}
-	return &markdown{width: width, height: height, style: style}
+func newMarkdown(width, height int, style string, noColor bool) *markdown {
+	return &markdown{width: width, height: height, theme: newTheme(style, noColor)}
 }
 
 // write takes a content delta; it returns whether the cursor is left mid-line.
@@ -89,6 +86,7 @@ func (m *markdown) end(w *bufio.Writer) {
 	m.reset()
 	m.buf = m.buf[:0]
 	m.started = false
+	m.inList = false
 }
 
 // interrupt marks the block's echo as no longer rewritable: other output
@@ -173,6 +171,7 @@ func (m *markdown) finish(w *bufio.Writer, end int) {
 		if m.col != 0 {
 			_ = w.WriteByte('\n')
 		}
+		m.inList = false
 	default:
 		if m.echoed > 0 {
 			m.erase(w)
@@ -239,90 +238,16 @@ func (m *markdown) echo(w *bufio.Writer, b []byte) {
 }
 
 // render renders one block, trimmed to its visible lines and ending with a
-// newline.
-func (m *markdown) render(block []byte) (string, bool) {
-	if m.r == nil && m.rerr == nil {
-		m.r, m.rerr = glamour.NewTermRenderer(
-			glamour.WithStandardStyle(m.style),
-			glamour.WithWordWrap(m.width),
-			glamour.WithColorProfile(termenv.ANSI256),
-		)
-	}
-	if m.rerr != nil {
-		return "", false
-	}
-	out, err := m.r.Render(string(block))
-	if err != nil {
-		return "", false
-	}
-	return tidyRendered(out), true
-}
-
-// tidyRendered strips glamour's padding: trailing spaces on each line and
-// blank lines before and after the block.
-func tidyRendered(out string) string {
-	lines := strings.Split(out, "\n")
-	for i, l := range lines {
-		lines[i] = trimRightSpacesANSI(l)
-	}
-	blank := func(l string) bool { return strings.TrimSpace(stripSGR(l)) == "" }
-	for len(lines) > 0 && blank(lines[0]) {
-		lines = lines[1:]
-	}
-	for len(lines) > 0 && blank(lines[len(lines)-1]) {
-		lines = lines[:len(lines)-1]
-	}
-	if len(lines) == 0 {
-		return ""
-	}
-	return strings.Join(lines, "\n") + "\n"
-}
-
-// trimRightSpacesANSI removes trailing spaces, looking through trailing
-// SGR sequences (which are kept).
-func trimRightSpacesANSI(l string) string {
-	var kept []string
-	for {
-		switch {
-		case strings.HasSuffix(l, " "):
-			l = strings.TrimRight(l, " ")
-		case strings.HasSuffix(l, "m") && strings.LastIndex(l, "\x1b[") >= 0 && isSGR(l[strings.LastIndex(l, "\x1b["):]):
-			i := strings.LastIndex(l, "\x1b[")
-			kept = append(kept, l[i:])
-			l = l[:i]
-		default:
-			for i := len(kept) - 1; i >= 0; i-- {
-				l += kept[i]
-			}
-			return l
+// newline. A panic in the renderer leaves the block raw rather than
+// ending the program.
+func (m *markdown) render(block []byte) (out string, ok bool) {
+	defer func() {
+		if recover() != nil {
+			out, ok, m.inList = "", false, false
 		}
-	}
-}
-
-// isSGR reports whether s is exactly one "ESC [ params m" sequence.
-func isSGR(s string) bool {
-	if len(s) < 3 || !strings.HasPrefix(s, "\x1b[") || s[len(s)-1] != 'm' {
-		return false
-	}
-	return strings.Trim(s[2:len(s)-1], "0123456789;:") == ""
-}
-
-// stripSGR removes every SGR sequence from s.
-func stripSGR(s string) string {
-	var b strings.Builder
-	for {
-		i := strings.Index(s, "\x1b[")
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		b.WriteString(s[:i])
-		j := strings.IndexByte(s[i:], 'm')
-		if j < 0 {
-			return b.String()
-		}
-		s = s[i+j+1:]
-	}
+	}()
+	out, m.inList = m.theme.render(string(block), m.width, m.inList)
+	return out, true
 }
 
 // appendSanitized appends text to b, dropping CR and showing other control

@@ -13,8 +13,9 @@ import (
 
 // vt is a tiny terminal emulator, enough to check what the TTY printer
 // leaves on screen: printable runes with deferred wrap, LF (with the
-// CR of onlcr), CR, cursor up, erase below, erase line; SGR and private
-// modes are ignored. The screen scrolls without limit.
+// CR of onlcr), CR, tab (stops every 8 columns, not past the last),
+// cursor up, erase below, erase line; SGR and private modes are
+// ignored. The screen scrolls without limit.
 type vt struct {
 	width    int
 	lines    [][]rune
@@ -44,6 +45,10 @@ func (v *vt) Write(b []byte) (int, error) {
 			v.col, v.pending = 0, false
 		case '\r':
 			v.col, v.pending = 0, false
+		case '\t':
+			if !v.pending {
+				v.col = min((v.col/8+1)*8, v.width-1)
+			}
 		default:
 			w := runewidth.RuneWidth(r)
 			if v.pending || v.col+w > v.width {
@@ -112,9 +117,11 @@ func (v *vt) String() string {
 	return strings.TrimRight(strings.Join(out, "\n"), "\n")
 }
 
+// ttyPrinter returns a TTY printer with the default (colour) style
+// writing to a vt; the vt ignores SGR, so its screen shows the layout.
 func ttyPrinter(width, height int) (*Printer, *vt) {
 	v := &vt{width: width}
-	return NewPrinter(PrinterOptions{Stdout: v, Stderr: v, IsTTY: true, StderrIsTTY: true, Width: width, Height: height, Style: "notty"}), v
+	return NewPrinter(PrinterOptions{Stdout: v, Stderr: v, IsTTY: true, StderrIsTTY: true, Width: width, Height: height}), v
 }
 
 func TestMarkdownStreaming(t *testing.T) {
@@ -126,35 +133,50 @@ func TestMarkdownStreaming(t *testing.T) {
 		{
 			name:   "paragraphs",
 			deltas: []string{"Hello **wor", "ld**\n", "\nSecond", " para"},
-			want:   "  Hello **world**\n\n  Second para",
+			want:   "Hello world\n\nSecond para",
 		},
 		{
 			name:   "wrapped raw echo is erased",
 			deltas: []string{strings.Repeat("word ", 30), "end\n\nnext"},
-			want: "  word word word word word word word\n  word word word word word word word\n" +
-				"  word word word word word word word\n  word word word word word word word\n  word word end\n\n  next",
+			want: "word word word word word word word word\nword word word word word word word word\n" +
+				"word word word word word word word word\nword word word word word word end\n\nnext",
 		},
 		{
 			name:   "code fence with blank lines stays one block",
 			deltas: []string{"```go\nx := 1\n", "\ny := 2\n```", "\nafter"},
-			want:   "    x := 1\n\n    y := 2\n\n  after",
+			want:   "  x := 1\n\n  y := 2\n\nafter",
 		},
 		{
 			name:   "list",
 			deltas: []string{"- a\n- b\n\n", "\n\n", "- c"},
-			want:   "  • a\n  • b\n\n  • c",
+			want:   "• a\n• b\n\n• c",
+		},
+		{
+			name:   "indented text after a list continues it",
+			deltas: []string{"1. first\n\n    more ", "about it\n\n    code\n"},
+			// After a list, indented text is a paragraph of the list,
+			// not an indented code block.
+			want: "1. first\n\n    more about it\n\n    code",
+		},
+		{
+			name:   "indented code block",
+			deltas: []string{"text\n\n    code\n"},
+			want:   "text\n\n  code",
 		},
 		{
 			name:   "control characters are neutralised",
 			deltas: []string{"red \x1b[31mtext\x07\r\n"},
-			want:   "  red ^[[31mtext^G",
+			want:   "red ^[[31mtext^G",
 		},
 		{
 			name:   "wide runes",
 			deltas: []string{strings.Repeat("漢字", 30), "\n\nok"},
-			// glamour does not break CJK text; the terminal wraps it.
-			want: "  " + strings.Repeat("漢字", 9) + "漢\n" + strings.Repeat("字漢", 10) + "\n" +
-				strings.Repeat("字漢", 10) + "\n字\n\n  ok",
+			want:   strings.Repeat("漢字", 10) + "\n" + strings.Repeat("漢字", 10) + "\n" + strings.Repeat("漢字", 10) + "\n\nok",
+		},
+		{
+			name:   "unclosed fence at the end",
+			deltas: []string{"```\nlet x;\n\nlet y;"},
+			want:   "  let x;\n\n  let y;",
 		},
 	}
 	for _, tt := range tests {
@@ -171,6 +193,47 @@ func TestMarkdownStreaming(t *testing.T) {
 	}
 }
 
+// TestMarkdownStreamingByByte feeds a mixed document one byte at a time:
+// the screen must be the same as when it comes in one piece.
+func TestMarkdownStreamingByByte(t *testing.T) {
+	doc := benchDoc
+	whole, v1 := ttyPrinter(60, 200)
+	whole.Write(ports.ChannelContent, doc)
+	whole.EndBlock(ports.ChannelContent)
+	bytewise, v2 := ttyPrinter(60, 200)
+	for i := range len(doc) {
+		bytewise.Write(ports.ChannelContent, doc[i:i+1])
+	}
+	bytewise.EndBlock(ports.ChannelContent)
+	if v1.String() != v2.String() {
+		t.Errorf("byte by byte:\n%s\nin one piece:\n%s", v2, v1)
+	}
+	if strings.Contains(v1.String(), "**") || strings.Contains(v1.String(), "```") {
+		t.Errorf("markdown markers left on screen:\n%s", v1)
+	}
+}
+
+func TestMarkdownNoColor(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	var out strings.Builder
+	p := NewPrinter(PrinterOptions{Stdout: &out, Stderr: &out, IsTTY: true, StderrIsTTY: true, Width: 40})
+	p.Write(ports.ChannelContent, "# Title\n\n**bold** `code` [link](http://x)\n\n```\ncode\n```\n")
+	p.EndBlock(ports.ChannelContent)
+	p.Write(ports.ChannelError, "failed")
+	p.EndBlock(ports.ChannelError)
+	p.Write(ports.ChannelToolCall, "bash {}")
+	p.EndBlock(ports.ChannelToolCall)
+	got := out.String()
+	if strings.Contains(got, "38;5;") || strings.Contains(got, "48;5;") || strings.Contains(got, sgrRed) || strings.Contains(got, sgrCyan) {
+		t.Errorf("colours with NO_COLOR set: %q", got)
+	}
+	for _, want := range []string{"\x1b[1;4mTitle", "\x1b[1mbold", "`code`", "\x1b[4mlink", "    code\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q: %q", want, got)
+		}
+	}
+}
+
 func TestMarkdownInterleaved(t *testing.T) {
 	p, v := ttyPrinter(40, 24)
 	p.Write(ports.ChannelContent, "partial *para")
@@ -180,7 +243,7 @@ func TestMarkdownInterleaved(t *testing.T) {
 	p.EndBlock(ports.ChannelContent)
 	p.Write(ports.ChannelToolCall, "bash {}")
 	p.EndBlock(ports.ChannelToolCall)
-	want := "partial *para\nretrying\ngraph* end\n\n  next\nbash {}"
+	want := "partial *para\nretrying\ngraph* end\n\nnext\nbash {}"
 	if got := v.String(); got != want {
 		t.Errorf("screen:\n%s\nwant:\n%s", got, want)
 	}
@@ -195,7 +258,7 @@ func TestMarkdownTallBlockStaysRaw(t *testing.T) {
 	p.Write(ports.ChannelContent, strings.Join(lines, "\n"))
 	p.Write(ports.ChannelContent, "\n\n**next**")
 	p.EndBlock(ports.ChannelContent)
-	want := strings.Join(lines, "\n") + "\n\n  **next**"
+	want := strings.Join(lines, "\n") + "\n\nnext"
 	if got := v.String(); got != want {
 		t.Errorf("screen:\n%s\nwant:\n%s", got, want)
 	}
@@ -213,14 +276,6 @@ func TestTTYChannels(t *testing.T) {
 	want := "hmm^[]0;title^G\nfailed\ncount 1"
 	if got := v.String(); got != want {
 		t.Errorf("screen:\n%s\nwant:\n%s", got, want)
-	}
-}
-
-func TestTidyRendered(t *testing.T) {
-	in := "\n\x1b[38;5;252m  \x1b[0m  \n  Hello \x1b[1mworld\x1b[0m   \x1b[0m \n   \n\n"
-	want := "  Hello \x1b[1mworld\x1b[0m\x1b[0m\n"
-	if got := tidyRendered(in); got != want {
-		t.Errorf("tidyRendered = %q, want %q", got, want)
 	}
 }
 
@@ -257,7 +312,7 @@ func TestMarkdownEndAfterOtherChannel(t *testing.T) {
 	p.EndBlock(ports.ChannelContent)
 	p.Write(ports.ChannelContent, "new *para*")
 	p.EndBlock(ports.ChannelContent)
-	want := "abc\nthinking\n  new *para*"
+	want := "abc\nthinking\nnew para"
 	if got := v.String(); got != want {
 		t.Errorf("screen:\n%s\nwant:\n%s", got, want)
 	}

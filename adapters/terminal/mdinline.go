@@ -191,22 +191,43 @@ func (t *theme) parseInline(out []span, src string, base style, depth int) []spa
 	if lastDelim >= 0 {
 		processEmphasis(nodes)
 	}
-	for k := range nodes {
+	// Merge runs of nodes in the same style into one span.
+	var b strings.Builder
+	for k := 0; k < len(nodes); {
 		nd := &nodes[k]
-		text := nd.text
-		if nd.delim != 0 && !t.plain {
-			text = text[:nd.n]
-		}
-		st := nd.st | base
-		if n := len(out); n > 0 && !nd.brk && !out[n-1].brk && out[n-1].st == st {
-			out[n-1].text += text
+		if nd.brk {
+			out = append(out, span{brk: true, st: nd.st | base})
+			k++
 			continue
 		}
-		if text != "" || nd.brk {
-			out = append(out, span{text: text, st: st, brk: nd.brk})
+		st := nd.st
+		end := k + 1
+		for end < len(nodes) && !nodes[end].brk && nodes[end].st == st {
+			end++
 		}
+		text := t.nodeText(nd)
+		if end > k+1 {
+			b.Reset()
+			for _, m := range nodes[k:end] {
+				b.WriteString(t.nodeText(&m))
+			}
+			text = b.String()
+		}
+		if text != "" {
+			out = append(out, span{text: text, st: st | base})
+		}
+		k = end
 	}
 	return out
+}
+
+// nodeText is what a node shows: a delimiter run shows its unmatched
+// characters, or all of them in a plain theme.
+func (t *theme) nodeText(nd *inode) string {
+	if nd.delim != 0 && !t.plain {
+		return nd.text[:nd.n]
+	}
+	return nd.text
 }
 
 // processEmphasis pairs delimiter runs into emphasis, strong emphasis and
@@ -395,7 +416,7 @@ func parseLink(s string, lb int) (textEnd int, dest string, end int, ok bool) {
 	scan:
 		for ; j < len(s); j++ {
 			switch c := s[j]; {
-			case c == '\\' && j+1 < len(s):
+			case c == '\\' && j+1 < len(s) && isASCIIPunct(s[j+1]):
 				j++
 			case c == '(':
 				p++
@@ -508,7 +529,7 @@ type wline struct {
 }
 
 // wrapper breaks spans into lines at most width columns wide, at spaces;
-// runs of spaces collapse to one. A word longer than a line, or one with
+// runs of spaces, tabs and newlines collapse to one space. A word longer than a line, or one with
 // wide (CJK) runes that does not fit, is broken between runes.
 type wrapper struct {
 	t     *theme
@@ -537,13 +558,13 @@ func (t *theme) wrap(spans []span, width int) []wline {
 		}
 		text := s.text
 		for text != "" {
-			if text[0] == ' ' || text[0] == '\t' {
+			if text[0] == ' ' || text[0] == '\t' || text[0] == '\n' {
 				wr.flushWord()
 				wr.space, wr.spaceSt = true, s.st
-				text = strings.TrimLeft(text, " \t")
+				text = strings.TrimLeft(text, " \t\n")
 				continue
 			}
-			j := strings.IndexAny(text, " \t")
+			j := strings.IndexAny(text, " \t\n")
 			if j < 0 {
 				j = len(text)
 			}

@@ -3,6 +3,7 @@ package terminal
 import (
 	"bufio"
 	"io"
+	"os"
 	"sync"
 
 	"github.com/jpcli/jp/ports"
@@ -31,9 +32,15 @@ type PrinterOptions struct {
 	// Height is the terminal height; 0 means 24. A streamed markdown block
 	// taller than this is left as raw text (see markdown.go).
 	Height int
-	// Style is the glamour style for markdown: "dark" (the default),
-	// "light", "notty", "ascii", "dracula", "pink", "tokyo-night".
+	// Style is the markdown style: "dark" (the default) or "light" pick
+	// colours for a dark or light background; "notty" and "ascii" write
+	// no escape sequences and keep emphasis and code markers as written.
+	// Other names (glamour's "dracula", "pink", "tokyo-night") are "dark".
 	Style string
+	// NoColor leaves colours out (bold, italic, underline and dim stay).
+	// NewPrinter sets it when the NO_COLOR environment variable is set
+	// and not empty.
+	NoColor bool
 }
 
 // Printer is the terminal ports.Printer. See the package doc for where
@@ -77,6 +84,9 @@ func NewPrinter(opts PrinterOptions) *Printer {
 	if opts.Height <= 0 {
 		opts.Height = 24
 	}
+	if os.Getenv("NO_COLOR") != "" {
+		opts.NoColor = true
+	}
 	p := &Printer{
 		opts: opts,
 		json: opts.Format == "json",
@@ -84,7 +94,7 @@ func NewPrinter(opts PrinterOptions) *Printer {
 		err:  stream{w: bufio.NewWriterSize(opts.Stderr, 4<<10), tty: opts.StderrIsTTY},
 	}
 	if !p.json && opts.IsTTY {
-		p.md = newMarkdown(opts.Width, opts.Height, opts.Style)
+		p.md = newMarkdown(opts.Width, opts.Height, opts.Style, opts.NoColor)
 	}
 	if !p.json && opts.StderrIsTTY && !opts.Quiet {
 		p.spin = &spinner{}
@@ -231,6 +241,9 @@ func (p *Printer) writeStyled(s *stream, ch ports.Channel, text string) {
 		style = sgrRed
 	case ports.ChannelToolCall:
 		style = sgrCyan
+	}
+	if p.opts.NoColor && style != sgrDim {
+		style = ""
 	}
 	_, _ = s.w.WriteString(style)
 	// A chrome countdown may redraw its line with "\r".
