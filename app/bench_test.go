@@ -55,12 +55,14 @@ func BenchmarkEngineDeltas(b *testing.B) {
 			},
 			HasKeyFunc: func(config.Config, string) bool { return false },
 		},
-		Tools:    &echoTools{},
-		Printer:  printer,
-		Prompter: &mocks.PrompterMock{InteractiveFunc: func() bool { return false }},
-		Clock:    &fixedClock{t: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)},
-		Sleeper:  &mocks.SleeperMock{SleepFunc: func(context.Context, time.Duration) error { return nil }},
-		IDs:      &counterIDs{},
+		Tools:      &echoTools{},
+		Printer:    printer,
+		Prompter:   &mocks.PrompterMock{InteractiveFunc: func() bool { return false }},
+		Clock:      &fixedClock{t: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)},
+		Sleeper:    &mocks.SleeperMock{SleepFunc: func(context.Context, time.Duration) error { return nil }},
+		IDs:        &counterIDs{},
+		Interrupts: terminal.NewInterrupts(terminal.InterruptOptions{Exit: func(int) {}, Restore: func() {}}),
+		Timers:     &mocks.TimersMock{AfterFunc: func(time.Duration) <-chan time.Time { return nil }},
 	})
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -29,8 +29,10 @@ type Query struct {
 	printer   ports.Printer
 	prompter  ports.Prompter
 	clock     ports.Clock
-	sleeper   ports.Sleeper
-	ids       ports.IDGenerator
+	sleeper    ports.Sleeper
+	ids        ports.IDGenerator
+	interrupts ports.Interrupts
+	timers     ports.Timers
 }
 
 // QueryDeps are Query's ports, gathered so the constructor stays readable.
@@ -44,15 +46,17 @@ type QueryDeps struct {
 	Printer   ports.Printer
 	Prompter  ports.Prompter
 	Clock     ports.Clock
-	Sleeper   ports.Sleeper
-	IDs       ports.IDGenerator
+	Sleeper    ports.Sleeper
+	IDs        ports.IDGenerator
+	Interrupts ports.Interrupts
+	Timers     ports.Timers
 }
 
 // NewQuery builds the use case.
 func NewQuery(ws *Workspaces, d QueryDeps) *Query {
 	return &Query{ws: ws, store: d.Store, drafts: d.Drafts, locker: d.Locker, config: d.Config,
 		providers: d.Providers, tools: d.Tools, printer: d.Printer, prompter: d.Prompter,
-		clock: d.Clock, sleeper: d.Sleeper, ids: d.IDs}
+		clock: d.Clock, sleeper: d.Sleeper, ids: d.IDs, interrupts: d.Interrupts, timers: d.Timers}
 }
 
 // QueryInput is one jp query invocation.
@@ -98,6 +102,8 @@ type runState struct {
 	approvals *run.Approvals
 	chrome    map[string]bool // chrome lines already shown this run
 	failed    int             // provider calls that failed before output this run
+	slot      run.Slot        // the queued reply (seed 002)
+	turns     int             // Turns run so far
 }
 
 // Run executes the query: the turn loop over RunTurnPhases.
@@ -114,6 +120,7 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 		return QueryResult{}, err
 	}
 	rs := &runState{loc: loc, cfg: res.Config, approvals: run.NewApprovals(), chrome: map[string]bool{}}
+	q.interrupts.SetCooldown(rs.cfg.Interrupt.EscalationCooldown())
 
 	existing, err := q.pickConversation(ctx, loc, in)
 	if err != nil {
@@ -171,8 +178,9 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 	}
 
 	end, err := q.turnLoop(ctx, rs, text)
-	if err == nil && end == turn.EndCompleted && fromCompose {
-		// Sent as a turn and nothing queued: the draft's job is done.
+	if _, queued := rs.slot.Text(); err == nil && end == turn.EndCompleted && fromCompose && !queued {
+		// Sent as a turn and nothing queued: the draft's job is done. (The
+		// cleanup runs after the loop, and only with an empty slot.)
 		if derr := q.drafts.DeleteDraft(context.WithoutCancel(ctx), loc, rs.id); derr != nil {
 			return QueryResult{Conversation: rs.id, End: end, Sent: true}, derr
 		}
@@ -183,26 +191,27 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 	return QueryResult{Conversation: rs.id, End: end, Sent: true}, err
 }
 
-// turnLoop runs Turns within the Run. It drives one Turn per message; the
-// queued-reply slot (seed 002 phase 3) decides whether another follows.
+// turnLoop runs Turns within the Run: one Turn per message, and another
+// while a reply is queued and query.loop allows it. A new Turn starts only
+// when the previous one completed on its own.
 func (q *Query) turnLoop(ctx context.Context, rs *runState, text string) (turn.End, error) {
 	author := conversation.AuthorUser
 	for {
 		end, err := q.RunTurnPhases(ctx, rs, turn.Request{Root: rs.loc.Root, Content: text, Author: author})
 		if err != nil || end != turn.EndCompleted {
+			if _, queued := rs.slot.Text(); queued {
+				q.chromeNote("Your queued reply is kept as the draft: run jp q to review and send it.")
+			}
 			return end, err
 		}
-		next, ok := q.takeQueued(rs)
-		if !ok {
-			return end, nil
+		next, send, err := q.nextQueued(ctx, rs)
+		if err != nil || !send {
+			return end, err
 		}
 		text, author = next, conversation.AuthorQueued
+		rs.slot.Clear()
 	}
 }
-
-// takeQueued returns the queued reply to send next, if any. The slot is
-// not built yet (seed 002 phase 3), so a Run holds exactly one Turn.
-func (q *Query) takeQueued(*runState) (string, bool) { return "", false }
 
 func (q *Query) pickConversation(ctx context.Context, loc workspace.Location, in QueryInput) (conversation.ID, error) {
 	if in.Conversation != "" {

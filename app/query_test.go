@@ -13,6 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/jpcli/jp/adapters/memstore"
+	"github.com/jpcli/jp/adapters/terminal"
 	"github.com/jpcli/jp/app"
 	"github.com/jpcli/jp/domain/config"
 	"github.com/jpcli/jp/domain/conversation"
@@ -112,6 +113,8 @@ type fixture struct {
 	prompter *mocks.PrompterMock
 	answers  []string
 	sleeps   []time.Duration
+	ticks    []time.Duration
+	router   *terminal.Interrupts
 	query    *app.Query
 	cfg      config.Config
 }
@@ -135,6 +138,10 @@ func newFixture(t *testing.T, resps ...resp) *fixture {
 	if _, err := ws.Init(context.Background(), "/proj"); err != nil {
 		t.Fatal(err)
 	}
+	f.router = terminal.NewInterrupts(terminal.InterruptOptions{
+		Exit:    func(code int) { t.Errorf("exit %d", code) },
+		Restore: func() {},
+	})
 	f.query = app.NewQuery(ws, app.QueryDeps{
 		Store: f.store, Drafts: f.store, Locker: f.store,
 		Config: &mocks.ConfigLoaderMock{LoadFunc: func(ctx context.Context, src ports.ConfigSource) (config.Resolved, error) {
@@ -151,9 +158,16 @@ func newFixture(t *testing.T, resps ...resp) *fixture {
 		},
 		Tools:   &echoTools{},
 		Printer: f.printer, Prompter: f.prompter,
-		Clock:   &fixedClock{t: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)},
-		Sleeper: &mocks.SleeperMock{SleepFunc: func(ctx context.Context, d time.Duration) error { f.sleeps = append(f.sleeps, d); return nil }},
-		IDs:     &counterIDs{},
+		Clock:      &fixedClock{t: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)},
+		Sleeper:    &mocks.SleeperMock{SleepFunc: func(ctx context.Context, d time.Duration) error { f.sleeps = append(f.sleeps, d); return nil }},
+		IDs:        &counterIDs{},
+		Interrupts: f.router,
+		Timers: &mocks.TimersMock{AfterFunc: func(d time.Duration) <-chan time.Time {
+			f.ticks = append(f.ticks, d)
+			c := make(chan time.Time, 1)
+			c <- time.Time{}
+			return c
+		}},
 	})
 	return f
 }

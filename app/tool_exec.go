@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/jpcli/jp/domain/interrupt"
 	"github.com/jpcli/jp/domain/llm"
 	"github.com/jpcli/jp/domain/run"
 	"github.com/jpcli/jp/domain/turn"
@@ -24,19 +25,66 @@ var permissionOptions = func() []ports.Option {
 	return out
 }()
 
-// execute decides each call's permission (asking one question at a time),
-// then runs the approved calls concurrently. Every call gets exactly one
-// result. stopped is true when the user interrupted (Ctrl-C in a prompt,
-// or the run's context ended): the results then hold cancellations.
-func (q *Query) execute(ctx context.Context, rs *runState, ts *turnState, calls []llm.ToolCall) (results []turn.ToolResult, stopped bool) {
-	results = make([]turn.ToolResult, len(calls))
-	approved := make([]bool, len(calls))
+// cancelledResults answers every call with its cancellation response.
+func cancelledResults(rs *runState, calls []llm.ToolCall) []turn.ToolResult {
+	out := make([]turn.ToolResult, len(calls))
 	for i, c := range calls {
-		tc := rs.cfg.Tool(c.Name)
-		results[i] = turn.ToolResult{CallID: c.ID, Content: tc.CancellationResponse, IsError: true}
-		if stopped {
-			continue
+		out[i] = turn.ToolResult{CallID: c.ID, Content: rs.cfg.Tool(c.Name).CancellationResponse, IsError: true}
+	}
+	return out
+}
+
+// batchEnd is how running a batch ended.
+type batchEnd int
+
+const (
+	batchDone batchEnd = iota
+	batchStop
+	batchRespond
+	batchRestart
+)
+
+// executeBatch decides each call's permission (one question at a time),
+// runs the approved calls concurrently under the tool-call interrupt menu,
+// and feeds the results to the machine. Every call gets exactly one result.
+func (q *Query) executeBatch(ctx context.Context, rs *runState, ts *turnState, calls []llm.ToolCall) []turn.Action {
+	results := cancelledResults(rs, calls)
+	approved, stopped := q.decide(ctx, rs, calls, results)
+	if stopped {
+		ts.shutdown = true
+		return ts.m.Stop(results)
+	}
+	for {
+		end, text := q.runApproved(ctx, rs, ts, calls, approved, results)
+		switch end {
+		case batchDone:
+			for i, c := range calls {
+				q.printResult(c, results[i])
+			}
+			return ts.m.ToolResults(results)
+		case batchRespond:
+			for i, c := range calls {
+				results[i] = turn.ToolResult{CallID: c.ID, Content: text}
+			}
+			return ts.m.ToolResults(results)
+		case batchStop:
+			return ts.m.Stop(results)
+		case batchRestart:
+			q.chromeNote("Restarting the tool calls.")
 		}
+	}
+}
+
+// decide applies run policies and asks for permission where needed. It
+// fills results for calls that will not run. stopped is true when the
+// user pressed Ctrl-C in the prompt (an escalation) or shutdown began.
+func (q *Query) decide(ctx context.Context, rs *runState, calls []llm.ToolCall, results []turn.ToolResult) (approved []bool, stopped bool) {
+	approved = make([]bool, len(calls))
+	for i, c := range calls {
+		if ctx.Err() != nil || isClosed(q.interrupts.Shutdown()) {
+			return approved, true
+		}
+		tc := rs.cfg.Tool(c.Name)
 		switch rs.approvals.Decide(c.Name, tc.Run) {
 		case run.DecisionRun:
 			approved[i] = true
@@ -50,13 +98,19 @@ func (q *Query) execute(ctx context.Context, rs *runState, ts *turnState, calls 
 			if msg != "" {
 				results[i].Content = msg
 			}
-			stopped = interrupted
+			if interrupted {
+				return approved, true
+			}
 		}
 	}
-	if stopped || ctx.Err() != nil {
-		return results, true
-	}
+	return approved, false
+}
 
+// runApproved runs the approved calls concurrently. The goroutines are
+// owned here: every path waits for them before returning.
+func (q *Query) runApproved(ctx context.Context, rs *runState, ts *turnState, calls []llm.ToolCall, approved []bool, results []turn.ToolResult) (batchEnd, string) {
+	tctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	var wg sync.WaitGroup
 	for i, c := range calls {
 		if !approved[i] {
@@ -66,10 +120,10 @@ func (q *Query) execute(ctx context.Context, rs *runState, ts *turnState, calls 
 		go func() {
 			defer wg.Done()
 			stop := q.printer.Wait("running " + c.Name)
-			r, err := ts.tools.Call(ctx, c.Name, c.Arguments)
+			r, err := ts.tools.Call(tctx, c.Name, c.Arguments)
 			stop()
 			switch {
-			case ctx.Err() != nil:
+			case tctx.Err() != nil:
 				results[i] = turn.ToolResult{CallID: c.ID, Content: rs.cfg.Tool(c.Name).CancellationResponse, IsError: true}
 			case err != nil:
 				results[i] = turn.ToolResult{CallID: c.ID, Content: "the tool failed: " + err.Error(), IsError: true}
@@ -78,11 +132,28 @@ func (q *Query) execute(ctx context.Context, rs *runState, ts *turnState, calls 
 			}
 		}()
 	}
-	wg.Wait()
-	for i, c := range calls {
-		q.printResult(c, results[i])
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	finish := func() { cancel(); <-done }
+
+	scope := q.interrupts.Push("tool_call")
+	defer scope.Pop()
+	q.interrupts.Progress(ports.Progress{Turn: ts.number, Phase: "tool_call", Deltas: ts.deltas})
+	for {
+		select {
+		case <-done:
+			return batchDone, ""
+		case <-q.interrupts.Shutdown():
+			ts.shutdown = true
+			finish()
+			return batchStop, ""
+		case <-scope.C():
+			end, text, handled := q.toolCallInterrupt(ctx, rs, ts, finish)
+			if handled {
+				return end, text
+			}
+		}
 	}
-	return results, ctx.Err() != nil
 }
 
 // askPermission shows the permission prompt for one call.
@@ -99,6 +170,8 @@ func (q *Query) askPermission(ctx context.Context, rs *runState, c llm.ToolCall)
 	})
 	switch {
 	case errors.Is(err, ports.ErrInterrupted):
+		// Ctrl-C in a non-interrupt prompt escalates to graceful shutdown.
+		q.interrupts.Escalate()
 		return false, true, ""
 	case errors.Is(err, ports.ErrCancelled):
 		return false, false, ""
@@ -139,4 +212,10 @@ func compact(b json.RawMessage) string {
 		return string(b)
 	}
 	return buf.String()
+}
+
+// toolCallAction is interrupt.tool_call.action as a menu action.
+func toolCallAction(rs *runState) interrupt.Action {
+	a, _ := interrupt.ParseToolCallAction(rs.cfg.Interrupt.ToolCall.Action.String())
+	return a
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/interrupt"
 	"github.com/jpcli/jp/domain/llm"
 	"github.com/jpcli/jp/domain/turn"
 	"github.com/jpcli/jp/ports"
@@ -15,6 +16,7 @@ import (
 // turnState holds the per-turn pieces, rebuilt for every Turn: the phase
 // machine (with its retry budget) and the turn's tools.
 type turnState struct {
+	number  int
 	m       *turn.Machine
 	tools   ports.ToolServer
 	offered []llm.Tool
@@ -22,7 +24,15 @@ type turnState struct {
 	inBlock ports.Channel
 	// retryHint is the provider's Retry-After for the last failure.
 	retryHint time.Duration
+	// deltas counts streamed deltas, for scripted interrupts.
+	deltas int
+	// shutdown is set when a graceful shutdown ended the turn.
+	shutdown bool
 }
+
+// errShutdown reports a turn ended by graceful shutdown (escalation or
+// SIGTERM); the CLI exits 130.
+var errShutdown = fmt.Errorf("stopped by the user: %w", ports.ErrInterrupted)
 
 // RunTurnPhases drives one Turn through its phases (Idle -> Streaming ->
 // Executing -> Streaming ... -> Complete) and says how it ended. Events are
@@ -38,12 +48,23 @@ func (q *Query) RunTurnPhases(ctx context.Context, rs *runState, req turn.Reques
 	if err != nil {
 		return turn.EndUnknown, err
 	}
-	ts := &turnState{m: turn.New(rs.cfg.Assistant.Request.MaxRetries), tools: tools, offered: offered}
+	rs.turns++
+	ts := &turnState{number: rs.turns, m: turn.New(rs.cfg.Assistant.Request.MaxRetries), tools: tools, offered: offered}
+
+	// The turn scope covers the gaps between streaming and tools: a
+	// Ctrl-C there stops the turn, saving what it has.
+	scope := q.interrupts.Push("turn")
+	defer scope.Pop()
 
 	queue := ts.m.Start(req)
 	for len(queue) > 0 {
 		a := queue[0]
 		queue = queue[1:]
+		if a.Kind != turn.ActionEnd && a.Kind != turn.ActionPersist && q.gapInterrupted(ctx, scope) {
+			ts.shutdown = ctx.Err() != nil || isClosed(q.interrupts.Shutdown())
+			queue = append(queue[:0], ts.m.Stop(cancelledResults(rs, a.Calls))...)
+			continue
+		}
 		switch a.Kind {
 		case turn.ActionPersist:
 			if err := q.persist(ctx, rs, a.Event); err != nil {
@@ -53,33 +74,43 @@ func (q *Query) RunTurnPhases(ctx context.Context, rs *runState, req turn.Reques
 			queue = append(queue, q.stream(ctx, rs, ts)...)
 		case turn.ActionRetry:
 			d := max(backoff(a.Attempt), ts.retryHint)
-			q.printer.Write(ports.ChannelChrome, fmt.Sprintf("The model's service failed; retrying in %s (attempt %d of %d).", d.Round(time.Millisecond), a.Attempt, rs.cfg.Assistant.Request.MaxRetries))
-			q.printer.EndBlock(ports.ChannelChrome)
+			q.chromeNote(fmt.Sprintf("The model's service failed; retrying in %s (attempt %d of %d).", d.Round(time.Millisecond), a.Attempt, rs.cfg.Assistant.Request.MaxRetries))
 			if err := q.sleeper.Sleep(ctx, d); err != nil {
+				ts.shutdown = true
 				queue = append(queue, ts.m.Stop(nil)...)
 				continue
 			}
 			queue = append(queue, q.stream(ctx, rs, ts)...)
 		case turn.ActionExecute:
-			results, stopped := q.execute(ctx, rs, ts, a.Calls)
-			if stopped {
-				queue = append(queue, ts.m.Stop(results)...)
-			} else {
-				queue = append(queue, ts.m.ToolResults(results)...)
-			}
+			queue = append(queue, q.executeBatch(ctx, rs, ts, a.Calls)...)
 		case turn.ActionEnd:
 			if a.Err != nil {
 				q.printer.Write(ports.ChannelError, a.Err.Error())
 				q.printer.EndBlock(ports.ChannelError)
 				return a.End, &UserError{Msg: a.Err.Error(), Err: a.Err}
 			}
-			if a.End == turn.EndStopped && ctx.Err() != nil {
-				return a.End, fmt.Errorf("turn stopped: %w", ports.ErrInterrupted)
+			if ts.shutdown {
+				return a.End, errShutdown
 			}
 			return a.End, nil
 		}
 	}
 	return turn.EndUnknown, errors.New("turn ended without an end action")
+}
+
+// gapInterrupted reports a Ctrl-C (or shutdown) that arrived between
+// phases.
+func (q *Query) gapInterrupted(ctx context.Context, scope ports.InterruptScope) bool {
+	select {
+	case <-scope.C():
+		return true
+	case <-q.interrupts.Shutdown():
+		return true
+	case <-ctx.Done():
+		return true
+	default:
+		return false
+	}
 }
 
 // persist stamps and appends one event. It uses a context that survives
@@ -92,7 +123,8 @@ func (q *Query) persist(ctx context.Context, rs *runState, ev conversation.Event
 		return fmt.Errorf("record %s in conversation %s: %w", ev.Type, rs.id, err)
 	}
 	rs.events = append(rs.events, ev)
-	if ev.Type == conversation.EventTypeTurnStart {
+	switch ev.Type {
+	case conversation.EventTypeTurnStart:
 		// The last-root record (seed 003): written when a turn first persists.
 		err := q.store.UpdateLocalMetadata(wctx, rs.loc, rs.id, func(m *conversation.LocalMetadata) error {
 			m.LastRoot = &conversation.LastRoot{Path: rs.loc.Root, LastUsed: ev.Timestamp}
@@ -101,11 +133,20 @@ func (q *Query) persist(ctx context.Context, rs *runState, ev conversation.Event
 		if err != nil {
 			return fmt.Errorf("record last root of conversation %s: %w", rs.id, err)
 		}
+	case conversation.EventTypeChatRequest:
+		if ev.Author == conversation.AuthorQueued {
+			// The queued reply is now a turn: the draft's job is done.
+			if err := q.drafts.DeleteDraft(wctx, rs.loc, rs.id); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
 
-// stream makes one provider call and feeds its events to the machine.
+// stream makes one provider call and feeds its events to the machine. The
+// provider runs in a goroutine owned by this call; Ctrl-C opens the
+// streaming menu while the stream waits (it is not polled meanwhile).
 func (q *Query) stream(ctx context.Context, rs *runState, ts *turnState) []turn.Action {
 	req := llm.Request{
 		Model:      rs.model.Model,
@@ -113,17 +154,37 @@ func (q *Query) stream(ctx context.Context, rs *runState, ts *turnState) []turn.
 		Tools:      ts.offered,
 		PriorCalls: turn.ProviderSteps(rs.events) + rs.failed,
 	}
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	events := make(chan llm.Event, 256)
+	errc := make(chan error, 1)
+	go func() {
+		defer close(events)
+		errc <- rs.provider.Stream(sctx, req, func(ev llm.Event) error {
+			select {
+			case events <- ev:
+				return nil
+			case <-sctx.Done():
+				return sctx.Err()
+			}
+		})
+	}()
+
+	scope := q.interrupts.Push("streaming")
+	defer scope.Pop()
 	stopWait := q.printer.Wait("waiting for the model")
+	defer stopWait()
 	var (
-		pending  []turn.Action // persist actions produced mid-stream
-		emitErr  error
+		pending  []turn.Action
 		produced bool
+		menuEnd  []turn.Action // set when a menu action ends or redirects the turn
 	)
-	emit := func(ev llm.Event) error {
+	handle := func(ev llm.Event) error {
 		stopWait()
 		switch ev.Kind {
 		case llm.EventTextDelta, llm.EventReasoningDelta:
 			produced = true
+			ts.deltas++
 			reasoning := ev.Kind == llm.EventReasoningDelta
 			ch := ports.ChannelContent
 			if reasoning {
@@ -132,12 +193,12 @@ func (q *Query) stream(ctx context.Context, rs *runState, ts *turnState) []turn.
 			if flushed, ok := ts.m.Delta(ev.Text, reasoning); ok {
 				q.endBlock(ts)
 				if err := q.persist(ctx, rs, flushed); err != nil {
-					emitErr = err
 					return err
 				}
 			}
 			ts.inBlock = ch
 			q.printer.Write(ch, ev.Text)
+			q.interrupts.Progress(ports.Progress{Turn: ts.number, Phase: "streaming", Deltas: ts.deltas})
 		case llm.EventToolCall:
 			produced = true
 			q.endBlock(ts)
@@ -147,7 +208,6 @@ func (q *Query) stream(ctx context.Context, rs *runState, ts *turnState) []turn.
 					continue
 				}
 				if err := q.persist(ctx, rs, a.Event); err != nil {
-					emitErr = err
 					return err
 				}
 			}
@@ -158,18 +218,59 @@ func (q *Query) stream(ctx context.Context, rs *runState, ts *turnState) []turn.
 		}
 		return nil
 	}
-	err := rs.provider.Stream(ctx, req, emit)
-	stopWait()
-	q.endBlock(ts)
-	if emitErr != nil {
-		return append(pending, turn.Action{Kind: turn.ActionEnd, Err: emitErr})
+	// drain processes what already arrived after the stream was cancelled.
+	drain := func() error {
+		for ev := range events {
+			if err := handle(ev); err != nil {
+				return err
+			}
+		}
+		<-errc
+		return nil
 	}
+
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				err := <-errc
+				stopWait()
+				q.endBlock(ts)
+				return append(pending, q.streamEnded(ctx, rs, ts, err, produced)...)
+			}
+			if err := handle(ev); err != nil {
+				cancel()
+				_ = drain()
+				return append(pending, turn.Action{Kind: turn.ActionEnd, Err: err})
+			}
+		case <-scope.C():
+			stopWait()
+			menuEnd = q.streamingInterrupt(ctx, rs, ts, cancel, drain)
+		case <-q.interrupts.Shutdown():
+			ts.shutdown = true
+			cancel()
+			if err := drain(); err != nil {
+				return append(pending, turn.Action{Kind: turn.ActionEnd, Err: err})
+			}
+			q.endBlock(ts)
+			return append(pending, ts.m.Stop(nil)...)
+		}
+		if menuEnd != nil {
+			q.endBlock(ts)
+			return append(pending, menuEnd...)
+		}
+	}
+}
+
+// streamEnded turns the provider's return into the machine's input.
+func (q *Query) streamEnded(ctx context.Context, rs *runState, ts *turnState, err error, produced bool) []turn.Action {
 	if err == nil {
-		return append(pending, ts.m.StreamDone()...)
+		return ts.m.StreamDone()
 	}
 	if ctx.Err() != nil {
-		// Ctrl-C or SIGTERM while streaming: stop, saving what arrived.
-		return append(pending, ts.m.Stop(nil)...)
+		// SIGTERM-style cancellation while streaming: stop, saving what arrived.
+		ts.shutdown = true
+		return ts.m.Stop(nil)
 	}
 	if !produced {
 		rs.failed++
@@ -179,7 +280,7 @@ func (q *Query) stream(ctx context.Context, rs *runState, ts *turnState) []turn.
 	if errors.As(err, &pe) {
 		ts.retryHint = min(pe.Retry, time.Minute)
 	}
-	return append(pending, ts.m.StreamError(err, llm.IsTransient(err))...)
+	return ts.m.StreamError(err, llm.IsTransient(err))
 }
 
 func (q *Query) endBlock(ts *turnState) {
@@ -187,6 +288,11 @@ func (q *Query) endBlock(ts *turnState) {
 		q.printer.EndBlock(ts.inBlock)
 		ts.inBlock = ports.ChannelUnknown
 	}
+}
+
+func (q *Query) chromeNote(line string) {
+	q.printer.Write(ports.ChannelChrome, line)
+	q.printer.EndBlock(ports.ChannelChrome)
 }
 
 // backoff is the wait before retry attempt n (1-based): 0.5s doubling,
@@ -200,4 +306,19 @@ func backoff(n int) time.Duration {
 		d = 20 * time.Second
 	}
 	return d
+}
+
+func isClosed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+// streamingAction is interrupt.streaming.action as a menu action.
+func streamingAction(rs *runState) interrupt.Action {
+	a, _ := interrupt.ParseStreamingAction(rs.cfg.Interrupt.Streaming.Action.String())
+	return a
 }

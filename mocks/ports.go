@@ -2396,3 +2396,467 @@ func (mock *IDGeneratorMock) NewIDCalls() []struct {
 	mock.lockNewID.RUnlock()
 	return calls
 }
+
+// Ensure, that InterruptsMock does implement ports.Interrupts.
+// If this is not the case, regenerate this file with moq.
+var _ ports.Interrupts = &InterruptsMock{}
+
+// InterruptsMock is a mock implementation of ports.Interrupts.
+//
+//	func TestSomethingThatUsesInterrupts(t *testing.T) {
+//
+//		// make and configure a mocked ports.Interrupts
+//		mockedInterrupts := &InterruptsMock{
+//			CountdownFunc: func() bool {
+//				panic("mock out the Countdown method")
+//			},
+//			EscalateFunc: func()  {
+//				panic("mock out the Escalate method")
+//			},
+//			HandledFunc: func()  {
+//				panic("mock out the Handled method")
+//			},
+//			ProgressFunc: func(p ports.Progress)  {
+//				panic("mock out the Progress method")
+//			},
+//			PushFunc: func(kind string) ports.InterruptScope {
+//				panic("mock out the Push method")
+//			},
+//			SetCooldownFunc: func(d time.Duration)  {
+//				panic("mock out the SetCooldown method")
+//			},
+//			ShutdownFunc: func() <-chan struct{} {
+//				panic("mock out the Shutdown method")
+//			},
+//		}
+//
+//		// use mockedInterrupts in code that requires ports.Interrupts
+//		// and then make assertions.
+//
+//	}
+type InterruptsMock struct {
+	// CountdownFunc mocks the Countdown method.
+	CountdownFunc func() bool
+
+	// EscalateFunc mocks the Escalate method.
+	EscalateFunc func()
+
+	// HandledFunc mocks the Handled method.
+	HandledFunc func()
+
+	// ProgressFunc mocks the Progress method.
+	ProgressFunc func(p ports.Progress)
+
+	// PushFunc mocks the Push method.
+	PushFunc func(kind string) ports.InterruptScope
+
+	// SetCooldownFunc mocks the SetCooldown method.
+	SetCooldownFunc func(d time.Duration)
+
+	// ShutdownFunc mocks the Shutdown method.
+	ShutdownFunc func() <-chan struct{}
+
+	// calls tracks calls to the methods.
+	calls struct {
+		// Countdown holds details about calls to the Countdown method.
+		Countdown []struct {
+		}
+		// Escalate holds details about calls to the Escalate method.
+		Escalate []struct {
+		}
+		// Handled holds details about calls to the Handled method.
+		Handled []struct {
+		}
+		// Progress holds details about calls to the Progress method.
+		Progress []struct {
+			// P is the p argument value.
+			P ports.Progress
+		}
+		// Push holds details about calls to the Push method.
+		Push []struct {
+			// Kind is the kind argument value.
+			Kind string
+		}
+		// SetCooldown holds details about calls to the SetCooldown method.
+		SetCooldown []struct {
+			// D is the d argument value.
+			D time.Duration
+		}
+		// Shutdown holds details about calls to the Shutdown method.
+		Shutdown []struct {
+		}
+	}
+	lockCountdown   sync.RWMutex
+	lockEscalate    sync.RWMutex
+	lockHandled     sync.RWMutex
+	lockProgress    sync.RWMutex
+	lockPush        sync.RWMutex
+	lockSetCooldown sync.RWMutex
+	lockShutdown    sync.RWMutex
+}
+
+// Countdown calls CountdownFunc.
+func (mock *InterruptsMock) Countdown() bool {
+	if mock.CountdownFunc == nil {
+		panic("InterruptsMock.CountdownFunc: method is nil but Interrupts.Countdown was just called")
+	}
+	callInfo := struct {
+	}{}
+	mock.lockCountdown.Lock()
+	mock.calls.Countdown = append(mock.calls.Countdown, callInfo)
+	mock.lockCountdown.Unlock()
+	return mock.CountdownFunc()
+}
+
+// CountdownCalls gets all the calls that were made to Countdown.
+// Check the length with:
+//
+//	len(mockedInterrupts.CountdownCalls())
+func (mock *InterruptsMock) CountdownCalls() []struct {
+} {
+	var calls []struct {
+	}
+	mock.lockCountdown.RLock()
+	calls = mock.calls.Countdown
+	mock.lockCountdown.RUnlock()
+	return calls
+}
+
+// Escalate calls EscalateFunc.
+func (mock *InterruptsMock) Escalate() {
+	if mock.EscalateFunc == nil {
+		panic("InterruptsMock.EscalateFunc: method is nil but Interrupts.Escalate was just called")
+	}
+	callInfo := struct {
+	}{}
+	mock.lockEscalate.Lock()
+	mock.calls.Escalate = append(mock.calls.Escalate, callInfo)
+	mock.lockEscalate.Unlock()
+	mock.EscalateFunc()
+}
+
+// EscalateCalls gets all the calls that were made to Escalate.
+// Check the length with:
+//
+//	len(mockedInterrupts.EscalateCalls())
+func (mock *InterruptsMock) EscalateCalls() []struct {
+} {
+	var calls []struct {
+	}
+	mock.lockEscalate.RLock()
+	calls = mock.calls.Escalate
+	mock.lockEscalate.RUnlock()
+	return calls
+}
+
+// Handled calls HandledFunc.
+func (mock *InterruptsMock) Handled() {
+	if mock.HandledFunc == nil {
+		panic("InterruptsMock.HandledFunc: method is nil but Interrupts.Handled was just called")
+	}
+	callInfo := struct {
+	}{}
+	mock.lockHandled.Lock()
+	mock.calls.Handled = append(mock.calls.Handled, callInfo)
+	mock.lockHandled.Unlock()
+	mock.HandledFunc()
+}
+
+// HandledCalls gets all the calls that were made to Handled.
+// Check the length with:
+//
+//	len(mockedInterrupts.HandledCalls())
+func (mock *InterruptsMock) HandledCalls() []struct {
+} {
+	var calls []struct {
+	}
+	mock.lockHandled.RLock()
+	calls = mock.calls.Handled
+	mock.lockHandled.RUnlock()
+	return calls
+}
+
+// Progress calls ProgressFunc.
+func (mock *InterruptsMock) Progress(p ports.Progress) {
+	if mock.ProgressFunc == nil {
+		panic("InterruptsMock.ProgressFunc: method is nil but Interrupts.Progress was just called")
+	}
+	callInfo := struct {
+		P ports.Progress
+	}{
+		P: p,
+	}
+	mock.lockProgress.Lock()
+	mock.calls.Progress = append(mock.calls.Progress, callInfo)
+	mock.lockProgress.Unlock()
+	mock.ProgressFunc(p)
+}
+
+// ProgressCalls gets all the calls that were made to Progress.
+// Check the length with:
+//
+//	len(mockedInterrupts.ProgressCalls())
+func (mock *InterruptsMock) ProgressCalls() []struct {
+	P ports.Progress
+} {
+	var calls []struct {
+		P ports.Progress
+	}
+	mock.lockProgress.RLock()
+	calls = mock.calls.Progress
+	mock.lockProgress.RUnlock()
+	return calls
+}
+
+// Push calls PushFunc.
+func (mock *InterruptsMock) Push(kind string) ports.InterruptScope {
+	if mock.PushFunc == nil {
+		panic("InterruptsMock.PushFunc: method is nil but Interrupts.Push was just called")
+	}
+	callInfo := struct {
+		Kind string
+	}{
+		Kind: kind,
+	}
+	mock.lockPush.Lock()
+	mock.calls.Push = append(mock.calls.Push, callInfo)
+	mock.lockPush.Unlock()
+	return mock.PushFunc(kind)
+}
+
+// PushCalls gets all the calls that were made to Push.
+// Check the length with:
+//
+//	len(mockedInterrupts.PushCalls())
+func (mock *InterruptsMock) PushCalls() []struct {
+	Kind string
+} {
+	var calls []struct {
+		Kind string
+	}
+	mock.lockPush.RLock()
+	calls = mock.calls.Push
+	mock.lockPush.RUnlock()
+	return calls
+}
+
+// SetCooldown calls SetCooldownFunc.
+func (mock *InterruptsMock) SetCooldown(d time.Duration) {
+	if mock.SetCooldownFunc == nil {
+		panic("InterruptsMock.SetCooldownFunc: method is nil but Interrupts.SetCooldown was just called")
+	}
+	callInfo := struct {
+		D time.Duration
+	}{
+		D: d,
+	}
+	mock.lockSetCooldown.Lock()
+	mock.calls.SetCooldown = append(mock.calls.SetCooldown, callInfo)
+	mock.lockSetCooldown.Unlock()
+	mock.SetCooldownFunc(d)
+}
+
+// SetCooldownCalls gets all the calls that were made to SetCooldown.
+// Check the length with:
+//
+//	len(mockedInterrupts.SetCooldownCalls())
+func (mock *InterruptsMock) SetCooldownCalls() []struct {
+	D time.Duration
+} {
+	var calls []struct {
+		D time.Duration
+	}
+	mock.lockSetCooldown.RLock()
+	calls = mock.calls.SetCooldown
+	mock.lockSetCooldown.RUnlock()
+	return calls
+}
+
+// Shutdown calls ShutdownFunc.
+func (mock *InterruptsMock) Shutdown() <-chan struct{} {
+	if mock.ShutdownFunc == nil {
+		panic("InterruptsMock.ShutdownFunc: method is nil but Interrupts.Shutdown was just called")
+	}
+	callInfo := struct {
+	}{}
+	mock.lockShutdown.Lock()
+	mock.calls.Shutdown = append(mock.calls.Shutdown, callInfo)
+	mock.lockShutdown.Unlock()
+	return mock.ShutdownFunc()
+}
+
+// ShutdownCalls gets all the calls that were made to Shutdown.
+// Check the length with:
+//
+//	len(mockedInterrupts.ShutdownCalls())
+func (mock *InterruptsMock) ShutdownCalls() []struct {
+} {
+	var calls []struct {
+	}
+	mock.lockShutdown.RLock()
+	calls = mock.calls.Shutdown
+	mock.lockShutdown.RUnlock()
+	return calls
+}
+
+// Ensure, that InterruptScopeMock does implement ports.InterruptScope.
+// If this is not the case, regenerate this file with moq.
+var _ ports.InterruptScope = &InterruptScopeMock{}
+
+// InterruptScopeMock is a mock implementation of ports.InterruptScope.
+//
+//	func TestSomethingThatUsesInterruptScope(t *testing.T) {
+//
+//		// make and configure a mocked ports.InterruptScope
+//		mockedInterruptScope := &InterruptScopeMock{
+//			CFunc: func() <-chan struct{} {
+//				panic("mock out the C method")
+//			},
+//			PopFunc: func()  {
+//				panic("mock out the Pop method")
+//			},
+//		}
+//
+//		// use mockedInterruptScope in code that requires ports.InterruptScope
+//		// and then make assertions.
+//
+//	}
+type InterruptScopeMock struct {
+	// CFunc mocks the C method.
+	CFunc func() <-chan struct{}
+
+	// PopFunc mocks the Pop method.
+	PopFunc func()
+
+	// calls tracks calls to the methods.
+	calls struct {
+		// C holds details about calls to the C method.
+		C []struct {
+		}
+		// Pop holds details about calls to the Pop method.
+		Pop []struct {
+		}
+	}
+	lockC   sync.RWMutex
+	lockPop sync.RWMutex
+}
+
+// C calls CFunc.
+func (mock *InterruptScopeMock) C() <-chan struct{} {
+	if mock.CFunc == nil {
+		panic("InterruptScopeMock.CFunc: method is nil but InterruptScope.C was just called")
+	}
+	callInfo := struct {
+	}{}
+	mock.lockC.Lock()
+	mock.calls.C = append(mock.calls.C, callInfo)
+	mock.lockC.Unlock()
+	return mock.CFunc()
+}
+
+// CCalls gets all the calls that were made to C.
+// Check the length with:
+//
+//	len(mockedInterruptScope.CCalls())
+func (mock *InterruptScopeMock) CCalls() []struct {
+} {
+	var calls []struct {
+	}
+	mock.lockC.RLock()
+	calls = mock.calls.C
+	mock.lockC.RUnlock()
+	return calls
+}
+
+// Pop calls PopFunc.
+func (mock *InterruptScopeMock) Pop() {
+	if mock.PopFunc == nil {
+		panic("InterruptScopeMock.PopFunc: method is nil but InterruptScope.Pop was just called")
+	}
+	callInfo := struct {
+	}{}
+	mock.lockPop.Lock()
+	mock.calls.Pop = append(mock.calls.Pop, callInfo)
+	mock.lockPop.Unlock()
+	mock.PopFunc()
+}
+
+// PopCalls gets all the calls that were made to Pop.
+// Check the length with:
+//
+//	len(mockedInterruptScope.PopCalls())
+func (mock *InterruptScopeMock) PopCalls() []struct {
+} {
+	var calls []struct {
+	}
+	mock.lockPop.RLock()
+	calls = mock.calls.Pop
+	mock.lockPop.RUnlock()
+	return calls
+}
+
+// Ensure, that TimersMock does implement ports.Timers.
+// If this is not the case, regenerate this file with moq.
+var _ ports.Timers = &TimersMock{}
+
+// TimersMock is a mock implementation of ports.Timers.
+//
+//	func TestSomethingThatUsesTimers(t *testing.T) {
+//
+//		// make and configure a mocked ports.Timers
+//		mockedTimers := &TimersMock{
+//			AfterFunc: func(d time.Duration) <-chan time.Time {
+//				panic("mock out the After method")
+//			},
+//		}
+//
+//		// use mockedTimers in code that requires ports.Timers
+//		// and then make assertions.
+//
+//	}
+type TimersMock struct {
+	// AfterFunc mocks the After method.
+	AfterFunc func(d time.Duration) <-chan time.Time
+
+	// calls tracks calls to the methods.
+	calls struct {
+		// After holds details about calls to the After method.
+		After []struct {
+			// D is the d argument value.
+			D time.Duration
+		}
+	}
+	lockAfter sync.RWMutex
+}
+
+// After calls AfterFunc.
+func (mock *TimersMock) After(d time.Duration) <-chan time.Time {
+	if mock.AfterFunc == nil {
+		panic("TimersMock.AfterFunc: method is nil but Timers.After was just called")
+	}
+	callInfo := struct {
+		D time.Duration
+	}{
+		D: d,
+	}
+	mock.lockAfter.Lock()
+	mock.calls.After = append(mock.calls.After, callInfo)
+	mock.lockAfter.Unlock()
+	return mock.AfterFunc(d)
+}
+
+// AfterCalls gets all the calls that were made to After.
+// Check the length with:
+//
+//	len(mockedTimers.AfterCalls())
+func (mock *TimersMock) AfterCalls() []struct {
+	D time.Duration
+} {
+	var calls []struct {
+		D time.Duration
+	}
+	mock.lockAfter.RLock()
+	calls = mock.calls.After
+	mock.lockAfter.RUnlock()
+	return calls
+}

@@ -49,6 +49,9 @@ type Options struct {
 	Headless string
 	// Editor is $VISUAL or $EDITOR.
 	Editor string
+	// Router is the process's interrupt router, started by cmd/jp before
+	// anything else and closed last.
+	Router *terminal.Interrupts
 }
 
 // Headless is the headless front end: the app plus the script, which the
@@ -85,6 +88,12 @@ func provideTerminalPrompter(o Options) ports.Prompter {
 	})
 }
 
+func provideTerminalInterrupts(o Options) ports.Interrupts { return o.Router }
+
+func provideHeadlessInterrupts(s *headless.Script, o Options) ports.Interrupts {
+	return s.Interrupts(o.Router)
+}
+
 func provideScript(o Options) (*headless.Script, error) { return headless.Load(o.Headless) }
 
 func provideHeadlessPrompter(s *headless.Script) ports.Prompter { return s.Prompter() }
@@ -94,6 +103,7 @@ var storageSet = wire.NewSet(
 	provideClock,
 	wire.Bind(new(ports.Clock), new(sysclock.Clock)),
 	wire.Bind(new(ports.Sleeper), new(sysclock.Clock)),
+	wire.Bind(new(ports.Timers), new(sysclock.Clock)),
 	wire.Value(sysclock.IDs{}),
 	wire.Bind(new(ports.IDGenerator), new(sysclock.IDs)),
 	provideStore,
@@ -126,8 +136,8 @@ var appSet = wire.NewSet(
 )
 
 // cliSet is the terminal front end.
-var cliSet = wire.NewSet(storageSet, engineSet, appSet, provideTerminalPrompter)
+var cliSet = wire.NewSet(storageSet, engineSet, appSet, provideTerminalPrompter, provideTerminalInterrupts)
 
 // headlessSet is the scripted front end.
-var headlessSet = wire.NewSet(storageSet, engineSet, appSet, provideScript, provideHeadlessPrompter,
+var headlessSet = wire.NewSet(storageSet, engineSet, appSet, provideScript, provideHeadlessPrompter, provideHeadlessInterrupts,
 	wire.Struct(new(Headless), "*"))

@@ -31,18 +31,21 @@ func InitializeCLI(opts Options) (*app.App, error) {
 	printer := providePrinter(opts)
 	prompter := provideTerminalPrompter(opts)
 	iDs := _wireIDsValue
+	interrupts := provideTerminalInterrupts(opts)
 	queryDeps := app.QueryDeps{
-		Store:     store,
-		Drafts:    store,
-		Locker:    store,
-		Config:    loader,
-		Providers: factory,
-		Tools:     source,
-		Printer:   printer,
-		Prompter:  prompter,
-		Clock:     clock,
-		Sleeper:   clock,
-		IDs:       iDs,
+		Store:      store,
+		Drafts:     store,
+		Locker:     store,
+		Config:     loader,
+		Providers:  factory,
+		Tools:      source,
+		Printer:    printer,
+		Prompter:   prompter,
+		Clock:      clock,
+		Sleeper:    clock,
+		IDs:        iDs,
+		Interrupts: interrupts,
+		Timers:     clock,
 	}
 	query := app.NewQuery(workspaces, queryDeps)
 	appApp := &app.App{
@@ -80,18 +83,21 @@ func InitializeHeadless(opts Options) (*Headless, error) {
 	}
 	prompter := provideHeadlessPrompter(script)
 	iDs := _wireIDsValue
+	interrupts := provideHeadlessInterrupts(script, opts)
 	queryDeps := app.QueryDeps{
-		Store:     store,
-		Drafts:    store,
-		Locker:    store,
-		Config:    loader,
-		Providers: factory,
-		Tools:     source,
-		Printer:   printer,
-		Prompter:  prompter,
-		Clock:     clock,
-		Sleeper:   clock,
-		IDs:       iDs,
+		Store:      store,
+		Drafts:     store,
+		Locker:     store,
+		Config:     loader,
+		Providers:  factory,
+		Tools:      source,
+		Printer:    printer,
+		Prompter:   prompter,
+		Clock:      clock,
+		Sleeper:    clock,
+		IDs:        iDs,
+		Interrupts: interrupts,
+		Timers:     clock,
 	}
 	query := app.NewQuery(workspaces, queryDeps)
 	appApp := &app.App{

@@ -2,8 +2,6 @@ package fsstore
 
 import (
 	"fmt"
-	"os"
-	"strconv"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -47,11 +45,7 @@ func benchList(b *testing.B, n int) {
 		}
 	}
 	flushAll()
-	var opts []Option
-	if w, _ := strconv.Atoi(os.Getenv("JP_WORKERS")); w > 0 {
-		opts = append(opts, WithWorkers(w))
-	}
-	s, err := New(data, clock, opts...)
+	s, err := New(data, clock)
 	if err != nil {
 		b.Fatal(err)
 	}

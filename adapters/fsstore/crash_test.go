@@ -121,7 +121,7 @@ func TestCrashDuringAppendLeavesValidFiles(t *testing.T) {
 	start := time.Now()
 	total := 0
 	for i := range 25 {
-		if time.Since(start) > 8*time.Second {
+		if time.Since(start) > 6*time.Second {
 			t.Logf("stopping after %d kills to stay within the time budget", i)
 			break
 		}

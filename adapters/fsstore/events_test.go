@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jpcli/jp/adapters/storetest"
 	"github.com/jpcli/jp/domain/conversation"
@@ -263,6 +264,30 @@ func TestConcurrentWriters(t *testing.T) {
 		evs, err := sc.s.Events(ctx, sc.loc, id)
 		if err != nil || conversation.Validate(evs) != nil {
 			t.Fatalf("conversation %s after concurrent appends: %v / %v", id, err, conversation.Validate(evs))
+		}
+	}
+}
+
+func TestStaleTempFilesAreSwept(t *testing.T) {
+	sc := newScene(t)
+	id := sc.create(t, ports.NewConversation{})
+	proj := filepath.Join(sc.root, ".jp", "conversations", string(id))
+	old := filepath.Join(proj, ".events.json.tmp-123")
+	fresh := filepath.Join(proj, ".metadata.json.tmp-456")
+	siloOld := filepath.Join(sc.siloConv(t, id), ".events.json.tmp-789")
+	for _, p := range []string{old, fresh, siloOld} {
+		writeFile(t, p, []byte("partial"))
+	}
+	long := time.Now().Add(-time.Hour)
+	for _, p := range []string{old, siloOld} {
+		if err := os.Chtimes(p, long, long); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sc.append(t, sc.loc, id, sc.ev.Turn(sc.root, "q", 0)...)
+	for p, want := range map[string]bool{old: false, siloOld: false, fresh: true} {
+		if ok, _ := exists(p); ok != want {
+			t.Errorf("%s exists = %v, want %v", filepath.Base(p), ok, want)
 		}
 	}
 }

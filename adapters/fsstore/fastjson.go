@@ -148,7 +148,7 @@ func (s *scanner) int() (int, bool) {
 
 // object reads {"key": value, ...}, calling field for each key; field
 // reads the value and reports whether it could.
-func (s *scanner) object(field func(key string) bool) bool {
+func (s *scanner) object(field func(key []byte) bool) bool {
 	if !s.eat('{') {
 		return false
 	}
@@ -156,7 +156,7 @@ func (s *scanner) object(field func(key string) bool) bool {
 		return true
 	}
 	for {
-		key, ok := s.str()
+		key, ok := s.rawString()
 		if !ok || !s.eat(':') || !field(key) {
 			return false
 		}
@@ -178,9 +178,9 @@ func (s *scanner) end() bool {
 func fastMetadata(b []byte, m *conversation.Metadata) bool {
 	s := scanner{b: b}
 	*m = conversation.Metadata{}
-	ok := s.object(func(key string) bool {
+	ok := s.object(func(key []byte) bool {
 		var ok bool
-		switch key {
+		switch string(key) {
 		case "title":
 			m.Title, ok = s.str()
 		case "created_at":
@@ -202,8 +202,8 @@ func fastMetadata(b []byte, m *conversation.Metadata) bool {
 func fastLocal(b []byte, m *conversation.LocalMetadata) bool {
 	s := scanner{b: b}
 	*m = conversation.LocalMetadata{}
-	ok := s.object(func(key string) bool {
-		switch key {
+	ok := s.object(func(key []byte) bool {
+		switch string(key) {
 		case "local":
 			if s.literal("true") {
 				m.Local = true
@@ -217,9 +217,9 @@ func fastLocal(b []byte, m *conversation.LocalMetadata) bool {
 			}
 			lr := &conversation.LastRoot{}
 			m.LastRoot = lr
-			return s.object(func(key string) bool {
+			return s.object(func(key []byte) bool {
 				var ok bool
-				switch key {
+				switch string(key) {
 				case "path":
 					lr.Path, ok = s.str()
 				case "last_used":
@@ -240,10 +240,10 @@ func fastLocal(b []byte, m *conversation.LocalMetadata) bool {
 		if m.Extra == nil {
 			m.Extra = map[string]json.RawMessage{}
 		}
-		if _, dup := m.Extra[key]; dup {
+		if _, dup := m.Extra[string(key)]; dup {
 			return false
 		}
-		m.Extra[key] = append(json.RawMessage(nil), raw...)
+		m.Extra[string(key)] = append(json.RawMessage(nil), raw...)
 		return true
 	})
 	return ok && s.end()

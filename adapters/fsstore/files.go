@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/jpcli/jp/ports"
 )
@@ -107,3 +109,26 @@ func exists(path string) (bool, error) {
 
 // isNotExist reports whether err says a file is missing.
 func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }
+
+// staleTempAge is how old a temp file must be before sweepTemps removes
+// it: far longer than any write takes, so that it is debris of a crash and
+// not another writer's file in flight.
+const staleTempAge = 10 * time.Minute
+
+// sweepTemps removes temp files that writeFile left in dir when a process
+// died mid-write, so that they are not committed with a projection.
+func sweepTemps(dir string) {
+	names, err := readDirNames(dir)
+	if err != nil {
+		return
+	}
+	for _, n := range names {
+		if !strings.HasPrefix(n, ".") || !strings.Contains(n, ".tmp-") {
+			continue
+		}
+		p := filepath.Join(dir, n)
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > staleTempAge {
+			_ = os.Remove(p)
+		}
+	}
+}

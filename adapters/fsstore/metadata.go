@@ -213,6 +213,9 @@ func (s *Store) projectFiles(root string, id conversation.ID, siloConv string) e
 			return err
 		}
 	}
+	if existed {
+		sweepTemps(dir)
+	}
 	for _, name := range []string{eventsFile, metadataFile} {
 		b, err := os.ReadFile(filepath.Join(siloConv, name))
 		if err != nil {

@@ -97,7 +97,7 @@ type Option func(*Store)
 func WithFoldThreshold(n int64) Option { return func(s *Store) { s.foldThreshold = n } }
 
 // WithWorkers sets how many goroutines List uses to read metadata files
-// (default: 4 per CPU, at most 16).
+// (default: 2 per CPU, at least 4 and at most 16).
 func WithWorkers(n int) Option { return func(s *Store) { s.workers = n } }
 
 // WithRandom sets the randomness used for new workspace IDs (default
@@ -125,7 +125,7 @@ func New(dataDir string, clock ports.Clock, opts ...Option) (*Store, error) {
 		clock:         clock,
 		rand:          rand.Reader,
 		foldThreshold: DefaultFoldThreshold,
-		workers:       min(16, 4*runtime.GOMAXPROCS(0)),
+		workers:       max(4, min(16, 2*runtime.GOMAXPROCS(0))),
 		fsync:         true,
 		silos:         map[workspace.ID]string{},
 		streams:       map[string]*streamState{},

@@ -84,11 +84,13 @@ func (s *Store) streamFor(p place) (*streamState, error) {
 	return s.loadStream(p.siloConv)
 }
 
-// loadStream reads a silo conversation's events and builds its state. A log
-// left inconsistent by a crash (a partial last line, or events a fold had
-// already moved into events.json) is repaired first by rewriting
-// events.json with the sequence readers see and removing the log.
+// loadStream reads a silo conversation's events and builds its state. What
+// a crash can leave is cleaned up first: old temp files are removed, and a
+// log left inconsistent (a partial last line, or events a fold had already
+// moved into events.json) is repaired by rewriting events.json with the
+// sequence readers see and removing the log.
 func (s *Store) loadStream(dir string) (*streamState, error) {
+	sweepTemps(dir)
 	se, err := readSiloEvents(dir)
 	if err != nil {
 		return nil, err

@@ -16,8 +16,10 @@ func TestParseErrors(t *testing.T) {
 		want   string
 	}{
 		{"unknown step", "confirm yes\n\nfrobnicate x", `ci.jph:3: unknown step "frobnicate": expected one of confirm, select, text, secret, permission, compose, cancel, interrupt, unavailable`},
-		{"scripted interrupt reserved", "after turn 1 delta 40: interrupt q", `ci.jph:1: scripted interrupts ("after ...") are not supported yet`},
-		{"at reserved", "at turn 2: interrupt", `ci.jph:1: scripted interrupts ("at ...") are not supported yet`},
+		{"malformed after", "after turn 1 delta 40: interrupt q", `ci.jph:1: after: expected "after N deltas [of turn T]"`},
+		{"malformed at", "at turn 2: interrupt", `ci.jph:1: at: expected`},
+		{"zero deltas", "after 0 deltas", `ci.jph:1: after 0 deltas: the count must be a whole number from 1`},
+		{"bad turn", "during tools of turn x", `ci.jph:1: of turn x: the turn must be a whole number from 1`},
 		{"expect reserved", "expect content hello", `ci.jph:1: output expectations ("expect ...") are not supported yet`},
 		{"confirm value", "confirm maybe", `ci.jph:1: confirm needs yes or no, got "maybe"`},
 		{"confirm missing", "confirm", `ci.jph:1: confirm needs yes or no, got ""`},

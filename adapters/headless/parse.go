@@ -15,8 +15,6 @@ const permissionTopicPrefix = "tool_permission:"
 // reservedKeywords are words kept for later versions of the format. A
 // script using one fails to load instead of being half understood.
 var reservedKeywords = map[string]string{
-	"after":  `scripted interrupts ("after ...") are not supported yet`,
-	"at":     `scripted interrupts ("at ...") are not supported yet`,
 	"expect": `output expectations ("expect ...") are not supported yet`,
 }
 
@@ -60,6 +58,9 @@ func (p *parser) parseStep(line string, lineNo int) (step, error) {
 		return step{}, fmt.Errorf("%s", msg)
 	}
 	s := step{line: lineNo}
+	if word == "after" || word == "during" || word == "at" {
+		return s, parseTrigger(&s, word, rest)
+	}
 	for k, kw := range keywords {
 		if kw == word {
 			s.kind = k
@@ -81,7 +82,7 @@ func (p *parser) parseStep(line string, lineNo int) (step, error) {
 	case stepCancel, stepInterrupt, stepUnavailable:
 		return s, parseOutcome(&s, word, rest)
 	}
-	return s, fmt.Errorf("unknown step %q: expected one of confirm, select, text, secret, permission, compose, cancel, interrupt, unavailable", word)
+	return s, fmt.Errorf("unknown step %q: expected one of confirm, select, text, secret, permission, compose, cancel, interrupt, unavailable, after, during, at", word)
 }
 
 // setMatch sets the @PATTERN of a step.

@@ -29,6 +29,9 @@ const (
 	stepCancel
 	stepInterrupt
 	stepUnavailable
+	// stepTrigger presses Ctrl-C when the run reaches a point: "after N
+	// deltas [of turn T]", "during tools [of turn T]", "at countdown".
+	stepTrigger
 )
 
 // keyword is the script word for each step kind.
@@ -42,6 +45,7 @@ var keywords = map[stepKind]string{
 	stepCancel:      "cancel",
 	stepInterrupt:   "interrupt",
 	stepUnavailable: "unavailable",
+	stepTrigger:     "after",
 }
 
 // composeMode is how a compose step answers.
@@ -63,6 +67,8 @@ const (
 	targetText
 	targetSecret
 	targetCompose
+	// targetTrigger is a scripted Ctrl-C: it answers no question.
+	targetTrigger
 )
 
 var targetNames = map[string]target{
@@ -97,6 +103,11 @@ type step struct {
 	value   string
 	yes     bool
 	compose composeMode
+	// trigger fields: the phase ("streaming", "tool_call", "countdown"),
+	// the 1-based turn (0: any), and for streaming the delta count.
+	phase  string
+	turn   int
+	deltas int
 }
 
 // request is a question or a compose request, as a step sees it.
@@ -110,6 +121,9 @@ type request struct {
 
 // matches reports whether s may answer r.
 func (s step) matches(r request) bool {
+	if s.kind == stepTrigger {
+		return false
+	}
 	if s.target != targetAny && s.target != r.target {
 		return false
 	}
@@ -140,6 +154,9 @@ func (s step) option(opts []ports.Option) (ports.Option, bool) {
 // String describes the step as the script spells it; a secret's value is
 // never shown.
 func (s step) String() string {
+	if s.kind == stepTrigger {
+		return s.triggerString()
+	}
 	var b strings.Builder
 	b.WriteString(keywords[s.kind])
 	switch s.kind {

@@ -17,10 +17,12 @@ type existsError struct {
 	id   workspace.ID
 }
 
+// Error names the directory and the workspace it already holds.
 func (e *existsError) Error() string {
 	return fmt.Sprintf("%s is already a jp workspace (ID %s)", e.root, e.id)
 }
 
+// Unwrap makes errors.Is(err, ports.ErrExists) true.
 func (e *existsError) Unwrap() error { return ports.ErrExists }
 
 // Canonical returns the absolute, cleaned form of dir (there are no

@@ -17,6 +17,7 @@ type Clock struct{}
 var (
 	_ ports.Clock       = Clock{}
 	_ ports.Sleeper     = Clock{}
+	_ ports.Timers      = Clock{}
 	_ ports.IDGenerator = IDs{}
 )
 
@@ -40,6 +41,9 @@ func (Clock) Sleep(ctx context.Context, d time.Duration) error {
 		return ctx.Err()
 	}
 }
+
+// After delivers the time after d.
+func (Clock) After(d time.Duration) <-chan time.Time { return time.After(d) }
 
 // IDs makes random 16-hex-digit IDs.
 type IDs struct{}

@@ -6,16 +6,15 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 
 	"github.com/alecthomas/kong"
 	"golang.org/x/term"
 
 	"github.com/jpcli/jp/adapters/headless"
 	"github.com/jpcli/jp/adapters/logging"
+	"github.com/jpcli/jp/adapters/terminal"
 	"github.com/jpcli/jp/app"
 	jpwire "github.com/jpcli/jp/wire"
 )
@@ -149,8 +148,22 @@ func Main(args []string, s Streams, environ []string) int {
 	logger := logging.New(s.Err, filepath.Join(paths.DataDir, "logs", "jp.log"), cli.Verbose)
 	defer func() { _ = logger.Close() }()
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The interrupt router owns SIGINT and SIGTERM from here to exit, so
+	// Ctrl-C always does something: the topmost handler, else a graceful
+	// shutdown (which cancels ctx), then shutdown, then exit 130.
+	router := terminal.NewInterrupts(terminal.InterruptOptions{Countdown: paths.TTYIn != nil})
+	router.Start()
+	defer router.Close()
+	paths.Router = router
+	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
+	go func() {
+		select {
+		case <-router.Shutdown():
+			stop()
+		case <-ctx.Done():
+		}
+	}()
 	rt := &Runtime{Ctx: ctx, Streams: s, Globals: &cli.Globals, LaunchDir: launch, Environ: environ, Paths: paths, Log: logger}
 	logger.Debug("command", "name", kctx.Command())
 	err = rt.finish(kctx.Run(rt))

@@ -117,3 +117,64 @@ func (a *Approvals) Record(tool string, d Decision, lvl PersistLevel) {
 		a.remembered[tool] = d
 	}
 }
+
+// Slot is the one queued reply of a Run (seed 002). It caches the draft
+// file, which is the slot's durable form: the caller writes the draft when
+// the slot is filled and deletes it when the slot is sent or discarded.
+type Slot struct {
+	text   string
+	filled bool
+}
+
+// Text returns the queued text and whether there is one.
+func (s *Slot) Text() (string, bool) { return s.text, s.filled }
+
+// Fill sets the slot (a draft left by an earlier run is not a queued
+// reply: only this Run's [q] fills the slot).
+func (s *Slot) Fill(text string) { s.text, s.filled = text, true }
+
+// Clear empties the slot.
+func (s *Slot) Clear() { s.text, s.filled = "", false }
+
+// SubmitEffect is what a compose of the slot did (the seed's submit table).
+type SubmitEffect int
+
+// Submit effects.
+const (
+	SubmitUnknown SubmitEffect = iota
+	// SubmitUnchanged: the slot keeps the same text.
+	SubmitUnchanged
+	// SubmitReplaced: the slot holds the new text (write the draft).
+	SubmitReplaced
+	// SubmitCleared: the buffer was emptied; the slot is cleared (remove
+	// the draft) and the user goes back to the menu.
+	SubmitCleared
+	// SubmitAborted: Ctrl+C in the composer; nothing changes, back to the
+	// menu.
+	SubmitAborted
+)
+
+// Submit applies a compose result to the slot. aborted is true for Ctrl+C
+// (or ESC) in the composer.
+func (s *Slot) Submit(text string, aborted bool) SubmitEffect {
+	switch {
+	case aborted:
+		return SubmitAborted
+	case isBlank(text):
+		s.Clear()
+		return SubmitCleared
+	case s.filled && text == s.text:
+		return SubmitUnchanged
+	}
+	s.Fill(text)
+	return SubmitReplaced
+}
+
+func isBlank(s string) bool {
+	for _, r := range s {
+		if r != ' ' && r != '\t' && r != '\n' && r != '\r' {
+			return false
+		}
+	}
+	return true
+}

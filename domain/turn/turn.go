@@ -261,6 +261,21 @@ func (m *Machine) ToolResults(rs []ToolResult) []Action {
 	return append(acts, Action{Kind: ActionRequest})
 }
 
+// Reply stops the stream and sends text in the same turn (the streaming
+// menu's [r]): the partial block is kept, calls that arrived but never ran
+// are answered as cancelled, then the reply is recorded and the model is
+// called again.
+func (m *Machine) Reply(text, author string) []Action {
+	if m.phase != PhaseStreaming {
+		return m.wrong("reply")
+	}
+	acts := m.flushActions(nil)
+	acts = append(acts, m.cancelPending("The user interrupted with a reply before this tool ran.")...)
+	return append(acts,
+		Action{Kind: ActionPersist, Event: conversation.Event{Type: conversation.EventTypeChatRequest, Content: text, Author: author}},
+		Action{Kind: ActionRequest})
+}
+
 // Stop ends the turn saving what streamed so far. While executing, rs are
 // the (cancelled) results of the batch.
 func (m *Machine) Stop(rs []ToolResult) []Action {

@@ -1,0 +1,213 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/jpcli/jp/domain/config"
+	"github.com/jpcli/jp/ports"
+)
+
+// conn is one running server instance: its process and the MCP client
+// session over the process's stdio.
+type conn struct {
+	name    string
+	dir     string
+	proc    *process
+	session *sdk.ClientSession
+	// broken is set when the session failed under a call: the next lease
+	// starts a fresh instance even if the process still runs.
+	broken atomic.Bool
+	// life ends when the instance stops; elicitation prompts use it.
+	life   context.Context
+	cancel context.CancelFunc
+}
+
+// start spawns spec's server and runs the MCP initialize handshake. ctx
+// bounds the handshake only; the process lives until close.
+func start(ctx context.Context, spec ports.MCPServerSpec, o *Options, el *elicitor) (*conn, error) {
+	proc, err := spawn(spec.Name, spec.Server, spec.Dir, o.Log)
+	if err != nil {
+		return nil, err
+	}
+	life, cancel := context.WithCancel(context.Background())
+	c := &conn{name: spec.Name, dir: spec.Dir, proc: proc, life: life, cancel: cancel}
+	orders := &orderRecorder{}
+	client := sdk.NewClient(&sdk.Implementation{Name: "jp", Version: o.ClientVersion}, &sdk.ClientOptions{
+		Logger: o.Log,
+		ElicitationHandler: func(ctx context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+			ctx, stop := mergeCancel(ctx, life)
+			defer stop()
+			return el.elicit(ctx, spec.Name, req.Params, orders)
+		},
+	})
+	client.AddRoots(&sdk.Root{URI: fileURI(spec.Dir), Name: filepath.Base(spec.Dir)})
+	tr := &orderTransport{inner: &sdk.IOTransport{Reader: proc.stdout, Writer: proc.stdin}, rec: orders}
+	hctx, hcancel := context.WithTimeout(ctx, StartTimeout)
+	defer hcancel()
+	session, err := client.Connect(hctx, tr, nil)
+	if err != nil {
+		cancel()
+		proc.stop()
+		switch {
+		case ctx.Err() != nil:
+			return nil, fmt.Errorf("start MCP server %s: %w", spec.Name, ctx.Err())
+		case hctx.Err() != nil:
+			return nil, fmt.Errorf("MCP server %s did not answer the MCP handshake within %s; check mcp.servers.%s.command (%s)",
+				spec.Name, StartTimeout, spec.Name, proc.status())
+		}
+		return nil, fmt.Errorf("MCP server %s failed to start (mcp.servers.%s.command = %s): %v (%s)",
+			spec.Name, spec.Name, commandLine(spec.Server), err, proc.status())
+	}
+	c.session = session
+	return c, nil
+}
+
+// dead reports whether the instance can no longer serve: its process
+// exited or its session broke.
+func (c *conn) dead() bool { return c.proc.done() || c.broken.Load() }
+
+// close stops the instance: ends its prompts, stops its process (close
+// stdin, grace, SIGTERM, SIGKILL) and closes the session.
+func (c *conn) close() {
+	c.cancel()
+	c.proc.stop()
+	_ = c.session.Close()
+}
+
+// mergeCancel returns a context that ends when either ctx or other ends.
+func mergeCancel(ctx, other context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(other, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+func fileURI(dir string) string {
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}).String()
+}
+
+func commandLine(s config.MCPServer) string {
+	b, _ := json.Marshal(s.Command)
+	return string(b)
+}
+
+// orderTransport records the property order of elicitation schemas as
+// they arrive: the SDK hands the handler a map, and questions should
+// follow the order the server wrote.
+type orderTransport struct {
+	inner sdk.Transport
+	rec   *orderRecorder
+}
+
+func (t *orderTransport) Connect(ctx context.Context) (sdk.Connection, error) {
+	c, err := t.inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &orderConn{Connection: c, rec: t.rec}, nil
+}
+
+type orderConn struct {
+	sdk.Connection
+	rec *orderRecorder
+}
+
+func (c *orderConn) Read(ctx context.Context) (msg jsonrpc.Message, err error) {
+	msg, err = c.Connection.Read(ctx)
+	if r, ok := msg.(*jsonrpc.Request); ok && r.Method == "elicitation/create" {
+		c.rec.note(r.Params)
+	}
+	return msg, err
+}
+
+// orderRecorder maps an elicitation (its message and property names) to
+// the order its properties had on the wire.
+type orderRecorder struct {
+	mu     sync.Mutex
+	orders map[string][]string
+}
+
+func (r *orderRecorder) note(params json.RawMessage) {
+	var p struct {
+		Message         string `json:"message"`
+		RequestedSchema struct {
+			Properties json.RawMessage `json:"properties"`
+		} `json:"requestedSchema"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	names := objectKeys(p.RequestedSchema.Properties)
+	if len(names) == 0 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.orders == nil || len(r.orders) > 64 {
+		r.orders = map[string][]string{}
+	}
+	r.orders[orderKey(p.Message, names)] = names
+}
+
+// order returns the recorded order of names for message, or nil.
+func (r *orderRecorder) order(message string, names []string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.orders[orderKey(message, names)]
+}
+
+func orderKey(message string, names []string) string {
+	s := slices.Clone(names)
+	slices.Sort(s)
+	return message + "\x00" + strings.Join(s, "\x00")
+}
+
+// objectKeys returns the keys of a JSON object in the order they appear.
+func objectKeys(raw json.RawMessage) []string {
+	if len(raw) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var keys []string
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return keys
+		}
+		k, _ := t.(string)
+		keys = append(keys, k)
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return keys
+		}
+	}
+	return keys
+}
+
+// isClosed reports whether err says the session's connection is gone.
+func isClosed(err error) bool {
+	return errors.Is(err, sdk.ErrConnectionClosed)
+}
+
+// loggerOr returns l, or a logger that discards everything.
+func loggerOr(l *slog.Logger) *slog.Logger {
+	if l != nil {
+		return l
+	}
+	return slog.New(slog.DiscardHandler)
+}

@@ -1,0 +1,211 @@
+package app
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jpcli/jp/domain/config"
+	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/draft"
+	"github.com/jpcli/jp/domain/interrupt"
+	"github.com/jpcli/jp/domain/run"
+	"github.com/jpcli/jp/domain/turn"
+	"github.com/jpcli/jp/ports"
+)
+
+// menu asks for an action from m, unless configured is set (the
+// interrupt.*.action key skips the menu). escalated is true when the user
+// pressed Ctrl-C on the menu itself: that is a second press, not a choice.
+func (q *Query) menu(ctx context.Context, m interrupt.Menu, configured interrupt.Action) (a interrupt.Action, escalated bool) {
+	if configured != interrupt.ActionUnknown {
+		q.interrupts.Handled()
+		return configured, false
+	}
+	opts := make([]ports.Option, len(m.Items))
+	for i, it := range m.Items {
+		opts[i] = ports.Option{Key: it.Key, Label: it.Label, Value: it.Key}
+	}
+	for {
+		ans, err := q.prompter.Ask(ctx, ports.Question{Kind: ports.QuestionSelect, Message: m.Title, Options: opts, Topic: "interrupt:" + m.Kind})
+		switch {
+		case errors.Is(err, ports.ErrInterrupted):
+			q.interrupts.Escalate()
+			return interrupt.ActionUnknown, true
+		case errors.Is(err, ports.ErrCancelled):
+			if _, ok := m.Pick("c"); ok && m.Kind != interrupt.CountdownMenu.Kind {
+				return interrupt.ActionContinue, false // ESC: back to what was happening
+			}
+			continue
+		case err != nil:
+			// No way to ask (no terminal, or a script without an answer):
+			// change nothing.
+			if m.Kind == interrupt.CountdownMenu.Kind {
+				return interrupt.ActionKeepDraft, false
+			}
+			return interrupt.ActionContinue, false
+		}
+		if act, ok := m.Pick(ans.Text); ok {
+			q.interrupts.Handled()
+			return act, false
+		}
+	}
+}
+
+// composeIn returns whether a compose surface starts in the editor.
+func composeIn(c config.ComposeInEditor) bool { return c.StartsInEditor() }
+
+// composeSlot opens the queued-reply composer, seeded with the queued text
+// (or, before anything is queued, with a draft an earlier run left, so
+// nothing the user typed is overwritten unseen), and applies the seed's
+// submit table. The draft file follows the slot.
+func (q *Query) composeSlot(ctx context.Context, rs *runState, inEditor bool) run.SubmitEffect {
+	initial, filled := rs.slot.Text()
+	doc := ""
+	if d, err := q.drafts.ReadDraft(ctx, rs.loc, rs.id); err == nil {
+		doc = d.Text
+		if !filled {
+			initial = draft.Parse(d.Text).Query()
+		}
+	}
+	text, err := q.prompter.Compose(ctx, ports.ComposeRequest{Purpose: "queue_reply", Initial: initial, InEditor: inEditor, Document: docWith(doc, initial)})
+	aborted := err != nil
+	if err != nil && !errors.Is(err, ports.ErrCancelled) && !errors.Is(err, ports.ErrInterrupted) {
+		q.printer.Write(ports.ChannelError, err.Error())
+		q.printer.EndBlock(ports.ChannelError)
+	}
+	eff := rs.slot.Submit(draft.Parse(text).Query(), aborted)
+	switch eff {
+	case run.SubmitReplaced:
+		queued, _ := rs.slot.Text()
+		if werr := q.keepDraft(ctx, rs.loc, rs.id, queued); werr != nil {
+			q.printer.Write(ports.ChannelError, "could not save the queued reply as a draft: "+werr.Error())
+			q.printer.EndBlock(ports.ChannelError)
+		}
+		q.chromeNote("Reply queued: it is sent when this turn ends.")
+	case run.SubmitCleared:
+		_ = q.drafts.DeleteDraft(context.WithoutCancel(ctx), rs.loc, rs.id)
+		q.chromeNote("Queued reply withdrawn.")
+	}
+	return eff
+}
+
+// composeText asks for a reply or a response (the [r] actions). ok is
+// false when the user backed out (Ctrl+C, ESC) or submitted nothing.
+func (q *Query) composeText(ctx context.Context, purpose string, inEditor bool) (string, bool) {
+	text, err := q.prompter.Compose(ctx, ports.ComposeRequest{Purpose: purpose, InEditor: inEditor})
+	if err != nil {
+		return "", false
+	}
+	text = draft.Parse(text).Query()
+	if isBlank(text) {
+		return "", false
+	}
+	return text, true
+}
+
+func docWith(doc, query string) string {
+	if doc == "" {
+		return ""
+	}
+	return draft.Parse(doc).WithQuery(query).Render()
+}
+
+func isBlank(s string) bool {
+	for _, r := range s {
+		if r != ' ' && r != '\t' && r != '\n' && r != '\r' {
+			return false
+		}
+	}
+	return true
+}
+
+// streamingInterrupt runs the streaming menu. It returns the actions that
+// end or redirect the turn, or nil to resume streaming.
+func (q *Query) streamingInterrupt(ctx context.Context, rs *runState, ts *turnState, cancel func(), drain func() error) []turn.Action {
+	configured := streamingAction(rs)
+	inEditor := composeIn(rs.cfg.Interrupt.Streaming.ComposeInEditor)
+	for {
+		act, escalated := q.menu(ctx, interrupt.StreamingMenu, configured)
+		if escalated {
+			ts.shutdown = true
+			act = interrupt.ActionStop
+		}
+		switch act {
+		case interrupt.ActionContinue:
+			return nil
+		case interrupt.ActionQueueReply:
+			eff := q.composeSlot(ctx, rs, inEditor)
+			if eff == run.SubmitReplaced || eff == run.SubmitUnchanged || configured != interrupt.ActionUnknown {
+				return nil
+			}
+		case interrupt.ActionReply:
+			text, ok := q.composeText(ctx, "reply", inEditor)
+			if !ok {
+				if configured != interrupt.ActionUnknown {
+					return nil
+				}
+				continue
+			}
+			cancel()
+			if err := drain(); err != nil {
+				return []turn.Action{{Kind: turn.ActionEnd, Err: err}}
+			}
+			q.endBlock(ts)
+			return ts.m.Reply(text, conversation.AuthorUser)
+		case interrupt.ActionStop:
+			cancel()
+			if err := drain(); err != nil {
+				return []turn.Action{{Kind: turn.ActionEnd, Err: err}}
+			}
+			return ts.m.Stop(nil)
+		case interrupt.ActionAbort:
+			cancel()
+			_ = drain()
+			return ts.m.Abort()
+		default:
+			return nil
+		}
+	}
+}
+
+// toolCallInterrupt runs the tool-call menu while tools run. finish
+// cancels the running tools and waits for them. handled is false to keep
+// waiting for the tools.
+func (q *Query) toolCallInterrupt(ctx context.Context, rs *runState, ts *turnState, finish func()) (end batchEnd, text string, handled bool) {
+	configured := toolCallAction(rs)
+	inEditor := composeIn(rs.cfg.Interrupt.ToolCall.ComposeInEditor)
+	for {
+		act, escalated := q.menu(ctx, interrupt.ToolCallMenu, configured)
+		if escalated {
+			ts.shutdown = true
+			act = interrupt.ActionStop
+		}
+		switch act {
+		case interrupt.ActionContinue:
+			return 0, "", false
+		case interrupt.ActionQueueReply:
+			eff := q.composeSlot(ctx, rs, inEditor)
+			if eff == run.SubmitReplaced || eff == run.SubmitUnchanged || configured != interrupt.ActionUnknown {
+				return 0, "", false
+			}
+		case interrupt.ActionRespond:
+			text, ok := q.composeText(ctx, "respond", inEditor)
+			if !ok {
+				if configured != interrupt.ActionUnknown {
+					return 0, "", false
+				}
+				continue
+			}
+			finish()
+			return batchRespond, text, true
+		case interrupt.ActionStop:
+			finish()
+			return batchStop, "", true
+		case interrupt.ActionRestart:
+			finish()
+			return batchRestart, "", true
+		default:
+			return 0, "", false
+		}
+	}
+}

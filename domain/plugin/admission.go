@@ -1,0 +1,115 @@
+package plugin
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/jpcli/jp/domain/config"
+	"github.com/jpcli/jp/domain/workspace"
+)
+
+// Verdict is what admission decides before a plugin may run (SPEC 7.2).
+type Verdict int
+
+// Verdicts.
+const (
+	VerdictUnknown Verdict = iota
+	// VerdictRun: run it (run = "unattended", or an approved binary).
+	VerdictRun
+	// VerdictAsk: ask the user: yes once, yes and remember, or no.
+	VerdictAsk
+)
+
+// ConfigKey is the configuration table of the plugin named name.
+func ConfigKey(name string) string { return config.JoinPath("plugins", "command", name) }
+
+// DeniedError: the configuration says run = "deny".
+type DeniedError struct{ Name string }
+
+func (e *DeniedError) Error() string {
+	return fmt.Sprintf("plugin %s is not allowed to run: %s.run = \"deny\"; set it to \"ask\" or \"unattended\" to run it", e.Name, ConfigKey(e.Name))
+}
+
+// ChecksumError: the binary does not match its pinned checksum.
+type ChecksumError struct {
+	Name, Path       string
+	Expected, Actual string
+}
+
+func (e *ChecksumError) Error() string {
+	return fmt.Sprintf("plugin %s (%s) does not match its pinned checksum: expected sha256 %s, got %s; if you trust this binary, set %s.checksum.value = %q",
+		e.Name, e.Path, e.Expected, e.Actual, ConfigKey(e.Name), e.Actual)
+}
+
+// ProtocolError: the plugin needs a newer protocol, or declares something
+// this host does not support.
+type ProtocolError struct {
+	Name string
+	Msg  string
+}
+
+func (e *ProtocolError) Error() string { return fmt.Sprintf("plugin %s %s", e.Name, e.Msg) }
+
+// CheckRunnable refuses a binary before any configuration is read: an
+// unusable manifest, a protocol above ProtocolVersion, or a scope this
+// host cannot serve.
+func CheckRunnable(b Binary) error {
+	if b.ManifestError != "" {
+		return &ProtocolError{Name: b.Name(), Msg: fmt.Sprintf("cannot run: its manifest %s: %s; fix or remove the manifest", b.Path+ManifestSuffix, b.ManifestError)}
+	}
+	if b.Manifest == nil {
+		return nil
+	}
+	if v := b.Manifest.ProtocolVersion; v > ProtocolVersion {
+		return &ProtocolError{Name: b.Name(), Msg: fmt.Sprintf("needs plugin protocol version %d, and this jp speaks version %d: update jp to run it", v, ProtocolVersion)}
+	}
+	if b.Manifest.Scope() == workspace.ScopeMulti {
+		return &ProtocolError{Name: b.Name(), Msg: `declares workspace_scope "multi", which this jp does not support yet`}
+	}
+	return nil
+}
+
+// Admit applies the configuration to a binary whose SHA-256 is digest, in
+// SPEC 7.2's order: run = "deny" refuses; a pinned checksum must match;
+// then "unattended" runs, and "ask" runs an approved binary and asks for
+// any other.
+func Admit(b Binary, pc config.PluginCommand, digest string, approved bool) (Verdict, error) {
+	name := b.Name()
+	if pc.Run == config.RunPolicyDeny {
+		return VerdictUnknown, &DeniedError{Name: name}
+	}
+	if pc.Checksum != nil && !strings.EqualFold(strings.TrimSpace(pc.Checksum.Value), digest) {
+		return VerdictUnknown, &ChecksumError{Name: name, Path: b.Path, Expected: pc.Checksum.Value, Actual: digest}
+	}
+	if pc.Run == config.RunPolicyUnattended || approved {
+		return VerdictRun, nil
+	}
+	return VerdictAsk, nil
+}
+
+// TrustState describes the admission of a binary for jp plugin ls:
+// "denied", "checksum mismatch", "unattended", "approved" or
+// "ask (not approved)", with " (pinned)" when a checksum pins it.
+func TrustState(b Binary, pc config.PluginCommand, digest string, approved bool) string {
+	if err := CheckRunnable(b); err != nil {
+		return "refused"
+	}
+	v, err := Admit(b, pc, digest, approved)
+	var s string
+	switch {
+	case err != nil && pc.Run == config.RunPolicyDeny:
+		return "denied"
+	case err != nil:
+		return "checksum mismatch"
+	case pc.Run == config.RunPolicyUnattended:
+		s = "unattended"
+	case v == VerdictRun:
+		s = "approved"
+	default:
+		s = "ask (not approved)"
+	}
+	if pc.Checksum != nil {
+		s += " (pinned)"
+	}
+	return s
+}

@@ -1,0 +1,125 @@
+package plugin
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/jpcli/jp/domain/config"
+	"github.com/jpcli/jp/domain/workspace"
+)
+
+func TestParseManifest(t *testing.T) {
+	good := `{"name":"titles","version":"0.1.0","description":"List conversation titles","command":["titles"],"protocol_version":1,"unknown_key":true}`
+	m, err := ParseManifest([]byte(good))
+	if err != nil || m.Name != "titles" || m.Scope() != workspace.ScopeSingle || len(m.Command) != 1 {
+		t.Fatalf("ParseManifest = %+v, %v", m, err)
+	}
+	for _, tt := range []struct{ name, json, msg string }{
+		{"no name", `{"version":"1","protocol_version":1}`, "name"},
+		{"bad name", `{"name":"My Plugin","version":"1","protocol_version":1}`, "lower-case"},
+		{"no version", `{"name":"x","protocol_version":1}`, "version is required"},
+		{"no protocol", `{"name":"x","version":"1"}`, "protocol_version is required"},
+		{"bad scope", `{"name":"x","version":"1","protocol_version":2,"workspace_scope":"all"}`, "workspace_scope"},
+		{"flag in command", `{"name":"x","version":"1","protocol_version":1,"command":["-x"]}`, "one word"},
+		{"space in command", `{"name":"x","version":"1","protocol_version":1,"command":["a b"]}`, "one word"},
+		{"escape in description", "{\"name\":\"x\",\"version\":\"1\",\"protocol_version\":1,\"description\":\"\\u001b[31mred\"}", "control character"},
+		{"not json", `name = "x"`, "invalid"},
+		{"wrong type", `{"name":"x","version":"1","protocol_version":"2"}`, "protocol_version must be a number"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseManifest([]byte(tt.json))
+			if !errors.Is(err, ErrBadManifest) || !strings.Contains(err.Error(), tt.msg) {
+				t.Fatalf("err = %v, want one containing %q", err, tt.msg)
+			}
+		})
+	}
+	if _, err := ParseManifest([]byte(strings.Repeat(" ", maxManifest+1))); err == nil {
+		t.Fatal("an oversized manifest must be refused")
+	}
+}
+
+func bin(p string, m *Manifest) Binary { return Binary{Path: p, Manifest: m} }
+
+func TestRoute(t *testing.T) {
+	bins := MarkShadowed([]Binary{
+		bin("/data/jp-serve", &Manifest{Name: "serve", Command: []string{"serve"}}),
+		bin("/data/jp-web", &Manifest{Name: "web", Command: []string{"serve", "web"}}),
+		bin("/bin/jp-conversation-export", nil),
+		bin("/bin/jp-serve", nil), // same name as the installed one: shadowed
+	})
+	if !bins[3].Shadowed || bins[0].Shadowed {
+		t.Fatalf("shadowing: %+v", bins)
+	}
+	for _, tt := range []struct {
+		words []string
+		want  string
+		rest  []string
+	}{
+		{[]string{"serve"}, "/data/jp-serve", []string{}},
+		{[]string{"serve", "web", "--port", "1"}, "/data/jp-web", []string{"--port", "1"}},
+		{[]string{"serve", "api"}, "/data/jp-serve", []string{"api"}},
+		{[]string{"conversation", "export", "1"}, "/bin/jp-conversation-export", []string{"1"}},
+		{[]string{"nothing"}, "", nil},
+		{[]string{"conversation"}, "", nil},
+	} {
+		b, rest, ok := Route(bins, tt.words)
+		if ok != (tt.want != "") || b.Path != tt.want || strings.Join(rest, " ") != strings.Join(tt.rest, " ") {
+			t.Errorf("Route(%v) = %s %v %v; want %s %v", tt.words, b.Path, rest, ok, tt.want, tt.rest)
+		}
+	}
+	if n := bins[2].Name(); n != "conversation-export" {
+		t.Errorf("name from file = %q", n)
+	}
+}
+
+func TestAdmit(t *testing.T) {
+	b := bin("/bin/jp-titles", &Manifest{Name: "titles", ProtocolVersion: 1})
+	sum := strings.Repeat("ab", 32)
+	pin := func(v string) *config.Checksum { return &config.Checksum{Algorithm: config.ChecksumAlgorithmSHA256, Value: v} }
+	for _, tt := range []struct {
+		name     string
+		pc       config.PluginCommand
+		approved bool
+		want     Verdict
+		err      string
+		trust    string
+	}{
+		{"ask, not approved", config.PluginCommand{Run: config.RunPolicyAsk}, false, VerdictAsk, "", "ask (not approved)"},
+		{"ask, approved", config.PluginCommand{Run: config.RunPolicyAsk}, true, VerdictRun, "", "approved"},
+		{"unattended", config.PluginCommand{Run: config.RunPolicyUnattended}, false, VerdictRun, "", "unattended"},
+		{"deny", config.PluginCommand{Run: config.RunPolicyDeny}, true, VerdictUnknown, `plugins.command.titles.run = "deny"`, "denied"},
+		{"pinned match", config.PluginCommand{Run: config.RunPolicyUnattended, Checksum: pin(strings.ToUpper(sum))}, false, VerdictRun, "", "unattended (pinned)"},
+		{"pinned mismatch", config.PluginCommand{Run: config.RunPolicyUnattended, Checksum: pin("00")}, true, VerdictUnknown,
+			"expected sha256 00, got " + sum + "; if you trust this binary, set plugins.command.titles.checksum.value", "checksum mismatch"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			v, err := Admit(b, tt.pc, sum, tt.approved)
+			if v != tt.want || (err == nil) != (tt.err == "") || (err != nil && !strings.Contains(err.Error(), tt.err)) {
+				t.Fatalf("Admit = %v, %v; want %v, %q", v, err, tt.want, tt.err)
+			}
+			if s := TrustState(b, tt.pc, sum, tt.approved); s != tt.trust {
+				t.Fatalf("TrustState = %q, want %q", s, tt.trust)
+			}
+		})
+	}
+}
+
+func TestCheckRunnable(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		b    Binary
+		msg  string
+	}{
+		{"fine", bin("/p/jp-x", &Manifest{Name: "x", ProtocolVersion: 2}), ""},
+		{"no manifest", bin("/p/jp-x", nil), ""},
+		{"too new", bin("/p/jp-x", &Manifest{Name: "x", ProtocolVersion: 3}), "needs plugin protocol version 3, and this jp speaks version 2"},
+		{"multi", bin("/p/jp-x", &Manifest{Name: "x", ProtocolVersion: 2, WorkspaceScope: "multi"}), "multi"},
+		{"broken manifest", Binary{Path: "/p/jp-x", ManifestError: "invalid plugin manifest: version is required"}, "/p/jp-x.manifest.json"},
+	} {
+		err := CheckRunnable(tt.b)
+		if (err == nil) != (tt.msg == "") || (err != nil && !strings.Contains(err.Error(), tt.msg)) {
+			t.Errorf("%s: CheckRunnable = %v, want %q", tt.name, err, tt.msg)
+		}
+	}
+}

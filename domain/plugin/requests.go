@@ -1,0 +1,336 @@
+package plugin
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/jpcli/jp/domain/conversation"
+)
+
+// Wire names of the messages a plugin sends.
+const (
+	TypeReady              = "ready"
+	TypeDescribe           = "describe" // also the host's request
+	TypeExit               = "exit"
+	TypePrint              = "print"
+	TypeLog                = "log"
+	TypeListConversations  = "list_conversations"
+	TypeReadEvents         = "read_events"
+	TypeReadConfig         = "read_config"
+	TypeReadDraft          = "read_draft"
+	TypeWriteDraft         = "write_draft"
+	TypeCreateConversation = "create_conversation"
+	TypeSetTitle           = "set_title"
+	TypeArchive            = "archive"
+	TypeUnarchive          = "unarchive"
+	TypeLock               = "lock"
+	TypeUnlock             = "unlock"
+	TypeQuery              = "query"
+	TypeInterrupt          = "interrupt"
+	TypeRespond            = "respond"
+	TypePrompt             = "prompt"
+	TypeListWorkspaces     = "list_workspaces"
+)
+
+// Ready answers init: the plugin is up. Protocol, when set, is the lowest
+// protocol version the plugin needs (absent reads as 1).
+type Ready struct {
+	Protocol int `json:"protocol,omitempty"`
+}
+
+// Description answers the host's describe request: the manifest fields.
+type Description struct {
+	Manifest
+}
+
+// Exit ends the plugin's run: the host releases its locks and exits with
+// Code, printing Reason when Code is not 0.
+type Exit struct {
+	Code   int    `json:"code"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// Print is user-facing output, routed through the host's printer. Channel
+// is one of content (the default), chrome, tool_call, tool_result,
+// reasoning, error; Language is the hint of the code format.
+type Print struct {
+	Text     string      `json:"text"`
+	Channel  string      `json:"channel,omitempty"`
+	Format   PrintFormat `json:"format,omitempty"`
+	Language string      `json:"language,omitempty"`
+}
+
+// Log is a structured line for the host's log: Level is trace, debug,
+// info, warn or error.
+type Log struct {
+	Level   string         `json:"level"`
+	Message string         `json:"message"`
+	Fields  map[string]any `json:"fields,omitempty"`
+}
+
+// ListConversations asks for the workspace's conversations; the answer is
+// Conversations.
+type ListConversations struct {
+	ID string `json:"id,omitempty"`
+}
+
+// ReadEvents asks for a conversation's events; the answer is Events.
+type ReadEvents struct {
+	ID           string `json:"id,omitempty"`
+	Conversation string `json:"conversation"`
+}
+
+// ReadConfig asks for the resolved configuration, or the subtree at Path
+// (a dot path as in --cfg); the answer is Config.
+type ReadConfig struct {
+	ID   string `json:"id,omitempty"`
+	Path string `json:"path,omitempty"`
+}
+
+// ReadDraft asks for a conversation's draft (its query text); the answer
+// is Draft.
+type ReadDraft struct {
+	ID           string `json:"id,omitempty"`
+	Conversation string `json:"conversation"`
+}
+
+// WriteDraft replaces a draft's query text, keeping its meta section. With
+// Revision it fails unless the draft still has that revision. Text is
+// required (a pointer so that an absent field is told from "").
+type WriteDraft struct {
+	ID           string  `json:"id,omitempty"`
+	Conversation string  `json:"conversation"`
+	Text         *string `json:"text"`
+	Revision     string  `json:"revision,omitempty"`
+}
+
+// CreateConversation makes a new conversation; the answer is Created.
+type CreateConversation struct {
+	ID    string `json:"id,omitempty"`
+	Title string `json:"title,omitempty"`
+	Local bool   `json:"local,omitempty"`
+}
+
+// SetTitle renames a conversation; the answer is TitleSet.
+type SetTitle struct {
+	ID           string `json:"id,omitempty"`
+	Conversation string `json:"conversation"`
+	Title        string `json:"title"`
+}
+
+// Archive hides a conversation from listings; the answer is Archived.
+type Archive struct {
+	ID           string `json:"id,omitempty"`
+	Conversation string `json:"conversation"`
+}
+
+// Unarchive undoes Archive; the answer is Unarchived.
+type Unarchive struct {
+	ID           string `json:"id,omitempty"`
+	Conversation string `json:"conversation"`
+}
+
+// Lock takes a conversation's lock for the plugin; the answer is Locked.
+// The host releases it on Unlock, and when the plugin exits or dies.
+type Lock struct {
+	ID           string `json:"id,omitempty"`
+	Conversation string `json:"conversation"`
+}
+
+// Unlock releases a lock the plugin took; the answer is Unlocked.
+type Unlock struct {
+	ID           string `json:"id,omitempty"`
+	Conversation string `json:"conversation"`
+}
+
+// Query runs a delegated turn (SPEC 7.4; a later protocol step: this host
+// answers it with an error).
+type Query struct {
+	ID               string                 `json:"id,omitempty"`
+	Conversation     string                 `json:"conversation"`
+	Content          string                 `json:"content"`
+	ExpectedLastRoot *conversation.LastRoot `json:"expected_last_root,omitempty"`
+	Schema           json.RawMessage        `json:"schema,omitempty"`
+}
+
+// Interrupt stops a delegated turn as Stop would.
+type Interrupt struct {
+	ID           string `json:"id,omitempty"`
+	Conversation string `json:"conversation"`
+}
+
+// Respond answers a pushed tool approval: Action is approve or reject.
+type Respond struct {
+	ID     string `json:"id,omitempty"`
+	CallID string `json:"call_id"`
+	Action string `json:"action"`
+}
+
+// ListWorkspaces asks for the known workspaces (seed 003).
+type ListWorkspaces struct {
+	ID string `json:"id,omitempty"`
+}
+
+// Prompt asks the user a question through the host (seed 000); the answer
+// is PromptResponse. Options are required for select; Default is a bool
+// for confirm and a string for text.
+type Prompt struct {
+	ID      string     `json:"id,omitempty"`
+	Kind    PromptKind `json:"kind"`
+	Message string     `json:"message"`
+	Default any        `json:"default,omitempty"`
+	Options []string   `json:"options,omitempty"`
+}
+
+// MessageType implementations.
+func (Ready) MessageType() string              { return TypeReady }
+func (Description) MessageType() string        { return TypeDescribe }
+func (Exit) MessageType() string               { return TypeExit }
+func (Print) MessageType() string              { return TypePrint }
+func (Log) MessageType() string                { return TypeLog }
+func (ListConversations) MessageType() string  { return TypeListConversations }
+func (ReadEvents) MessageType() string         { return TypeReadEvents }
+func (ReadConfig) MessageType() string         { return TypeReadConfig }
+func (ReadDraft) MessageType() string          { return TypeReadDraft }
+func (WriteDraft) MessageType() string         { return TypeWriteDraft }
+func (CreateConversation) MessageType() string { return TypeCreateConversation }
+func (SetTitle) MessageType() string           { return TypeSetTitle }
+func (Archive) MessageType() string            { return TypeArchive }
+func (Unarchive) MessageType() string          { return TypeUnarchive }
+func (Lock) MessageType() string               { return TypeLock }
+func (Unlock) MessageType() string             { return TypeUnlock }
+func (Query) MessageType() string              { return TypeQuery }
+func (Interrupt) MessageType() string          { return TypeInterrupt }
+func (Respond) MessageType() string            { return TypeRespond }
+func (ListWorkspaces) MessageType() string     { return TypeListWorkspaces }
+func (Prompt) MessageType() string             { return TypePrompt }
+
+// Validate implementations: required fields and closed values. A
+// conversation ID must be well-formed (digits only, no path characters).
+func (Ready) Validate() error       { return nil }
+func (d Description) Validate() error { return d.Manifest.Validate() }
+
+// Validate checks the exit code is a process exit status.
+func (e Exit) Validate() error {
+	if e.Code < 0 || e.Code > 255 {
+		return fmt.Errorf("%w: code must be between 0 and 255, not %d", ErrBadField, e.Code)
+	}
+	return nil
+}
+
+// Validate checks the channel name shape; the host checks it names one of
+// its channels.
+func (Print) Validate() error { return nil }
+
+// Validate checks the level.
+func (l Log) Validate() error {
+	if _, err := ParseLogLevel(l.Level); err != nil {
+		return fmt.Errorf("%w: level: %v", ErrBadField, err)
+	}
+	return nil
+}
+
+func (ListConversations) Validate() error    { return nil }
+func (r ReadEvents) Validate() error         { return checkConversation(r.Conversation) }
+func (ReadConfig) Validate() error           { return nil }
+func (r ReadDraft) Validate() error          { return checkConversation(r.Conversation) }
+func (CreateConversation) Validate() error   { return nil }
+func (r Archive) Validate() error            { return checkConversation(r.Conversation) }
+func (r Unarchive) Validate() error          { return checkConversation(r.Conversation) }
+func (r Lock) Validate() error               { return checkConversation(r.Conversation) }
+func (r Unlock) Validate() error             { return checkConversation(r.Conversation) }
+func (r Interrupt) Validate() error          { return checkConversation(r.Conversation) }
+func (ListWorkspaces) Validate() error       { return nil }
+
+// Validate checks the conversation and that text is present.
+func (r WriteDraft) Validate() error {
+	if err := checkConversation(r.Conversation); err != nil {
+		return err
+	}
+	if r.Text == nil {
+		return missing("text")
+	}
+	return nil
+}
+
+// Validate checks the conversation and the title.
+func (r SetTitle) Validate() error {
+	if err := checkConversation(r.Conversation); err != nil {
+		return err
+	}
+	if r.Title == "" {
+		return missing("title")
+	}
+	return nil
+}
+
+// Validate checks the conversation and the content.
+func (r Query) Validate() error {
+	if err := checkConversation(r.Conversation); err != nil {
+		return err
+	}
+	if r.Content == "" {
+		return missing("content")
+	}
+	return nil
+}
+
+// Validate checks call_id and action.
+func (r Respond) Validate() error {
+	if r.CallID == "" {
+		return missing("call_id")
+	}
+	if r.Action != "approve" && r.Action != "reject" {
+		return fmt.Errorf("%w: action must be approve or reject, not %q", ErrBadField, r.Action)
+	}
+	return nil
+}
+
+// Validate checks the kind, the message, the options of a select and the
+// type of the default.
+func (p Prompt) Validate() error {
+	if p.Kind == PromptKindUnknown {
+		return missing("kind")
+	}
+	if p.Message == "" {
+		return missing("message")
+	}
+	switch p.Kind {
+	case PromptKindConfirm:
+		if _, ok := p.Default.(bool); p.Default != nil && !ok {
+			return fmt.Errorf("%w: default of a confirm must be a boolean", ErrBadField)
+		}
+	case PromptKindText:
+		if _, ok := p.Default.(string); p.Default != nil && !ok {
+			return fmt.Errorf("%w: default of a text prompt must be a string", ErrBadField)
+		}
+	case PromptKindSelect, PromptKindSecret:
+		if p.Default != nil {
+			return fmt.Errorf("%w: a %s prompt takes no default", ErrBadField, p.Kind)
+		}
+	}
+	if p.Kind == PromptKindSelect {
+		if len(p.Options) == 0 {
+			return fmt.Errorf("%w: options of a select must be a non-empty array of strings", ErrBadField)
+		}
+		for i, o := range p.Options {
+			if o == "" {
+				return fmt.Errorf("%w: options[%d] is empty", ErrBadField, i)
+			}
+		}
+	} else if len(p.Options) > 0 {
+		return fmt.Errorf("%w: options are only for select prompts", ErrBadField)
+	}
+	return nil
+}
+
+// checkConversation requires a well-formed conversation ID.
+func checkConversation(s string) error {
+	if s == "" {
+		return missing("conversation")
+	}
+	if _, err := conversation.ParseID(s); err != nil {
+		return fmt.Errorf("%w: conversation: %v", ErrBadField, err)
+	}
+	return nil
+}

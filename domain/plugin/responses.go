@@ -1,0 +1,278 @@
+package plugin
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/jpcli/jp/domain/conversation"
+)
+
+// Wire names of the messages the host sends.
+const (
+	TypeInit           = "init"
+	TypeShutdown       = "shutdown"
+	TypeConversations  = "conversations"
+	TypeEvents         = "events"
+	TypeConfig         = "config"
+	TypeDraft          = "draft"
+	TypeDraftWritten   = "draft_written"
+	TypeCreated        = "created"
+	TypeTitleSet       = "title_set"
+	TypeArchived       = "archived"
+	TypeUnarchived     = "unarchived"
+	TypeLocked         = "locked"
+	TypeUnlocked       = "unlocked"
+	TypeQueryStarted   = "query_started"
+	TypeEvent          = "event"
+	TypeQueryComplete  = "query_complete"
+	TypeInterrupted    = "interrupted"
+	TypePromptResponse = "prompt_response"
+	TypeWorkspaces     = "workspaces"
+	TypeError          = "error"
+)
+
+// Init is the host's first message to a plugin it runs (instead of
+// describe). For a single-scope plugin it carries the workspace and its
+// resolved configuration.
+type Init struct {
+	// Version is the host's protocol version.
+	Version int `json:"version"`
+	// Options is plugins.command.<name>.options, {} when unset.
+	Options json.RawMessage `json:"options"`
+	// Args are the command-line arguments after the plugin's command path.
+	Args []string `json:"args"`
+	// LogLevel is the host's verbosity: 0 error, 1 warn, 2 info, 3 debug,
+	// 4 trace.
+	LogLevel LogLevel `json:"log_level"`
+	// OutputFormat is "text" or "json" (--format).
+	OutputFormat string `json:"output_format"`
+	// Paths are jp's directories.
+	Paths Paths `json:"paths"`
+	// Workspace is the checkout the plugin works on (single scope).
+	Workspace *WorkspaceInfo `json:"workspace,omitempty"`
+	// Config is the resolved configuration tree (single scope).
+	Config json.RawMessage `json:"config,omitempty"`
+}
+
+// Paths are jp's directories as init reports them.
+type Paths struct {
+	// UserData is <data>, $XDG_DATA_HOME/jp.
+	UserData string `json:"user_data"`
+	// UserConfig is <config>, $XDG_CONFIG_HOME/jp.
+	UserConfig string `json:"user_config"`
+	// UserWorkspace is the workspace's user-local silo (single scope).
+	UserWorkspace string `json:"user_workspace,omitempty"`
+}
+
+// WorkspaceInfo is the checkout init hands a single-scope plugin.
+type WorkspaceInfo struct {
+	Root    string `json:"root"`
+	Storage string `json:"storage"`
+	ID      string `json:"id"`
+}
+
+// DescribeRequest asks the plugin to answer with its Description and exit.
+type DescribeRequest struct{}
+
+// Shutdown asks the plugin to stop gracefully and send exit.
+type Shutdown struct{}
+
+// ConversationSummary is one entry of Conversations.
+type ConversationSummary struct {
+	ID              string                 `json:"id"`
+	Title           string                 `json:"title"`
+	LastActivatedAt time.Time              `json:"last_activated_at"`
+	PinnedAt        *time.Time             `json:"pinned_at,omitempty"`
+	ArchivedAt      *time.Time             `json:"archived_at,omitempty"`
+	EventsCount     int                    `json:"events_count"`
+	LastRoot        *conversation.LastRoot `json:"last_root,omitempty"`
+}
+
+// SummaryOf converts a stored summary to its wire form.
+func SummaryOf(s conversation.Summary) ConversationSummary {
+	return ConversationSummary{
+		ID: string(s.ID), Title: s.Metadata.Title, LastActivatedAt: s.Metadata.LastActivatedAt.UTC(),
+		PinnedAt: utcPtr(s.Metadata.PinnedAt), ArchivedAt: utcPtr(s.Metadata.ArchivedAt),
+		EventsCount: s.Metadata.EventsCount, LastRoot: s.LastRoot,
+	}
+}
+
+func utcPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// Conversations answers ListConversations.
+type Conversations struct {
+	ID   string                `json:"id,omitempty"`
+	Data []ConversationSummary `json:"data"`
+}
+
+// Events answers ReadEvents: the events as stored.
+type Events struct {
+	ID           string                 `json:"id,omitempty"`
+	Conversation string                 `json:"conversation"`
+	Data         []conversation.Event   `json:"data"`
+	LastRoot     *conversation.LastRoot `json:"last_root,omitempty"`
+}
+
+// Config answers ReadConfig: Data is the tree or value at Path.
+type Config struct {
+	ID   string          `json:"id,omitempty"`
+	Path string          `json:"path,omitempty"`
+	Data json.RawMessage `json:"data"`
+}
+
+// Draft answers ReadDraft: the draft's query text (not its meta section)
+// and its revision; both are "" when the conversation has no draft.
+type Draft struct {
+	ID           string `json:"id,omitempty"`
+	Conversation string `json:"conversation"`
+	Text         string `json:"text"`
+	Revision     string `json:"revision"`
+}
+
+// DraftWritten answers WriteDraft with the draft's new revision.
+type DraftWritten struct {
+	ID       string `json:"id,omitempty"`
+	Revision string `json:"revision"`
+}
+
+// Created answers CreateConversation.
+type Created struct {
+	ID           string `json:"id,omitempty"`
+	Conversation string `json:"conversation"`
+}
+
+// TitleSet answers SetTitle.
+type TitleSet struct {
+	ID string `json:"id,omitempty"`
+}
+
+// Archived answers Archive.
+type Archived struct {
+	ID string `json:"id,omitempty"`
+}
+
+// Unarchived answers Unarchive.
+type Unarchived struct {
+	ID string `json:"id,omitempty"`
+}
+
+// Locked answers Lock.
+type Locked struct {
+	ID string `json:"id,omitempty"`
+}
+
+// Unlocked answers Unlock.
+type Unlocked struct {
+	ID string `json:"id,omitempty"`
+}
+
+// QueryStarted is the first answer to Query.
+type QueryStarted struct {
+	ID           string `json:"id,omitempty"`
+	Conversation string `json:"conversation"`
+}
+
+// Event is a push during a delegated turn: one conversation event, or a
+// streamed delta; Respond is "tool_approval" when it waits for Respond.
+type Event struct {
+	ID      string          `json:"id,omitempty"`
+	Data    json.RawMessage `json:"data"`
+	Respond string          `json:"respond,omitempty"`
+}
+
+// QueryComplete is the last answer to Query.
+type QueryComplete struct {
+	ID           string               `json:"id,omitempty"`
+	Conversation string               `json:"conversation"`
+	Outcome      conversation.Outcome `json:"outcome"`
+}
+
+// Interrupted answers Interrupt.
+type Interrupted struct {
+	ID string `json:"id,omitempty"`
+}
+
+// PromptResponse answers Prompt. Value is set when Outcome is answered: a
+// bool for confirm, a string otherwise. Reason says why a prompt was
+// unavailable.
+type PromptResponse struct {
+	ID      string        `json:"id,omitempty"`
+	Outcome PromptOutcome `json:"outcome"`
+	Value   any           `json:"value,omitempty"`
+	Reason  string        `json:"reason,omitempty"`
+}
+
+// Redacted returns r with its value hidden, for logs: a secret answer must
+// never reach a log line.
+func (r PromptResponse) Redacted() PromptResponse {
+	if r.Value != nil {
+		r.Value = "[redacted]"
+	}
+	return r
+}
+
+// WorkspaceEntry is one entry of Workspaces (seed 003).
+type WorkspaceEntry struct {
+	ID     string          `json:"id"`
+	Slug   string          `json:"slug"`
+	Launch bool            `json:"launch,omitempty"`
+	Roots  []WorkspaceRoot `json:"roots"`
+}
+
+// WorkspaceRoot is one checkout of a WorkspaceEntry.
+type WorkspaceRoot struct {
+	Path     string    `json:"path"`
+	Storage  string    `json:"storage"`
+	LastUsed time.Time `json:"last_used"`
+}
+
+// Workspaces answers ListWorkspaces.
+type Workspaces struct {
+	ID   string           `json:"id,omitempty"`
+	Data []WorkspaceEntry `json:"data"`
+}
+
+// Error answers a request the host could not parse, does not know, or
+// failed: Request is the request's type ("" when unreadable).
+type Error struct {
+	ID      string `json:"id,omitempty"`
+	Request string `json:"request,omitempty"`
+	Message string `json:"message"`
+}
+
+// Error makes a received Error usable as a Go error.
+func (e Error) Error() string {
+	if e.Request == "" {
+		return e.Message
+	}
+	return e.Request + ": " + e.Message
+}
+
+// MessageType implementations.
+func (Init) MessageType() string            { return TypeInit }
+func (DescribeRequest) MessageType() string { return TypeDescribe }
+func (Shutdown) MessageType() string        { return TypeShutdown }
+func (Conversations) MessageType() string   { return TypeConversations }
+func (Events) MessageType() string          { return TypeEvents }
+func (Config) MessageType() string          { return TypeConfig }
+func (Draft) MessageType() string           { return TypeDraft }
+func (DraftWritten) MessageType() string    { return TypeDraftWritten }
+func (Created) MessageType() string         { return TypeCreated }
+func (TitleSet) MessageType() string        { return TypeTitleSet }
+func (Archived) MessageType() string        { return TypeArchived }
+func (Unarchived) MessageType() string      { return TypeUnarchived }
+func (Locked) MessageType() string          { return TypeLocked }
+func (Unlocked) MessageType() string        { return TypeUnlocked }
+func (QueryStarted) MessageType() string    { return TypeQueryStarted }
+func (Event) MessageType() string           { return TypeEvent }
+func (QueryComplete) MessageType() string   { return TypeQueryComplete }
+func (Interrupted) MessageType() string     { return TypeInterrupted }
+func (PromptResponse) MessageType() string  { return TypePromptResponse }
+func (Workspaces) MessageType() string      { return TypeWorkspaces }
+func (Error) MessageType() string           { return TypeError }
