@@ -6,4 +6,6 @@ type App struct {
 	Conversations *Conversations
 	Config        *Config
 	Query         *Query
+	Plugins       *PluginHost
+	MCP           *MCP
 }

@@ -139,7 +139,8 @@ func newFixture(t *testing.T, resps ...resp) *fixture {
 		t.Fatal(err)
 	}
 	f.router = terminal.NewInterrupts(terminal.InterruptOptions{
-		Exit:    func(code int) { t.Errorf("exit %d", code) },
+		Countdown: true,
+		Exit:      func(code int) { t.Errorf("exit %d", code) },
 		Restore: func() {},
 	})
 	f.query = app.NewQuery(ws, app.QueryDeps{

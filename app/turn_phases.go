@@ -154,6 +154,10 @@ func (q *Query) stream(ctx context.Context, rs *runState, ts *turnState) []turn.
 		Tools:      ts.offered,
 		PriorCalls: turn.ProviderSteps(rs.events) + rs.failed,
 	}
+	// The scope is pushed before the provider starts, so a Ctrl-C at the
+	// first token already reaches the streaming menu.
+	scope := q.interrupts.Push("streaming")
+	defer scope.Pop()
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	events := make(chan llm.Event, 256)
@@ -170,8 +174,6 @@ func (q *Query) stream(ctx context.Context, rs *runState, ts *turnState) []turn.
 		})
 	}()
 
-	scope := q.interrupts.Push("streaming")
-	defer scope.Pop()
 	stopWait := q.printer.Wait("waiting for the model")
 	defer stopWait()
 	var (
@@ -236,6 +238,14 @@ func (q *Query) stream(ctx context.Context, rs *runState, ts *turnState) []turn.
 				err := <-errc
 				stopWait()
 				q.endBlock(ts)
+				if err == nil && isPending(scope) {
+					// Ctrl-C landed as the stream ended: the menu still applies
+					// (the turn has not completed), so no press is lost.
+					noop := func() error { return nil }
+					if acts := q.streamingInterrupt(ctx, rs, ts, func() {}, noop); acts != nil {
+						return append(pending, acts...)
+					}
+				}
 				return append(pending, q.streamEnded(ctx, rs, ts, err, produced)...)
 			}
 			if err := handle(ev); err != nil {
@@ -306,6 +316,16 @@ func backoff(n int) time.Duration {
 		d = 20 * time.Second
 	}
 	return d
+}
+
+// isPending reports (and consumes) a Ctrl-C waiting on scope.
+func isPending(scope ports.InterruptScope) bool {
+	select {
+	case <-scope.C():
+		return true
+	default:
+		return false
+	}
 }
 
 func isClosed(c <-chan struct{}) bool {

@@ -153,9 +153,23 @@ func (w *Workspaces) Show(ctx context.Context, target, launchDir string) (Worksp
 
 func (w *Workspaces) view(ctx context.Context, k workspace.Known) (WorkspaceView, error) {
 	workspace.SortCheckouts(k.Checkouts)
-	list, err := w.store.List(ctx, workspace.Location{ID: k.ID})
+	n, err := w.count(ctx, k.ID)
 	if err != nil {
 		return WorkspaceView{}, fmt.Errorf("count conversations of workspace %s: %w", k.ID, err)
 	}
-	return WorkspaceView{Known: k, Conversations: len(list)}, nil
+	return WorkspaceView{Known: k, Conversations: n}, nil
+}
+
+// counter is what a store offers when it can count a silo's conversations
+// without reading them (fsstore: one directory read).
+type counter interface {
+	CountConversations(ctx context.Context, id workspace.ID) (int, error)
+}
+
+func (w *Workspaces) count(ctx context.Context, id workspace.ID) (int, error) {
+	if c, ok := w.store.(counter); ok {
+		return c.CountConversations(ctx, id)
+	}
+	list, err := w.store.List(ctx, workspace.Location{ID: id})
+	return len(list), err
 }

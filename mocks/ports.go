@@ -9,6 +9,7 @@ import (
 	"github.com/jpcli/jp/domain/config"
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/llm"
+	"github.com/jpcli/jp/domain/plugin"
 	"github.com/jpcli/jp/domain/workspace"
 	"github.com/jpcli/jp/ports"
 	"sync"
@@ -2858,5 +2859,779 @@ func (mock *TimersMock) AfterCalls() []struct {
 	mock.lockAfter.RLock()
 	calls = mock.calls.After
 	mock.lockAfter.RUnlock()
+	return calls
+}
+
+// Ensure, that PluginCatalogMock does implement ports.PluginCatalog.
+// If this is not the case, regenerate this file with moq.
+var _ ports.PluginCatalog = &PluginCatalogMock{}
+
+// PluginCatalogMock is a mock implementation of ports.PluginCatalog.
+//
+//	func TestSomethingThatUsesPluginCatalog(t *testing.T) {
+//
+//		// make and configure a mocked ports.PluginCatalog
+//		mockedPluginCatalog := &PluginCatalogMock{
+//			ApprovalFunc: func(ctx context.Context, digest string) (plugin.Approval, error) {
+//				panic("mock out the Approval method")
+//			},
+//			DigestFunc: func(ctx context.Context, path string) (string, error) {
+//				panic("mock out the Digest method")
+//			},
+//			DiscoverFunc: func(ctx context.Context, searchPath []string) ([]plugin.Binary, error) {
+//				panic("mock out the Discover method")
+//			},
+//			SaveApprovalFunc: func(ctx context.Context, a plugin.Approval) error {
+//				panic("mock out the SaveApproval method")
+//			},
+//		}
+//
+//		// use mockedPluginCatalog in code that requires ports.PluginCatalog
+//		// and then make assertions.
+//
+//	}
+type PluginCatalogMock struct {
+	// ApprovalFunc mocks the Approval method.
+	ApprovalFunc func(ctx context.Context, digest string) (plugin.Approval, error)
+
+	// DigestFunc mocks the Digest method.
+	DigestFunc func(ctx context.Context, path string) (string, error)
+
+	// DiscoverFunc mocks the Discover method.
+	DiscoverFunc func(ctx context.Context, searchPath []string) ([]plugin.Binary, error)
+
+	// SaveApprovalFunc mocks the SaveApproval method.
+	SaveApprovalFunc func(ctx context.Context, a plugin.Approval) error
+
+	// calls tracks calls to the methods.
+	calls struct {
+		// Approval holds details about calls to the Approval method.
+		Approval []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Digest is the digest argument value.
+			Digest string
+		}
+		// Digest holds details about calls to the Digest method.
+		Digest []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Path is the path argument value.
+			Path string
+		}
+		// Discover holds details about calls to the Discover method.
+		Discover []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// SearchPath is the searchPath argument value.
+			SearchPath []string
+		}
+		// SaveApproval holds details about calls to the SaveApproval method.
+		SaveApproval []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// A is the a argument value.
+			A plugin.Approval
+		}
+	}
+	lockApproval     sync.RWMutex
+	lockDigest       sync.RWMutex
+	lockDiscover     sync.RWMutex
+	lockSaveApproval sync.RWMutex
+}
+
+// Approval calls ApprovalFunc.
+func (mock *PluginCatalogMock) Approval(ctx context.Context, digest string) (plugin.Approval, error) {
+	if mock.ApprovalFunc == nil {
+		panic("PluginCatalogMock.ApprovalFunc: method is nil but PluginCatalog.Approval was just called")
+	}
+	callInfo := struct {
+		Ctx    context.Context
+		Digest string
+	}{
+		Ctx:    ctx,
+		Digest: digest,
+	}
+	mock.lockApproval.Lock()
+	mock.calls.Approval = append(mock.calls.Approval, callInfo)
+	mock.lockApproval.Unlock()
+	return mock.ApprovalFunc(ctx, digest)
+}
+
+// ApprovalCalls gets all the calls that were made to Approval.
+// Check the length with:
+//
+//	len(mockedPluginCatalog.ApprovalCalls())
+func (mock *PluginCatalogMock) ApprovalCalls() []struct {
+	Ctx    context.Context
+	Digest string
+} {
+	var calls []struct {
+		Ctx    context.Context
+		Digest string
+	}
+	mock.lockApproval.RLock()
+	calls = mock.calls.Approval
+	mock.lockApproval.RUnlock()
+	return calls
+}
+
+// Digest calls DigestFunc.
+func (mock *PluginCatalogMock) Digest(ctx context.Context, path string) (string, error) {
+	if mock.DigestFunc == nil {
+		panic("PluginCatalogMock.DigestFunc: method is nil but PluginCatalog.Digest was just called")
+	}
+	callInfo := struct {
+		Ctx  context.Context
+		Path string
+	}{
+		Ctx:  ctx,
+		Path: path,
+	}
+	mock.lockDigest.Lock()
+	mock.calls.Digest = append(mock.calls.Digest, callInfo)
+	mock.lockDigest.Unlock()
+	return mock.DigestFunc(ctx, path)
+}
+
+// DigestCalls gets all the calls that were made to Digest.
+// Check the length with:
+//
+//	len(mockedPluginCatalog.DigestCalls())
+func (mock *PluginCatalogMock) DigestCalls() []struct {
+	Ctx  context.Context
+	Path string
+} {
+	var calls []struct {
+		Ctx  context.Context
+		Path string
+	}
+	mock.lockDigest.RLock()
+	calls = mock.calls.Digest
+	mock.lockDigest.RUnlock()
+	return calls
+}
+
+// Discover calls DiscoverFunc.
+func (mock *PluginCatalogMock) Discover(ctx context.Context, searchPath []string) ([]plugin.Binary, error) {
+	if mock.DiscoverFunc == nil {
+		panic("PluginCatalogMock.DiscoverFunc: method is nil but PluginCatalog.Discover was just called")
+	}
+	callInfo := struct {
+		Ctx        context.Context
+		SearchPath []string
+	}{
+		Ctx:        ctx,
+		SearchPath: searchPath,
+	}
+	mock.lockDiscover.Lock()
+	mock.calls.Discover = append(mock.calls.Discover, callInfo)
+	mock.lockDiscover.Unlock()
+	return mock.DiscoverFunc(ctx, searchPath)
+}
+
+// DiscoverCalls gets all the calls that were made to Discover.
+// Check the length with:
+//
+//	len(mockedPluginCatalog.DiscoverCalls())
+func (mock *PluginCatalogMock) DiscoverCalls() []struct {
+	Ctx        context.Context
+	SearchPath []string
+} {
+	var calls []struct {
+		Ctx        context.Context
+		SearchPath []string
+	}
+	mock.lockDiscover.RLock()
+	calls = mock.calls.Discover
+	mock.lockDiscover.RUnlock()
+	return calls
+}
+
+// SaveApproval calls SaveApprovalFunc.
+func (mock *PluginCatalogMock) SaveApproval(ctx context.Context, a plugin.Approval) error {
+	if mock.SaveApprovalFunc == nil {
+		panic("PluginCatalogMock.SaveApprovalFunc: method is nil but PluginCatalog.SaveApproval was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+		A   plugin.Approval
+	}{
+		Ctx: ctx,
+		A:   a,
+	}
+	mock.lockSaveApproval.Lock()
+	mock.calls.SaveApproval = append(mock.calls.SaveApproval, callInfo)
+	mock.lockSaveApproval.Unlock()
+	return mock.SaveApprovalFunc(ctx, a)
+}
+
+// SaveApprovalCalls gets all the calls that were made to SaveApproval.
+// Check the length with:
+//
+//	len(mockedPluginCatalog.SaveApprovalCalls())
+func (mock *PluginCatalogMock) SaveApprovalCalls() []struct {
+	Ctx context.Context
+	A   plugin.Approval
+} {
+	var calls []struct {
+		Ctx context.Context
+		A   plugin.Approval
+	}
+	mock.lockSaveApproval.RLock()
+	calls = mock.calls.SaveApproval
+	mock.lockSaveApproval.RUnlock()
+	return calls
+}
+
+// Ensure, that PluginSpawnerMock does implement ports.PluginSpawner.
+// If this is not the case, regenerate this file with moq.
+var _ ports.PluginSpawner = &PluginSpawnerMock{}
+
+// PluginSpawnerMock is a mock implementation of ports.PluginSpawner.
+//
+//	func TestSomethingThatUsesPluginSpawner(t *testing.T) {
+//
+//		// make and configure a mocked ports.PluginSpawner
+//		mockedPluginSpawner := &PluginSpawnerMock{
+//			SpawnFunc: func(ctx context.Context, spec ports.PluginSpec) (ports.PluginTransport, error) {
+//				panic("mock out the Spawn method")
+//			},
+//		}
+//
+//		// use mockedPluginSpawner in code that requires ports.PluginSpawner
+//		// and then make assertions.
+//
+//	}
+type PluginSpawnerMock struct {
+	// SpawnFunc mocks the Spawn method.
+	SpawnFunc func(ctx context.Context, spec ports.PluginSpec) (ports.PluginTransport, error)
+
+	// calls tracks calls to the methods.
+	calls struct {
+		// Spawn holds details about calls to the Spawn method.
+		Spawn []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Spec is the spec argument value.
+			Spec ports.PluginSpec
+		}
+	}
+	lockSpawn sync.RWMutex
+}
+
+// Spawn calls SpawnFunc.
+func (mock *PluginSpawnerMock) Spawn(ctx context.Context, spec ports.PluginSpec) (ports.PluginTransport, error) {
+	if mock.SpawnFunc == nil {
+		panic("PluginSpawnerMock.SpawnFunc: method is nil but PluginSpawner.Spawn was just called")
+	}
+	callInfo := struct {
+		Ctx  context.Context
+		Spec ports.PluginSpec
+	}{
+		Ctx:  ctx,
+		Spec: spec,
+	}
+	mock.lockSpawn.Lock()
+	mock.calls.Spawn = append(mock.calls.Spawn, callInfo)
+	mock.lockSpawn.Unlock()
+	return mock.SpawnFunc(ctx, spec)
+}
+
+// SpawnCalls gets all the calls that were made to Spawn.
+// Check the length with:
+//
+//	len(mockedPluginSpawner.SpawnCalls())
+func (mock *PluginSpawnerMock) SpawnCalls() []struct {
+	Ctx  context.Context
+	Spec ports.PluginSpec
+} {
+	var calls []struct {
+		Ctx  context.Context
+		Spec ports.PluginSpec
+	}
+	mock.lockSpawn.RLock()
+	calls = mock.calls.Spawn
+	mock.lockSpawn.RUnlock()
+	return calls
+}
+
+// Ensure, that PluginTransportMock does implement ports.PluginTransport.
+// If this is not the case, regenerate this file with moq.
+var _ ports.PluginTransport = &PluginTransportMock{}
+
+// PluginTransportMock is a mock implementation of ports.PluginTransport.
+//
+//	func TestSomethingThatUsesPluginTransport(t *testing.T) {
+//
+//		// make and configure a mocked ports.PluginTransport
+//		mockedPluginTransport := &PluginTransportMock{
+//			CloseFunc: func() error {
+//				panic("mock out the Close method")
+//			},
+//			CloseStdinFunc: func() error {
+//				panic("mock out the CloseStdin method")
+//			},
+//			ExitedFunc: func() <-chan struct{} {
+//				panic("mock out the Exited method")
+//			},
+//			KillFunc: func() error {
+//				panic("mock out the Kill method")
+//			},
+//			RecvFunc: func(ctx context.Context) ([]byte, error) {
+//				panic("mock out the Recv method")
+//			},
+//			SendFunc: func(ctx context.Context, line []byte) error {
+//				panic("mock out the Send method")
+//			},
+//			WaitFunc: func(ctx context.Context) (ports.PluginExit, error) {
+//				panic("mock out the Wait method")
+//			},
+//		}
+//
+//		// use mockedPluginTransport in code that requires ports.PluginTransport
+//		// and then make assertions.
+//
+//	}
+type PluginTransportMock struct {
+	// CloseFunc mocks the Close method.
+	CloseFunc func() error
+
+	// CloseStdinFunc mocks the CloseStdin method.
+	CloseStdinFunc func() error
+
+	// ExitedFunc mocks the Exited method.
+	ExitedFunc func() <-chan struct{}
+
+	// KillFunc mocks the Kill method.
+	KillFunc func() error
+
+	// RecvFunc mocks the Recv method.
+	RecvFunc func(ctx context.Context) ([]byte, error)
+
+	// SendFunc mocks the Send method.
+	SendFunc func(ctx context.Context, line []byte) error
+
+	// WaitFunc mocks the Wait method.
+	WaitFunc func(ctx context.Context) (ports.PluginExit, error)
+
+	// calls tracks calls to the methods.
+	calls struct {
+		// Close holds details about calls to the Close method.
+		Close []struct {
+		}
+		// CloseStdin holds details about calls to the CloseStdin method.
+		CloseStdin []struct {
+		}
+		// Exited holds details about calls to the Exited method.
+		Exited []struct {
+		}
+		// Kill holds details about calls to the Kill method.
+		Kill []struct {
+		}
+		// Recv holds details about calls to the Recv method.
+		Recv []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+		}
+		// Send holds details about calls to the Send method.
+		Send []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Line is the line argument value.
+			Line []byte
+		}
+		// Wait holds details about calls to the Wait method.
+		Wait []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+		}
+	}
+	lockClose      sync.RWMutex
+	lockCloseStdin sync.RWMutex
+	lockExited     sync.RWMutex
+	lockKill       sync.RWMutex
+	lockRecv       sync.RWMutex
+	lockSend       sync.RWMutex
+	lockWait       sync.RWMutex
+}
+
+// Close calls CloseFunc.
+func (mock *PluginTransportMock) Close() error {
+	if mock.CloseFunc == nil {
+		panic("PluginTransportMock.CloseFunc: method is nil but PluginTransport.Close was just called")
+	}
+	callInfo := struct {
+	}{}
+	mock.lockClose.Lock()
+	mock.calls.Close = append(mock.calls.Close, callInfo)
+	mock.lockClose.Unlock()
+	return mock.CloseFunc()
+}
+
+// CloseCalls gets all the calls that were made to Close.
+// Check the length with:
+//
+//	len(mockedPluginTransport.CloseCalls())
+func (mock *PluginTransportMock) CloseCalls() []struct {
+} {
+	var calls []struct {
+	}
+	mock.lockClose.RLock()
+	calls = mock.calls.Close
+	mock.lockClose.RUnlock()
+	return calls
+}
+
+// CloseStdin calls CloseStdinFunc.
+func (mock *PluginTransportMock) CloseStdin() error {
+	if mock.CloseStdinFunc == nil {
+		panic("PluginTransportMock.CloseStdinFunc: method is nil but PluginTransport.CloseStdin was just called")
+	}
+	callInfo := struct {
+	}{}
+	mock.lockCloseStdin.Lock()
+	mock.calls.CloseStdin = append(mock.calls.CloseStdin, callInfo)
+	mock.lockCloseStdin.Unlock()
+	return mock.CloseStdinFunc()
+}
+
+// CloseStdinCalls gets all the calls that were made to CloseStdin.
+// Check the length with:
+//
+//	len(mockedPluginTransport.CloseStdinCalls())
+func (mock *PluginTransportMock) CloseStdinCalls() []struct {
+} {
+	var calls []struct {
+	}
+	mock.lockCloseStdin.RLock()
+	calls = mock.calls.CloseStdin
+	mock.lockCloseStdin.RUnlock()
+	return calls
+}
+
+// Exited calls ExitedFunc.
+func (mock *PluginTransportMock) Exited() <-chan struct{} {
+	if mock.ExitedFunc == nil {
+		panic("PluginTransportMock.ExitedFunc: method is nil but PluginTransport.Exited was just called")
+	}
+	callInfo := struct {
+	}{}
+	mock.lockExited.Lock()
+	mock.calls.Exited = append(mock.calls.Exited, callInfo)
+	mock.lockExited.Unlock()
+	return mock.ExitedFunc()
+}
+
+// ExitedCalls gets all the calls that were made to Exited.
+// Check the length with:
+//
+//	len(mockedPluginTransport.ExitedCalls())
+func (mock *PluginTransportMock) ExitedCalls() []struct {
+} {
+	var calls []struct {
+	}
+	mock.lockExited.RLock()
+	calls = mock.calls.Exited
+	mock.lockExited.RUnlock()
+	return calls
+}
+
+// Kill calls KillFunc.
+func (mock *PluginTransportMock) Kill() error {
+	if mock.KillFunc == nil {
+		panic("PluginTransportMock.KillFunc: method is nil but PluginTransport.Kill was just called")
+	}
+	callInfo := struct {
+	}{}
+	mock.lockKill.Lock()
+	mock.calls.Kill = append(mock.calls.Kill, callInfo)
+	mock.lockKill.Unlock()
+	return mock.KillFunc()
+}
+
+// KillCalls gets all the calls that were made to Kill.
+// Check the length with:
+//
+//	len(mockedPluginTransport.KillCalls())
+func (mock *PluginTransportMock) KillCalls() []struct {
+} {
+	var calls []struct {
+	}
+	mock.lockKill.RLock()
+	calls = mock.calls.Kill
+	mock.lockKill.RUnlock()
+	return calls
+}
+
+// Recv calls RecvFunc.
+func (mock *PluginTransportMock) Recv(ctx context.Context) ([]byte, error) {
+	if mock.RecvFunc == nil {
+		panic("PluginTransportMock.RecvFunc: method is nil but PluginTransport.Recv was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+	}{
+		Ctx: ctx,
+	}
+	mock.lockRecv.Lock()
+	mock.calls.Recv = append(mock.calls.Recv, callInfo)
+	mock.lockRecv.Unlock()
+	return mock.RecvFunc(ctx)
+}
+
+// RecvCalls gets all the calls that were made to Recv.
+// Check the length with:
+//
+//	len(mockedPluginTransport.RecvCalls())
+func (mock *PluginTransportMock) RecvCalls() []struct {
+	Ctx context.Context
+} {
+	var calls []struct {
+		Ctx context.Context
+	}
+	mock.lockRecv.RLock()
+	calls = mock.calls.Recv
+	mock.lockRecv.RUnlock()
+	return calls
+}
+
+// Send calls SendFunc.
+func (mock *PluginTransportMock) Send(ctx context.Context, line []byte) error {
+	if mock.SendFunc == nil {
+		panic("PluginTransportMock.SendFunc: method is nil but PluginTransport.Send was just called")
+	}
+	callInfo := struct {
+		Ctx  context.Context
+		Line []byte
+	}{
+		Ctx:  ctx,
+		Line: line,
+	}
+	mock.lockSend.Lock()
+	mock.calls.Send = append(mock.calls.Send, callInfo)
+	mock.lockSend.Unlock()
+	return mock.SendFunc(ctx, line)
+}
+
+// SendCalls gets all the calls that were made to Send.
+// Check the length with:
+//
+//	len(mockedPluginTransport.SendCalls())
+func (mock *PluginTransportMock) SendCalls() []struct {
+	Ctx  context.Context
+	Line []byte
+} {
+	var calls []struct {
+		Ctx  context.Context
+		Line []byte
+	}
+	mock.lockSend.RLock()
+	calls = mock.calls.Send
+	mock.lockSend.RUnlock()
+	return calls
+}
+
+// Wait calls WaitFunc.
+func (mock *PluginTransportMock) Wait(ctx context.Context) (ports.PluginExit, error) {
+	if mock.WaitFunc == nil {
+		panic("PluginTransportMock.WaitFunc: method is nil but PluginTransport.Wait was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+	}{
+		Ctx: ctx,
+	}
+	mock.lockWait.Lock()
+	mock.calls.Wait = append(mock.calls.Wait, callInfo)
+	mock.lockWait.Unlock()
+	return mock.WaitFunc(ctx)
+}
+
+// WaitCalls gets all the calls that were made to Wait.
+// Check the length with:
+//
+//	len(mockedPluginTransport.WaitCalls())
+func (mock *PluginTransportMock) WaitCalls() []struct {
+	Ctx context.Context
+} {
+	var calls []struct {
+		Ctx context.Context
+	}
+	mock.lockWait.RLock()
+	calls = mock.calls.Wait
+	mock.lockWait.RUnlock()
+	return calls
+}
+
+// Ensure, that MCPPoolMock does implement ports.MCPPool.
+// If this is not the case, regenerate this file with moq.
+var _ ports.MCPPool = &MCPPoolMock{}
+
+// MCPPoolMock is a mock implementation of ports.MCPPool.
+//
+//	func TestSomethingThatUsesMCPPool(t *testing.T) {
+//
+//		// make and configure a mocked ports.MCPPool
+//		mockedMCPPool := &MCPPoolMock{
+//			LeaseFunc: func(ctx context.Context, spec ports.MCPServerSpec, lim ports.MCPLimits) (ports.ToolServer, func(), error) {
+//				panic("mock out the Lease method")
+//			},
+//			ShutdownFunc: func(ctx context.Context) error {
+//				panic("mock out the Shutdown method")
+//			},
+//			StopFunc: func(ctx context.Context, spec ports.MCPServerSpec) error {
+//				panic("mock out the Stop method")
+//			},
+//		}
+//
+//		// use mockedMCPPool in code that requires ports.MCPPool
+//		// and then make assertions.
+//
+//	}
+type MCPPoolMock struct {
+	// LeaseFunc mocks the Lease method.
+	LeaseFunc func(ctx context.Context, spec ports.MCPServerSpec, lim ports.MCPLimits) (ports.ToolServer, func(), error)
+
+	// ShutdownFunc mocks the Shutdown method.
+	ShutdownFunc func(ctx context.Context) error
+
+	// StopFunc mocks the Stop method.
+	StopFunc func(ctx context.Context, spec ports.MCPServerSpec) error
+
+	// calls tracks calls to the methods.
+	calls struct {
+		// Lease holds details about calls to the Lease method.
+		Lease []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Spec is the spec argument value.
+			Spec ports.MCPServerSpec
+			// Lim is the lim argument value.
+			Lim ports.MCPLimits
+		}
+		// Shutdown holds details about calls to the Shutdown method.
+		Shutdown []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+		}
+		// Stop holds details about calls to the Stop method.
+		Stop []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Spec is the spec argument value.
+			Spec ports.MCPServerSpec
+		}
+	}
+	lockLease    sync.RWMutex
+	lockShutdown sync.RWMutex
+	lockStop     sync.RWMutex
+}
+
+// Lease calls LeaseFunc.
+func (mock *MCPPoolMock) Lease(ctx context.Context, spec ports.MCPServerSpec, lim ports.MCPLimits) (ports.ToolServer, func(), error) {
+	if mock.LeaseFunc == nil {
+		panic("MCPPoolMock.LeaseFunc: method is nil but MCPPool.Lease was just called")
+	}
+	callInfo := struct {
+		Ctx  context.Context
+		Spec ports.MCPServerSpec
+		Lim  ports.MCPLimits
+	}{
+		Ctx:  ctx,
+		Spec: spec,
+		Lim:  lim,
+	}
+	mock.lockLease.Lock()
+	mock.calls.Lease = append(mock.calls.Lease, callInfo)
+	mock.lockLease.Unlock()
+	return mock.LeaseFunc(ctx, spec, lim)
+}
+
+// LeaseCalls gets all the calls that were made to Lease.
+// Check the length with:
+//
+//	len(mockedMCPPool.LeaseCalls())
+func (mock *MCPPoolMock) LeaseCalls() []struct {
+	Ctx  context.Context
+	Spec ports.MCPServerSpec
+	Lim  ports.MCPLimits
+} {
+	var calls []struct {
+		Ctx  context.Context
+		Spec ports.MCPServerSpec
+		Lim  ports.MCPLimits
+	}
+	mock.lockLease.RLock()
+	calls = mock.calls.Lease
+	mock.lockLease.RUnlock()
+	return calls
+}
+
+// Shutdown calls ShutdownFunc.
+func (mock *MCPPoolMock) Shutdown(ctx context.Context) error {
+	if mock.ShutdownFunc == nil {
+		panic("MCPPoolMock.ShutdownFunc: method is nil but MCPPool.Shutdown was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+	}{
+		Ctx: ctx,
+	}
+	mock.lockShutdown.Lock()
+	mock.calls.Shutdown = append(mock.calls.Shutdown, callInfo)
+	mock.lockShutdown.Unlock()
+	return mock.ShutdownFunc(ctx)
+}
+
+// ShutdownCalls gets all the calls that were made to Shutdown.
+// Check the length with:
+//
+//	len(mockedMCPPool.ShutdownCalls())
+func (mock *MCPPoolMock) ShutdownCalls() []struct {
+	Ctx context.Context
+} {
+	var calls []struct {
+		Ctx context.Context
+	}
+	mock.lockShutdown.RLock()
+	calls = mock.calls.Shutdown
+	mock.lockShutdown.RUnlock()
+	return calls
+}
+
+// Stop calls StopFunc.
+func (mock *MCPPoolMock) Stop(ctx context.Context, spec ports.MCPServerSpec) error {
+	if mock.StopFunc == nil {
+		panic("MCPPoolMock.StopFunc: method is nil but MCPPool.Stop was just called")
+	}
+	callInfo := struct {
+		Ctx  context.Context
+		Spec ports.MCPServerSpec
+	}{
+		Ctx:  ctx,
+		Spec: spec,
+	}
+	mock.lockStop.Lock()
+	mock.calls.Stop = append(mock.calls.Stop, callInfo)
+	mock.lockStop.Unlock()
+	return mock.StopFunc(ctx, spec)
+}
+
+// StopCalls gets all the calls that were made to Stop.
+// Check the length with:
+//
+//	len(mockedMCPPool.StopCalls())
+func (mock *MCPPoolMock) StopCalls() []struct {
+	Ctx  context.Context
+	Spec ports.MCPServerSpec
+} {
+	var calls []struct {
+		Ctx  context.Context
+		Spec ports.MCPServerSpec
+	}
+	mock.lockStop.RLock()
+	calls = mock.calls.Stop
+	mock.lockStop.RUnlock()
 	return calls
 }

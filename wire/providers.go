@@ -6,18 +6,23 @@ package wire
 //go:generate go tool wire
 
 import (
+	"context"
 	"io"
+	"log/slog"
 	"os"
+	"time"
 
 	"github.com/google/wire"
 
 	"github.com/jpcli/jp/adapters/fsstore"
 	"github.com/jpcli/jp/adapters/headless"
-	"github.com/jpcli/jp/adapters/localtools"
+	"github.com/jpcli/jp/adapters/mcp"
+	"github.com/jpcli/jp/adapters/pluginproc"
 	"github.com/jpcli/jp/adapters/providers"
 	"github.com/jpcli/jp/adapters/sysclock"
 	"github.com/jpcli/jp/adapters/terminal"
 	"github.com/jpcli/jp/adapters/tomlconfig"
+	"github.com/jpcli/jp/adapters/toolsource"
 	"github.com/jpcli/jp/app"
 	"github.com/jpcli/jp/ports"
 )
@@ -94,6 +99,27 @@ func provideHeadlessInterrupts(s *headless.Script, o Options) ports.Interrupts {
 	return s.Interrupts(o.Router)
 }
 
+// provideMCPPool is the process's one MCP server pool; its cleanup stops
+// every instance when the command ends (Ctrl-C included).
+func provideMCPPool(o Options, p ports.Prompter, c sysclock.Clock) (*mcp.Pool, func(), error) {
+	var w io.Writer = io.Discard
+	if o.Stderr != nil {
+		w = o.Stderr
+	}
+	pool, err := mcp.NewPool(mcp.Options{Prompter: p, Timers: c,
+		Log: slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	if err != nil {
+		return nil, nil, err
+	}
+	return pool, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_ = pool.Shutdown(ctx)
+	}, nil
+}
+
+func provideToolSource(pool ports.MCPPool) *toolsource.Source { return toolsource.New(pool, nil) }
+
 func provideScript(o Options) (*headless.Script, error) { return headless.Load(o.Headless) }
 
 func provideHeadlessPrompter(s *headless.Script) ports.Prompter { return s.Prompter() }
@@ -119,8 +145,10 @@ var engineSet = wire.NewSet(
 	wire.Bind(new(ports.ConfigLoader), new(*tomlconfig.Loader)),
 	provideProviders,
 	wire.Bind(new(ports.ProviderFactory), new(*providers.Factory)),
-	wire.Value(localtools.Source{}),
-	wire.Bind(new(ports.ToolSource), new(localtools.Source)),
+	provideMCPPool,
+	wire.Bind(new(ports.MCPPool), new(*mcp.Pool)),
+	provideToolSource,
+	wire.Bind(new(ports.ToolSource), new(*toolsource.Source)),
 	providePrinter,
 	wire.Bind(new(ports.Printer), new(*terminal.Printer)),
 )
@@ -132,12 +160,31 @@ var appSet = wire.NewSet(
 	app.NewConfig,
 	wire.Struct(new(app.QueryDeps), "*"),
 	app.NewQuery,
+	app.NewMCP,
 	wire.Struct(new(app.App), "*"),
 )
 
+func providePluginCatalog(o Options) *pluginproc.Catalog { return pluginproc.NewCatalog(o.DataDir) }
+
+// pluginCatalogSet finds command plugins on disk (jp -h, routing).
+var pluginCatalogSet = wire.NewSet(
+	providePluginCatalog,
+	wire.Bind(new(ports.PluginCatalog), new(*pluginproc.Catalog)),
+	app.NewPlugins,
+)
+
+// pluginSet runs command plugins.
+var pluginSet = wire.NewSet(
+	pluginCatalogSet,
+	wire.Value(pluginproc.Spawner{}),
+	wire.Bind(new(ports.PluginSpawner), new(pluginproc.Spawner)),
+	wire.Struct(new(app.PluginHostDeps), "*"),
+	app.NewPluginHost,
+)
+
 // cliSet is the terminal front end.
-var cliSet = wire.NewSet(storageSet, engineSet, appSet, provideTerminalPrompter, provideTerminalInterrupts)
+var cliSet = wire.NewSet(storageSet, engineSet, appSet, pluginSet, provideTerminalPrompter, provideTerminalInterrupts)
 
 // headlessSet is the scripted front end.
-var headlessSet = wire.NewSet(storageSet, engineSet, appSet, provideScript, provideHeadlessPrompter, provideHeadlessInterrupts,
+var headlessSet = wire.NewSet(storageSet, engineSet, appSet, pluginSet, provideScript, provideHeadlessPrompter, provideHeadlessInterrupts,
 	wire.Struct(new(Headless), "*"))

@@ -7,7 +7,7 @@
 package wire
 
 import (
-	"github.com/jpcli/jp/adapters/localtools"
+	"github.com/jpcli/jp/adapters/pluginproc"
 	"github.com/jpcli/jp/adapters/sysclock"
 	"github.com/jpcli/jp/adapters/tomlconfig"
 	"github.com/jpcli/jp/app"
@@ -15,21 +15,26 @@ import (
 
 // Injectors from wire.go:
 
-// InitializeCLI builds the app for the terminal front end.
-func InitializeCLI(opts Options) (*app.App, error) {
+// InitializeCLI builds the app for the terminal front end. cleanup stops
+// what the app started (MCP servers); call it when the command ends.
+func InitializeCLI(opts Options) (*app.App, func(), error) {
 	clock := provideClock()
 	store, err := provideStore(opts, clock)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	workspaces := app.NewWorkspaces(store, store)
 	conversations := app.NewConversations(store, store, clock)
 	loader := tomlconfig.New()
 	config := app.NewConfig(workspaces, loader)
 	factory := provideProviders(opts)
-	source := _wireSourceValue
-	printer := providePrinter(opts)
 	prompter := provideTerminalPrompter(opts)
+	pool, cleanup, err := provideMCPPool(opts, prompter, clock)
+	if err != nil {
+		return nil, nil, err
+	}
+	source := provideToolSource(pool)
+	printer := providePrinter(opts)
 	iDs := _wireIDsValue
 	interrupts := provideTerminalInterrupts(opts)
 	queryDeps := app.QueryDeps{
@@ -48,40 +53,66 @@ func InitializeCLI(opts Options) (*app.App, error) {
 		Timers:     clock,
 	}
 	query := app.NewQuery(workspaces, queryDeps)
+	catalog := providePluginCatalog(opts)
+	plugins := app.NewPlugins(catalog)
+	spawner := _wireSpawnerValue
+	pluginHostDeps := app.PluginHostDeps{
+		Registry: store,
+		Loader:   loader,
+		Store:    store,
+		Drafts:   store,
+		Locker:   store,
+		Printer:  printer,
+		Prompter: prompter,
+		Catalog:  catalog,
+		Spawner:  spawner,
+		Clock:    clock,
+	}
+	pluginHost := app.NewPluginHost(plugins, workspaces, config, pluginHostDeps)
+	mcp := app.NewMCP(workspaces, loader, pool)
 	appApp := &app.App{
 		Workspaces:    workspaces,
 		Conversations: conversations,
 		Config:        config,
 		Query:         query,
+		Plugins:       pluginHost,
+		MCP:           mcp,
 	}
-	return appApp, nil
+	return appApp, func() {
+		cleanup()
+	}, nil
 }
 
 var (
-	_wireSourceValue = localtools.Source{}
-	_wireIDsValue    = sysclock.IDs{}
+	_wireIDsValue     = sysclock.IDs{}
+	_wireSpawnerValue = pluginproc.Spawner{}
 )
 
 // InitializeHeadless builds the app for the headless front end: prompts
-// are answered from the script at opts.Headless.
-func InitializeHeadless(opts Options) (*Headless, error) {
+// are answered from the script at opts.Headless. cleanup is as for
+// InitializeCLI.
+func InitializeHeadless(opts Options) (*Headless, func(), error) {
 	clock := provideClock()
 	store, err := provideStore(opts, clock)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	workspaces := app.NewWorkspaces(store, store)
 	conversations := app.NewConversations(store, store, clock)
 	loader := tomlconfig.New()
 	config := app.NewConfig(workspaces, loader)
 	factory := provideProviders(opts)
-	source := _wireSourceValue
-	printer := providePrinter(opts)
 	script, err := provideScript(opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	prompter := provideHeadlessPrompter(script)
+	pool, cleanup, err := provideMCPPool(opts, prompter, clock)
+	if err != nil {
+		return nil, nil, err
+	}
+	source := provideToolSource(pool)
+	printer := providePrinter(opts)
 	iDs := _wireIDsValue
 	interrupts := provideHeadlessInterrupts(script, opts)
 	queryDeps := app.QueryDeps{
@@ -100,15 +131,44 @@ func InitializeHeadless(opts Options) (*Headless, error) {
 		Timers:     clock,
 	}
 	query := app.NewQuery(workspaces, queryDeps)
+	catalog := providePluginCatalog(opts)
+	plugins := app.NewPlugins(catalog)
+	spawner := _wireSpawnerValue
+	pluginHostDeps := app.PluginHostDeps{
+		Registry: store,
+		Loader:   loader,
+		Store:    store,
+		Drafts:   store,
+		Locker:   store,
+		Printer:  printer,
+		Prompter: prompter,
+		Catalog:  catalog,
+		Spawner:  spawner,
+		Clock:    clock,
+	}
+	pluginHost := app.NewPluginHost(plugins, workspaces, config, pluginHostDeps)
+	mcp := app.NewMCP(workspaces, loader, pool)
 	appApp := &app.App{
 		Workspaces:    workspaces,
 		Conversations: conversations,
 		Config:        config,
 		Query:         query,
+		Plugins:       pluginHost,
+		MCP:           mcp,
 	}
 	headless := &Headless{
 		App:    appApp,
 		Script: script,
 	}
-	return headless, nil
+	return headless, func() {
+		cleanup()
+	}, nil
+}
+
+// InitializePlugins builds plugin discovery alone, for jp -h and the
+// routing of commands that are not built in: it reads files only.
+func InitializePlugins(opts Options) *app.Plugins {
+	catalog := providePluginCatalog(opts)
+	plugins := app.NewPlugins(catalog)
+	return plugins
 }

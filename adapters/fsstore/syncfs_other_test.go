@@ -2,4 +2,8 @@
 
 package fsstore
 
+import "time"
+
 func flushAll() {}
+
+func cpuTime() time.Duration { return 0 }

@@ -1,9 +1,9 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
@@ -126,11 +126,34 @@ type orderConn struct {
 
 func (c *orderConn) Read(ctx context.Context) (msg jsonrpc.Message, err error) {
 	msg, err = c.Connection.Read(ctx)
-	if r, ok := msg.(*jsonrpc.Request); ok && r.Method == "elicitation/create" {
-		c.rec.note(r.Params)
+	switch m := msg.(type) {
+	case *jsonrpc.Request:
+		if m.Method == methodElicit {
+			c.rec.note(m.Params)
+		}
+	case *jsonrpc.Response:
+		// A multi round-trip result (protocol 2026-07-28) carries its
+		// elicitations as inputRequests.
+		if bytes.Contains(m.Result, []byte(`"inputRequests"`)) {
+			var res struct {
+				InputRequests map[string]struct {
+					Method string          `json:"method"`
+					Params json.RawMessage `json:"params"`
+				} `json:"inputRequests"`
+			}
+			if json.Unmarshal(m.Result, &res) == nil {
+				for _, ir := range res.InputRequests {
+					if ir.Method == methodElicit {
+						c.rec.note(ir.Params)
+					}
+				}
+			}
+		}
 	}
 	return msg, err
 }
+
+const methodElicit = "elicitation/create"
 
 // orderRecorder maps an elicitation (its message and property names) to
 // the order its properties had on the wire.
@@ -197,11 +220,6 @@ func objectKeys(raw json.RawMessage) []string {
 		}
 	}
 	return keys
-}
-
-// isClosed reports whether err says the session's connection is gone.
-func isClosed(err error) bool {
-	return errors.Is(err, sdk.ErrConnectionClosed)
 }
 
 // loggerOr returns l, or a logger that discards everything.

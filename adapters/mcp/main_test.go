@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 }
 
 // fakeServer serves MCP over stdio with tools for the pool's tests:
-// pid, crash, hang, ask (elicits the schema in its arguments) and
+// pid, cwd, crash, hang, ask (elicits the schema in its arguments) and
 // structured. mode "stubborn" ignores stdin EOF; "deaf" also ignores
 // SIGTERM.
 func fakeServer(mode string) {
@@ -44,6 +44,10 @@ func fakeServer(mode string) {
 	sdk.AddTool(s, &sdk.Tool{Name: "pid", Description: "The server's process ID."}, func(context.Context, *sdk.CallToolRequest, none) (*sdk.CallToolResult, any, error) {
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: fmt.Sprint(os.Getpid())}}}, nil, nil
 	})
+	sdk.AddTool(s, &sdk.Tool{Name: "cwd", Description: "The server's working directory."}, func(context.Context, *sdk.CallToolRequest, none) (*sdk.CallToolResult, any, error) {
+		wd, _ := os.Getwd()
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: wd}}}, nil, nil
+	})
 	sdk.AddTool(s, &sdk.Tool{Name: "crash", Description: "Exits mid-call."}, func(context.Context, *sdk.CallToolRequest, none) (*sdk.CallToolResult, any, error) {
 		fmt.Fprintln(os.Stderr, "fake server: crashing on purpose")
 		os.Exit(3)
@@ -54,14 +58,16 @@ func fakeServer(mode string) {
 		return nil, nil, ctx.Err()
 	})
 	type askIn struct {
-		Schema json.RawMessage `json:"schema"`
+		Schema string `json:"schema"`
 	}
 	sdk.AddTool(s, &sdk.Tool{Name: "ask", Description: "Elicits the schema it is given."}, func(ctx context.Context, req *sdk.CallToolRequest, in askIn) (*sdk.CallToolResult, any, error) {
-		res, err := req.Session.Elicit(ctx, &sdk.ElicitParams{Message: "Fill in the form", RequestedSchema: in.Schema})
-		if err != nil {
-			return nil, nil, err
+		form, ok := req.Params.InputResponses["form"]
+		if !ok { // first round: ask the client (multi round-trip, SEP-2322)
+			return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{
+				"form": &sdk.ElicitParams{Message: "Fill in the form", RequestedSchema: json.RawMessage(in.Schema)},
+			}}, nil, nil
 		}
-		b, _ := json.Marshal(res)
+		b, _ := json.Marshal(form)
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(b)}}}, nil, nil
 	})
 	type out struct {

@@ -26,7 +26,7 @@ func pidOf(t *testing.T, ts ports.ToolServer) int {
 	return pid
 }
 
-func lease(t *testing.T, p *Pool, spec ports.MCPServerSpec, lim ports.MCPLimits) (ports.ToolServer, func()) {
+func mustLease(t *testing.T, p *Pool, spec ports.MCPServerSpec, lim ports.MCPLimits) (ports.ToolServer, func()) {
 	t.Helper()
 	ts, release, err := p.Lease(context.Background(), spec, lim)
 	if err != nil {
@@ -40,8 +40,8 @@ func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
 func TestPoolReusesAnInstanceWithinARun(t *testing.T) {
 	p, _, _ := newTestPool(t, nil)
 	spec := fakeSpec(t, t.TempDir(), "")
-	a, releaseA := lease(t, p, spec, limits)
-	b, releaseB := lease(t, p, spec, limits)
+	a, releaseA := mustLease(t, p, spec, limits)
+	b, releaseB := mustLease(t, p, spec, limits)
 	if pa, pb := pidOf(t, a), pidOf(t, b); pa != pb {
 		t.Fatalf("two leases of one key ran two servers: %d and %d", pa, pb)
 	}
@@ -51,7 +51,7 @@ func TestPoolReusesAnInstanceWithinARun(t *testing.T) {
 	releaseA()
 	releaseA() // idempotent
 	releaseB()
-	c, releaseC := lease(t, p, spec, limits) // a later turn of the run
+	c, releaseC := mustLease(t, p, spec, limits) // a later turn of the run
 	defer releaseC()
 	if pidOf(t, c) != pidOf(t, a) {
 		t.Fatal("a lease after the others ended did not reuse the idle instance")
@@ -61,13 +61,13 @@ func TestPoolReusesAnInstanceWithinARun(t *testing.T) {
 func TestPoolSpawnDirectoriesAndConfigsAreSeparateInstances(t *testing.T) {
 	p, _, _ := newTestPool(t, nil)
 	one, two := t.TempDir(), t.TempDir()
-	a, ra := lease(t, p, fakeSpec(t, one, ""), limits)
+	a, ra := mustLease(t, p, fakeSpec(t, one, ""), limits)
 	defer ra()
-	b, rb := lease(t, p, fakeSpec(t, two, ""), limits)
+	b, rb := mustLease(t, p, fakeSpec(t, two, ""), limits)
 	defer rb()
 	other := fakeSpec(t, one, "")
 	other.Server.Env["EXTRA"] = "1"
-	c, rc := lease(t, p, other, limits)
+	c, rc := mustLease(t, p, other, limits)
 	defer rc()
 	pa, pb, pc := pidOf(t, a), pidOf(t, b), pidOf(t, c)
 	if pa == pb || pa == pc || pb == pc {
@@ -77,12 +77,15 @@ func TestPoolSpawnDirectoriesAndConfigsAreSeparateInstances(t *testing.T) {
 	if len(got) != 3 {
 		t.Fatalf("instances = %+v", got)
 	}
+	if r, _ := b.Call(context.Background(), "fake__cwd", nil); r.Content != two {
+		t.Fatalf("the server runs in %q, want its spawn directory %q", r.Content, two)
+	}
 }
 
 func TestPoolStopsAnIdleInstanceAfterIdleShutdown(t *testing.T) {
 	p, ft, stopped := newTestPool(t, nil)
 	spec := fakeSpec(t, t.TempDir(), "")
-	ts, release := lease(t, p, spec, limits)
+	ts, release := mustLease(t, p, spec, limits)
 	pid := pidOf(t, ts)
 	release()
 	within(t, ft.added, "the idle timer")
@@ -101,12 +104,12 @@ func TestPoolStopsAnIdleInstanceAfterIdleShutdown(t *testing.T) {
 func TestPoolLeaseCancelsTheIdleCountdown(t *testing.T) {
 	p, ft, _ := newTestPool(t, nil)
 	spec := fakeSpec(t, t.TempDir(), "")
-	ts, release := lease(t, p, spec, limits)
+	ts, release := mustLease(t, p, spec, limits)
 	pid := pidOf(t, ts)
 	release()
 	within(t, ft.added, "the idle timer")
 	ft.Advance(limits.IdleShutdown / 2)
-	ts2, release2 := lease(t, p, spec, limits)
+	ts2, release2 := mustLease(t, p, spec, limits)
 	ft.Advance(limits.IdleShutdown) // the first countdown is void
 	if pidOf(t, ts2) != pid || len(p.Instances()) != 1 {
 		t.Fatal("a leased instance was stopped by an earlier idle countdown")
@@ -118,7 +121,7 @@ func TestPoolLeaseCancelsTheIdleCountdown(t *testing.T) {
 func TestPoolZeroIdleShutdownStopsOnRelease(t *testing.T) {
 	p, _, stopped := newTestPool(t, nil)
 	lim := ports.MCPLimits{MaxInstances: 2}
-	_, release := lease(t, p, fakeSpec(t, t.TempDir(), ""), lim)
+	_, release := mustLease(t, p, fakeSpec(t, t.TempDir(), ""), lim)
 	release()
 	within(t, stopped, "the released instance to stop")
 }
@@ -126,7 +129,7 @@ func TestPoolZeroIdleShutdownStopsOnRelease(t *testing.T) {
 func TestPoolCapWaitsThenFailsNamingTheSetting(t *testing.T) {
 	p, ft, _ := newTestPool(t, nil)
 	lim := ports.MCPLimits{IdleShutdown: time.Minute, MaxInstances: 1}
-	_, release := lease(t, p, fakeSpec(t, t.TempDir(), ""), lim)
+	_, release := mustLease(t, p, fakeSpec(t, t.TempDir(), ""), lim)
 	defer release()
 	errc := make(chan error, 1)
 	go func() {
@@ -150,7 +153,7 @@ func TestPoolCapEvictsAnInstanceThatWentIdle(t *testing.T) {
 	p, ft, stopped := newTestPool(t, nil)
 	lim := ports.MCPLimits{IdleShutdown: time.Hour, MaxInstances: 1}
 	first := fakeSpec(t, t.TempDir(), "")
-	_, release := lease(t, p, first, lim)
+	_, release := mustLease(t, p, first, lim)
 	type res struct {
 		ts      ports.ToolServer
 		release func()
@@ -180,7 +183,7 @@ func TestPoolCapEvictsAnInstanceThatWentIdle(t *testing.T) {
 func TestPoolRestartsAKilledServerOnTheNextLease(t *testing.T) {
 	p, _, _ := newTestPool(t, nil)
 	spec := fakeSpec(t, t.TempDir(), "")
-	ts, release := lease(t, p, spec, limits)
+	ts, release := mustLease(t, p, spec, limits)
 	pid := pidOf(t, ts)
 	release()
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
@@ -191,7 +194,7 @@ func TestPoolRestartsAKilledServerOnTheNextLease(t *testing.T) {
 	p.mu.Unlock()
 	within(t, exited, "the killed server to be reaped")
 
-	ts2, release2 := lease(t, p, spec, limits)
+	ts2, release2 := mustLease(t, p, spec, limits)
 	defer release2()
 	if pid2 := pidOf(t, ts2); pid2 == pid {
 		t.Fatal("the next lease reused the killed instance")
@@ -201,7 +204,7 @@ func TestPoolRestartsAKilledServerOnTheNextLease(t *testing.T) {
 func TestPoolCrashMidCallIsAnErrorResultAndRestarts(t *testing.T) {
 	p, _, _ := newTestPool(t, nil)
 	spec := fakeSpec(t, t.TempDir(), "")
-	ts, release := lease(t, p, spec, limits)
+	ts, release := mustLease(t, p, spec, limits)
 	pid := pidOf(t, ts)
 	r, err := ts.Call(context.Background(), "fake__crash", nil)
 	if err != nil {
@@ -211,7 +214,7 @@ func TestPoolCrashMidCallIsAnErrorResultAndRestarts(t *testing.T) {
 		t.Fatalf("result = %+v, want an error result quoting the crash", r)
 	}
 	release()
-	ts2, release2 := lease(t, p, spec, limits)
+	ts2, release2 := mustLease(t, p, spec, limits)
 	defer release2()
 	if pidOf(t, ts2) == pid {
 		t.Fatal("the next lease reused the crashed instance")
@@ -222,8 +225,8 @@ func TestPoolShutdownStopsEveryInstance(t *testing.T) {
 	for _, mode := range []string{"plain", "stubborn", "deaf"} {
 		t.Run(mode, func(t *testing.T) {
 			p, _, _ := newTestPool(t, nil)
-			a, ra := lease(t, p, fakeSpec(t, t.TempDir(), mode), limits)
-			b, _ := lease(t, p, fakeSpec(t, t.TempDir(), mode), limits) // still leased
+			a, ra := mustLease(t, p, fakeSpec(t, t.TempDir(), mode), limits)
+			b, _ := mustLease(t, p, fakeSpec(t, t.TempDir(), mode), limits) // still leased
 			pa, pb := pidOf(t, a), pidOf(t, b)
 			ra()
 			if err := p.Shutdown(context.Background()); err != nil {
@@ -242,7 +245,7 @@ func TestPoolShutdownStopsEveryInstance(t *testing.T) {
 func TestPoolStopAndCancelledCall(t *testing.T) {
 	p, _, stopped := newTestPool(t, nil)
 	spec := fakeSpec(t, t.TempDir(), "")
-	ts, release := lease(t, p, spec, limits)
+	ts, release := mustLease(t, p, spec, limits)
 	if err := p.Stop(context.Background(), spec); err == nil {
 		t.Fatal("Stop of a leased instance succeeded")
 	}

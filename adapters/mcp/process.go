@@ -17,8 +17,10 @@ import (
 )
 
 // StopGrace is how long a stopping server gets after its stdin is closed,
-// and again after SIGTERM, before the next, harder step. Tests shorten it.
-var StopGrace = 2 * time.Second
+// and again after SIGTERM, before the next, harder step. Most servers exit
+// at once on EOF; one that keeps timers running (server-everything does)
+// delays jp's exit by this much. Tests shorten it.
+var StopGrace = time.Second
 
 // StartTimeout bounds a server's start: spawning it and the MCP
 // initialize handshake (npx may download the server first).
@@ -50,7 +52,7 @@ func spawn(name string, srv config.MCPServer, dir string, log *slog.Logger) (*pr
 	}
 	cmd := exec.Command(srv.Command[0], srv.Command[1:]...)
 	cmd.Dir = dir
-	cmd.Env = environ(srv.Env)
+	cmd.Env = environ(dir, srv.Env)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.WaitDelay = time.Second
 	inR, inW, err := os.Pipe()
@@ -79,9 +81,10 @@ func spawn(name string, srv config.MCPServer, dir string, log *slog.Logger) (*pr
 	return p, nil
 }
 
-// environ is jp's environment with the server's env table on top.
-func environ(extra map[string]string) []string {
-	env := os.Environ()
+// environ is jp's environment, PWD set to dir, and the server's env table
+// on top.
+func environ(dir string, extra map[string]string) []string {
+	env := append(os.Environ(), "PWD="+dir)
 	keys := make([]string, 0, len(extra))
 	for k := range extra {
 		keys = append(keys, k)

@@ -5,10 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/jpcli/jp/domain/llm"
@@ -126,8 +128,9 @@ func (l *lease) Call(ctx context.Context, name string, args json.RawMessage) (po
 // describe turns a session error into what happened to the server: a
 // crash (the next lease starts a fresh instance) or the server's error.
 func (l *lease) describe(err error) error {
-	if !isClosed(err) && !l.c.proc.done() {
-		return err
+	var wire *jsonrpc.Error
+	if errors.As(err, &wire) && !l.c.proc.done() {
+		return err // the server answered with an error: it is alive
 	}
 	l.c.broken.Store(true)
 	l.c.proc.waitFor(StopGrace)
@@ -178,8 +181,10 @@ func embedded(r *sdk.ResourceContents) string {
 	return fmt.Sprintf("[resource: %s, %s, %d bytes]", r.URI, r.MIMEType, len(r.Blob))
 }
 
-// carries reports whether a text part is the JSON of v (servers are asked
-// to send structured content as text too).
+// carries reports whether the text parts already carry v: one of them is
+// v's JSON (servers are asked to send it so), or v is an object whose
+// values are all strings found in the text (server-filesystem sends
+// {"content": <the text>}).
 func carries(parts []string, v any) bool {
 	want, err := json.Marshal(v)
 	if err != nil {
@@ -194,5 +199,16 @@ func carries(parts []string, v any) bool {
 			return true
 		}
 	}
-	return false
+	obj, ok := v.(map[string]any)
+	if !ok || len(obj) == 0 {
+		return false
+	}
+	text := strings.Join(parts, "\n")
+	for _, val := range obj {
+		s, ok := val.(string)
+		if !ok || s == "" || !strings.Contains(text, s) {
+			return false
+		}
+	}
+	return true
 }

@@ -22,7 +22,8 @@
 // markdown.go for the streaming choice, mdrender.go and mdinline.go for
 // the renderer). Colours follow PrinterOptions.Style and NO_COLOR.
 // Control characters in model, tool and plugin text are shown in caret
-// notation (ESC as ^[) instead of reaching the terminal. Wait shows a spinner on stderr when stderr is a terminal.
+// notation (ESC as ^[) instead of reaching the terminal. Wait shows a
+// spinner on stderr when stderr is a terminal.
 //
 // JSON mode (--format json) prints, to stdout, for every Write:
 //

@@ -55,8 +55,8 @@ func NewInterrupts(o InterruptOptions) *Interrupts {
 		shutdown:  make(chan struct{}),
 		countdown: o.Countdown,
 		now:       o.Now, exit: o.Exit, restore: o.Restore,
-		esc:       interrupt.Escalation{Cooldown: 2 * time.Second},
-		done:      make(chan struct{}),
+		esc:  interrupt.Escalation{Cooldown: 2 * time.Second},
+		done: make(chan struct{}),
 	}
 	if i.now == nil {
 		i.now = time.Now
@@ -212,6 +212,18 @@ func (s *scope) Pop() {
 		for k := len(i.scopes) - 1; k >= 0; k-- {
 			if i.scopes[k] == s {
 				i.scopes = append(i.scopes[:k], i.scopes[k+1:]...)
+				// A press the scope never read is not lost: it moves to
+				// the scope now on top (no dead zones).
+				select {
+				case <-s.c:
+					if n := len(i.scopes); n > 0 && k == n {
+						select {
+						case i.scopes[n-1].c <- struct{}{}:
+						default:
+						}
+					}
+				default:
+				}
 				return
 			}
 		}

@@ -49,7 +49,7 @@ var inlineSpecial = [256]bool{'\\': true, '\n': true, '`': true, '*': true, '_':
 // parseInline parses src as markdown inline content, with every span in at
 // least style base, and appends the spans to out.
 func (t *theme) parseInline(out []span, src string, base style, depth int) []span {
-	var nodes []inode
+	nodes := make([]inode, 0, 4+len(src)/32)
 	start := 0 // start of the pending run of plain text
 	flush := func(end int) {
 		if end > start {
@@ -550,6 +550,12 @@ type wrapper struct {
 // wrap wraps spans to width columns.
 func (t *theme) wrap(spans []span, width int) []wline {
 	wr := wrapper{t: t, width: max(width, 1)}
+	n := 0
+	for _, s := range spans {
+		n += len(s.text)
+	}
+	wr.lines = make([]wline, 0, 1+n/wr.width)
+	wr.b.Grow(min(n, wr.width*2) + 16)
 	for _, s := range spans {
 		if s.brk {
 			wr.flushWord()

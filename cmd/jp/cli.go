@@ -21,6 +21,8 @@ type CLI struct {
 	Workspace    WorkspaceCmd    `cmd:"" aliases:"w" help:"List and inspect workspaces and their checkouts."`
 	Conversation ConversationCmd `cmd:"" aliases:"c" help:"List, show and manage conversations."`
 	Config       ConfigCmd       `cmd:"" help:"Show the resolved configuration or its JSON Schema."`
+	Plugin       PluginCmd       `cmd:"" help:"List command plugins (jp plugin ls); run one as jp <command>."`
+	MCP          McpCmd          `cmd:"" name:"mcp" help:"List the configured MCP servers and check that they start."`
 }
 
 // FormatFlag selects text or JSON output on listing commands.

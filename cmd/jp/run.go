@@ -44,6 +44,8 @@ type Runtime struct {
 
 	app    *app.App
 	script *headless.Script
+	// cleanup stops what the app started (MCP servers); finish calls it.
+	cleanup func()
 }
 
 // FrontOptions are the output and prompt flags of the commands that talk.
@@ -62,24 +64,27 @@ func (rt *Runtime) App() (*app.App, error) {
 	opts := rt.Paths
 	opts.Format, opts.Quiet, opts.Headless = rt.Front.Format, rt.Front.Quiet, rt.Front.Headless
 	if opts.Headless != "" {
-		h, err := jpwire.InitializeHeadless(opts)
+		h, cleanup, err := jpwire.InitializeHeadless(opts)
 		if err != nil {
 			return nil, &app.UserError{Msg: err.Error(), Err: err}
 		}
-		rt.app, rt.script = h.App, h.Script
+		rt.app, rt.script, rt.cleanup = h.App, h.Script, cleanup
 		return rt.app, nil
 	}
-	a, err := jpwire.InitializeCLI(opts)
+	a, cleanup, err := jpwire.InitializeCLI(opts)
 	if err != nil {
 		return nil, err
 	}
-	rt.app = a
+	rt.app, rt.cleanup = a, cleanup
 	return a, nil
 }
 
 // finish checks, after the command ran, that a headless script was used
 // up: a script that no longer matches the run must fail loudly.
 func (rt *Runtime) finish(err error) error {
+	if rt.cleanup != nil {
+		rt.cleanup()
+	}
 	if err != nil || rt.script == nil {
 		return err
 	}
@@ -100,10 +105,14 @@ func Main(args []string, s Streams, environ []string) int {
 		kong.Exit(func(code int) { exitCode = code; panic(exitSentinel{}) }),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true, Summary: true}),
 		kong.Vars{"version": Version},
+		kong.Help(pluginHelp(environ)),
 	)
 	if err != nil {
 		fmt.Fprintf(s.Err, "jp: internal error: %v\n", err)
 		return 1
+	}
+	if code, ok := dispatchPlugin(parser, args, s, environ); ok {
+		return code // a command plugin (SPEC 7.1); built-ins win
 	}
 	var kctx *kong.Context
 	code, done := func() (code int, done bool) {

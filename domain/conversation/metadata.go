@@ -110,12 +110,14 @@ func (m *LocalMetadata) UnmarshalJSON(b []byte) error {
 	}
 	*m = LocalMetadata{}
 	if v, ok := raw["last_root"]; ok {
-		var lr LastRoot
-		if err := json.Unmarshal(v, &lr); err != nil {
-			return err
+		if string(v) != "null" {
+			var lr LastRoot
+			if err := json.Unmarshal(v, &lr); err != nil {
+				return err
+			}
+			lr.Live = nil
+			m.LastRoot = &lr
 		}
-		lr.Live = nil
-		m.LastRoot = &lr
 		delete(raw, "last_root")
 	}
 	if v, ok := raw["local"]; ok {

@@ -33,7 +33,9 @@ func ParsePromptKind(s string) (PromptKind, error) {
 }
 
 // MarshalText implements encoding.TextMarshaler.
-func (k PromptKind) MarshalText() ([]byte, error) { return marshalEnum(promptKindNames[:], int(k), "prompt kind") }
+func (k PromptKind) MarshalText() ([]byte, error) {
+	return marshalEnum(promptKindNames[:], int(k), "prompt kind")
+}
 
 // UnmarshalText implements encoding.TextUnmarshaler.
 func (k *PromptKind) UnmarshalText(b []byte) error {

@@ -76,7 +76,9 @@ func TestRoute(t *testing.T) {
 func TestAdmit(t *testing.T) {
 	b := bin("/bin/jp-titles", &Manifest{Name: "titles", ProtocolVersion: 1})
 	sum := strings.Repeat("ab", 32)
-	pin := func(v string) *config.Checksum { return &config.Checksum{Algorithm: config.ChecksumAlgorithmSHA256, Value: v} }
+	pin := func(v string) *config.Checksum {
+		return &config.Checksum{Algorithm: config.ChecksumAlgorithmSHA256, Value: v}
+	}
 	for _, tt := range []struct {
 		name     string
 		pc       config.PluginCommand

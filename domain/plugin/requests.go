@@ -207,7 +207,7 @@ func (Prompt) MessageType() string             { return TypePrompt }
 
 // Validate implementations: required fields and closed values. A
 // conversation ID must be well-formed (digits only, no path characters).
-func (Ready) Validate() error       { return nil }
+func (Ready) Validate() error         { return nil }
 func (d Description) Validate() error { return d.Manifest.Validate() }
 
 // Validate checks the exit code is a process exit status.
@@ -230,17 +230,17 @@ func (l Log) Validate() error {
 	return nil
 }
 
-func (ListConversations) Validate() error    { return nil }
-func (r ReadEvents) Validate() error         { return checkConversation(r.Conversation) }
-func (ReadConfig) Validate() error           { return nil }
-func (r ReadDraft) Validate() error          { return checkConversation(r.Conversation) }
-func (CreateConversation) Validate() error   { return nil }
-func (r Archive) Validate() error            { return checkConversation(r.Conversation) }
-func (r Unarchive) Validate() error          { return checkConversation(r.Conversation) }
-func (r Lock) Validate() error               { return checkConversation(r.Conversation) }
-func (r Unlock) Validate() error             { return checkConversation(r.Conversation) }
-func (r Interrupt) Validate() error          { return checkConversation(r.Conversation) }
-func (ListWorkspaces) Validate() error       { return nil }
+func (ListConversations) Validate() error  { return nil }
+func (r ReadEvents) Validate() error       { return checkConversation(r.Conversation) }
+func (ReadConfig) Validate() error         { return nil }
+func (r ReadDraft) Validate() error        { return checkConversation(r.Conversation) }
+func (CreateConversation) Validate() error { return nil }
+func (r Archive) Validate() error          { return checkConversation(r.Conversation) }
+func (r Unarchive) Validate() error        { return checkConversation(r.Conversation) }
+func (r Lock) Validate() error             { return checkConversation(r.Conversation) }
+func (r Unlock) Validate() error           { return checkConversation(r.Conversation) }
+func (r Interrupt) Validate() error        { return checkConversation(r.Conversation) }
+func (ListWorkspaces) Validate() error     { return nil }
 
 // Validate checks the conversation and that text is present.
 func (r WriteDraft) Validate() error {

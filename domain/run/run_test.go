@@ -55,3 +55,37 @@ func TestParsePermission(t *testing.T) {
 		t.Fatal("prompt labels must say 'remember for this run'")
 	}
 }
+
+func TestSlotSubmitTable(t *testing.T) {
+	tests := []struct {
+		name    string
+		before  string // "" = empty slot
+		text    string
+		aborted bool
+		effect  SubmitEffect
+		after   string
+		filled  bool
+	}{
+		{"first queue", "", "do this next", false, SubmitReplaced, "do this next", true},
+		{"submit unchanged", "A", "A", false, SubmitUnchanged, "A", true},
+		{"submit edited", "A", "B", false, SubmitReplaced, "B", true},
+		{"buffer emptied", "A", "  \n", false, SubmitCleared, "", false},
+		{"ctrl+c keeps it", "A", "", true, SubmitAborted, "A", true},
+		{"ctrl+c on an empty slot", "", "typed", true, SubmitAborted, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var s Slot
+			if tt.before != "" {
+				s.Fill(tt.before)
+			}
+			if eff := s.Submit(tt.text, tt.aborted); eff != tt.effect {
+				t.Fatalf("effect = %v, want %v", eff, tt.effect)
+			}
+			got, filled := s.Text()
+			if got != tt.after || filled != tt.filled {
+				t.Fatalf("slot = %q %v", got, filled)
+			}
+		})
+	}
+}

@@ -1,0 +1,192 @@
+package pluginproc
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/jpcli/jp/domain/plugin"
+	"github.com/jpcli/jp/ports"
+)
+
+// Catalog is the ports.PluginCatalog on the file system:
+// <data>/plugins/command/ holds installed plugins, and
+// <data>/plugins/approvals/<sha256>.json the approvals.
+type Catalog struct {
+	dataDir string
+}
+
+var _ ports.PluginCatalog = (*Catalog)(nil)
+
+// NewCatalog returns the catalog of the jp data directory dataDir.
+func NewCatalog(dataDir string) *Catalog { return &Catalog{dataDir: dataDir} }
+
+// InstallDir is <data>/plugins/command.
+func (c *Catalog) InstallDir() string { return filepath.Join(c.dataDir, "plugins", "command") }
+
+func (c *Catalog) approvalsDir() string { return filepath.Join(c.dataDir, "plugins", "approvals") }
+
+// Discover lists jp-* executables in the install directory, then in each
+// absolute directory of searchPath. A file reached twice (the same
+// directory twice, or two symlinks to one file) is listed once.
+func (c *Catalog) Discover(ctx context.Context, searchPath []string) ([]plugin.Binary, error) {
+	dirs := append([]string{c.InstallDir()}, searchPath...)
+	seenDir := map[string]bool{}
+	seenFile := map[string]bool{}
+	var out []plugin.Binary
+	for i, dir := range dirs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if dir == "" || !filepath.IsAbs(dir) || seenDir[filepath.Clean(dir)] {
+			continue // relative $PATH entries are never searched
+		}
+		seenDir[filepath.Clean(dir)] = true
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue // a missing or unreadable directory holds no plugins
+		}
+		src := plugin.SourcePath
+		if i == 0 {
+			src = plugin.SourceInstalled
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if !strings.HasPrefix(name, plugin.BinaryPrefix) || strings.HasSuffix(name, plugin.ManifestSuffix) {
+				continue
+			}
+			p := filepath.Join(dir, name)
+			real, ok := executable(p)
+			if !ok || seenFile[real] {
+				continue
+			}
+			seenFile[real] = true
+			b := plugin.Binary{Path: p, Source: src}
+			readManifest(&b, p, real)
+			out = append(out, b)
+		}
+	}
+	return out, nil
+}
+
+// executable reports whether p is (a symlink to) an executable regular
+// file, and returns the resolved path.
+func executable(p string) (string, bool) {
+	st, err := os.Stat(p)
+	if err != nil || !st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0 {
+		return "", false
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", false
+	}
+	return real, true
+}
+
+// readManifest reads <binary>.manifest.json beside p, or beside the file
+// p links to.
+func readManifest(b *plugin.Binary, p, real string) {
+	for _, mp := range []string{p + plugin.ManifestSuffix, real + plugin.ManifestSuffix} {
+		data, err := os.ReadFile(mp)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			b.ManifestError = err.Error()
+			return
+		}
+		m, err := plugin.ParseManifest(data)
+		if err != nil {
+			b.ManifestError = err.Error()
+			return
+		}
+		b.Manifest, b.ManifestFrom = &m, "file"
+		return
+	}
+}
+
+// Digest returns the hex SHA-256 of the file at path.
+func (c *Catalog) Digest(ctx context.Context, path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", fmt.Errorf("checksum plugin %s: %w", path, err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("checksum plugin %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// validDigest guards the approval file name.
+func validDigest(d string) bool {
+	if len(d) != sha256.Size*2 {
+		return false
+	}
+	_, err := hex.DecodeString(d)
+	return err == nil && strings.ToLower(d) == d
+}
+
+// Approval reads <data>/plugins/approvals/<digest>.json.
+func (c *Catalog) Approval(ctx context.Context, digest string) (plugin.Approval, error) {
+	if !validDigest(digest) {
+		return plugin.Approval{}, fmt.Errorf("approval: %q is not a sha256 digest", digest)
+	}
+	p := filepath.Join(c.approvalsDir(), digest+".json")
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return plugin.Approval{}, &ports.NotFoundError{What: "approval of " + digest}
+	}
+	if err != nil {
+		return plugin.Approval{}, fmt.Errorf("read approval %s: %w", p, err)
+	}
+	var a plugin.Approval
+	if err := json.Unmarshal(data, &a); err != nil || a.SHA256 != digest {
+		return plugin.Approval{}, &ports.CorruptError{Path: p, Err: fmt.Errorf("not an approval of %s", digest)}
+	}
+	return a, nil
+}
+
+// SaveApproval writes the approval atomically (temp file, fsync, rename).
+func (c *Catalog) SaveApproval(ctx context.Context, a plugin.Approval) error {
+	if !validDigest(a.SHA256) {
+		return fmt.Errorf("save approval: %q is not a sha256 digest", a.SHA256)
+	}
+	dir := c.approvalsDir()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("save approval: %w", err)
+	}
+	data, err := json.MarshalIndent(a, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, ".approval-*")
+	if err != nil {
+		return fmt.Errorf("save approval: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(data, '\n')); err != nil {
+		tmp.Close()
+		return fmt.Errorf("save approval: %w", err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("save approval: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("save approval: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, a.SHA256+".json")); err != nil {
+		return fmt.Errorf("save approval: %w", err)
+	}
+	return nil
+}

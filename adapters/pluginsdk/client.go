@@ -1,0 +1,307 @@
+// Package pluginsdk is the plugin side of jp's command plugin protocol, for
+// plugins written in Go: the handshake, typed requests with correlation
+// IDs (safe to call from many goroutines at once), prompts that return an
+// answer or an outcome, and graceful shutdown.
+//
+//	func main() {
+//		pluginsdk.Main(manifest, func(ctx context.Context, c *pluginsdk.Client) error {
+//			convs, err := c.ListConversations(ctx)
+//			...
+//			return c.Print(fmt.Sprintf("%d conversations\n", len(convs)))
+//		})
+//	}
+//
+// Every request carries an id, so answers may arrive in any order. When
+// jp relays a shutdown (the user pressed Ctrl-C), the context given to the
+// run function is cancelled and a pending prompt returns ErrShutdown; the
+// run function returns, and Main sends exit. See docs/plugins.md for the
+// protocol itself.
+package pluginsdk
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/jpcli/jp/domain/plugin"
+)
+
+// Errors of a Client.
+var (
+	// ErrDescribed is returned by Start when jp asked the plugin to describe
+	// itself: the description was sent, and the plugin should exit 0.
+	ErrDescribed = errors.New("pluginsdk: described; exit now")
+	// ErrShutdown is returned by a prompt that was pending when jp asked
+	// the plugin to shut down: it will not be answered.
+	ErrShutdown = errors.New("pluginsdk: jp asked the plugin to shut down")
+	// ErrClosed is returned by requests once jp closed the connection.
+	ErrClosed = errors.New("pluginsdk: the connection to jp is closed")
+)
+
+// HostError is jp's error answer to a request.
+type HostError = plugin.Error
+
+// Client is a plugin's connection to jp. Its methods are safe for
+// concurrent use.
+type Client struct {
+	init plugin.Init
+
+	wmu sync.Mutex
+	w   io.Writer
+	buf []byte
+
+	next atomic.Uint64
+
+	mu      sync.Mutex
+	pending map[string]*call
+	closed  error
+
+	ctx        context.Context
+	cancel     context.CancelFunc
+	shutdown   chan struct{}
+	readerDone chan struct{}
+}
+
+// call is one request waiting for its answer.
+type call struct {
+	ch     chan answer
+	prompt bool
+}
+
+// answer is a line jp sent for a call, or why none will come.
+type answer struct {
+	typ  string
+	line []byte
+	err  error
+}
+
+// Start performs the handshake on r (jp's messages) and w (the plugin's):
+// it reads the first message; for describe it answers with m and returns
+// ErrDescribed; for init it checks the protocol version, answers ready,
+// and returns a Client whose Context ends when jp asks for shutdown or
+// closes the connection.
+func Start(ctx context.Context, r io.Reader, w io.Writer, m plugin.Manifest) (*Client, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	line, err := readLine(br)
+	if err != nil {
+		return nil, fmt.Errorf("pluginsdk: read the first message from jp: %w", err)
+	}
+	hdr, err := plugin.DecodeHeader(line)
+	if err != nil {
+		return nil, fmt.Errorf("pluginsdk: first message from jp: %w", err)
+	}
+	c := &Client{w: w, pending: map[string]*call{}, shutdown: make(chan struct{}), readerDone: make(chan struct{})}
+	switch hdr.Type {
+	case plugin.TypeDescribe:
+		if err := c.send(plugin.Description{Manifest: m}); err != nil {
+			return nil, err
+		}
+		return nil, ErrDescribed
+	case plugin.TypeInit:
+	default:
+		return nil, fmt.Errorf("pluginsdk: expected init or describe from jp, got %q", hdr.Type)
+	}
+	if err := json.Unmarshal(line, &c.init); err != nil {
+		return nil, fmt.Errorf("pluginsdk: decode init: %w", err)
+	}
+	if c.init.Version < m.ProtocolVersion {
+		return nil, fmt.Errorf("pluginsdk: jp speaks plugin protocol version %d, and this plugin needs %d: update jp", c.init.Version, m.ProtocolVersion)
+	}
+	if err := c.send(plugin.Ready{Protocol: m.ProtocolVersion}); err != nil {
+		return nil, err
+	}
+	c.ctx, c.cancel = context.WithCancel(ctx)
+	go c.read(br)
+	return c, nil
+}
+
+// Init is jp's init message: args, options, workspace, configuration.
+func (c *Client) Init() plugin.Init { return c.init }
+
+// Args are the command-line arguments after the plugin's command path.
+func (c *Client) Args() []string { return c.init.Args }
+
+// Context ends when jp asks for shutdown or the connection closes.
+func (c *Client) Context() context.Context { return c.ctx }
+
+// ShutdownRequested is closed when jp asked the plugin to shut down.
+func (c *Client) ShutdownRequested() <-chan struct{} { return c.shutdown }
+
+// Wait blocks until the connection to jp is closed (after Exit, or when
+// jp goes away).
+func (c *Client) Wait() { <-c.readerDone }
+
+// send writes one message line.
+func (c *Client) send(m plugin.Message) error {
+	line, err := plugin.Encode(m)
+	if err != nil {
+		return err
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.buf = append(append(c.buf[:0], line...), '\n')
+	if _, err := c.w.Write(c.buf); err != nil {
+		return fmt.Errorf("pluginsdk: write to jp: %w", err)
+	}
+	return nil
+}
+
+// read delivers jp's lines to the calls waiting for them.
+func (c *Client) read(br *bufio.Reader) {
+	defer close(c.readerDone)
+	for {
+		line, err := readLine(br)
+		if err != nil {
+			c.closeAll(fmt.Errorf("%w (%v)", ErrClosed, err))
+			return
+		}
+		hdr, err := plugin.DecodeHeader(line)
+		if err != nil {
+			continue // jp writes valid messages; ignore what is not one
+		}
+		if hdr.Type == plugin.TypeShutdown {
+			c.onShutdown()
+			continue
+		}
+		if hdr.ID == "" {
+			continue // an error about a message without an id (print, log)
+		}
+		c.mu.Lock()
+		cl := c.pending[hdr.ID]
+		delete(c.pending, hdr.ID)
+		c.mu.Unlock()
+		if cl != nil {
+			cl.ch <- answer{typ: hdr.Type, line: line}
+		}
+	}
+}
+
+// onShutdown ends the context and the pending prompts: jp answers them no
+// more.
+func (c *Client) onShutdown() {
+	select {
+	case <-c.shutdown:
+		return
+	default:
+	}
+	close(c.shutdown)
+	c.mu.Lock()
+	for id, cl := range c.pending {
+		if cl.prompt {
+			cl.ch <- answer{err: ErrShutdown}
+			delete(c.pending, id)
+		}
+	}
+	c.mu.Unlock()
+	c.cancel()
+}
+
+// closeAll fails every pending call: jp closed the connection.
+func (c *Client) closeAll(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = err
+	for id, cl := range c.pending {
+		cl.ch <- answer{err: err}
+		delete(c.pending, id)
+	}
+	c.cancel()
+}
+
+// newID returns a fresh correlation ID.
+func (c *Client) newID() string { return strconv.FormatUint(c.next.Add(1), 36) }
+
+// roundTrip sends req (whose id is id) and decodes the answer of type
+// want into out. An error answer is returned as a HostError.
+func (c *Client) roundTrip(ctx context.Context, id string, req plugin.Message, want string, out any, prompt bool) error {
+	cl := &call{ch: make(chan answer, 1), prompt: prompt}
+	c.mu.Lock()
+	if c.closed != nil {
+		c.mu.Unlock()
+		return c.closed
+	}
+	if prompt && isClosed(c.shutdown) {
+		c.mu.Unlock()
+		return ErrShutdown
+	}
+	c.pending[id] = cl
+	c.mu.Unlock()
+	if err := c.send(req); err != nil {
+		c.forget(id)
+		return err
+	}
+	select {
+	case a := <-cl.ch:
+		switch {
+		case a.err != nil:
+			return a.err
+		case a.typ == plugin.TypeError:
+			var he HostError
+			if err := json.Unmarshal(a.line, &he); err != nil {
+				return fmt.Errorf("pluginsdk: decode error from jp: %w", err)
+			}
+			return he
+		case a.typ != want:
+			return fmt.Errorf("pluginsdk: %s answered with %s, not %s", req.MessageType(), a.typ, want)
+		}
+		if out == nil {
+			return nil
+		}
+		if err := json.Unmarshal(a.line, out); err != nil {
+			return fmt.Errorf("pluginsdk: decode %s: %w", want, err)
+		}
+		return nil
+	case <-ctx.Done():
+		c.forget(id)
+		if prompt && isClosed(c.shutdown) {
+			return ErrShutdown
+		}
+		return ctx.Err()
+	}
+}
+
+func (c *Client) forget(id string) {
+	c.mu.Lock()
+	delete(c.pending, id)
+	c.mu.Unlock()
+}
+
+func isClosed(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// readLine reads one line of at most plugin.MaxLine bytes.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var buf []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		if len(buf)+len(frag) > plugin.MaxLine+1 {
+			return nil, fmt.Errorf("a line from jp is longer than %d bytes", plugin.MaxLine)
+		}
+		switch {
+		case err == nil:
+			frag = frag[:len(frag)-1]
+			if buf == nil {
+				return append([]byte(nil), frag...), nil
+			}
+			return append(buf, frag...), nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			buf = append(buf, frag...)
+		case errors.Is(err, io.EOF) && len(buf)+len(frag) > 0:
+			return append(buf, frag...), nil
+		default:
+			return nil, err
+		}
+	}
+}

@@ -1,0 +1,220 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/jpcli/jp/domain/config"
+	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/draft"
+	"github.com/jpcli/jp/domain/plugin"
+	"github.com/jpcli/jp/ports"
+)
+
+// The data and mutation requests of SPEC 7.4, each a small function over
+// the storage and configuration ports. Requests have been validated: a
+// conversation ID is well-formed.
+
+func (s *session) listConversations(ctx context.Context, req plugin.ListConversations) (plugin.Message, error) {
+	list, err := s.h.store.List(ctx, s.loc)
+	if err != nil {
+		return nil, err
+	}
+	SortSummaries(list)
+	data := make([]plugin.ConversationSummary, len(list))
+	for i, c := range list {
+		data[i] = plugin.SummaryOf(c)
+	}
+	return plugin.Conversations{ID: req.ID, Data: data}, nil
+}
+
+func (s *session) readEvents(ctx context.Context, req plugin.ReadEvents) (plugin.Message, error) {
+	id := conversation.ID(req.Conversation)
+	sum, err := s.h.store.Get(ctx, s.loc, id)
+	if err != nil {
+		return nil, err
+	}
+	evs, err := s.h.store.Events(ctx, s.loc, id)
+	if err != nil {
+		return nil, err
+	}
+	if evs == nil {
+		evs = []conversation.Event{}
+	}
+	return plugin.Events{ID: req.ID, Conversation: req.Conversation, Data: evs, LastRoot: sum.LastRoot}, nil
+}
+
+// configCache keeps the encoded configuration per path: it does not
+// change during a run.
+type configCache struct {
+	mu sync.Mutex
+	m  map[string][]byte
+}
+
+// maxCachedPaths bounds the cache.
+const maxCachedPaths = 256
+
+func (s *session) readConfig(ctx context.Context, req plugin.ReadConfig) (plugin.Message, error) {
+	s.config.mu.Lock()
+	data, ok := s.config.m[req.Path]
+	s.config.mu.Unlock()
+	if !ok {
+		v, err := config.Lookup(s.res.Tree, req.Path)
+		if err != nil {
+			return nil, err
+		}
+		if data, err = json.Marshal(v); err != nil {
+			return nil, fmt.Errorf("encode configuration %s: %w", req.Path, err)
+		}
+		s.config.mu.Lock()
+		if len(s.config.m) < maxCachedPaths {
+			s.config.m[req.Path] = data
+		}
+		s.config.mu.Unlock()
+	}
+	return plugin.Config{ID: req.ID, Path: req.Path, Data: data}, nil
+}
+
+func (s *session) readDraft(ctx context.Context, req plugin.ReadDraft) (plugin.Message, error) {
+	id := conversation.ID(req.Conversation)
+	if _, err := s.h.store.Get(ctx, s.loc, id); err != nil {
+		return nil, err
+	}
+	d, err := s.h.drafts.ReadDraft(ctx, s.loc, id)
+	if errors.Is(err, ports.ErrNotFound) {
+		return plugin.Draft{ID: req.ID, Conversation: req.Conversation}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return plugin.Draft{ID: req.ID, Conversation: req.Conversation, Text: draft.Parse(d.Text).Query(), Revision: d.Revision}, nil
+}
+
+// draftRetries bounds the retries of a write_draft without a revision
+// that raced another writer.
+const draftRetries = 3
+
+// writeDraft replaces the draft's query text and keeps its meta section
+// byte for byte. With a revision it fails unless the draft still has it;
+// without one, the revision read here guards the meta section that is
+// kept.
+func (s *session) writeDraft(ctx context.Context, req plugin.WriteDraft) (plugin.Message, error) {
+	id := conversation.ID(req.Conversation)
+	if _, err := s.h.store.Get(ctx, s.loc, id); err != nil {
+		return nil, err
+	}
+	for attempt := 0; ; attempt++ {
+		cur, err := s.h.drafts.ReadDraft(ctx, s.loc, id)
+		if err != nil && !errors.Is(err, ports.ErrNotFound) {
+			return nil, err
+		}
+		if req.Revision != "" && cur.Revision != req.Revision {
+			return nil, staleDraft(req.Revision)
+		}
+		doc := draft.Parse(cur.Text).WithQuery(*req.Text).Render()
+		rev, err := s.h.drafts.WriteDraft(ctx, s.loc, id, doc, cur.Revision)
+		switch {
+		case err == nil:
+			return plugin.DraftWritten{ID: req.ID, Revision: rev}, nil
+		case !errors.Is(err, ports.ErrRevisionMismatch):
+			return nil, err
+		case req.Revision != "":
+			return nil, staleDraft(req.Revision)
+		case attempt == draftRetries:
+			return nil, fmt.Errorf("the draft of conversation %s keeps changing; try again", id)
+		}
+	}
+}
+
+func staleDraft(rev string) error {
+	return fmt.Errorf("the draft is no longer at revision %s (it changed since it was read): read_draft again: %w", rev, ports.ErrRevisionMismatch)
+}
+
+func (s *session) createConversation(ctx context.Context, req plugin.CreateConversation) (plugin.Message, error) {
+	if strings.ContainsAny(req.Title, "\r\n") {
+		return nil, errors.New("a title must be one line")
+	}
+	id, err := s.h.store.Create(ctx, s.loc, ports.NewConversation{Title: strings.TrimSpace(req.Title), Local: req.Local})
+	if err != nil {
+		return nil, err
+	}
+	return plugin.Created{ID: req.ID, Conversation: string(id)}, nil
+}
+
+func (s *session) setTitle(ctx context.Context, req plugin.SetTitle) (plugin.Message, error) {
+	title := strings.TrimSpace(req.Title)
+	if title == "" || strings.ContainsAny(title, "\r\n") {
+		return nil, errors.New("a title must be one non-empty line")
+	}
+	err := s.updateMetadata(ctx, req.Conversation, func(m *conversation.Metadata) { m.Title = title })
+	if err != nil {
+		return nil, err
+	}
+	return plugin.TitleSet{ID: req.ID}, nil
+}
+
+func (s *session) archive(ctx context.Context, req plugin.Archive) (plugin.Message, error) {
+	now := s.h.clock.Now().UTC()
+	err := s.updateMetadata(ctx, req.Conversation, func(m *conversation.Metadata) {
+		if m.ArchivedAt == nil {
+			m.ArchivedAt = &now
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return plugin.Archived{ID: req.ID}, nil
+}
+
+func (s *session) unarchive(ctx context.Context, req plugin.Unarchive) (plugin.Message, error) {
+	if err := s.updateMetadata(ctx, req.Conversation, func(m *conversation.Metadata) { m.ArchivedAt = nil }); err != nil {
+		return nil, err
+	}
+	return plugin.Unarchived{ID: req.ID}, nil
+}
+
+// updateMetadata rewrites a conversation's metadata under its lock: the
+// plugin's own when it holds it, else taken for the change.
+func (s *session) updateMetadata(ctx context.Context, conv string, fn func(*conversation.Metadata)) error {
+	id := conversation.ID(conv)
+	if _, err := s.h.store.Get(ctx, s.loc, id); err != nil {
+		return err
+	}
+	return s.locks.with(conv, func(held bool) error {
+		if !held {
+			release, err := s.h.locker.Lock(ctx, s.loc, id, LockWait)
+			if err != nil {
+				return lockError(err)
+			}
+			defer func() { _ = release() }()
+		}
+		return s.h.store.UpdateMetadata(ctx, s.loc, id, func(m *conversation.Metadata) error { fn(m); return nil })
+	})
+}
+
+func (s *session) lock(ctx context.Context, req plugin.Lock) (plugin.Message, error) {
+	id := conversation.ID(req.Conversation)
+	if _, err := s.h.store.Get(ctx, s.loc, id); err != nil {
+		return nil, err
+	}
+	if s.locks.holds(req.Conversation) {
+		return plugin.Locked{ID: req.ID}, nil
+	}
+	release, err := s.h.locker.Lock(ctx, s.loc, id, LockWait)
+	if err != nil {
+		return nil, lockError(err)
+	}
+	s.locks.add(req.Conversation, release)
+	return plugin.Locked{ID: req.ID}, nil
+}
+
+func (s *session) unlock(ctx context.Context, req plugin.Unlock) (plugin.Message, error) {
+	if !s.locks.release(req.Conversation, s.log, s.name) {
+		return nil, fmt.Errorf("conversation %s is not locked by this plugin", req.Conversation)
+	}
+	return plugin.Unlocked{ID: req.ID}, nil
+}

@@ -1,0 +1,343 @@
+package app_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jpcli/jp/adapters/memstore"
+	"github.com/jpcli/jp/adapters/pluginproc"
+	"github.com/jpcli/jp/adapters/pluginsdk"
+	"github.com/jpcli/jp/adapters/tomlconfig"
+	"github.com/jpcli/jp/app"
+	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/plugin"
+	"github.com/jpcli/jp/domain/workspace"
+	"github.com/jpcli/jp/mocks"
+	"github.com/jpcli/jp/ports"
+)
+
+// The app test binary doubles as a plugin: with JP_APP_TEST_PLUGIN set to
+// a JSON list of steps it records what jp sends (into the file named by
+// JP_APP_TEST_PLUGIN_OUT) and sends what the steps say, instead of
+// running the tests.
+const (
+	pluginStepsEnv = "JP_APP_TEST_PLUGIN"
+	pluginOutEnv   = "JP_APP_TEST_PLUGIN_OUT"
+)
+
+func init() {
+	if steps := os.Getenv(pluginStepsEnv); steps != "" {
+		os.Exit(runDriver(steps, os.Getenv(pluginOutEnv)))
+	}
+}
+
+// step is one thing the test plugin does.
+type step struct {
+	Send  string `json:"send,omitempty"`  // write this line
+	Read  int    `json:"read,omitempty"`  // read and record this many lines
+	Until string `json:"until,omitempty"` // read and record lines up to one of this type
+	Flood int    `json:"flood,omitempty"` // write this many print lines
+	Long  int    `json:"long,omitempty"`  // write a line of this many bytes
+	Exit  *int   `json:"exit,omitempty"`  // end the process with this status
+	Block bool   `json:"block,omitempty"` // record lines until stdin ends
+	Kill  bool   `json:"kill,omitempty"`  // SIGKILL itself
+	SDK   string `json:"sdk,omitempty"`   // run an SDK scenario instead
+}
+
+func send(line string) step   { return step{Send: line} }
+func read(n int) step         { return step{Read: n} }
+func until(typ string) step   { return step{Until: typ} }
+func exitWith(code int) step  { return step{Exit: &code} }
+func sdk(scenario string) step { return step{SDK: scenario} }
+
+var ready = send(`{"type":"ready"}`)
+
+func runDriver(stepsJSON, outPath string) int {
+	var steps []step
+	if err := json.Unmarshal([]byte(stepsJSON), &steps); err != nil {
+		fmt.Fprintln(os.Stderr, "bad steps:", err)
+		return 97
+	}
+	out, err := os.OpenFile(outPath, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return 96
+	}
+	defer out.Close()
+	if len(steps) > 0 && steps[0].SDK != "" {
+		return runSDKScenario(steps[0].SDK, out)
+	}
+	in := bufio.NewReaderSize(os.Stdin, 1<<20)
+	w := bufio.NewWriter(os.Stdout)
+	record := func() (string, bool) {
+		line, err := in.ReadString('\n')
+		if err != nil {
+			return "", false
+		}
+		fmt.Fprint(out, line)
+		return line, true
+	}
+	record() // init
+	for _, s := range steps {
+		switch {
+		case s.Send != "":
+			fmt.Fprintln(w, s.Send)
+		case s.Flood > 0:
+			for i := range s.Flood {
+				fmt.Fprintf(w, `{"type":"print","text":"line %d\n"}`+"\n", i)
+			}
+		case s.Long > 0:
+			w.WriteString(strings.Repeat("x", s.Long) + "\n")
+		case s.Exit != nil:
+			w.Flush()
+			return *s.Exit
+		case s.Kill:
+			w.Flush()
+			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			select {}
+		}
+		w.Flush()
+		switch {
+		case s.Read > 0:
+			for range s.Read {
+				record()
+			}
+		case s.Until != "":
+			for {
+				line, ok := record()
+				if !ok || strings.Contains(line, `"type":"`+s.Until+`"`) {
+					break
+				}
+			}
+		case s.Block:
+			for {
+				if _, ok := record(); !ok {
+					return 0
+				}
+			}
+		}
+	}
+	return 0
+}
+
+// runSDKScenario runs a plugin written with the SDK.
+func runSDKScenario(name string, out *os.File) int {
+	m := plugin.Manifest{Name: "t", Version: "1", ProtocolVersion: plugin.ProtocolVersion}
+	return pluginsdk.Run(context.Background(), os.Stdin, os.Stdout, os.Stderr, m, func(ctx context.Context, c *pluginsdk.Client) error {
+		switch name {
+		case "concurrent":
+			return concurrentRequests(ctx, c, out)
+		case "prompt-until-shutdown":
+			_, err := c.Confirm(ctx, "Proceed?", false)
+			fmt.Fprintf(out, "prompt error: %v\n", err)
+			return err
+		}
+		return fmt.Errorf("unknown scenario %s", name)
+	})
+}
+
+// concurrentRequests sends many requests at once from many goroutines and
+// records what each got.
+func concurrentRequests(ctx context.Context, c *pluginsdk.Client, out *os.File) error {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var errs []error
+	for i := range 40 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var err error
+			if i%2 == 0 {
+				var v json.RawMessage
+				if v, err = c.ReadConfig(ctx, "plugins.shutdown_timeout_secs"); err == nil && string(v) != "5" {
+					err = fmt.Errorf("read_config = %s", v)
+				}
+			} else {
+				var cs []plugin.ConversationSummary
+				if cs, err = c.ListConversations(ctx); err == nil && len(cs) != 3 {
+					err = fmt.Errorf("list = %d conversations", len(cs))
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, err)
+			}
+		}()
+	}
+	wg.Wait()
+	fmt.Fprintf(out, "errors: %v\n", errs)
+	return nil
+}
+
+// host is a PluginHost over memstore, the real config loader, and real
+// plugin processes (this test binary).
+type host struct {
+	t        *testing.T
+	store    *memstore.Store
+	host     *app.PluginHost
+	loc      workspace.Location
+	data     string
+	catalog  *pluginproc.Catalog
+	printer  *pluginPrinter
+	prompter *mocks.PrompterMock
+	log      *syncBuffer
+	out      string
+}
+
+type stepClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *stepClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(time.Second)
+	return c.t
+}
+
+func newHost(t *testing.T) *host {
+	t.Helper()
+	clock := &stepClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	store := memstore.New(clock)
+	root := t.TempDir()
+	f, err := store.Init(t.Context(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	h := &host{
+		t: t, store: store, loc: workspace.Location{ID: f.ID, Root: f.Root}, data: data,
+		catalog: pluginproc.NewCatalog(data), printer: &pluginPrinter{}, log: &syncBuffer{},
+		out: filepath.Join(t.TempDir(), "transcript"),
+		prompter: &mocks.PrompterMock{
+			InteractiveFunc: func() bool { return true },
+			AskFunc: func(ctx context.Context, q ports.Question) (ports.Answer, error) {
+				t.Errorf("unexpected question %+v", q)
+				return ports.Answer{}, ports.ErrUnavailable
+			},
+		},
+	}
+	ws := app.NewWorkspaces(store, store)
+	loader := tomlconfig.New()
+	h.host = app.NewPluginHost(app.NewPlugins(h.catalog), ws, app.NewConfig(ws, loader), app.PluginHostDeps{
+		Registry: store, Loader: loader, Store: store, Drafts: store, Locker: store, Printer: h.printer,
+		Prompter: h.prompter, Catalog: h.catalog, Spawner: pluginproc.Spawner{}, Clock: clock,
+	})
+	return h
+}
+
+// conv creates a conversation and returns its ID.
+func (h *host) conv(title string) conversation.ID {
+	h.t.Helper()
+	id, err := h.store.Create(h.t.Context(), h.loc, ports.NewConversation{Title: title})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return id
+}
+
+// input is the run of the test plugin with steps, admitted unattended.
+func (h *host) input(steps ...step) app.PluginRunInput {
+	h.t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	b, _ := json.Marshal(steps)
+	return app.PluginRunInput{
+		Binary:    plugin.Binary{Path: exe, Manifest: &plugin.Manifest{Name: "t", Version: "1", ProtocolVersion: 2}, ManifestFrom: "file"},
+		Args:      []string{"--flag", "arg"},
+		LaunchDir: h.loc.Root,
+		Environ:   append(os.Environ(), pluginStepsEnv+"="+string(b), pluginOutEnv+"="+h.out, "GORACE=atexit_sleep_ms=0"),
+		Overrides: []string{`plugins.command.t.run="unattended"`, `plugins.command.t.options={retention=3}`},
+		Verbosity: 3,
+		Log:       slog.New(slog.NewTextHandler(h.log, &slog.HandlerOptions{Level: slog.Level(-8)})),
+	}
+}
+
+// run runs the test plugin with steps.
+func (h *host) run(steps ...step) error {
+	h.t.Helper()
+	return h.host.Run(h.t.Context(), h.input(steps...))
+}
+
+// transcript returns the lines the plugin received, init first.
+func (h *host) transcript() []string {
+	h.t.Helper()
+	b, err := os.ReadFile(h.out)
+	if err != nil {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+}
+
+// answers returns the received messages after init, decoded.
+func (h *host) answers() []map[string]any {
+	h.t.Helper()
+	var out []map[string]any
+	for _, l := range h.transcript()[1:] {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			h.t.Fatalf("jp sent a line that is not JSON: %q", l)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// pluginPrinter records what was printed; onWrite, if set, sees each
+// write.
+type pluginPrinter struct {
+	mu      sync.Mutex
+	writes  []string
+	onWrite func(ch ports.Channel, text string)
+}
+
+func (p *pluginPrinter) Write(ch ports.Channel, text string) {
+	p.mu.Lock()
+	p.writes = append(p.writes, ch.String()+":"+text)
+	hook := p.onWrite
+	p.mu.Unlock()
+	if hook != nil {
+		hook(ch, text)
+	}
+}
+func (p *pluginPrinter) EndBlock(ports.Channel)  {}
+func (p *pluginPrinter) Wait(string) (stop func()) { return func() {} }
+func (p *pluginPrinter) Flush() error            { return nil }
+
+func (p *pluginPrinter) all() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.writes...)
+}
+
+// syncBuffer is a log sink safe for concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

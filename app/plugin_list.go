@@ -1,0 +1,76 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/jpcli/jp/domain/plugin"
+	"github.com/jpcli/jp/ports"
+)
+
+// PluginView is one plugin as jp plugin ls shows it.
+type PluginView struct {
+	Name        string `json:"name"`
+	Command     string `json:"command"`
+	Path        string `json:"path"`
+	Source      string `json:"source"`
+	Version     string `json:"version"`
+	Scope       string `json:"scope"`
+	Trust       string `json:"trust"`
+	Description string `json:"description"`
+	// Problem says why the plugin cannot run (a bad manifest, shadowed by
+	// an earlier binary of the same name); "" when it can.
+	Problem string `json:"problem,omitempty"`
+}
+
+// PluginListInput says where to look and which configuration applies.
+type PluginListInput struct {
+	SearchPath []string
+	Config     ConfigInput
+}
+
+// List returns every discovered plugin with its trust state under the
+// configuration of the selected workspace (or the user layers outside
+// one). It runs nothing and writes nothing.
+func (h *PluginHost) List(ctx context.Context, in PluginListInput) ([]PluginView, error) {
+	bins, err := h.plugins.Discover(ctx, in.SearchPath)
+	if err != nil {
+		return nil, err
+	}
+	res, err := h.cfg.Load(ctx, in.Config)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]PluginView, 0, len(bins))
+	for _, b := range bins {
+		v := PluginView{Name: b.Name(), Command: strings.Join(b.Command(), " "), Path: b.Path, Source: b.Source.String(),
+			Scope: "single", Description: b.Description()}
+		if b.Manifest != nil {
+			v.Version = b.Manifest.Version
+			v.Scope = b.Manifest.Scope().String()
+		}
+		digest, derr := h.catalog.Digest(ctx, b.Path)
+		approved := false
+		if derr == nil {
+			_, aerr := h.catalog.Approval(ctx, digest)
+			approved = aerr == nil
+			if aerr != nil && !errors.Is(aerr, ports.ErrNotFound) {
+				return nil, aerr
+			}
+		}
+		v.Trust = plugin.TrustState(b, res.Config.Plugin(b.Name()), digest, approved)
+		switch {
+		case derr != nil:
+			v.Problem = derr.Error()
+		case b.Shadowed:
+			v.Problem = "shadowed by an earlier plugin named " + b.Name()
+		default:
+			if err := plugin.CheckRunnable(b); err != nil {
+				v.Problem = err.Error()
+			}
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}

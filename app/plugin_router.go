@@ -1,0 +1,144 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jpcli/jp/domain/plugin"
+	"github.com/jpcli/jp/domain/workspace"
+	"github.com/jpcli/jp/ports"
+)
+
+// handlerFunc serves one request line and returns the answer (nil for
+// requests that have none). An error becomes an error message.
+type handlerFunc func(s *session, ctx context.Context, line []byte) (plugin.Message, error)
+
+// route is how one message type is served.
+type route struct {
+	serve handlerFunc
+	// early requests may come before ready.
+	early bool
+	// inline requests are served on the loop goroutine, in order, even
+	// with an id (they have no answer).
+	inline bool
+}
+
+// handle adapts a typed handler: decode and validate the line as T, then
+// call fn.
+func handle[T any, PT interface {
+	*T
+	plugin.Request
+}](fn func(*session, context.Context, T) (plugin.Message, error)) handlerFunc {
+	return func(s *session, ctx context.Context, line []byte) (plugin.Message, error) {
+		req, err := plugin.Decode[T, PT](line)
+		if err != nil {
+			return nil, err
+		}
+		return fn(s, ctx, req)
+	}
+}
+
+// routes maps every plugin-to-host message type but ready and exit, which
+// change the loop's own state (handleLine), to its handler. The delegated
+// turn and multi-scope requests (query, interrupt, respond,
+// list_workspaces) are routed to a handler that says they are not
+// supported yet: their own handlers slot in here.
+var routes = map[string]route{
+	plugin.TypePrint:              {serve: handle((*session).print), inline: true},
+	plugin.TypeLog:                {serve: handle((*session).logLine), inline: true, early: true},
+	plugin.TypePrompt:             {serve: handle((*session).prompt)},
+	plugin.TypeListConversations:  {serve: handle((*session).listConversations)},
+	plugin.TypeReadEvents:         {serve: handle((*session).readEvents)},
+	plugin.TypeReadConfig:         {serve: handle((*session).readConfig)},
+	plugin.TypeReadDraft:          {serve: handle((*session).readDraft)},
+	plugin.TypeWriteDraft:         {serve: handle((*session).writeDraft)},
+	plugin.TypeCreateConversation: {serve: handle((*session).createConversation)},
+	plugin.TypeSetTitle:           {serve: handle((*session).setTitle)},
+	plugin.TypeArchive:            {serve: handle((*session).archive)},
+	plugin.TypeUnarchive:          {serve: handle((*session).unarchive)},
+	plugin.TypeLock:               {serve: handle((*session).lock)},
+	plugin.TypeUnlock:             {serve: handle((*session).unlock)},
+	plugin.TypeQuery:              {serve: unsupported("delegated turns are not supported by this jp yet")},
+	plugin.TypeInterrupt:          {serve: unsupported("delegated turns are not supported by this jp yet")},
+	plugin.TypeRespond:            {serve: unsupported("delegated turns are not supported by this jp yet")},
+	plugin.TypeListWorkspaces:     {serve: unsupported(`it is for plugins with workspace_scope "multi", which this jp does not support yet`)},
+}
+
+// unsupported answers a known request this host does not serve.
+func unsupported(why string) handlerFunc {
+	return func(*session, context.Context, []byte) (plugin.Message, error) {
+		return nil, errors.New(why)
+	}
+}
+
+// handleLine routes one line. It reports whether the loop ends (exit).
+// Bad lines get an error answer and the loop goes on.
+func (s *session) handleLine(line []byte, readyTimer *time.Timer) (stop bool) {
+	if len(bytes.TrimSpace(line)) == 0 {
+		return false
+	}
+	s.trace("recv", line)
+	hdr, err := plugin.DecodeHeader(line)
+	if err != nil {
+		s.reply(s.hctx, errorReply(hdr, err))
+		return false
+	}
+	switch hdr.Type {
+	case plugin.TypeReady:
+		s.onReady(line, readyTimer)
+		return false
+	case plugin.TypeExit:
+		return s.onExit(hdr, line)
+	}
+	r, ok := routes[hdr.Type]
+	switch {
+	case !ok:
+		err = fmt.Errorf("unknown message type %q (see docs/plugins.md for the protocol)", hdr.Type)
+	case !s.ready && !r.early:
+		err = errors.New("send ready (the answer to init) before any request")
+	case hdr.Workspace != nil && s.scope == workspace.ScopeSingle:
+		err = errors.New(`workspace is only for plugins with workspace_scope "multi"; this plugin is single-scope: leave it out`)
+	}
+	if err != nil {
+		s.reply(s.hctx, errorReply(hdr, err))
+		return false
+	}
+	if r.inline || hdr.ID == "" {
+		s.serve(r, hdr, line)
+		return false
+	}
+	s.slots <- struct{}{}
+	s.inflight.Add(1)
+	go func() {
+		defer func() { <-s.slots; s.inflight.Done() }()
+		s.serve(r, hdr, line)
+	}()
+	return false
+}
+
+// serve runs one handler and sends its answer or error.
+func (s *session) serve(r route, hdr plugin.Header, line []byte) {
+	msg, err := r.serve(s, s.hctx, line)
+	switch {
+	case err != nil && s.hctx.Err() != nil:
+		// The run is over; nobody reads the answer.
+	case err != nil:
+		s.log.Debug("plugin request failed", "plugin", s.name, "type", hdr.Type, "error", err)
+		s.reply(s.hctx, errorReply(hdr, err))
+	case msg != nil:
+		s.reply(s.hctx, msg)
+	}
+}
+
+// errorReply is the error answer to the request hdr describes.
+func errorReply(hdr plugin.Header, err error) plugin.Error {
+	msg := err.Error()
+	var nf *ports.NotFoundError
+	if errors.As(err, &nf) {
+		msg = nf.What + " not found"
+	}
+	return plugin.Error{ID: hdr.ID, Request: hdr.Type, Message: msg}
+}

@@ -1,0 +1,284 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jpcli/jp/domain/config"
+	"github.com/jpcli/jp/domain/plugin"
+	"github.com/jpcli/jp/domain/workspace"
+	"github.com/jpcli/jp/ports"
+)
+
+// maxInFlight bounds the requests with an id served at once; past it the
+// loop stops reading until one finishes.
+const maxInFlight = 64
+
+// drainGrace is how long the loop keeps reading stdout after the plugin's
+// process exited, for lines still in the pipe, before it closes it (a
+// detached grandchild may hold it open).
+const drainGrace = 2 * time.Second
+
+// session is one run of a plugin: the message loop and what the plugin
+// holds. The loop goroutine reads lines and routes them; a request with an
+// id is served on its own goroutine (answers may come out of order), one
+// without an id on the loop, in order. Writes to the plugin go through
+// the transport's writer lock, which is held for one line only: never
+// across a prompt.
+//
+//	spawn ─► init ─► (ready within ReadyTimeout) ─► requests ... ─┬─► exit ─► wait ─► done
+//	                                                              ├─► EOF (crash) ───► done, exit 1
+//	   SIGINT / Ctrl-C in a prompt ─► shutdown ─► (exit or EOF) ──┴─► kill after shutdown_timeout_secs
+type session struct {
+	h     *PluginHost
+	in    PluginRunInput
+	name  string
+	conn  ports.PluginTransport
+	log   *slog.Logger
+	loc   workspace.Location
+	res   config.Resolved
+	scope workspace.Scope
+
+	locks  heldLocks
+	config configCache
+
+	// hctx is the handlers' context: cancelled when the loop ends. pctx,
+	// the prompts', also ends when a shutdown begins.
+	hctx     context.Context
+	hcancel  context.CancelFunc
+	pctx     context.Context
+	pcancel  context.CancelFunc
+	inflight sync.WaitGroup
+	slots    chan struct{}
+
+	// Loop goroutine only.
+	ready bool
+	exit  *plugin.Exit
+	fatal error
+	out   outputState
+
+	shutdownTimeout time.Duration
+	stopOnce        sync.Once
+	stopDone        chan struct{} // closed when the shutdown message went out
+	interrupted     atomic.Bool
+	noReady         atomic.Bool
+	killMu          sync.Mutex
+	killTimer       *time.Timer
+}
+
+func newSession(h *PluginHost, in PluginRunInput, conn ports.PluginTransport, loc workspace.Location, res config.Resolved) *session {
+	hctx, hcancel := context.WithCancel(context.Background())
+	pctx, pcancel := context.WithCancel(hctx)
+	scope := workspace.ScopeSingle
+	if in.Binary.Manifest != nil {
+		scope = in.Binary.Manifest.Scope()
+	}
+	return &session{
+		h: h, in: in, name: in.Binary.Name(), conn: conn, log: in.Log, loc: loc, res: res, scope: scope,
+		locks: heldLocks{m: map[string]func() error{}}, config: configCache{m: map[string][]byte{}},
+		hctx: hctx, hcancel: hcancel, pctx: pctx, pcancel: pcancel, slots: make(chan struct{}, maxInFlight), stopDone: make(chan struct{}),
+	}
+}
+
+// run sends init and serves the plugin until it exits.
+func (s *session) run(ctx context.Context, init plugin.Init, shutdownTimeout time.Duration) error {
+	s.shutdownTimeout = shutdownTimeout
+	defer s.conn.Close()
+	stopWatch := context.AfterFunc(ctx, s.shutdown)
+	readyTimer := time.AfterFunc(s.in.ReadyTimeout, func() {
+		s.noReady.Store(true)
+		_ = s.conn.Kill()
+	})
+	loopDone, watchDone := make(chan struct{}), make(chan struct{})
+	go func() { defer close(watchDone); s.watch(loopDone) }()
+
+	if err := s.send(s.hctx, init); err != nil {
+		s.log.Debug("plugin did not take init", "plugin", s.name, "error", err)
+	}
+	for {
+		line, err := s.conn.Recv(context.Background())
+		if errors.Is(err, ports.ErrLineTooLong) {
+			s.fatal = &UserError{Err: err, Msg: fmt.Sprintf(
+				"plugin %s wrote a line longer than %d MiB on stdout, which breaks the plugin protocol; it was stopped", s.name, plugin.MaxLine>>20)}
+			_ = s.conn.Kill()
+		}
+		if err != nil || s.handleLine(line, readyTimer) || s.fatal != nil {
+			break
+		}
+	}
+	close(loopDone)
+	<-watchDone
+	readyTimer.Stop()
+	if !stopWatch() {
+		<-s.stopDone // a shutdown in progress finishes first
+	}
+	return s.finish()
+}
+
+// watch kills the plugin on abort (a second Ctrl-C), and ends a Recv
+// that would wait forever: once the process has exited and drainGrace
+// passed, the pipes are closed. It returns when the loop is done.
+func (s *session) watch(loopDone <-chan struct{}) {
+	abort, exited := s.in.Abort, s.conn.Exited()
+	var grace <-chan time.Time
+	for {
+		select {
+		case <-abort:
+			abort = nil
+			s.interrupted.Store(true)
+			_ = s.conn.Kill()
+		case <-exited:
+			exited = nil
+			t := time.NewTimer(drainGrace)
+			defer t.Stop()
+			grace = t.C
+		case <-grace:
+			grace = nil
+			_ = s.conn.Close()
+		case <-loopDone:
+			return
+		}
+	}
+}
+
+// finish waits for the process, stops the handlers, releases the locks,
+// and says how the run ended.
+func (s *session) finish() error {
+	s.hcancel()
+	if s.fatal == nil {
+		_ = s.conn.CloseStdin()
+	} else {
+		_ = s.conn.Kill()
+	}
+	wctx, cancel := context.WithTimeout(context.Background(), s.shutdownTimeout)
+	st, err := s.conn.Wait(wctx)
+	cancel()
+	if err != nil {
+		_ = s.conn.Kill()
+		st, _ = s.conn.Wait(context.Background())
+	}
+	s.killMu.Lock()
+	if s.killTimer != nil {
+		s.killTimer.Stop()
+	}
+	s.killMu.Unlock()
+	s.inflight.Wait()
+	s.locks.releaseAll(s.log, s.name)
+	s.out.end(s.h.printer)
+	if err := s.h.printer.Flush(); err != nil {
+		s.log.Debug("flush output", "error", err)
+	}
+
+	path := s.in.Binary.Path
+	switch {
+	case s.fatal != nil:
+		return s.fatal
+	case s.noReady.Load() && !s.ready:
+		return &UserError{Msg: fmt.Sprintf("plugin %s (%s) did not answer init with ready within %s: is it a jp plugin? (see docs/plugins.md)", s.name, path, s.in.ReadyTimeout)}
+	case s.interrupted.Load():
+		return fmt.Errorf("plugin %s stopped: %w", s.name, ports.ErrInterrupted)
+	case s.exit != nil && s.exit.Code == 0:
+		return nil
+	case s.exit != nil:
+		return &PluginExitError{Plugin: s.name, Code: s.exit.Code, Reason: s.exit.Reason}
+	}
+	return &UserError{Msg: fmt.Sprintf("plugin %s (%s) ended without sending exit (%s); its locks were released", s.name, path, st)}
+}
+
+// shutdown relays a graceful shutdown to the plugin (SIGINT, SIGTERM, or
+// Ctrl-C in one of its prompts) and kills its process group when it has
+// not exited within plugins.shutdown_timeout_secs. It is idempotent.
+func (s *session) shutdown() {
+	s.stopOnce.Do(func() {
+		defer close(s.stopDone)
+		s.interrupted.Store(true)
+		s.pcancel()
+		s.log.Info("plugin shutdown requested", "plugin", s.name)
+		s.killMu.Lock()
+		s.killTimer = time.AfterFunc(s.shutdownTimeout, func() {
+			s.log.Info("plugin did not exit in time; killing it", "plugin", s.name)
+			_ = s.conn.Kill()
+		})
+		s.killMu.Unlock()
+		// The kill above unblocks this send if the plugin reads nothing.
+		if err := s.send(context.Background(), plugin.Shutdown{}); err != nil {
+			s.log.Debug("send shutdown", "plugin", s.name, "error", err)
+		}
+	})
+}
+
+// onReady handles ready: the handshake is done.
+func (s *session) onReady(line []byte, readyTimer *time.Timer) {
+	r, err := plugin.Decode[plugin.Ready](line)
+	if err != nil {
+		s.reply(s.hctx, errorReply(plugin.Header{Type: plugin.TypeReady}, err))
+		return
+	}
+	if r.Protocol > plugin.ProtocolVersion {
+		s.fatal = &UserError{Msg: fmt.Sprintf("plugin %s needs plugin protocol version %d, and this jp speaks version %d: update jp to run it",
+			s.name, r.Protocol, plugin.ProtocolVersion)}
+		return
+	}
+	if readyTimer.Stop() || !s.noReady.Load() {
+		s.ready = true
+	}
+}
+
+// onExit handles exit: the plugin is done. Its locks are released now.
+func (s *session) onExit(hdr plugin.Header, line []byte) bool {
+	e, err := plugin.Decode[plugin.Exit](line)
+	if err != nil {
+		s.reply(s.hctx, errorReply(hdr, err))
+		return false
+	}
+	s.exit = &e
+	s.locks.releaseAll(s.log, s.name)
+	return true
+}
+
+// send encodes m, traces it and writes it. A secret prompt answer is
+// traced with its value hidden.
+func (s *session) send(ctx context.Context, m plugin.Message) error {
+	line, err := plugin.Encode(m)
+	if err != nil {
+		return err
+	}
+	if sa, ok := m.(secretAnswer); ok {
+		if red, err := plugin.Encode(sa.Redacted()); err == nil {
+			s.trace("send", red)
+		}
+	} else {
+		s.trace("send", line)
+	}
+	return s.conn.Send(ctx, line)
+}
+
+// reply sends an answer; a plugin that is gone is not an error of jp's.
+func (s *session) reply(ctx context.Context, m plugin.Message) {
+	if err := s.send(ctx, m); err != nil {
+		s.log.Debug("plugin answer not delivered", "plugin", s.name, "type", m.MessageType(), "error", err)
+	}
+}
+
+// levelTrace is adapters/logging.LevelTrace: protocol tracing at -vvv.
+const levelTrace = slog.Level(-8)
+
+// traceMax bounds one traced line.
+const traceMax = 4 << 10
+
+// trace logs one protocol line at trace level.
+func (s *session) trace(dir string, line []byte) {
+	if !s.log.Enabled(context.Background(), levelTrace) {
+		return
+	}
+	text := string(line)
+	if len(text) > traceMax {
+		text = text[:traceMax] + "…"
+	}
+	s.log.Log(context.Background(), levelTrace, "plugin message", "plugin", s.name, "dir", dir, "line", text)
+}

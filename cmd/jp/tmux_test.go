@@ -1,0 +1,233 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// slowScript is a demo script whose first response streams "word " 400
+// times, 20 ms apart (about eight seconds): long enough to press Ctrl-C,
+// queue a reply and still see the stream resume. Later calls echo.
+const slowScript = `{"responses": [{"events": [{"text": "word ", "repeat": 400, "sleep_ms": 20}]}]}`
+
+// The streaming menu and the countdown menu, as the terminal shows them.
+const (
+	streamingMenuLine = "[c] Continue  [r] Reply (stop & respond)  [q] Queue reply (finish, then respond)  [s] Stop (save & exit)  [a] Abort (discard & exit)"
+	countdownMenuLine = "[n] Send now  [e] Edit draft  [k] Keep draft (don't send)  [d] Discard draft"
+	countdownText     = "Sending queued reply in"
+	queuedNote        = "Reply queued: it is sent when this turn ends."
+)
+
+// TestTmux drives the real jp binary on a real terminal (tmux): Ctrl-C
+// from the keyboard, the raw-mode menus, the inline composer and the
+// countdown, as a user meets them.
+func TestTmux(t *testing.T) {
+	requireTmux(t)
+	jp := buildJPBinary(t, t.TempDir())
+
+	// [q] during streaming: the reply is composed, streaming resumes, the
+	// countdown runs and the queued reply is sent as the second turn.
+	t.Run("QueueReplyDuringStreaming", func(t *testing.T) {
+		t.Parallel()
+		w := newTmuxWorld(t, jp)
+		script := w.file("slow.json", slowScript)
+		p := w.startJP("q", "--new",
+			"--cfg", "providers.demo.script="+script,
+			"--cfg", "interrupt.loop_countdown.duration_secs=2",
+			"write a long answer")
+
+		p.waitFor("word word word")
+		p.keys("C-c")
+		p.waitFor(streamingMenuLine)
+		p.keys("q")
+		p.waitFor("Queue a reply (sent when this turn ends)")
+		p.literal("now summarise it")
+		p.waitForAfter("Queue a reply", "now summarise it")
+		p.keys("Enter")
+
+		// The composer closed and the stream goes on where it was.
+		p.waitForAfter(queuedNote, "word word word")
+		p.waitFor(countdownText)
+		scr := p.waitFor("You said: now summarise it")
+		if code := p.exitCode(); code != 0 {
+			t.Fatalf("jp exited with %d; the screen shows:\n%s", code, p.screen())
+		}
+		// The countdown came after the first turn's answer, before the
+		// second turn.
+		if cd, said := strings.Index(scr, countdownText), strings.Index(scr, "You said:"); cd < 0 || said < cd {
+			t.Errorf("the countdown line is not between the turns:\n%s", scr)
+		}
+
+		id := w.onlyConversation()
+		got := chatRequests(w.events(id))
+		want := []string{"user:write a long answer", "queued:now summarise it"}
+		if !slices.Equal(got, want) {
+			t.Errorf("chat requests = %q, want %q", got, want)
+		}
+		if w.draftExists(id) {
+			t.Errorf("QUERY_MESSAGE.md is still there after the queued reply was sent")
+		}
+	})
+
+	// Ctrl-C during the countdown opens the countdown menu; [e] edits the
+	// queued reply (the composer is seeded with it) and returns to the menu
+	// with no countdown running; [n] sends the edited text.
+	t.Run("CountdownMenuEditThenSend", func(t *testing.T) {
+		t.Parallel()
+		const duration = 5 * time.Second
+		w := newTmuxWorld(t, jp)
+		script := w.file("slow.json", slowScript)
+		p := w.startJP("q", "--new",
+			"--cfg", "providers.demo.script="+script,
+			"--cfg", "interrupt.loop_countdown.duration_secs=5",
+			"write a long answer")
+
+		p.waitFor("word word word")
+		p.keys("C-c")
+		p.waitFor(streamingMenuLine)
+		p.keys("q")
+		p.waitFor("Queue a reply (sent when this turn ends)")
+		p.literal("first text")
+		p.waitForAfter("Queue a reply", "first text")
+		p.keys("Enter")
+		p.waitFor(queuedNote)
+
+		p.waitFor(countdownText)
+		countdownSeen := time.Now()
+		p.keys("C-c")
+		p.waitFor(countdownMenuLine)
+		p.keys("e")
+		// The composer opens seeded with the queued text.
+		p.waitForAfter("› Edit draft", "first text")
+		p.keys("C-u")
+		p.waitUntil("the composer emptied", func(scr string) bool {
+			after, ok := afterLast(scr, "› Edit draft")
+			return ok && !strings.Contains(after, "first text")
+		})
+		p.literal("second text")
+		p.waitForAfter("› Edit draft", "second text")
+		p.keys("Enter")
+
+		// Back to the menu, with no countdown running: nothing is sent
+		// while the menu waits, even past the countdown's end.
+		menuAgain := func(scr string) bool { return strings.Count(scr, countdownMenuLine) >= 2 }
+		p.waitUntil("the countdown menu a second time", menuAgain)
+		for time.Since(countdownSeen) < duration+time.Second {
+			time.Sleep(100 * time.Millisecond)
+		}
+		scr := p.screen()
+		after, _ := afterLast(scr, countdownMenuLine)
+		if !menuAgain(scr) || strings.Contains(after, countdownText) || strings.Contains(scr, "You said:") {
+			t.Fatalf("after [e], the countdown menu should wait with no countdown running; the screen shows:\n%s", scr)
+		}
+		p.keys("n")
+		p.waitForAfter("› Send now", "You said: second text")
+		if code := p.exitCode(); code != 0 {
+			t.Fatalf("jp exited with %d; the screen shows:\n%s", code, p.screen())
+		}
+
+		id := w.onlyConversation()
+		got := chatRequests(w.events(id))
+		want := []string{"user:write a long answer", "queued:second text"}
+		if !slices.Equal(got, want) {
+			t.Errorf("chat requests = %q, want %q", got, want)
+		}
+		if w.draftExists(id) {
+			t.Errorf("QUERY_MESSAGE.md is still there after the queued reply was sent")
+		}
+	})
+
+	// Three quick Ctrl-C presses during the stream: the first opens the
+	// menu, the second (a key on the raw-mode menu) begins a graceful
+	// shutdown, the third (a signal again) exits at once if jp is still
+	// running. Either way jp exits 130 and leaves the terminal as it found
+	// it.
+	t.Run("TripleCtrlCExits130", func(t *testing.T) {
+		t.Parallel()
+		w := newTmuxWorld(t, jp)
+		script := w.file("slow.json", slowScript)
+		p := w.startJP("q", "--new", "--cfg", "providers.demo.script="+script, "write a long answer")
+
+		p.waitFor("word word word")
+		p.keys("C-c")
+		// The menu is drawn after the terminal is put in raw mode, so the
+		// next press reaches it as a key. (Presses sent back to back, before
+		// jp reacts, merge into one SIGINT, as the kernel and the Go runtime
+		// coalesce a pending signal.)
+		p.waitFor(streamingMenuLine)
+		p.keys("C-c")
+		time.Sleep(100 * time.Millisecond) // pace the presses like fingers do
+		p.keys("C-c")
+		if code := p.exitCode(); code != 130 {
+			t.Fatalf("jp exited with %d, want 130; the screen shows:\n%s", code, p.screen())
+		}
+		p.checkTerminalRestored()
+	})
+
+	// [c] Continue: the menu and the answer stay on screen, and the
+	// stream goes on below them without rewriting what is above.
+	t.Run("ContinueKeepsTheMenuOnScreen", func(t *testing.T) {
+		t.Skip("known bug: after the streaming menu the markdown printer rewrites the paragraph from a row count that ignores the menu, so text before the menu is printed twice (or the menu is erased); needs a Printer call before the menu, in app/ and adapters/terminal/printer.go")
+		t.Parallel()
+		w := newTmuxWorld(t, jp)
+		script := w.file("slow.json", slowScript)
+		p := w.startJP("q", "--new", "--cfg", "providers.demo.script="+script, "write a long answer")
+
+		p.waitFor("word word word")
+		p.keys("C-c")
+		p.waitFor(streamingMenuLine)
+		p.keys("c")
+		p.waitFor("› Continue")
+		if code := p.exitCode(); code != 0 {
+			t.Fatalf("jp exited with %d; the screen shows:\n%s", code, p.screen())
+		}
+		all := p.tmux(nil, "capture-pane", "-p", "-J", "-S", "-", "-t", "jp")
+		if !strings.Contains(all, streamingMenuLine+" › Continue") {
+			t.Errorf("the menu and its answer are gone from the terminal:\n%s", all)
+		}
+		if n := strings.Count(all, "word"); n != 400 {
+			t.Errorf("the terminal shows %d words, want the 400 streamed once each:\n%s", n, all)
+		}
+	})
+
+	// The third press exits at once, even while the graceful shutdown
+	// begun by the second is still waiting: here for a tool that ignores
+	// SIGTERM (jp waits 2 s before it kills it). The router restores the
+	// terminal before it exits with 130.
+	t.Run("ThirdCtrlCExitsWhileShutdownWaits", func(t *testing.T) {
+		t.Parallel()
+		w := newTmuxWorld(t, jp)
+		if err := os.WriteFile(filepath.Join(w.proj, ".jp", "config.toml"), []byte(stubbornTool), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		script := w.file("tool.json", `{"responses": [{"events": [{"tool_call": {"name": "stubborn", "arguments": {}}}]}]}`)
+		p := w.startJP("q", "--new", "--cfg", "providers.demo.script="+script, "run the tool")
+
+		p.waitFor("stubborn {}")
+		p.keys("C-c")
+		p.waitFor("[c] Continue  [r] Stop & respond  [q] Queue reply (finish, then respond)  [s] Stop (cancel & exit)  [t] Restart")
+		p.keys("C-c") // a key on the raw-mode menu: graceful shutdown, which waits for the tool
+		p.waitFor("› interrupted")
+		p.keys("C-c") // a signal again: exit now
+		if code := p.exitCode(); code != 130 {
+			t.Fatalf("jp exited with %d, want 130; the screen shows:\n%s", code, p.screen())
+		}
+		p.checkTerminalRestored()
+		// A graceful shutdown would have ended with jp's error line; the
+		// third press does not wait for it.
+		if scr := p.screen(); strings.Contains(scr, "jp: interrupted") {
+			t.Errorf("jp finished its graceful shutdown instead of exiting at the third press:\n%s", scr)
+		}
+	})
+}
+
+// stubbornTool is a local tool that ignores SIGTERM and runs for a while.
+const stubbornTool = `[conversation.tools.stubborn]
+command = ["sh", "-c", "trap '' TERM; sleep 8"]
+description = "Ignores SIGTERM."
+run = "unattended"
+`
