@@ -19,16 +19,16 @@ import (
 // Query is the use case behind jp query (alias q): compose a message, run
 // Turns in a Run (the turn loop), and record everything as it happens.
 type Query struct {
-	ws        *Workspaces
-	store     ports.ConversationStore
-	drafts    ports.DraftStore
-	locker    ports.Locker
-	config    ports.ConfigLoader
-	providers ports.ProviderFactory
-	tools     ports.ToolSource
-	printer   ports.Printer
-	prompter  ports.Prompter
-	clock     ports.Clock
+	ws         *Workspaces
+	store      ports.ConversationStore
+	drafts     ports.DraftStore
+	locker     ports.Locker
+	config     ports.ConfigLoader
+	providers  ports.ProviderFactory
+	tools      ports.ToolSource
+	printer    ports.Printer
+	prompter   ports.Prompter
+	clock      ports.Clock
 	sleeper    ports.Sleeper
 	ids        ports.IDGenerator
 	interrupts ports.Interrupts
@@ -37,15 +37,15 @@ type Query struct {
 
 // QueryDeps are Query's ports, gathered so the constructor stays readable.
 type QueryDeps struct {
-	Store     ports.ConversationStore
-	Drafts    ports.DraftStore
-	Locker    ports.Locker
-	Config    ports.ConfigLoader
-	Providers ports.ProviderFactory
-	Tools     ports.ToolSource
-	Printer   ports.Printer
-	Prompter  ports.Prompter
-	Clock     ports.Clock
+	Store      ports.ConversationStore
+	Drafts     ports.DraftStore
+	Locker     ports.Locker
+	Config     ports.ConfigLoader
+	Providers  ports.ProviderFactory
+	Tools      ports.ToolSource
+	Printer    ports.Printer
+	Prompter   ports.Prompter
+	Clock      ports.Clock
 	Sleeper    ports.Sleeper
 	IDs        ports.IDGenerator
 	Interrupts ports.Interrupts

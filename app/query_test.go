@@ -141,7 +141,7 @@ func newFixture(t *testing.T, resps ...resp) *fixture {
 	f.router = terminal.NewInterrupts(terminal.InterruptOptions{
 		Countdown: true,
 		Exit:      func(code int) { t.Errorf("exit %d", code) },
-		Restore: func() {},
+		Restore:   func() {},
 	})
 	f.query = app.NewQuery(ws, app.QueryDeps{
 		Store: f.store, Drafts: f.store, Locker: f.store,

@@ -50,9 +50,9 @@ const (
 
 // Permission answers of the tool permission prompt.
 const (
-	AnswerRun         = "y"
-	AnswerRunRemember = "Y"
-	AnswerSkip        = "n"
+	AnswerRun          = "y"
+	AnswerRunRemember  = "Y"
+	AnswerSkip         = "n"
 	AnswerSkipRemember = "N"
 )
 
