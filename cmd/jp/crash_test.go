@@ -185,3 +185,51 @@ run = "unattended"
 	}
 	t.Logf("killed %d runs; %d events stored", killed, len(evs))
 }
+
+// TestSIGKILLAfterQueueingKeepsTheDraft queues a reply during a slow
+// answer, kills jp once the draft holds it, and checks the queued text
+// survives in QUERY_MESSAGE.md and the conversation is valid.
+func TestSIGKILLAfterQueueingKeepsTheDraft(t *testing.T) {
+	e := newJPEnv(t)
+	e.run("init")
+	e.write("slow.json", `{"responses": [{"events": [{"text": "word ", "repeat": 400, "sleep_ms": 10}]}]}`)
+	e.write("queue.jph", "after 3 deltas\nselect @interrupt:streaming q\ncompose @queue_reply \"survive the kill\"\n")
+	ctx := context.Background()
+	cmd := e.command(ctx, "q", "--new", "--headless", "queue.jph", "--cfg", "providers.demo.script=slow.json", "go")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+
+	var draftPath string
+	deadline := time.Now().Add(30 * time.Second)
+	for draftPath == "" && time.Now().Before(deadline) {
+		matches, _ := filepath.Glob(filepath.Join(e.data, "jp", "workspace", "*", "conversations", "*", "QUERY_MESSAGE.md"))
+		for _, m := range matches {
+			if b, err := os.ReadFile(m); err == nil && strings.Contains(string(b), "survive the kill") {
+				draftPath = m
+			}
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if draftPath == "" {
+		t.Fatal("the queued reply never reached the draft file")
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	b, err := os.ReadFile(draftPath)
+	if err != nil || strings.TrimSpace(string(b)) != "survive the kill" {
+		t.Fatalf("draft after SIGKILL = %q, %v", b, err)
+	}
+	// The conversation is valid and the next bare jp q is seeded from it.
+	e.write("keep.jph", "compose @query keep\n")
+	out := e.run("q", "--headless", "keep.jph")
+	if !strings.Contains(out, "You said: survive the kill") {
+		t.Fatalf("resumed run: %s", out)
+	}
+	if _, err := os.Stat(draftPath); !os.IsNotExist(err) {
+		t.Fatalf("draft not removed after it was sent: %v", err)
+	}
+}
