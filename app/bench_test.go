@@ -59,7 +59,6 @@ func BenchmarkEngineDeltas(b *testing.B) {
 		Printer:    printer,
 		Prompter:   &mocks.PrompterMock{InteractiveFunc: func() bool { return false }},
 		Clock:      &fixedClock{t: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)},
-		Sleeper:    &mocks.SleeperMock{SleepFunc: func(context.Context, time.Duration) error { return nil }},
 		IDs:        &counterIDs{},
 		Interrupts: terminal.NewInterrupts(terminal.InterruptOptions{Exit: func(int) {}, Restore: func() {}}),
 		Timers:     &mocks.TimersMock{AfterFunc: func(time.Duration) <-chan time.Time { return nil }},

@@ -55,9 +55,11 @@ func (q *Query) countdown(ctx context.Context, rs *runState) (string, bool, erro
 				return text, true, nil
 			case <-q.interrupts.Shutdown():
 				q.printer.EndBlock(ports.ChannelChrome)
+				q.chromeNote(keptLine)
 				return "", false, errShutdown
 			case <-ctx.Done():
 				q.printer.EndBlock(ports.ChannelChrome)
+				q.chromeNote(keptLine)
 				return "", false, errShutdown
 			case <-scope.C():
 				q.printer.EndBlock(ports.ChannelChrome)
@@ -66,6 +68,7 @@ func (q *Query) countdown(ctx context.Context, rs *runState) (string, bool, erro
 		act, escalated := q.menu(ctx, interrupt.CountdownMenu, configured)
 		if escalated {
 			// Escalation never takes the destructive branch: keep the draft.
+			q.chromeNote(keptLine)
 			return "", false, errShutdown
 		}
 		switch act {
@@ -83,7 +86,7 @@ func (q *Query) countdown(ctx context.Context, rs *runState) (string, bool, erro
 			q.chromeNote("Queued reply discarded.")
 			return "", false, nil
 		case interrupt.ActionEditDraft:
-			eff := q.composeSlot(ctx, rs, composeIn(cd.ComposeInEditor))
+			eff := q.composeSlot(ctx, rs, "edit_draft", cd.ComposeInEditor)
 			if eff == run.SubmitCleared {
 				// An emptied submit is [d] by another route.
 				return "", false, nil
@@ -98,6 +101,9 @@ func (q *Query) countdown(ctx context.Context, rs *runState) (string, bool, erro
 		}
 	}
 }
+
+// keptLine tells the user where a queued reply that was not sent is.
+const keptLine = "Your queued reply is kept as the draft: run jp q to review and send it."
 
 // secondish is the countdown's tick.
 const secondish = time.Second

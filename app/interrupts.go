@@ -25,6 +25,8 @@ func (q *Query) menu(ctx context.Context, m interrupt.Menu, configured interrupt
 	for i, it := range m.Items {
 		opts[i] = ports.Option{Key: it.Key, Label: it.Label, Value: it.Key}
 	}
+	resume := q.printer.Suspend()
+	defer resume()
 	for {
 		ans, err := q.prompter.Ask(ctx, ports.Question{Kind: ports.QuestionSelect, Message: m.Title, Options: opts, Topic: "interrupt:" + m.Kind})
 		switch {
@@ -33,6 +35,7 @@ func (q *Query) menu(ctx context.Context, m interrupt.Menu, configured interrupt
 			return interrupt.ActionUnknown, true
 		case errors.Is(err, ports.ErrCancelled):
 			if _, ok := m.Pick("c"); ok && m.Kind != interrupt.CountdownMenu.Kind {
+				q.interrupts.Handled()
 				return interrupt.ActionContinue, false // ESC: back to what was happening
 			}
 			continue
@@ -51,23 +54,42 @@ func (q *Query) menu(ctx context.Context, m interrupt.Menu, configured interrupt
 	}
 }
 
-// composeIn returns whether a compose surface starts in the editor.
-func composeIn(c config.ComposeInEditor) bool { return c.StartsInEditor() }
+// composeRequest builds a compose request for a surface whose
+// compose_in_editor is mode: false starts inline with Ctrl+X to the
+// editor; true starts in the editor, falling back to inline; "always" is
+// the editor only; "never" is inline only.
+func composeRequest(purpose string, mode config.ComposeInEditor, initial, doc string) ports.ComposeRequest {
+	return ports.ComposeRequest{
+		Purpose: purpose, Initial: initial, Document: doc,
+		InEditor:       mode.StartsInEditor(),
+		FallbackInline: mode.FallsBackToInline(),
+		NoEditor:       !mode.EditorEscape() && !mode.StartsInEditor(),
+	}
+}
+
+// compose runs the prompter's composer with the printer suspended.
+func (q *Query) compose(ctx context.Context, req ports.ComposeRequest) (string, error) {
+	resume := q.printer.Suspend()
+	defer resume()
+	return q.prompter.Compose(ctx, req)
+}
 
 // composeSlot opens the queued-reply composer, seeded with the queued text
 // (or, before anything is queued, with a draft an earlier run left, so
 // nothing the user typed is overwritten unseen), and applies the seed's
 // submit table. The draft file follows the slot.
-func (q *Query) composeSlot(ctx context.Context, rs *runState, inEditor bool) run.SubmitEffect {
+func (q *Query) composeSlot(ctx context.Context, rs *runState, purpose string, mode config.ComposeInEditor) run.SubmitEffect {
 	initial, filled := rs.slot.Text()
 	doc := ""
 	if d, err := q.drafts.ReadDraft(ctx, rs.loc, rs.id); err == nil {
 		doc = d.Text
-		if !filled {
-			initial = draft.Parse(d.Text).Query()
+		// A draft an earlier run left seeds the first [q]; the message this
+		// run composed and already sent does not.
+		if dq := draft.Parse(d.Text).Query(); !filled && dq != rs.composed {
+			initial = dq
 		}
 	}
-	text, err := q.prompter.Compose(ctx, ports.ComposeRequest{Purpose: "queue_reply", Initial: initial, InEditor: inEditor, Document: docWith(doc, initial)})
+	text, err := q.compose(ctx, composeRequest(purpose, mode, initial, docWith(doc, initial)))
 	aborted := err != nil
 	if err != nil && !errors.Is(err, ports.ErrCancelled) && !errors.Is(err, ports.ErrInterrupted) {
 		q.printer.Write(ports.ChannelError, err.Error())
@@ -81,7 +103,11 @@ func (q *Query) composeSlot(ctx context.Context, rs *runState, inEditor bool) ru
 			q.printer.Write(ports.ChannelError, "could not save the queued reply as a draft: "+werr.Error())
 			q.printer.EndBlock(ports.ChannelError)
 		}
-		q.chromeNote("Reply queued: it is sent when this turn ends.")
+		if purpose == "edit_draft" {
+			q.chromeNote("Queued reply updated.")
+		} else {
+			q.chromeNote("Reply queued: it is sent when this turn ends.")
+		}
 	case run.SubmitCleared:
 		_ = q.drafts.DeleteDraft(context.WithoutCancel(ctx), rs.loc, rs.id)
 		q.chromeNote("Queued reply withdrawn.")
@@ -91,8 +117,8 @@ func (q *Query) composeSlot(ctx context.Context, rs *runState, inEditor bool) ru
 
 // composeText asks for a reply or a response (the [r] actions). ok is
 // false when the user backed out (Ctrl+C, ESC) or submitted nothing.
-func (q *Query) composeText(ctx context.Context, purpose string, inEditor bool) (string, bool) {
-	text, err := q.prompter.Compose(ctx, ports.ComposeRequest{Purpose: purpose, InEditor: inEditor})
+func (q *Query) composeText(ctx context.Context, purpose string, mode config.ComposeInEditor) (string, bool) {
+	text, err := q.compose(ctx, composeRequest(purpose, mode, "", ""))
 	if err != nil {
 		return "", false
 	}
@@ -123,7 +149,7 @@ func isBlank(s string) bool {
 // end or redirect the turn, or nil to resume streaming.
 func (q *Query) streamingInterrupt(ctx context.Context, rs *runState, ts *turnState, cancel func(), drain func() error) []turn.Action {
 	configured := streamingAction(rs)
-	inEditor := composeIn(rs.cfg.Interrupt.Streaming.ComposeInEditor)
+	inEditor := rs.cfg.Interrupt.Streaming.ComposeInEditor
 	for {
 		act, escalated := q.menu(ctx, interrupt.StreamingMenu, configured)
 		if escalated {
@@ -134,7 +160,7 @@ func (q *Query) streamingInterrupt(ctx context.Context, rs *runState, ts *turnSt
 		case interrupt.ActionContinue:
 			return nil
 		case interrupt.ActionQueueReply:
-			eff := q.composeSlot(ctx, rs, inEditor)
+			eff := q.composeSlot(ctx, rs, "queue_reply", inEditor)
 			if eff == run.SubmitReplaced || eff == run.SubmitUnchanged || configured != interrupt.ActionUnknown {
 				return nil
 			}
@@ -173,7 +199,7 @@ func (q *Query) streamingInterrupt(ctx context.Context, rs *runState, ts *turnSt
 // waiting for the tools.
 func (q *Query) toolCallInterrupt(ctx context.Context, rs *runState, ts *turnState, finish func()) (end batchEnd, text string, handled bool) {
 	configured := toolCallAction(rs)
-	inEditor := composeIn(rs.cfg.Interrupt.ToolCall.ComposeInEditor)
+	inEditor := rs.cfg.Interrupt.ToolCall.ComposeInEditor
 	for {
 		act, escalated := q.menu(ctx, interrupt.ToolCallMenu, configured)
 		if escalated {
@@ -184,7 +210,7 @@ func (q *Query) toolCallInterrupt(ctx context.Context, rs *runState, ts *turnSta
 		case interrupt.ActionContinue:
 			return 0, "", false
 		case interrupt.ActionQueueReply:
-			eff := q.composeSlot(ctx, rs, inEditor)
+			eff := q.composeSlot(ctx, rs, "queue_reply", inEditor)
 			if eff == run.SubmitReplaced || eff == run.SubmitUnchanged || configured != interrupt.ActionUnknown {
 				return 0, "", false
 			}

@@ -42,6 +42,7 @@ func (h *PluginHost) admit(ctx context.Context, in PluginRunInput, cfg config.Co
 	if verdict == plugin.VerdictRun {
 		return nil
 	}
+	resume := h.printer.Suspend()
 	ans, err := h.prompter.Ask(ctx, ports.Question{
 		Kind:    ports.QuestionSelect,
 		Message: fmt.Sprintf("Run plugin %s (%s)? It has not been approved on this machine.", name, b.Path),
@@ -52,6 +53,7 @@ func (h *PluginHost) admit(ctx context.Context, in PluginRunInput, cfg config.Co
 		},
 		Topic: "plugin_run:" + name,
 	})
+	resume()
 	switch {
 	case errors.Is(err, ports.ErrInterrupted):
 		return err

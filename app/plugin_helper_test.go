@@ -55,10 +55,10 @@ type step struct {
 	SDK   string `json:"sdk,omitempty"`   // run an SDK scenario instead
 }
 
-func send(line string) step   { return step{Send: line} }
-func read(n int) step         { return step{Read: n} }
-func until(typ string) step   { return step{Until: typ} }
-func exitWith(code int) step  { return step{Exit: &code} }
+func send(line string) step    { return step{Send: line} }
+func read(n int) step          { return step{Read: n} }
+func until(typ string) step    { return step{Until: typ} }
+func exitWith(code int) step   { return step{Exit: &code} }
 func sdk(scenario string) step { return step{SDK: scenario} }
 
 var ready = send(`{"type":"ready"}`)
@@ -314,9 +314,10 @@ func (p *pluginPrinter) Write(ch ports.Channel, text string) {
 		hook(ch, text)
 	}
 }
-func (p *pluginPrinter) EndBlock(ports.Channel)  {}
+func (p *pluginPrinter) EndBlock(ports.Channel)    {}
 func (p *pluginPrinter) Wait(string) (stop func()) { return func() {} }
-func (p *pluginPrinter) Flush() error            { return nil }
+func (p *pluginPrinter) Flush() error              { return nil }
+func (p *pluginPrinter) Suspend() (resume func())  { return func() {} }
 
 func (p *pluginPrinter) all() []string {
 	p.mu.Lock()

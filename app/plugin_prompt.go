@@ -31,9 +31,8 @@ func (s *session) prompt(_ context.Context, req plugin.Prompt) (plugin.Message, 
 		resp.Outcome, resp.Reason = plugin.PromptOutcomeUnavailable, "no interactive terminal"
 		return resp, nil
 	}
-	if err := s.h.printer.Flush(); err != nil {
-		s.log.Debug("flush output before a prompt", "error", err)
-	}
+	resume := s.h.printer.Suspend() // the prompt draws below what was printed
+	defer resume()
 	q := ports.Question{Kind: questionKind(req.Kind), Message: req.Message, Default: req.Default, Topic: "plugin:" + s.name}
 	for _, o := range req.Options {
 		q.Options = append(q.Options, ports.Option{Label: o, Value: o})

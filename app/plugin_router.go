@@ -21,9 +21,11 @@ type route struct {
 	serve handlerFunc
 	// early requests may come before ready.
 	early bool
-	// inline requests are served on the loop goroutine, in order, even
-	// with an id (they have no answer).
-	inline bool
+	// wait marks requests that can wait on something other than jp (the
+	// user, another process's lock): with an id they are served on their
+	// own goroutine, so that later requests are answered meanwhile. The
+	// rest are quick and served on the loop, in order.
+	wait bool
 }
 
 // handle adapts a typed handler: decode and validate the line as T, then
@@ -47,19 +49,19 @@ func handle[T any, PT interface {
 // list_workspaces) are routed to a handler that says they are not
 // supported yet: their own handlers slot in here.
 var routes = map[string]route{
-	plugin.TypePrint:              {serve: handle((*session).print), inline: true},
-	plugin.TypeLog:                {serve: handle((*session).logLine), inline: true, early: true},
-	plugin.TypePrompt:             {serve: handle((*session).prompt)},
+	plugin.TypePrint:              {serve: handle((*session).print)},
+	plugin.TypeLog:                {serve: handle((*session).logLine), early: true},
+	plugin.TypePrompt:             {serve: handle((*session).prompt), wait: true},
 	plugin.TypeListConversations:  {serve: handle((*session).listConversations)},
 	plugin.TypeReadEvents:         {serve: handle((*session).readEvents)},
 	plugin.TypeReadConfig:         {serve: handle((*session).readConfig)},
 	plugin.TypeReadDraft:          {serve: handle((*session).readDraft)},
 	plugin.TypeWriteDraft:         {serve: handle((*session).writeDraft)},
 	plugin.TypeCreateConversation: {serve: handle((*session).createConversation)},
-	plugin.TypeSetTitle:           {serve: handle((*session).setTitle)},
-	plugin.TypeArchive:            {serve: handle((*session).archive)},
-	plugin.TypeUnarchive:          {serve: handle((*session).unarchive)},
-	plugin.TypeLock:               {serve: handle((*session).lock)},
+	plugin.TypeSetTitle:           {serve: handle((*session).setTitle), wait: true},
+	plugin.TypeArchive:            {serve: handle((*session).archive), wait: true},
+	plugin.TypeUnarchive:          {serve: handle((*session).unarchive), wait: true},
+	plugin.TypeLock:               {serve: handle((*session).lock), wait: true},
 	plugin.TypeUnlock:             {serve: handle((*session).unlock)},
 	plugin.TypeQuery:              {serve: unsupported("delegated turns are not supported by this jp yet")},
 	plugin.TypeInterrupt:          {serve: unsupported("delegated turns are not supported by this jp yet")},
@@ -106,7 +108,7 @@ func (s *session) handleLine(line []byte, readyTimer *time.Timer) (stop bool) {
 		s.reply(s.hctx, errorReply(hdr, err))
 		return false
 	}
-	if r.inline || hdr.ID == "" {
+	if !r.wait || hdr.ID == "" {
 		s.serve(r, hdr, line)
 		return false
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/jpcli/jp/ports"
 )
 
-// maxInFlight bounds the requests with an id served at once; past it the
+// maxInFlight bounds the waiting requests served at once; past it the
 // loop stops reading until one finishes.
 const maxInFlight = 64
 
@@ -25,9 +25,10 @@ const maxInFlight = 64
 const drainGrace = 2 * time.Second
 
 // session is one run of a plugin: the message loop and what the plugin
-// holds. The loop goroutine reads lines and routes them; a request with an
-// id is served on its own goroutine (answers may come out of order), one
-// without an id on the loop, in order. Writes to the plugin go through
+// holds. The loop goroutine reads lines and routes them; a request that
+// may wait (a prompt, a lock) and carries an id is served on its own
+// goroutine, so answers may come out of order; the rest are served on
+// the loop, in order. Writes to the plugin go through
 // the transport's writer lock, which is held for one line only: never
 // across a prompt.
 //
@@ -259,8 +260,10 @@ func (s *session) send(ctx context.Context, m plugin.Message) error {
 }
 
 // reply sends an answer; a plugin that is gone is not an error of jp's.
-func (s *session) reply(ctx context.Context, m plugin.Message) {
-	if err := s.send(ctx, m); err != nil {
+// A reply blocked on a plugin that reads nothing is ended by finish
+// (closing its stdin, or killing it), not by ctx.
+func (s *session) reply(_ context.Context, m plugin.Message) {
+	if err := s.send(context.Background(), m); err != nil {
 		s.log.Debug("plugin answer not delivered", "plugin", s.name, "type", m.MessageType(), "error", err)
 	}
 }

@@ -117,8 +117,8 @@ func TestProvidersDriveCompleteTurns(t *testing.T) {
 			if len(reqs) != 4 {
 				t.Fatalf("%d requests, want 4", len(reqs))
 			}
-			if len(f.sleeps) != 2 {
-				t.Fatalf("retries slept %v, want 2 backoffs (429, cut)", f.sleeps)
+			if len(f.ticks) != 2 {
+				t.Fatalf("retries slept %v, want 2 backoffs (429, cut)", f.ticks)
 			}
 			last := string(reqs[3].Body)
 			if !strings.Contains(last, "The first half") {
@@ -146,7 +146,7 @@ func TestProvider401IsClearAndNotRetried(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "401") || !strings.Contains(err.Error(), "OPENAI_API_KEY") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("err = %v", err)
 	}
-	if len(srv.Requests()) != 1 || len(f.sleeps) != 0 {
+	if len(srv.Requests()) != 1 || len(f.ticks) != 0 {
 		t.Fatalf("a 401 was retried: %d requests", len(srv.Requests()))
 	}
 	if evs[len(evs)-1].Outcome != conversation.OutcomeError {

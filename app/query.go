@@ -29,7 +29,6 @@ type Query struct {
 	printer    ports.Printer
 	prompter   ports.Prompter
 	clock      ports.Clock
-	sleeper    ports.Sleeper
 	ids        ports.IDGenerator
 	interrupts ports.Interrupts
 	timers     ports.Timers
@@ -46,7 +45,6 @@ type QueryDeps struct {
 	Printer    ports.Printer
 	Prompter   ports.Prompter
 	Clock      ports.Clock
-	Sleeper    ports.Sleeper
 	IDs        ports.IDGenerator
 	Interrupts ports.Interrupts
 	Timers     ports.Timers
@@ -56,7 +54,7 @@ type QueryDeps struct {
 func NewQuery(ws *Workspaces, d QueryDeps) *Query {
 	return &Query{ws: ws, store: d.Store, drafts: d.Drafts, locker: d.Locker, config: d.Config,
 		providers: d.Providers, tools: d.Tools, printer: d.Printer, prompter: d.Prompter,
-		clock: d.Clock, sleeper: d.Sleeper, ids: d.IDs, interrupts: d.Interrupts, timers: d.Timers}
+		clock: d.Clock, ids: d.IDs, interrupts: d.Interrupts, timers: d.Timers}
 }
 
 // QueryInput is one jp query invocation.
@@ -103,6 +101,7 @@ type runState struct {
 	chrome    map[string]bool // chrome lines already shown this run
 	failed    int             // provider calls that failed before output this run
 	slot      run.Slot        // the queued reply (seed 002)
+	composed  string          // the message this run composed (and sent)
 	turns     int             // Turns run so far
 }
 
@@ -144,7 +143,7 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 		defer func() { _ = release() }()
 	}
 
-	text, fromCompose, err := q.message(ctx, loc, existing, in)
+	text, fromCompose, err := q.message(ctx, loc, existing, rs.cfg, in)
 	if err != nil {
 		return QueryResult{Conversation: existing}, err
 	}
@@ -165,6 +164,7 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 		defer func() { _ = release() }()
 	}
 	if fromCompose {
+		rs.composed = text
 		// The composed text is the draft until it has been sent as a turn.
 		if err := q.keepDraft(ctx, loc, rs.id, text); err != nil {
 			return QueryResult{Conversation: rs.id}, err
@@ -200,7 +200,7 @@ func (q *Query) turnLoop(ctx context.Context, rs *runState, text string) (turn.E
 		end, err := q.RunTurnPhases(ctx, rs, turn.Request{Root: rs.loc.Root, Content: text, Author: author})
 		if err != nil || end != turn.EndCompleted {
 			if _, queued := rs.slot.Text(); queued {
-				q.chromeNote("Your queued reply is kept as the draft: run jp q to review and send it.")
+				q.chromeNote(keptLine)
 			}
 			return end, err
 		}
@@ -261,7 +261,7 @@ func (q *Query) lock(ctx context.Context, loc workspace.Location, id conversatio
 
 // message returns the text to send and whether it was composed (and so
 // belongs in the draft until sent).
-func (q *Query) message(ctx context.Context, loc workspace.Location, id conversation.ID, in QueryInput) (string, bool, error) {
+func (q *Query) message(ctx context.Context, loc workspace.Location, id conversation.ID, cfg config.Config, in QueryInput) (string, bool, error) {
 	compose := !in.HasMessage || in.Edit
 	if in.NoEdit {
 		compose = false
@@ -289,7 +289,7 @@ func (q *Query) message(ctx context.Context, loc workspace.Location, id conversa
 			return "", false, err
 		}
 	}
-	text, err := q.prompter.Compose(ctx, ports.ComposeRequest{Purpose: "query", Initial: initial, Document: doc})
+	text, err := q.compose(ctx, composeRequest("query", cfg.Query.ComposeInEditor, initial, doc))
 	if err != nil {
 		if errors.Is(err, ports.ErrCancelled) {
 			return "", false, nil

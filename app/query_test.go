@@ -83,6 +83,7 @@ func (p *recordingPrinter) Write(ch ports.Channel, text string) {
 func (p *recordingPrinter) EndBlock(ch ports.Channel) { p.Write(ch, "\n") }
 func (p *recordingPrinter) Wait(string) func()        { return func() {} }
 func (p *recordingPrinter) Flush() error              { return nil }
+func (p *recordingPrinter) Suspend() func()           { return func() {} }
 func (p *recordingPrinter) text(ch ports.Channel) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -112,7 +113,6 @@ type fixture struct {
 	printer  *recordingPrinter
 	prompter *mocks.PrompterMock
 	answers  []string
-	sleeps   []time.Duration
 	ticks    []time.Duration
 	router   *terminal.Interrupts
 	query    *app.Query
@@ -160,7 +160,6 @@ func newFixture(t *testing.T, resps ...resp) *fixture {
 		Tools:   &echoTools{},
 		Printer: f.printer, Prompter: f.prompter,
 		Clock:      &fixedClock{t: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)},
-		Sleeper:    &mocks.SleeperMock{SleepFunc: func(ctx context.Context, d time.Duration) error { f.sleeps = append(f.sleeps, d); return nil }},
 		IDs:        &counterIDs{},
 		Interrupts: f.router,
 		Timers: &mocks.TimersMock{AfterFunc: func(d time.Duration) <-chan time.Time {
@@ -294,8 +293,8 @@ func TestTransientErrorRetriesAndKeepsPartial(t *testing.T) {
 	if evs[2].Message != "partial " || evs[3].Message != "rest" {
 		t.Fatalf("messages = %q %q", evs[2].Message, evs[3].Message)
 	}
-	if len(f.sleeps) != 2 || f.sleeps[1] <= f.sleeps[0] {
-		t.Fatalf("backoff = %v", f.sleeps)
+	if len(f.ticks) != 2 || f.ticks[1] <= f.ticks[0] {
+		t.Fatalf("backoff = %v", f.ticks)
 	}
 	// The retry continued from the partial response.
 	last := f.provider.calls[2].Messages
@@ -311,7 +310,7 @@ func TestFatalErrorEndsTurnWithError(t *testing.T) {
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "HTTP 401") {
 		t.Fatalf("err = %v", err)
 	}
-	if len(f.sleeps) != 0 {
+	if len(f.ticks) != 0 {
 		t.Fatal("an auth error must not be retried")
 	}
 	if got := types(evs); got != "turn_start,chat_request,turn_end" || evs[2].Outcome != conversation.OutcomeError {

@@ -88,7 +88,7 @@ func BenchmarkQueuedTurnLatency(b *testing.B) {
 			},
 			ComposeFunc: func(context.Context, ports.ComposeRequest) (string, error) { return "and then?", nil },
 		},
-		Clock: sysclock.New(), Sleeper: sysclock.New(), IDs: sysclock.IDs{},
+		Clock: sysclock.New(), IDs: sysclock.IDs{},
 		Interrupts: router, Timers: sysclock.New(),
 	})
 	gaps := make([]time.Duration, 0, b.N)

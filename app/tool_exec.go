@@ -162,6 +162,8 @@ func (q *Query) askPermission(ctx context.Context, rs *runState, c llm.ToolCall)
 		return false, false, fmt.Sprintf("The tool %s needs the user's permission, but there is no terminal to ask on. "+
 			"The user can allow it with conversation.tools.%s.run = \"unattended\" or answer from a --headless script.", c.Name, c.Name)
 	}
+	resume := q.printer.Suspend()
+	defer resume()
 	ans, err := q.prompter.Ask(ctx, ports.Question{
 		Kind:    ports.QuestionSelect,
 		Message: fmt.Sprintf("Run tool %s %s?", c.Name, compact(c.Arguments)),

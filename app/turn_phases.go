@@ -75,8 +75,10 @@ func (q *Query) RunTurnPhases(ctx context.Context, rs *runState, req turn.Reques
 		case turn.ActionRetry:
 			d := max(backoff(a.Attempt), ts.retryHint)
 			q.chromeNote(fmt.Sprintf("The model's service failed; retrying in %s (attempt %d of %d).", d.Round(time.Millisecond), a.Attempt, rs.cfg.Assistant.Request.MaxRetries))
-			if err := q.sleeper.Sleep(ctx, d); err != nil {
-				ts.shutdown = true
+			if !q.waitRetry(ctx, scope, d) {
+				// Ctrl-C (or shutdown) during the wait: stop, saving what
+				// the turn has.
+				ts.shutdown = isClosed(q.interrupts.Shutdown()) || ctx.Err() != nil
 				queue = append(queue, ts.m.Stop(nil)...)
 				continue
 			}
@@ -316,6 +318,19 @@ func backoff(n int) time.Duration {
 		d = 20 * time.Second
 	}
 	return d
+}
+
+// waitRetry waits d before a retry; false when a Ctrl-C, shutdown or
+// cancellation came first.
+func (q *Query) waitRetry(ctx context.Context, scope ports.InterruptScope, d time.Duration) bool {
+	select {
+	case <-q.timers.After(d):
+		return true
+	case <-scope.C():
+	case <-q.interrupts.Shutdown():
+	case <-ctx.Done():
+	}
+	return false
 }
 
 // isPending reports (and consumes) a Ctrl-C waiting on scope.

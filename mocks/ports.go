@@ -1599,6 +1599,9 @@ var _ ports.Printer = &PrinterMock{}
 //			FlushFunc: func() error {
 //				panic("mock out the Flush method")
 //			},
+//			SuspendFunc: func() func() {
+//				panic("mock out the Suspend method")
+//			},
 //			WaitFunc: func(label string) func() {
 //				panic("mock out the Wait method")
 //			},
@@ -1618,6 +1621,9 @@ type PrinterMock struct {
 	// FlushFunc mocks the Flush method.
 	FlushFunc func() error
 
+	// SuspendFunc mocks the Suspend method.
+	SuspendFunc func() func()
+
 	// WaitFunc mocks the Wait method.
 	WaitFunc func(label string) func()
 
@@ -1634,6 +1640,9 @@ type PrinterMock struct {
 		// Flush holds details about calls to the Flush method.
 		Flush []struct {
 		}
+		// Suspend holds details about calls to the Suspend method.
+		Suspend []struct {
+		}
 		// Wait holds details about calls to the Wait method.
 		Wait []struct {
 			// Label is the label argument value.
@@ -1649,6 +1658,7 @@ type PrinterMock struct {
 	}
 	lockEndBlock sync.RWMutex
 	lockFlush    sync.RWMutex
+	lockSuspend  sync.RWMutex
 	lockWait     sync.RWMutex
 	lockWrite    sync.RWMutex
 }
@@ -1709,6 +1719,33 @@ func (mock *PrinterMock) FlushCalls() []struct {
 	mock.lockFlush.RLock()
 	calls = mock.calls.Flush
 	mock.lockFlush.RUnlock()
+	return calls
+}
+
+// Suspend calls SuspendFunc.
+func (mock *PrinterMock) Suspend() func() {
+	if mock.SuspendFunc == nil {
+		panic("PrinterMock.SuspendFunc: method is nil but Printer.Suspend was just called")
+	}
+	callInfo := struct {
+	}{}
+	mock.lockSuspend.Lock()
+	mock.calls.Suspend = append(mock.calls.Suspend, callInfo)
+	mock.lockSuspend.Unlock()
+	return mock.SuspendFunc()
+}
+
+// SuspendCalls gets all the calls that were made to Suspend.
+// Check the length with:
+//
+//	len(mockedPrinter.SuspendCalls())
+func (mock *PrinterMock) SuspendCalls() []struct {
+} {
+	var calls []struct {
+	}
+	mock.lockSuspend.RLock()
+	calls = mock.calls.Suspend
+	mock.lockSuspend.RUnlock()
 	return calls
 }
 
@@ -2264,78 +2301,6 @@ func (mock *ToolSourceMock) OpenCalls() []struct {
 	mock.lockOpen.RLock()
 	calls = mock.calls.Open
 	mock.lockOpen.RUnlock()
-	return calls
-}
-
-// Ensure, that SleeperMock does implement ports.Sleeper.
-// If this is not the case, regenerate this file with moq.
-var _ ports.Sleeper = &SleeperMock{}
-
-// SleeperMock is a mock implementation of ports.Sleeper.
-//
-//	func TestSomethingThatUsesSleeper(t *testing.T) {
-//
-//		// make and configure a mocked ports.Sleeper
-//		mockedSleeper := &SleeperMock{
-//			SleepFunc: func(ctx context.Context, d time.Duration) error {
-//				panic("mock out the Sleep method")
-//			},
-//		}
-//
-//		// use mockedSleeper in code that requires ports.Sleeper
-//		// and then make assertions.
-//
-//	}
-type SleeperMock struct {
-	// SleepFunc mocks the Sleep method.
-	SleepFunc func(ctx context.Context, d time.Duration) error
-
-	// calls tracks calls to the methods.
-	calls struct {
-		// Sleep holds details about calls to the Sleep method.
-		Sleep []struct {
-			// Ctx is the ctx argument value.
-			Ctx context.Context
-			// D is the d argument value.
-			D time.Duration
-		}
-	}
-	lockSleep sync.RWMutex
-}
-
-// Sleep calls SleepFunc.
-func (mock *SleeperMock) Sleep(ctx context.Context, d time.Duration) error {
-	if mock.SleepFunc == nil {
-		panic("SleeperMock.SleepFunc: method is nil but Sleeper.Sleep was just called")
-	}
-	callInfo := struct {
-		Ctx context.Context
-		D   time.Duration
-	}{
-		Ctx: ctx,
-		D:   d,
-	}
-	mock.lockSleep.Lock()
-	mock.calls.Sleep = append(mock.calls.Sleep, callInfo)
-	mock.lockSleep.Unlock()
-	return mock.SleepFunc(ctx, d)
-}
-
-// SleepCalls gets all the calls that were made to Sleep.
-// Check the length with:
-//
-//	len(mockedSleeper.SleepCalls())
-func (mock *SleeperMock) SleepCalls() []struct {
-	Ctx context.Context
-	D   time.Duration
-} {
-	var calls []struct {
-		Ctx context.Context
-		D   time.Duration
-	}
-	mock.lockSleep.RLock()
-	calls = mock.calls.Sleep
-	mock.lockSleep.RUnlock()
 	return calls
 }
 

@@ -68,6 +68,10 @@ type Printer interface {
 	Wait(label string) (stop func())
 	// Flush writes out anything buffered.
 	Flush() error
+	// Suspend gets the screen ready for a menu or prompt drawn by someone
+	// else: spinners stop drawing, a half-written line is ended and what is
+	// on screen becomes final. resume lets spinners draw again.
+	Suspend() (resume func())
 }
 
 // Option is one choice of a Select question.
@@ -138,6 +142,12 @@ type ComposeRequest struct {
 	Initial string
 	// InEditor composes in $VISUAL/$EDITOR instead of the inline editor.
 	InEditor bool
+	// FallbackInline: when the editor cannot be used (InEditor), compose
+	// inline instead of failing (compose_in_editor = true).
+	FallbackInline bool
+	// NoEditor: the inline editor offers no Ctrl+X escape to the external
+	// editor (compose_in_editor = "never").
+	NoEditor bool
 	// Document is the whole query document for the external editor (query
 	// text plus meta section); empty means Initial alone.
 	Document string

@@ -128,7 +128,6 @@ func provideHeadlessPrompter(s *headless.Script) ports.Prompter { return s.Promp
 var storageSet = wire.NewSet(
 	provideClock,
 	wire.Bind(new(ports.Clock), new(sysclock.Clock)),
-	wire.Bind(new(ports.Sleeper), new(sysclock.Clock)),
 	wire.Bind(new(ports.Timers), new(sysclock.Clock)),
 	wire.Value(sysclock.IDs{}),
 	wire.Bind(new(ports.IDGenerator), new(sysclock.IDs)),

@@ -1,4 +1,4 @@
-// Package sysclock is the real-time ports.Clock and ports.Sleeper, and the
+// Package sysclock is the real-time ports.Clock and ports.Timers, and the
 // random ports.IDGenerator.
 package sysclock
 
@@ -16,7 +16,6 @@ type Clock struct{}
 
 var (
 	_ ports.Clock       = Clock{}
-	_ ports.Sleeper     = Clock{}
 	_ ports.Timers      = Clock{}
 	_ ports.IDGenerator = IDs{}
 )

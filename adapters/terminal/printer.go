@@ -162,6 +162,40 @@ func (p *Printer) EndBlock(ch ports.Channel) {
 	_ = s.w.Flush()
 }
 
+// Suspend stops spinner frames, ends a half-written line and makes the
+// content on screen final (the markdown renderer will not rewrite it), so
+// that a menu or prompt can draw below it. resume lets spinners draw again.
+func (p *Printer) Suspend() (resume func()) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clearSpinner()
+	if p.spin != nil {
+		p.spin.paused++
+	}
+	if !p.json {
+		for _, s := range []*stream{&p.out, &p.err} {
+			if s == &p.out && p.md != nil {
+				p.md.interrupt()
+			}
+			if s.midLine && s.tty {
+				_ = s.w.WriteByte('\n')
+				s.midLine = false
+			}
+			_ = s.w.Flush()
+		}
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			p.mu.Lock()
+			if p.spin != nil && p.spin.paused > 0 {
+				p.spin.paused--
+			}
+			p.mu.Unlock()
+		})
+	}
+}
+
 // Flush writes out anything buffered.
 func (p *Printer) Flush() error {
 	p.mu.Lock()

@@ -156,15 +156,20 @@ func (p *Prompter) Compose(ctx context.Context, req ports.ComposeRequest) (strin
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	note := "esc: cancel"
 	if req.InEditor {
 		content := req.Document
 		if content == "" {
 			content = req.Initial
 		}
-		return p.runEditor(ctx, req.Purpose, content)
+		out, err := p.runEditor(ctx, req.Purpose, content)
+		if err == nil || !req.FallbackInline || ctx.Err() != nil {
+			return out, err
+		}
+		// compose_in_editor = true: fall back to the inline composer.
+		note = oneLine(err.Error())
 	}
 	v := req.Initial
-	note := "esc: cancel"
 	for {
 		f := huh.NewText().
 			Title(composeTitle(req.Purpose)).
@@ -172,7 +177,7 @@ func (p *Prompter) Compose(ctx context.Context, req ports.ComposeRequest) (strin
 			CharLimit(0).
 			Lines(6).
 			Value(&v)
-		toEditor, err := p.runForm(ctx, f, p.opts.Editor != "")
+		toEditor, err := p.runForm(ctx, f, p.opts.Editor != "" && !req.NoEditor)
 		if err != nil {
 			return "", err
 		}

@@ -19,6 +19,8 @@ type spinner struct {
 	frame  int
 	// drawn is true while a spinner line is on screen.
 	drawn bool
+	// paused counts Suspend calls not yet resumed: no frame is drawn.
+	paused int
 	// stop and done belong to the running animation goroutine, if any.
 	stop, done chan struct{}
 }
@@ -102,7 +104,7 @@ func (p *Printer) animate(stop <-chan struct{}, done chan<- struct{}) {
 // line. Called with p.mu held.
 func (p *Printer) drawSpinner() {
 	sp := p.spin
-	if len(sp.waits) == 0 || p.err.midLine || (p.out.tty && p.out.midLine) {
+	if len(sp.waits) == 0 || sp.paused > 0 || p.err.midLine || (p.out.tty && p.out.midLine) {
 		return
 	}
 	w := sp.waits[len(sp.waits)-1]

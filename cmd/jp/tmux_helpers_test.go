@@ -177,8 +177,6 @@ type tmuxPane struct {
 	t      *testing.T
 	socket string
 	dir    string
-	// started is when jp was started.
-	started time.Time
 }
 
 var tmuxSockets atomic.Int64
@@ -223,11 +221,18 @@ func (w *tmuxWorld) startJP(args ...string) *tmuxPane {
 	if tmp := os.Getenv("TMUX_TMPDIR"); tmp != "" {
 		env = append(env, "TMUX_TMPDIR="+tmp)
 	}
-	p.started = time.Now()
 	p.tmux(env, "-f", "/dev/null", "new-session", "-d", "-s", "jp", "-x", "120", "-y", "40",
 		"sh "+shQuote(script),
 		";", "set-option", "-t", "jp", "remain-on-exit", "on")
-	w.t.Cleanup(func() { _ = exec.Command("tmux", "-L", p.socket, "kill-server").Run() })
+	var sockPath string
+	w.t.Cleanup(func() {
+		_ = exec.Command("tmux", "-L", p.socket, "kill-server").Run()
+		// The server does not always remove its socket when it is killed.
+		if sockPath != "" {
+			_ = os.Remove(sockPath)
+		}
+	})
+	sockPath = strings.TrimSpace(p.tmux(nil, "display-message", "-p", "-t", "jp", "#{socket_path}"))
 	return p
 }
 
