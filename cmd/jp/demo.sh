@@ -43,12 +43,26 @@ printf 'permission word_count Y\n' > answers.txt
 echo "${dim}(answers.txt says 'permission word_count Y': run, and remember for this run, so the second call is not asked)${off}"
 show "$JP" q --new --headless answers.txt --cfg providers.demo.script=script.json "How many words are in my notes?"
 
-step "4. Everything is recorded"
+step "4. A queued reply: compose the next message while the assistant keeps working"
+cat > slow.json <<'JSON'
+{"responses": [{"events": [{"text": "Here is a long answer, word by word: "}, {"text": "lorem ", "repeat": 30, "sleep_ms": 20}]}]}
+JSON
+cat > queue.jph <<'JPH'
+# After the 5th word, press Ctrl-C, pick [q] Queue reply, and type the next message.
+after 5 deltas
+select @interrupt:streaming q
+compose @queue_reply "Now summarise that in one line."
+JPH
+echo "${dim}(queue.jph presses Ctrl-C after 5 words, answers the menu with [q] and composes the next message;${off}"
+echo "${dim} the answer finishes, then the queued reply is sent as the next turn of the same run)${off}"
+show "$JP" q --new --headless queue.jph --cfg providers.demo.script=slow.json "Tell me something long."
+
+step "5. Everything is recorded"
 show "$JP" conversation ls
 id=$("$JP" conversation ls --format json | jq -r '.[0].id')
 show "$JP" conversation show "$id"
 
-step "5. Workspaces and their checkouts"
+step "6. Workspaces and their checkouts"
 show "$JP" workspace ls
 
 printf '\n%sDone.%s Try it in your own project: make install, then jp init and jp q. See README.md and docs/.\n' "$bold" "$off"
