@@ -19,8 +19,6 @@ package config
 import (
 	"slices"
 	"time"
-
-	"github.com/samber/lo"
 )
 
 // Config is the resolved configuration of one jp run.
@@ -142,7 +140,7 @@ func (m MCP) IdleShutdown() time.Duration {
 
 // EnabledServers returns the names of the enabled servers, sorted.
 func (m MCP) EnabledServers() []string {
-	names := lo.Filter(lo.Keys(m.Servers), func(n string, _ int) bool { return m.Servers[n].Enable })
+	names := filterKeys(m.Servers, func(n string) bool { return m.Servers[n].Enable })
 	slices.Sort(names)
 	return names
 }

@@ -2,9 +2,8 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"strings"
-
-	"github.com/samber/lo"
 )
 
 // Enum is implemented by every closed value type of the configuration. The
@@ -29,7 +28,7 @@ type EnumSetter interface {
 // ExpectedValues formats the accepted values of an enum for an error
 // message: "never, if_pending".
 func ExpectedValues(e Enum) string {
-	return strings.Join(lo.Map(e.EnumValues(), func(v any, _ int) string { return fmt.Sprint(v) }), ", ")
+	return strings.Join(mapSlice(e.EnumValues(), func(v any) string { return fmt.Sprint(v) }), ", ")
 }
 
 // enumNames spells an int-backed enum: index i is the name of value i;
@@ -44,14 +43,14 @@ func (n enumNames) name(i int) string {
 }
 
 func (n enumNames) parse(what, s string) (int, error) {
-	if i := lo.IndexOf(n[1:], s); i >= 0 {
+	if i := slices.Index(n[1:], s); i >= 0 {
 		return i + 1, nil
 	}
 	return 0, fmt.Errorf("invalid %s %q: expected one of %s", what, s, strings.Join(n[1:], ", "))
 }
 
 func (n enumNames) values() []any {
-	return lo.Map(n[1:], func(s string, _ int) any { return s })
+	return mapSlice(n[1:], func(s string) any { return s })
 }
 
 func (n enumNames) configValue(i int) any {

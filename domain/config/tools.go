@@ -2,8 +2,6 @@ package config
 
 import (
 	"slices"
-
-	"github.com/samber/lo"
 )
 
 // Tools is the [conversation.tools] table: the key "defaults" holds the
@@ -51,7 +49,7 @@ func (c Config) Tool(name string) Tool {
 // LocalTools returns the names of the configured local command tools,
 // sorted.
 func (c Config) LocalTools() []string {
-	names := lo.Filter(lo.Keys(c.Conversation.Tools.Named), func(n string, _ int) bool {
+	names := filterKeys(c.Conversation.Tools.Named, func(n string) bool {
 		return c.Conversation.Tools.Named[n].IsLocal()
 	})
 	slices.Sort(names)

@@ -2,9 +2,8 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"strings"
-
-	"github.com/samber/lo"
 )
 
 // A configuration tree is the generic form of a layer or of the resolved
@@ -43,11 +42,11 @@ func cloneValue(v any) any {
 	case map[string]any:
 		return Clone(v)
 	case []any:
-		return lo.Map(v, func(e any, _ int) any { return cloneValue(e) })
+		return mapSlice(v, cloneValue)
 	case []string:
 		return append([]string(nil), v...)
 	case map[string]string:
-		return lo.Assign(v)
+		return maps.Clone(v)
 	}
 	return v
 }
@@ -119,7 +118,7 @@ func SplitPath(path string) ([]string, error) {
 // characters other than ASCII letters, digits, '_' and '-'. SplitPath
 // reverses it.
 func JoinPath(keys ...string) string {
-	return strings.Join(lo.Map(keys, func(k string, _ int) string {
+	return strings.Join(mapSlice(keys, func(k string) string {
 		if isBareKey(k) {
 			return k
 		}
