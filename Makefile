@@ -18,10 +18,14 @@ all: build
 build:
 	@mkdir -p $(BIN)
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
+	install -m 0755 cmd/jp-titles/jp-titles $(BIN)/jp-titles
+	install -m 0644 cmd/jp-titles/jp-titles.manifest.json cmd/jp-prune/jp-prune.manifest.json $(BIN)/
 
 ## install: install jp and the example plugins into $GOBIN
 install:
 	GOBIN=$(GOBIN) $(GO) install -ldflags "$(LDFLAGS)" ./cmd/...
+	install -m 0755 cmd/jp-titles/jp-titles $(GOBIN)/jp-titles
+	install -m 0644 cmd/jp-titles/jp-titles.manifest.json cmd/jp-prune/jp-prune.manifest.json $(GOBIN)/
 
 ## generate: regenerate wire_gen.go and the moq mocks
 generate:

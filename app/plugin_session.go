@@ -90,7 +90,6 @@ func newSession(h *PluginHost, in PluginRunInput, conn ports.PluginTransport, lo
 func (s *session) run(ctx context.Context, init plugin.Init, shutdownTimeout time.Duration) error {
 	s.shutdownTimeout = shutdownTimeout
 	defer s.conn.Close()
-	stopWatch := context.AfterFunc(ctx, s.shutdown)
 	readyTimer := time.AfterFunc(s.in.ReadyTimeout, func() {
 		s.noReady.Store(true)
 		_ = s.conn.Kill()
@@ -101,6 +100,7 @@ func (s *session) run(ctx context.Context, init plugin.Init, shutdownTimeout tim
 	if err := s.send(s.hctx, init); err != nil {
 		s.log.Debug("plugin did not take init", "plugin", s.name, "error", err)
 	}
+	stopWatch := context.AfterFunc(ctx, s.shutdown) // after init: shutdown never comes first
 	for {
 		line, err := s.conn.Recv(context.Background())
 		if errors.Is(err, ports.ErrLineTooLong) {

@@ -52,6 +52,12 @@ func helper(name string) int {
 	case "noread": // never read stdin
 		fmt.Println("up")
 		select {}
+	case "halfline": // half a line, then the rest once told
+		fmt.Print(`{"type":`)
+		_, _ = in.ReadString('\n')
+		fmt.Println(`"x"}`)
+		_, _ = io.Copy(io.Discard, in)
+		return 0
 	case "exit3":
 		return 3
 	case "nonewline":

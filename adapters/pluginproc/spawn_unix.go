@@ -105,7 +105,7 @@ func (c *child) forwardStderr(fn func(string)) {
 	defer c.goroutines.Done()
 	br := bufio.NewReaderSize(c.stderr, 4<<10)
 	for {
-		line, err := readLine(br, maxStderrLine)
+		line, err := readLine(br, nil, maxStderrLine)
 		if errors.Is(err, ports.ErrLineTooLong) {
 			line, err = []byte("(a stderr line over 64 KiB was dropped)"), nil
 			skipLine(br)

@@ -33,10 +33,12 @@ type Transport struct {
 	wmu  sync.Mutex
 	wbuf []byte
 
-	lines   chan []byte
-	readErr error // set before lines is closed
-	closing chan struct{}
-	readers sync.WaitGroup
+	// Recv reads r directly (no goroutine in between): rmu serialises
+	// readers, partial keeps a line cut short by a cancelled Recv.
+	rmu     sync.Mutex
+	br      *bufio.Reader
+	partial []byte
+	readErr error
 
 	proc      process // nil for pipe-only transports
 	closeOnce sync.Once
@@ -57,43 +59,18 @@ type process interface {
 // write 16 MiB.
 var maxLine = plugin.MaxLine
 
-// NewTransport reads lines from r and writes lines to w. Deadlines on w
-// (an os.Pipe end) let Send honour ctx; Close closes both.
+// NewTransport reads lines from r and writes lines to w. Both should be
+// os.Pipe ends (pollable), so that deadlines let Send and Recv honour ctx;
+// Close closes both.
 func NewTransport(r, w *os.File) *Transport {
-	t := &Transport{r: r, w: w, lines: make(chan []byte, 16), closing: make(chan struct{})}
-	t.readers.Add(1)
-	go t.readLoop(r)
-	return t
+	return &Transport{r: r, w: w, br: bufio.NewReaderSize(r, 64<<10)}
 }
 
-// readLoop feeds lines to Recv until r ends.
-func (t *Transport) readLoop(r *os.File) {
-	defer t.readers.Done()
-	defer close(t.lines)
-	br := bufio.NewReaderSize(r, 64<<10)
-	for {
-		line, err := readLine(br, maxLine)
-		if err != nil {
-			if errors.Is(err, os.ErrClosed) {
-				err = io.EOF
-			}
-			t.readErr = err
-			return
-		}
-		select {
-		case t.lines <- line:
-		case <-t.closing:
-			t.readErr = io.EOF
-			return
-		}
-	}
-}
-
-// readLine reads one line without its newline. A last line without a
-// newline is returned before io.EOF. A line longer than max gives
-// ports.ErrLineTooLong.
-func readLine(br *bufio.Reader, max int) ([]byte, error) {
-	var buf []byte
+// readLine reads one line without its newline, appending to buf (a line
+// begun before). A last line without a newline is returned before io.EOF.
+// A line longer than max gives ports.ErrLineTooLong. On another error the
+// part read so far is returned with it.
+func readLine(br *bufio.Reader, buf []byte, max int) ([]byte, error) {
 	for {
 		frag, err := br.ReadSlice('\n')
 		switch {
@@ -117,30 +94,49 @@ func readLine(br *bufio.Reader, max int) ([]byte, error) {
 			}
 			return append(buf, frag...), nil
 		default:
-			return nil, err
+			return append(buf, frag...), err
 		}
 	}
 }
 
-// Recv returns the next line.
+// Recv returns the next line. EOF, a too-long line and a closed pipe stick;
+// a cancelled ctx does not (the line read so far is kept for the next
+// call).
 func (t *Transport) Recv(ctx context.Context) ([]byte, error) {
-	select {
-	case line, ok := <-t.lines:
-		if !ok {
-			return nil, t.readErr
-		}
-		return line, nil
-	default:
+	t.rmu.Lock()
+	defer t.rmu.Unlock()
+	if t.readErr != nil {
+		return nil, t.readErr
 	}
-	select {
-	case line, ok := <-t.lines:
-		if !ok {
-			return nil, t.readErr
-		}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if ctx.Done() != nil {
+		fired := make(chan struct{})
+		stop := context.AfterFunc(ctx, func() {
+			_ = t.r.SetReadDeadline(aLongTimeAgo)
+			close(fired)
+		})
+		defer func() {
+			if !stop() {
+				<-fired
+				_ = t.r.SetReadDeadline(time.Time{})
+			}
+		}()
+	}
+	line, err := readLine(t.br, t.partial, maxLine)
+	t.partial = nil
+	switch {
+	case err == nil:
 		return line, nil
-	case <-ctx.Done():
+	case errors.Is(err, os.ErrDeadlineExceeded) && ctx.Err() != nil:
+		t.partial = line
 		return nil, ctx.Err()
+	case errors.Is(err, os.ErrClosed):
+		err = io.EOF
 	}
+	t.readErr = err
+	return nil, err
 }
 
 // aLongTimeAgo is a deadline in the past: it ends a blocked write.
@@ -226,10 +222,9 @@ func (t *Transport) Wait(ctx context.Context) (ports.PluginExit, error) {
 }
 
 // Close kills the process group if it still runs, closes the pipes, and
-// waits for the goroutines it started.
+// waits for the goroutines the spawner started.
 func (t *Transport) Close() error {
 	t.closeOnce.Do(func() {
-		close(t.closing)
 		if t.proc != nil {
 			_ = t.proc.kill()
 		}
@@ -238,13 +233,12 @@ func (t *Transport) Close() error {
 		if err := t.w.Close(); err != nil && !errors.Is(err, os.ErrClosed) {
 			t.closeErr = err
 		}
-		_ = t.r.Close()
+		_ = t.r.Close() // unblocks a Recv in progress
 		if t.proc != nil {
 			if err := t.proc.release(); err != nil && t.closeErr == nil {
 				t.closeErr = err
 			}
 		}
-		t.readers.Wait()
 	})
 	return t.closeErr
 }

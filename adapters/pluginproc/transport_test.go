@@ -42,7 +42,7 @@ func TestReadLine(t *testing.T) {
 			var err error
 			for {
 				var line []byte
-				if line, err = readLine(br, tt.max); err != nil {
+				if line, err = readLine(br, nil, tt.max); err != nil {
 					break
 				}
 				got = append(got, string(line))
@@ -116,8 +116,9 @@ func TestOwnProcessGroupKilledWhole(t *testing.T) {
 	}
 	// The grandchild was in the group: it dies too (it is reaped by
 	// whoever adopted it, so poll until it is a zombie or gone).
+	deadline := time.Now().Add(30 * time.Second) // a hang guard, not a speed check
 	for alive(grandchild) {
-		if t.Context().Err() != nil {
+		if time.Now().After(deadline) {
 			t.Fatalf("grandchild %d outlived the plugin", grandchild)
 		}
 		time.Sleep(5 * time.Millisecond)
@@ -206,5 +207,26 @@ func TestSpawnMissingBinary(t *testing.T) {
 	_, err := Spawner{}.Spawn(t.Context(), ports.PluginSpec{Name: "x", Path: "/nonexistent/jp-x"})
 	if err == nil || !strings.Contains(err.Error(), "/nonexistent/jp-x") {
 		t.Fatalf("Spawn = %v", err)
+	}
+}
+
+func TestCancelledRecvKeepsHalfALine(t *testing.T) {
+	tr := spawn(t, "halfline", nil)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		_, err := tr.Recv(ctx)
+		done <- err
+	}()
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Recv = %v", err)
+	}
+	if err := tr.Send(t.Context(), []byte("go on")); err != nil {
+		t.Fatal(err)
+	}
+	line, err := tr.Recv(t.Context())
+	if err != nil || string(line) != `{"type":"x"}` {
+		t.Fatalf("Recv = %q, %v", line, err)
 	}
 }

@@ -238,32 +238,51 @@ func (c *Client) roundTrip(ctx context.Context, id string, req plugin.Message, w
 	}
 	select {
 	case a := <-cl.ch:
-		switch {
-		case a.err != nil:
-			return a.err
-		case a.typ == plugin.TypeError:
-			var he HostError
-			if err := json.Unmarshal(a.line, &he); err != nil {
-				return fmt.Errorf("pluginsdk: decode error from jp: %w", err)
-			}
-			return he
-		case a.typ != want:
-			return fmt.Errorf("pluginsdk: %s answered with %s, not %s", req.MessageType(), a.typ, want)
-		}
-		if out == nil {
-			return nil
-		}
-		if err := json.Unmarshal(a.line, out); err != nil {
-			return fmt.Errorf("pluginsdk: decode %s: %w", want, err)
-		}
-		return nil
+		return c.decode(req, a, want, out)
 	case <-ctx.Done():
-		c.forget(id)
-		if prompt && isClosed(c.shutdown) {
-			return ErrShutdown
-		}
-		return ctx.Err()
 	}
+	// The answer, shutdown or the end of the connection may have raced
+	// the cancellation (they cancel the run's context themselves): report
+	// them rather than the context.
+	select {
+	case a := <-cl.ch:
+		return c.decode(req, a, want, out)
+	default:
+	}
+	c.forget(id)
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	switch {
+	case prompt && isClosed(c.shutdown):
+		return ErrShutdown
+	case closed != nil:
+		return closed
+	}
+	return ctx.Err()
+}
+
+// decode reads answer a to req into out.
+func (c *Client) decode(req plugin.Message, a answer, want string, out any) error {
+	switch {
+	case a.err != nil:
+		return a.err
+	case a.typ == plugin.TypeError:
+		var he HostError
+		if err := json.Unmarshal(a.line, &he); err != nil {
+			return fmt.Errorf("pluginsdk: decode error from jp: %w", err)
+		}
+		return he
+	case a.typ != want:
+		return fmt.Errorf("pluginsdk: %s answered with %s, not %s", req.MessageType(), a.typ, want)
+	}
+	if out == nil {
+		return nil
+	}
+	if err := plugin.Unmarshal(a.line, out); err != nil {
+		return fmt.Errorf("pluginsdk: decode %s: %w", want, err)
+	}
+	return nil
 }
 
 func (c *Client) forget(id string) {

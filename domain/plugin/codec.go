@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"bytes"
 	"encoding"
 	"encoding/json"
 	"errors"
@@ -47,6 +48,11 @@ var (
 // Encode renders m as one JSON line, without the newline: the "type"
 // discriminator first, then m's fields.
 func Encode(m Message) ([]byte, error) {
+	if a, ok := m.(appender); ok {
+		if b, ok := a.appendJSON(make([]byte, 0, 128)); ok {
+			return b, nil
+		}
+	}
 	body, err := json.Marshal(m)
 	if err != nil {
 		return nil, fmt.Errorf("encode %s: %w", m.MessageType(), err)
@@ -74,6 +80,9 @@ func withType(typ string, body []byte) []byte {
 // field of the wrong type wraps ErrBadField. What it could read is
 // returned even with an error, so that an answer can echo the id.
 func DecodeHeader(line []byte) (Header, error) {
+	if h, ok := fastHeader(line); ok {
+		return h, nil
+	}
 	if !utf8.Valid(line) {
 		return Header{}, fmt.Errorf("%w: it is not valid UTF-8", ErrNotJSON)
 	}
@@ -90,6 +99,51 @@ func DecodeHeader(line []byte) (Header, error) {
 		return h, ErrNoType
 	}
 	return h, nil
+}
+
+// fastHeader reads the header of a line in the form Encode writes (type
+// first, then the id, both plain strings) without a full parse. It gives
+// up (ok false) on anything else, and on lines that mention a workspace.
+// The caller decodes the whole line afterwards, which checks that it is
+// JSON at all. (A message repeating "type" or "id" is not supported: this
+// reading keeps the first, encoding/json the last.)
+func fastHeader(line []byte) (h Header, ok bool) {
+	const typePrefix, idPrefix = `{"type":"`, `,"id":"`
+	if !bytes.HasPrefix(line, []byte(typePrefix)) || bytes.Contains(line, []byte(`"workspace"`)) {
+		return Header{}, false
+	}
+	rest := line[len(typePrefix):]
+	typ, rest, ok := plainString(rest)
+	if !ok || typ == "" {
+		return Header{}, false
+	}
+	h.Type = typ
+	if bytes.HasPrefix(rest, []byte(`,"id":`)) && !bytes.HasPrefix(rest, []byte(idPrefix)) {
+		return Header{}, false // an id that is not a plain string
+	}
+	if bytes.HasPrefix(rest, []byte(idPrefix)) {
+		if h.ID, rest, ok = plainString(rest[len(idPrefix):]); !ok {
+			return Header{}, false
+		}
+	}
+	if len(rest) == 0 || (rest[0] != ',' && rest[0] != '}') {
+		return Header{}, false
+	}
+	return h, true
+}
+
+// plainString reads a JSON string without escapes up to its closing
+// quote: printable ASCII only.
+func plainString(b []byte) (string, []byte, bool) {
+	for i, c := range b {
+		switch {
+		case c == '"':
+			return string(b[:i]), b[i+1:], true
+		case c < 0x20 || c == '\\' || c >= 0x7f:
+			return "", nil, false
+		}
+	}
+	return "", nil, false
 }
 
 // bestEffortHeader reads type and id when another header field is bad.

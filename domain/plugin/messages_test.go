@@ -3,6 +3,7 @@ package plugin
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -279,4 +280,68 @@ func TestRedacted(t *testing.T) {
 	if r := (PromptResponse{Outcome: PromptOutcomeCancelled}).Redacted(); r.Value != nil {
 		t.Fatal("a response without a value must stay without one")
 	}
+}
+
+// TestFastPathsMatchEncodingJSON: the reflection-free encoders and the
+// header reader agree with encoding/json.
+func TestFastPathsMatchEncodingJSON(t *testing.T) {
+	msgs := []Message{
+		ReadConfig{}, ReadConfig{ID: "1a"}, ReadConfig{ID: "1a", Path: "assistant.model"}, ReadConfig{Path: `quoted."k<y>"`},
+		ReadConfig{ID: "é"}, Config{Data: json.RawMessage(`5`)}, Config{ID: "7", Path: "a.b", Data: json.RawMessage(`{"id":"demo/echo","n":[1,2]}`)},
+		Config{ID: "7", Data: json.RawMessage(`{ "spaced": true }`)}, Config{Data: json.RawMessage(`"<html>"`)},
+		Config{Data: json.RawMessage(`"\u00e9é"`)}, Config{Data: json.RawMessage(`{"a":"x\"y"}`)}, Config{ID: "x", Data: nil},
+	}
+	for _, m := range msgs {
+		got, err := Encode(m)
+		if err != nil {
+			if _, merr := json.Marshal(m); merr == nil {
+				t.Errorf("Encode(%#v): %v", m, err)
+			}
+			continue
+		}
+		body, _ := json.Marshal(m)
+		if want := withType(m.MessageType(), body); string(got) != string(want) {
+			t.Errorf("Encode(%#v) = %s, want %s", m, got, want)
+		}
+	}
+	for _, line := range []string{
+		`{"type":"config","id":"7","path":"a","data":{"id":"x","type":"y"}}`, `{"type":"ready"}`, `{"type":"exit","code":0}`,
+		`{"type":"x","id":""}`, `{"type":"x","id":"a\"b"}`, `{"type":"x","id":5}`, `{"type":"x","workspace":{"id":"a1b2c3d"}}`,
+		`{"type":"x","id":"1"`, `{ "type":"x"}`, `{"type":"é"}`, `{"type":"x"}garbage`,
+	} {
+		fast, fok := fastHeader([]byte(line))
+		var slow Header
+		serr := json.Unmarshal([]byte(line), &slow)
+		if fok && (serr != nil || fast.Type != slow.Type || fast.ID != slow.ID) {
+			// A fast header may be given for a line that is not JSON: the
+			// full decode that follows refuses it.
+			if serr == nil {
+				t.Errorf("fastHeader(%s) = %+v, encoding/json says %+v", line, fast, slow)
+			}
+		}
+	}
+}
+
+func TestUnmarshalConfigMatchesEncodingJSON(t *testing.T) {
+	for _, line := range []string{
+		`{"type":"config","id":"7","path":"a.b","data":{"id":"x","n":[1,2]}}`,
+		`{"type":"config","data":5}`,
+		`{"type":"config","id":"7","data":{"a":1},"later":true}`,
+		`{"type":"config","path":"a\"b","data":"s"}`,
+		`{"type":"config","id":"7","data":{"a":1}} `,
+		`{"type":"config","id":"7","data":}`,
+	} {
+		var fast, slow Config
+		ferr := Unmarshal([]byte(line), &fast)
+		serr := json.Unmarshal([]byte(line), &slow)
+		if (ferr == nil) != (serr == nil) || normalizeRaw(fast) != normalizeRaw(slow) {
+			t.Errorf("Unmarshal(%s) = %+v, %v; encoding/json %+v, %v", line, fast, ferr, slow, serr)
+		}
+	}
+}
+
+func normalizeRaw(c Config) string {
+	var v any
+	_ = json.Unmarshal(c.Data, &v)
+	return fmt.Sprintf("%s|%s|%v", c.ID, c.Path, v)
 }

@@ -1,0 +1,210 @@
+package pluginsdk_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/jpcli/jp/adapters/memstore"
+	"github.com/jpcli/jp/adapters/pluginproc"
+	"github.com/jpcli/jp/adapters/pluginsdk"
+	"github.com/jpcli/jp/adapters/tomlconfig"
+	"github.com/jpcli/jp/app"
+	"github.com/jpcli/jp/domain/plugin"
+	"github.com/jpcli/jp/domain/workspace"
+	"github.com/jpcli/jp/ports"
+)
+
+// discardPrinter prints nothing.
+type discardPrinter struct{}
+
+func (discardPrinter) Write(ports.Channel, string) {}
+func (discardPrinter) EndBlock(ports.Channel)      {}
+func (discardPrinter) Wait(string) (stop func())   { return func() {} }
+func (discardPrinter) Flush() error                { return nil }
+func (discardPrinter) Suspend() (resume func())    { return func() {} }
+
+// These benchmarks measure protocol round trips from a plugin written with
+// the SDK to the real host (app.PluginHost: router, handlers, memstore)
+// over OS pipes, against a raw echo of the same bytes over OS pipes in the
+// same run. Both ends live in this process, so the ratio is the cost of
+// the protocol machinery itself. Metrics: rt/s of each, and x-echo, the
+// SDK's time per round trip over the echo's.
+
+// pipeSpawner hands the plugin's ends of the pipes to the benchmark
+// instead of starting a process.
+type pipeSpawner struct{ plugin chan [2]*os.File }
+
+func (s pipeSpawner) Spawn(ctx context.Context, spec ports.PluginSpec) (ports.PluginTransport, error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	s.plugin <- [2]*os.File{inR, outW}
+	return pluginproc.NewTransport(outR, inW), nil
+}
+
+type benchClock struct{}
+
+func (benchClock) Now() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
+
+// startHost runs the host with n conversations and returns the plugin's
+// connection, and a func that ends the run.
+func startHost(b *testing.B, conversations int) (*pluginsdk.Client, func()) {
+	b.Helper()
+	store := memstore.New(benchClock{})
+	root := b.TempDir()
+	f, err := store.Init(b.Context(), root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ws := app.NewWorkspaces(store, store)
+	loader := tomlconfig.New()
+	sp := pipeSpawner{plugin: make(chan [2]*os.File, 1)}
+	data := b.TempDir()
+	host := app.NewPluginHost(app.NewPlugins(pluginproc.NewCatalog(data)), ws, app.NewConfig(ws, loader), app.PluginHostDeps{
+		Registry: store, Loader: loader, Store: store, Drafts: store, Locker: store, Printer: discardPrinter{},
+		Prompter: nil, Catalog: pluginproc.NewCatalog(data), Spawner: sp, Clock: benchClock{},
+	})
+	if err := store.Register(b.Context(), f); err != nil {
+		b.Fatal(err)
+	}
+	for i := range conversations {
+		if _, err := store.Create(b.Context(), workspace.Location{ID: f.ID, Root: f.Root}, ports.NewConversation{Title: fmt.Sprintf("conversation %d", i)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	bin := filepath.Join(data, "jp-bench")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- host.Run(context.Background(), app.PluginRunInput{
+			Binary:    plugin.Binary{Path: bin, Manifest: &plugin.Manifest{Name: "bench", Version: "1", ProtocolVersion: 2}, ManifestFrom: "file"},
+			LaunchDir: root, Overrides: []string{`plugins.command.bench.run="unattended"`},
+		})
+	}()
+	ends := <-sp.plugin
+	c, err := pluginsdk.Start(context.Background(), ends[0], ends[1], manifest)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c, func() {
+		if err := c.Exit(0, ""); err != nil {
+			b.Fatal(err)
+		}
+		c.Wait()
+		if err := <-done; err != nil {
+			b.Fatal(err)
+		}
+		ends[0].Close()
+		ends[1].Close()
+	}
+}
+
+// echo answers every line read from r with reply, until r ends.
+func echo(r *os.File, w *os.File, reply []byte) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		if _, err := br.ReadSlice('\n'); err != nil {
+			return
+		}
+		if _, err := w.Write(reply); err != nil {
+			return
+		}
+	}
+}
+
+// rawRoundTrips sends req n times through an echo that answers reply, and
+// returns the time taken.
+func rawRoundTrips(b *testing.B, n int, req, reply []byte) time.Duration {
+	b.Helper()
+	reqR, reqW, _ := os.Pipe()
+	repR, repW, _ := os.Pipe()
+	go echo(reqR, repW, reply)
+	br := bufio.NewReaderSize(repR, 64<<10)
+	start := time.Now()
+	for range n {
+		if _, err := reqW.Write(req); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := br.ReadSlice('\n'); err != nil {
+			b.Fatal(err)
+		}
+	}
+	elapsed := time.Since(start)
+	reqW.Close()
+	repR.Close()
+	reqR.Close()
+	repW.Close()
+	return elapsed
+}
+
+func line(m plugin.Message) []byte {
+	b, err := plugin.Encode(m)
+	if err != nil {
+		panic(err)
+	}
+	return append(b, '\n')
+}
+
+func report(b *testing.B, sdk, raw time.Duration) {
+	n := float64(b.N)
+	b.ReportMetric(n/sdk.Seconds(), "sdk-rt/s")
+	b.ReportMetric(n/raw.Seconds(), "echo-rt/s")
+	b.ReportMetric(sdk.Seconds()/raw.Seconds(), "x-echo")
+}
+
+func BenchmarkReadConfig(b *testing.B) {
+	c, stop := startHost(b, 0)
+	defer stop()
+	ctx := context.Background()
+	const path = "assistant.model"
+	v, err := c.ReadConfig(ctx, path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := line(plugin.ReadConfig{ID: "1a2b", Path: path})
+	reply := line(plugin.Config{ID: "1a2b", Path: path, Data: v})
+	b.ResetTimer()
+	start := time.Now()
+	for range b.N {
+		if _, err := c.ReadConfig(ctx, path); err != nil {
+			b.Fatal(err)
+		}
+	}
+	sdk := time.Since(start)
+	raw := rawRoundTrips(b, b.N, req, reply)
+	report(b, sdk, raw)
+}
+
+func BenchmarkListConversations100(b *testing.B) {
+	c, stop := startHost(b, 100)
+	defer stop()
+	ctx := context.Background()
+	convs, err := c.ListConversations(ctx)
+	if err != nil || len(convs) != 100 {
+		b.Fatalf("list = %d, %v", len(convs), err)
+	}
+	req := line(plugin.ListConversations{ID: "1a2b"})
+	reply := line(plugin.Conversations{ID: "1a2b", Data: convs})
+	b.ResetTimer()
+	start := time.Now()
+	for range b.N {
+		if _, err := c.ListConversations(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	sdk := time.Since(start)
+	raw := rawRoundTrips(b, b.N, req, reply)
+	report(b, sdk, raw)
+}
