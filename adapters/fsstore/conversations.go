@@ -31,6 +31,29 @@ func projDir(root string, id conversation.ID) string {
 
 // locate finds a conversation in the silo and in loc.Root's projection. A
 // directory counts only once its metadata.json exists (it is written last).
+// begin starts a write of one conversation: it validates the IDs, takes
+// the conversation's in-process lock and locates it. A conversation found
+// nowhere is a *ports.NotFoundError. On success the caller must call
+// unlock; op names the operation in errors.
+func (s *Store) begin(ctx context.Context, loc workspace.Location, id conversation.ID, op string) (p place, unlock func(), err error) {
+	if err := checkConv(loc, id); err != nil {
+		return place{}, nil, fmt.Errorf("%s: %w", op, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return place{}, nil, err
+	}
+	unlock = s.lockConv(loc.ID, id)
+	p, err = s.locate(loc, id)
+	if err == nil && !p.inSilo && !p.inProj {
+		err = notFound(id)
+	}
+	if err != nil {
+		unlock()
+		return place{}, nil, err
+	}
+	return p, unlock, nil
+}
+
 func (s *Store) locate(loc workspace.Location, id conversation.ID) (place, error) {
 	var p place
 	silo, err := s.siloDir(loc.ID)
@@ -197,21 +220,11 @@ func (s *Store) initConversation(dir string, loc workspace.Location, id conversa
 // projection. Files other than the managed ones in the projection directory
 // are left (and so is the directory, then).
 func (s *Store) Remove(ctx context.Context, loc workspace.Location, id conversation.ID) error {
-	if err := checkConv(loc, id); err != nil {
-		return fmt.Errorf("remove conversation: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	unlock := s.lockConv(loc.ID, id)
-	defer unlock()
-	p, err := s.locate(loc, id)
+	p, unlock, err := s.begin(ctx, loc, id, "remove conversation")
 	if err != nil {
 		return err
 	}
-	if !p.inSilo && !p.inProj {
-		return notFound(id)
-	}
+	defer unlock()
 	if p.inProj {
 		for _, name := range []string{metadataFile, eventsFile} {
 			if err := os.Remove(filepath.Join(p.projConv, name)); err != nil && !isNotExist(err) {

@@ -146,21 +146,11 @@ func (s *Store) WriteDraft(ctx context.Context, loc workspace.Location, id conve
 
 // DeleteDraft removes the draft; a missing draft is not an error.
 func (s *Store) DeleteDraft(ctx context.Context, loc workspace.Location, id conversation.ID) error {
-	if err := checkConv(loc, id); err != nil {
-		return fmt.Errorf("delete draft: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	unlock := s.lockConv(loc.ID, id)
-	defer unlock()
-	p, err := s.locate(loc, id)
+	p, unlock, err := s.begin(ctx, loc, id, "delete draft")
 	if err != nil {
 		return err
 	}
-	if !p.inSilo && !p.inProj {
-		return notFound(id)
-	}
+	defer unlock()
 	if !p.inSilo {
 		return nil
 	}

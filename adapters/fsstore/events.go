@@ -134,21 +134,11 @@ func readProjectionEvents(dir string) ([]conversation.Event, error) {
 // events.json, and a non-local conversation re-projected into loc.Root,
 // when a turn ends or the log outgrows the fold threshold.
 func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversation.ID, evs ...conversation.Event) error {
-	if err := checkConv(loc, id); err != nil {
-		return fmt.Errorf("append events: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	unlock := s.lockConv(loc.ID, id)
-	defer unlock()
-	p, err := s.locate(loc, id)
+	p, unlock, err := s.begin(ctx, loc, id, "append events")
 	if err != nil {
 		return err
 	}
-	if !p.inSilo && !p.inProj {
-		return notFound(id)
-	}
+	defer unlock()
 	if len(evs) == 0 {
 		return nil
 	}

@@ -108,21 +108,11 @@ func (s *Store) LocalMetadata(ctx context.Context, loc workspace.Location, id co
 // version does not know survive (conversation.LocalMetadata keeps them). A
 // projection-only conversation is imported first.
 func (s *Store) UpdateLocalMetadata(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(*conversation.LocalMetadata) error) error {
-	if err := checkConv(loc, id); err != nil {
-		return fmt.Errorf("update local metadata: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	unlock := s.lockConv(loc.ID, id)
-	defer unlock()
-	p, err := s.locate(loc, id)
+	p, unlock, err := s.begin(ctx, loc, id, "update local metadata")
 	if err != nil {
 		return err
 	}
-	if !p.inSilo && !p.inProj {
-		return notFound(id)
-	}
+	defer unlock()
 	var m conversation.LocalMetadata
 	if p.inSilo {
 		if m, err = readLocal(p.siloConv); err != nil {

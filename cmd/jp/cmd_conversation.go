@@ -91,15 +91,7 @@ type ConversationShowCmd struct {
 
 // Run prints a conversation.
 func (c *ConversationShowCmd) Run(rt *Runtime) error {
-	a, err := rt.App()
-	if err != nil {
-		return err
-	}
-	id, err := app.ParseID(c.ID)
-	if err != nil {
-		return err
-	}
-	loc, err := rt.open(a)
+	a, loc, id, err := rt.conversation(c.ID)
 	if err != nil {
 		return err
 	}
@@ -248,15 +240,7 @@ func (c *UnpinCmd) Run(rt *Runtime) error {
 }
 
 func (c idArg) apply(rt *Runtime, done string, fn func(*app.App, workspace.Location, conversation.ID) error) error {
-	a, err := rt.App()
-	if err != nil {
-		return err
-	}
-	id, err := app.ParseID(c.ID)
-	if err != nil {
-		return err
-	}
-	loc, err := rt.open(a)
+	a, loc, id, err := rt.conversation(c.ID)
 	if err != nil {
 		return err
 	}
@@ -275,15 +259,7 @@ type ConversationTitleCmd struct {
 
 // Run sets the title.
 func (c *ConversationTitleCmd) Run(rt *Runtime) error {
-	a, err := rt.App()
-	if err != nil {
-		return err
-	}
-	id, err := app.ParseID(c.ID)
-	if err != nil {
-		return err
-	}
-	loc, err := rt.open(a)
+	a, loc, id, err := rt.conversation(c.ID)
 	if err != nil {
 		return err
 	}
@@ -299,4 +275,22 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// conversation builds the app, parses a conversation ID (before touching
+// any workspace, so a bad ID changes nothing) and opens the checkout.
+func (rt *Runtime) conversation(raw string) (*app.App, workspace.Location, conversation.ID, error) {
+	a, err := rt.App()
+	if err != nil {
+		return nil, workspace.Location{}, "", err
+	}
+	id, err := app.ParseID(raw)
+	if err != nil {
+		return nil, workspace.Location{}, "", err
+	}
+	loc, err := rt.open(a)
+	if err != nil {
+		return nil, workspace.Location{}, "", err
+	}
+	return a, loc, id, nil
 }
