@@ -1,0 +1,83 @@
+package localtools
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/jpcli/jp/domain/config"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func server(t *testing.T, tools map[string]config.Tool) *Server {
+	t.Helper()
+	cfg := config.Default()
+	cfg.Conversation.Tools.Named = tools
+	return New(cfg, t.TempDir())
+}
+
+func TestCallRunsTheCommandWithArgumentsOnStdin(t *testing.T) {
+	s := server(t, map[string]config.Tool{
+		"echo_args": {Command: []string{"sh", "-c", "cat; pwd"}, Description: "echo",
+			Parameters: map[string]any{"type": "object", "properties": map[string]any{"x": map[string]any{"type": "integer"}}}},
+	})
+	tools, _ := s.Tools(context.Background())
+	if len(tools) != 1 || tools[0].Name != "echo_args" || !json.Valid(tools[0].Parameters) {
+		t.Fatalf("tools = %+v", tools)
+	}
+	r, err := s.Call(context.Background(), "echo_args", json.RawMessage(`{"x":1}`))
+	if err != nil || r.IsError || !strings.HasPrefix(r.Content, `{"x":1}`) || !strings.Contains(r.Content, s.dir) {
+		t.Fatalf("result = %+v, %v", r, err)
+	}
+}
+
+func TestFailuresAreErrorResults(t *testing.T) {
+	s := server(t, map[string]config.Tool{
+		"fails":   {Command: []string{"sh", "-c", "echo broken >&2; exit 3"}},
+		"missing": {Command: []string{"/no/such/program"}},
+		"typed": {Command: []string{"cat"}, Parameters: map[string]any{"type": "object",
+			"properties": map[string]any{"path": map[string]any{"type": "string"}}, "required": []any{"path"}}},
+	})
+	for _, tt := range []struct {
+		tool, args, want string
+	}{
+		{"fails", `{}`, "exit status 3: broken"},
+		{"missing", `{}`, `tool command "/no/such/program" not found`},
+		{"typed", `{"path":42}`, "do not match the tool's schema"},
+		{"typed", `{}`, "do not match the tool's schema"},
+		{"typed", `[1]`, "must be a JSON object"},
+		{"typed", `{`, "not valid JSON"},
+		{"unknown", `{}`, `unknown tool "unknown"`},
+	} {
+		r, err := s.Call(context.Background(), tt.tool, json.RawMessage(tt.args))
+		if err != nil || !r.IsError || !strings.Contains(r.Content, tt.want) {
+			t.Errorf("%s %s: %+v, %v; want error result containing %q", tt.tool, tt.args, r, err, tt.want)
+		}
+	}
+}
+
+func TestCancellationStopsTheTool(t *testing.T) {
+	old := KillGrace
+	KillGrace = 100 * time.Millisecond
+	defer func() { KillGrace = old }()
+	s := server(t, map[string]config.Tool{"sleepy": {Command: []string{"sh", "-c", "trap '' TERM; sleep 30"}}})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	var content string
+	go func() {
+		defer close(done)
+		r, _ := s.Call(ctx, "sleepy", nil)
+		content = r.Content
+	}()
+	time.Sleep(50 * time.Millisecond)
+	cancel()
+	<-done
+	if content != "cancelled" {
+		t.Fatalf("content = %q", content)
+	}
+}
