@@ -7,6 +7,8 @@ JP="${JP_BIN:?JP_BIN must point at the directory holding the jp binary}/jp"
 tour=$(mktemp -d "${TMPDIR:-/tmp}/jp-demo.XXXXXX")
 trap 'rm -rf "$tour"' EXIT
 export HOME="$tour/home" XDG_DATA_HOME="$tour/data" XDG_CONFIG_HOME="$tour/config"
+# The example plugins (jp-titles, jp-prune) sit beside jp; jp finds jp-* on $PATH.
+export PATH="$(dirname "$JP"):$PATH"
 unset ANTHROPIC_API_KEY OPENAI_API_KEY JP_HEADLESS
 mkdir -p "$HOME" "$tour/project"
 cd "$tour/project"
@@ -62,7 +64,21 @@ show "$JP" conversation ls
 id=$("$JP" conversation ls --format json | jq -r '.[0].id')
 show "$JP" conversation show "$id"
 
-step "6. Workspaces and their checkouts"
+step "6. Plugins: a shell script, and a Go plugin that asks a question through jp's prompts"
+cat >> .jp/config.toml <<'TOML'
+[plugins.command.titles]
+run = "unattended"
+[plugins.command.prune]
+run = "unattended"
+TOML
+echo "${dim}(plugins from \$PATH must be approved once; this workspace's config allows the two examples)${off}"
+show "$JP" titles
+printf 'confirm @plugin:prune yes\n' > prune.jph
+echo "${dim}(jp prune asks 'Delete K stale conversations? (they are archived, not removed)'; prune.jph answers yes, as you would at the prompt)${off}"
+JP_HEADLESS=prune.jph show "$JP" prune --days 0
+show "$JP" conversation ls --archived
+
+step "7. Workspaces and their checkouts"
 show "$JP" workspace ls
 
 printf '\n%sDone.%s Try it in your own project: make install, then jp init and jp q. See README.md and docs/.\n' "$bold" "$off"
