@@ -12,6 +12,25 @@ import (
 
 // lookupLocked finds a conversation in the silo and in loc.Root's
 // projection; either may be nil.
+// begin starts an operation on one conversation: it validates the IDs,
+// takes the store's lock and finds the conversation (a *ports.NotFoundError
+// when it is nowhere). On success the caller must call unlock.
+func (s *Store) begin(ctx context.Context, loc workspace.Location, id conversation.ID, op string) (c *conv, p *projected, unlock func(), err error) {
+	if err := checkConv(loc, id); err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", op, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, nil, err
+	}
+	s.mu.Lock()
+	c, p = s.lookupLocked(loc, id)
+	if c == nil && p == nil {
+		s.mu.Unlock()
+		return nil, nil, nil, notFound(id)
+	}
+	return c, p, s.mu.Unlock, nil
+}
+
 func (s *Store) lookupLocked(loc workspace.Location, id conversation.ID) (*conv, *projected) {
 	var c *conv
 	if sl := s.silos[loc.ID]; sl != nil {
@@ -202,18 +221,11 @@ func (s *Store) syncLocked(loc workspace.Location, id conversation.ID, c *conv) 
 // Append checks evs against the stream invariants and adds them; nothing
 // changes when one is invalid.
 func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversation.ID, evs ...conversation.Event) error {
-	if err := checkConv(loc, id); err != nil {
-		return fmt.Errorf("append events: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
+	c, p, unlock, err := s.begin(ctx, loc, id, "append events")
+	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, p := s.lookupLocked(loc, id)
-	if c == nil && p == nil {
-		return notFound(id)
-	}
+	defer unlock()
 	if len(evs) == 0 {
 		return nil
 	}
@@ -228,7 +240,6 @@ func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversat
 	if c != nil {
 		stream = c.stream
 	} else {
-		var err error
 		if stream, err = conversation.NewStream(p.events); err != nil {
 			return fmt.Errorf("append to conversation %s: %w", id, &ports.CorruptError{Path: "memory:" + loc.Root + "/" + string(id), Err: err})
 		}
@@ -241,7 +252,7 @@ func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversat
 			return fmt.Errorf("append to conversation %s: event %q: %w", id, e.ID, err)
 		}
 	}
-	c, err := s.materializeLocked(loc, id)
+	c, err = s.materializeLocked(loc, id)
 	if err != nil {
 		return err
 	}
@@ -314,20 +325,12 @@ func (s *Store) LocalMetadata(ctx context.Context, loc workspace.Location, id co
 // UpdateLocalMetadata rewrites the machine-local metadata through fn,
 // keeping keys it does not know.
 func (s *Store) UpdateLocalMetadata(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(*conversation.LocalMetadata) error) error {
-	if err := checkConv(loc, id); err != nil {
-		return fmt.Errorf("update local metadata: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
+	c, _, unlock, err := s.begin(ctx, loc, id, "update local metadata")
+	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, p := s.lookupLocked(loc, id)
-	if c == nil && p == nil {
-		return notFound(id)
-	}
+	defer unlock()
 	var m conversation.LocalMetadata
-	var err error
 	if c != nil {
 		m, err = decodeLocal(c.local)
 	}
@@ -350,18 +353,11 @@ func (s *Store) UpdateLocalMetadata(ctx context.Context, loc workspace.Location,
 
 // Remove deletes the conversation from the silo and loc.Root's projection.
 func (s *Store) Remove(ctx context.Context, loc workspace.Location, id conversation.ID) error {
-	if err := checkConv(loc, id); err != nil {
-		return fmt.Errorf("remove conversation: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
+	c, p, unlock, err := s.begin(ctx, loc, id, "remove conversation")
+	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, p := s.lookupLocked(loc, id)
-	if c == nil && p == nil {
-		return notFound(id)
-	}
+	defer unlock()
 	if c != nil {
 		delete(s.silos[loc.ID].convs, id)
 	}

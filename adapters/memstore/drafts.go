@@ -72,18 +72,11 @@ func (s *Store) WriteDraft(ctx context.Context, loc workspace.Location, id conve
 
 // DeleteDraft removes the draft; a missing draft is not an error.
 func (s *Store) DeleteDraft(ctx context.Context, loc workspace.Location, id conversation.ID) error {
-	if err := checkConv(loc, id); err != nil {
-		return fmt.Errorf("delete draft: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
+	c, _, unlock, err := s.begin(ctx, loc, id, "delete draft")
+	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, p := s.lookupLocked(loc, id)
-	if c == nil && p == nil {
-		return notFound(id)
-	}
+	defer unlock()
 	if c != nil {
 		c.draft = nil
 	}
