@@ -13,6 +13,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/jpcli/jp/adapters/logging"
+	"github.com/jpcli/jp/adapters/terminal"
 	"github.com/jpcli/jp/app"
 	"github.com/jpcli/jp/domain/plugin"
 	jpwire "github.com/jpcli/jp/wire"
@@ -166,6 +167,10 @@ func runPlugin(bin plugin.Binary, rest []string, pa pluginArgs, s Streams, envir
 		Editor: firstNonEmpty(env["VISUAL"], env["EDITOR"]),
 	}
 	terminalStreams(&paths, s)
+	// Plugin runs handle SIGINT/SIGTERM in pluginSignals (shutdown, then
+	// kill); the router is present, unstarted, so every use case gets a
+	// non-nil interrupt stack.
+	paths.Router = terminal.NewInterrupts(terminal.InterruptOptions{Countdown: paths.TTYIn != nil})
 	logger := logging.New(s.Err, filepath.Join(paths.DataDir, "logs", "jp.log"), pa.verbose)
 	defer func() { _ = logger.Close() }()
 	ctx, abort, stop := pluginSignals()
