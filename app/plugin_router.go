@@ -45,9 +45,8 @@ func handle[T any, PT interface {
 
 // routes maps every plugin-to-host message type but ready and exit, which
 // change the loop's own state (handleLine), to its handler. The delegated
-// turn and multi-scope requests (query, interrupt, respond,
-// list_workspaces) are routed to a handler that says they are not
-// supported yet: their own handlers slot in here.
+// turn requests (query, interrupt, respond) are routed to a handler that
+// says they are not supported yet: their own handlers slot in here.
 var routes = map[string]route{
 	plugin.TypePrint:              {serve: handle((*session).print)},
 	plugin.TypeLog:                {serve: handle((*session).logLine), early: true},
@@ -66,7 +65,7 @@ var routes = map[string]route{
 	plugin.TypeQuery:              {serve: unsupported("delegated turns are not supported by this jp yet")},
 	plugin.TypeInterrupt:          {serve: unsupported("delegated turns are not supported by this jp yet")},
 	plugin.TypeRespond:            {serve: unsupported("delegated turns are not supported by this jp yet")},
-	plugin.TypeListWorkspaces:     {serve: unsupported(`it is for plugins with workspace_scope "multi", which this jp does not support yet`)},
+	plugin.TypeListWorkspaces:     {serve: handle((*session).listWorkspaces)},
 }
 
 // unsupported answers a known request this host does not serve.

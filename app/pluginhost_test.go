@@ -74,7 +74,7 @@ func TestPluginRequests(t *testing.T) {
 	got := h.answers()
 	want := []string{
 		`conversations 1`, `config 2`, `error`, `title_set`, `archived 3`, `unarchived`, `archived`, `created`,
-		`events`, `error`, `draft`, `error q`, `error w`,
+		`events`, `error`, `draft`, `error q`, `workspaces w`,
 	}
 	if len(got) != len(want) {
 		t.Fatalf("answers = %v", got)

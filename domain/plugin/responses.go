@@ -217,15 +217,18 @@ func (r PromptResponse) Redacted() PromptResponse {
 	return r
 }
 
-// WorkspaceEntry is one entry of Workspaces (seed 003).
+// WorkspaceEntry is one entry of Workspaces (seed 003). Launch marks the
+// workspace jp was launched in; Roots are its live checkouts, empty (never
+// null) when every recorded one is gone.
 type WorkspaceEntry struct {
 	ID     string          `json:"id"`
 	Slug   string          `json:"slug"`
-	Launch bool            `json:"launch,omitempty"`
+	Launch bool            `json:"launch"`
 	Roots  []WorkspaceRoot `json:"roots"`
 }
 
-// WorkspaceRoot is one checkout of a WorkspaceEntry.
+// WorkspaceRoot is one live checkout of a WorkspaceEntry: Storage is
+// <path>/.jp.
 type WorkspaceRoot struct {
 	Path     string    `json:"path"`
 	Storage  string    `json:"storage"`

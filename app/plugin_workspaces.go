@@ -1,0 +1,30 @@
+package app
+
+import (
+	"context"
+	"path/filepath"
+
+	"github.com/jpcli/jp/domain/plugin"
+)
+
+// listWorkspaces answers list_workspaces (seed 003): the registry's known
+// workspaces, in its order, each with its live checkouts, most recently
+// used first. A workspace whose every recorded checkout is gone is listed
+// with no roots, as jp workspace ls lists it. Launch marks the workspace
+// this jp was launched in, the one a single-scope plugin works on.
+func (s *session) listWorkspaces(ctx context.Context, req plugin.ListWorkspaces) (plugin.Message, error) {
+	known, err := s.h.reg.Known(ctx)
+	if err != nil {
+		return nil, err
+	}
+	data := make([]plugin.WorkspaceEntry, len(known))
+	for i, k := range known {
+		live := k.LiveCheckouts()
+		roots := make([]plugin.WorkspaceRoot, len(live))
+		for j, c := range live {
+			roots[j] = plugin.WorkspaceRoot{Path: c.Path, Storage: filepath.Join(c.Path, ".jp"), LastUsed: c.LastUsed.UTC()}
+		}
+		data[i] = plugin.WorkspaceEntry{ID: string(k.ID), Slug: k.Slug, Launch: k.ID == s.loc.ID, Roots: roots}
+	}
+	return plugin.Workspaces{ID: req.ID, Data: data}, nil
+}
