@@ -1,0 +1,62 @@
+package conversation
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrLastRootMismatch is wrapped by every refusal of CheckLastRoot.
+var ErrLastRootMismatch = errors.New("last root does not match")
+
+// LastRootError refuses a turn: it carries the record as stored, so a
+// frontend can show it and ask again.
+type LastRootError struct {
+	Current LastRoot
+	Live    bool
+	Reason  string
+}
+
+func (e *LastRootError) Error() string { return e.Reason }
+
+// Unwrap makes errors.Is(err, ErrLastRootMismatch) true.
+func (e *LastRootError) Unwrap() error { return ErrLastRootMismatch }
+
+// CheckLastRoot applies seed 003's precondition before a turn in root
+// starts (under the conversation lock). stored is the record (nil when
+// absent) and live its derived liveness; expected is the request's
+// expected_last_root (nil when not sent). Records compare by path and
+// last_used; a live flag the caller echoes back is ignored.
+//
+//   - absent record: the turn runs;
+//   - expected sent: it must equal the stored record (a confirmation of a
+//     dead record, or an inferred continuation), else the record moved;
+//   - not sent: a live record for another checkout refuses the turn naming
+//     it; a dead record refuses it until confirmed; a record for root
+//     itself lets it run.
+func CheckLastRoot(root string, stored *LastRoot, live bool, expected *LastRoot) error {
+	if stored == nil {
+		if expected != nil {
+			return &LastRootError{Reason: "this conversation has no last-root record any more; pick a checkout and send the query without expected_last_root"}
+		}
+		return nil
+	}
+	cur := *stored
+	cur.Live = &live
+	if expected != nil {
+		if !stored.SameRecord(*expected) {
+			return &LastRootError{Current: cur, Live: live, Reason: fmt.Sprintf(
+				"the conversation last ran in %s at %s, not where expected_last_root says: it moved since it was read; show the new record and ask again",
+				stored.Path, stored.LastUsed.UTC().Format("2006-01-02T15:04:05Z"))}
+		}
+		return nil
+	}
+	switch {
+	case stored.Path == root:
+		return nil
+	case live:
+		return &LastRootError{Current: cur, Live: live, Reason: fmt.Sprintf(
+			"the conversation last ran in %s, another checkout: continue it there, or confirm this checkout by sending the record as expected_last_root", stored.Path)}
+	}
+	return &LastRootError{Current: cur, Live: live, Reason: fmt.Sprintf(
+		"the conversation last ran in %s, a worktree that no longer exists: confirm running here by sending that record as expected_last_root", stored.Path)}
+}
