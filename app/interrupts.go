@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/jpcli/jp/domain/config"
 	"github.com/jpcli/jp/domain/conversation"
@@ -123,7 +124,7 @@ func (q *Query) composeText(ctx context.Context, purpose string, mode config.Com
 		return "", false
 	}
 	text = draft.Parse(text).Query()
-	if isBlank(text) {
+	if strings.TrimSpace(text) == "" {
 		return "", false
 	}
 	return text, true
@@ -134,15 +135,6 @@ func docWith(doc, query string) string {
 		return ""
 	}
 	return draft.Parse(doc).WithQuery(query).Render()
-}
-
-func isBlank(s string) bool {
-	for _, r := range s {
-		if r != ' ' && r != '\t' && r != '\n' && r != '\r' {
-			return false
-		}
-	}
-	return true
 }
 
 // streamingInterrupt runs the streaming menu. It returns the actions that

@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 
 	"github.com/alecthomas/kong"
 
-	"github.com/jpcli/jp/adapters/logging"
 	"github.com/jpcli/jp/adapters/terminal"
 	"github.com/jpcli/jp/app"
 	"github.com/jpcli/jp/domain/plugin"
@@ -140,9 +138,7 @@ func dispatchPlugin(parser *kong.Kong, args []string, s Streams, environ []strin
 	if !ok || len(pa.words) == 0 || isBuiltin(parser.Model, pa.words) {
 		return 0, false
 	}
-	env := envMap(environ)
-	dataDir := filepath.Join(xdgDir(env, "XDG_DATA_HOME", ".local/share"), "jp")
-	plugins := jpwire.InitializePlugins(jpwire.Options{DataDir: dataDir})
+	plugins := jpwire.InitializePlugins(jpwire.Options{DataDir: dataDir(envMap(environ))})
 	bin, rest, found, err := plugins.Route(context.Background(), pa.words, searchPath(environ))
 	if err != nil || !found {
 		return 0, false
@@ -154,25 +150,17 @@ func dispatchPlugin(parser *kong.Kong, args []string, s Streams, environ []strin
 // log), then runs the plugin, or prints its help for -h.
 func runPlugin(bin plugin.Binary, rest []string, pa pluginArgs, s Streams, environ []string) int {
 	env := envMap(environ)
-	launch, err := os.Getwd()
+	paths, logger, err := processSetup(s, environ, pa.verbose)
 	if err != nil {
-		fmt.Fprintf(s.Err, "jp: cannot read the current directory: %v\n", err)
+		fmt.Fprintf(s.Err, "jp: %v\n", err)
 		return ExitError
 	}
-	paths := jpwire.Options{
-		DataDir:   filepath.Join(xdgDir(env, "XDG_DATA_HOME", ".local/share"), "jp"),
-		ConfigDir: filepath.Join(xdgDir(env, "XDG_CONFIG_HOME", ".config"), "jp"),
-		LaunchDir: launch,
-		Stdout:    s.Out, Stderr: s.Err,
-		Editor: firstNonEmpty(env["VISUAL"], env["EDITOR"]),
-	}
-	terminalStreams(&paths, s)
+	defer func() { _ = logger.Close() }()
+	launch := paths.LaunchDir
 	// Plugin runs handle SIGINT/SIGTERM in pluginSignals (shutdown, then
 	// kill); the router is present, unstarted, so every use case gets a
 	// non-nil interrupt stack.
 	paths.Router = terminal.NewInterrupts(terminal.InterruptOptions{Countdown: paths.TTYIn != nil})
-	logger := logging.New(s.Err, filepath.Join(paths.DataDir, "logs", "jp.log"), pa.verbose)
-	defer func() { _ = logger.Close() }()
 	ctx, abort, stop := pluginSignals()
 	defer stop()
 
@@ -259,8 +247,7 @@ func pluginHelp(environ []string) kong.HelpPrinter {
 			return nil
 		}
 		env := envMap(environ)
-		dataDir := filepath.Join(xdgDir(env, "XDG_DATA_HOME", ".local/share"), "jp")
-		bins, err := jpwire.InitializePlugins(jpwire.Options{DataDir: dataDir}).Discover(context.Background(), searchPath(environ))
+		bins, err := jpwire.InitializePlugins(jpwire.Options{DataDir: dataDir(env)}).Discover(context.Background(), searchPath(environ))
 		if err != nil || len(bins) == 0 {
 			return nil
 		}

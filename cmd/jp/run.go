@@ -140,22 +140,13 @@ func Main(args []string, s Streams, environ []string) int {
 		return ExitUsage
 	}
 
-	env := envMap(environ)
-	launch, err := os.Getwd()
+	paths, logger, err := processSetup(s, environ, cli.Verbose)
 	if err != nil {
-		fmt.Fprintf(s.Err, "jp: cannot read the current directory: %v\n", err)
-		return 1
+		fmt.Fprintf(s.Err, "jp: %v\n", err)
+		return ExitError
 	}
-	paths := jpwire.Options{
-		DataDir:   filepath.Join(xdgDir(env, "XDG_DATA_HOME", ".local/share"), "jp"),
-		ConfigDir: filepath.Join(xdgDir(env, "XDG_CONFIG_HOME", ".config"), "jp"),
-		LaunchDir: launch,
-		Stdout:    s.Out, Stderr: s.Err,
-		Editor: firstNonEmpty(env["VISUAL"], env["EDITOR"]),
-	}
-	terminalStreams(&paths, s)
-	logger := logging.New(s.Err, filepath.Join(paths.DataDir, "logs", "jp.log"), cli.Verbose)
 	defer func() { _ = logger.Close() }()
+	launch := paths.LaunchDir
 
 	// The interrupt router owns SIGINT and SIGTERM from here to exit, so
 	// Ctrl-C always does something: the topmost handler, else a graceful
@@ -180,6 +171,32 @@ func Main(args []string, s Streams, environ []string) int {
 }
 
 type exitSentinel struct{}
+
+// dataDir is <data> = $XDG_DATA_HOME/jp.
+func dataDir(env map[string]string) string {
+	return filepath.Join(xdgDir(env, "XDG_DATA_HOME", ".local/share"), "jp")
+}
+
+// processSetup resolves what every command needs from the process: the
+// launch directory, the XDG paths, the streams and the terminal, and the
+// logger (stderr plus <data>/logs/jp.log). Main and plugin runs share it.
+func processSetup(s Streams, environ []string, verbosity int) (jpwire.Options, *logging.Logger, error) {
+	env := envMap(environ)
+	launch, err := os.Getwd()
+	if err != nil {
+		return jpwire.Options{}, nil, fmt.Errorf("cannot read the current directory: %w", err)
+	}
+	paths := jpwire.Options{
+		DataDir:   dataDir(env),
+		ConfigDir: filepath.Join(xdgDir(env, "XDG_CONFIG_HOME", ".config"), "jp"),
+		LaunchDir: launch,
+		Stdout:    s.Out, Stderr: s.Err,
+		Editor: firstNonEmpty(env["VISUAL"], env["EDITOR"]),
+	}
+	terminalStreams(&paths, s)
+	logger := logging.New(s.Err, filepath.Join(paths.DataDir, "logs", "jp.log"), verbosity)
+	return paths, logger, nil
+}
 
 // terminalStreams fills in which streams are terminals, the terminal used
 // for prompts (stdin and stderr must both be terminals) and its size.
