@@ -14,6 +14,9 @@ type appender interface {
 }
 
 func (r ReadConfig) appendJSON(dst []byte) ([]byte, bool) {
+	if r.Workspace != nil {
+		return nil, false // addressed: the general encoder writes it
+	}
 	dst = append(dst, `{"type":"read_config"`...)
 	dst, ok := appendField(dst, "id", r.ID)
 	if !ok {

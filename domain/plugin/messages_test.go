@@ -345,3 +345,18 @@ func normalizeRaw(c Config) string {
 	_ = json.Unmarshal(c.Data, &v)
 	return fmt.Sprintf("%s|%s|%v", c.ID, c.Path, v)
 }
+
+func TestAddressedReadConfigKeepsWorkspace(t *testing.T) {
+	line, err := Encode(ReadConfig{ID: "a", Path: "x", Workspace: &workspace.Ref{ID: "abc1234", Root: "/r"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"type":"read_config","id":"a","workspace":{"id":"abc1234","root":"/r"},"path":"x"}`
+	if string(line) != want {
+		t.Fatalf("got %s\nwant %s", line, want)
+	}
+	h, err := DecodeHeader(line)
+	if err != nil || h.Workspace == nil || h.Workspace.Root != "/r" {
+		t.Fatalf("header %+v, %v", h, err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/workspace"
 )
 
 // Wire names of the messages a plugin sends.
@@ -71,92 +72,109 @@ type Log struct {
 // ListConversations asks for the workspace's conversations; the answer is
 // Conversations.
 type ListConversations struct {
-	ID string `json:"id,omitempty"`
+	ID        string         `json:"id,omitempty"`
+	Workspace *workspace.Ref `json:"workspace,omitempty"`
 }
 
 // ReadEvents asks for a conversation's events; the answer is Events.
 type ReadEvents struct {
-	ID           string `json:"id,omitempty"`
-	Conversation string `json:"conversation"`
+	ID           string         `json:"id,omitempty"`
+	Workspace    *workspace.Ref `json:"workspace,omitempty"`
+	Conversation string         `json:"conversation"`
 }
 
 // ReadConfig asks for the resolved configuration, or the subtree at Path
 // (a dot path as in --cfg); the answer is Config.
 type ReadConfig struct {
-	ID   string `json:"id,omitempty"`
-	Path string `json:"path,omitempty"`
+	ID        string         `json:"id,omitempty"`
+	Workspace *workspace.Ref `json:"workspace,omitempty"`
+	Path      string         `json:"path,omitempty"`
 }
 
 // ReadDraft asks for a conversation's draft (its query text); the answer
 // is Draft.
 type ReadDraft struct {
-	ID           string `json:"id,omitempty"`
-	Conversation string `json:"conversation"`
+	ID           string         `json:"id,omitempty"`
+	Workspace    *workspace.Ref `json:"workspace,omitempty"`
+	Conversation string         `json:"conversation"`
 }
 
 // WriteDraft replaces a draft's query text, keeping its meta section. With
 // Revision it fails unless the draft still has that revision. Text is
 // required (a pointer so that an absent field is told from "").
 type WriteDraft struct {
-	ID           string  `json:"id,omitempty"`
-	Conversation string  `json:"conversation"`
-	Text         *string `json:"text"`
-	Revision     string  `json:"revision,omitempty"`
+	ID           string         `json:"id,omitempty"`
+	Workspace    *workspace.Ref `json:"workspace,omitempty"`
+	Conversation string         `json:"conversation"`
+	Text         *string        `json:"text"`
+	Revision     string         `json:"revision,omitempty"`
 }
 
 // CreateConversation makes a new conversation; the answer is Created.
 type CreateConversation struct {
-	ID    string `json:"id,omitempty"`
-	Title string `json:"title,omitempty"`
-	Local bool   `json:"local,omitempty"`
+	ID        string         `json:"id,omitempty"`
+	Workspace *workspace.Ref `json:"workspace,omitempty"`
+	Title     string         `json:"title,omitempty"`
+	Local     bool           `json:"local,omitempty"`
 }
 
 // SetTitle renames a conversation; the answer is TitleSet.
 type SetTitle struct {
-	ID           string `json:"id,omitempty"`
-	Conversation string `json:"conversation"`
-	Title        string `json:"title"`
+	ID           string         `json:"id,omitempty"`
+	Workspace    *workspace.Ref `json:"workspace,omitempty"`
+	Conversation string         `json:"conversation"`
+	Title        string         `json:"title"`
 }
 
 // Archive hides a conversation from listings; the answer is Archived.
 type Archive struct {
-	ID           string `json:"id,omitempty"`
-	Conversation string `json:"conversation"`
+	ID           string         `json:"id,omitempty"`
+	Workspace    *workspace.Ref `json:"workspace,omitempty"`
+	Conversation string         `json:"conversation"`
 }
 
 // Unarchive undoes Archive; the answer is Unarchived.
 type Unarchive struct {
-	ID           string `json:"id,omitempty"`
-	Conversation string `json:"conversation"`
+	ID           string         `json:"id,omitempty"`
+	Workspace    *workspace.Ref `json:"workspace,omitempty"`
+	Conversation string         `json:"conversation"`
 }
 
 // Lock takes a conversation's lock for the plugin; the answer is Locked.
 // The host releases it on Unlock, and when the plugin exits or dies.
 type Lock struct {
-	ID           string `json:"id,omitempty"`
-	Conversation string `json:"conversation"`
+	ID           string         `json:"id,omitempty"`
+	Workspace    *workspace.Ref `json:"workspace,omitempty"`
+	Conversation string         `json:"conversation"`
 }
 
 // Unlock releases a lock the plugin took; the answer is Unlocked.
 type Unlock struct {
-	ID           string `json:"id,omitempty"`
-	Conversation string `json:"conversation"`
+	ID           string         `json:"id,omitempty"`
+	Workspace    *workspace.Ref `json:"workspace,omitempty"`
+	Conversation string         `json:"conversation"`
 }
 
-// Query runs a delegated turn (SPEC 7.4; a later protocol step: this host
-// answers it with an error).
+// Query runs a delegated turn (SPEC 7.4): the answer is QueryStarted,
+// then Event pushes, then QueryComplete, all with the query's id; a
+// refusal (the last-root precondition, a lock held elsewhere) is an Error
+// with that id. ExpectedLastRoot is the record the frontend showed the
+// user (seed 003).
 type Query struct {
 	ID               string                 `json:"id,omitempty"`
+	Workspace        *workspace.Ref         `json:"workspace,omitempty"`
 	Conversation     string                 `json:"conversation"`
 	Content          string                 `json:"content"`
 	ExpectedLastRoot *conversation.LastRoot `json:"expected_last_root,omitempty"`
 	Schema           json.RawMessage        `json:"schema,omitempty"`
 }
 
-// Interrupt stops a delegated turn as Stop would.
+// Interrupt stops the delegated turn running on a conversation as Stop
+// would: what the turn has is saved, and its QueryComplete says stopped.
 type Interrupt struct {
-	ID           string `json:"id,omitempty"`
-	Conversation string `json:"conversation"`
+	ID           string         `json:"id,omitempty"`
+	Workspace    *workspace.Ref `json:"workspace,omitempty"`
+	Conversation string         `json:"conversation"`
 }
 
 // Respond answers a pushed tool approval: Action is approve or reject.

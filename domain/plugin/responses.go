@@ -178,19 +178,53 @@ type QueryStarted struct {
 	Conversation string `json:"conversation"`
 }
 
-// Event is a push during a delegated turn: one conversation event, or a
-// streamed delta; Respond is "tool_approval" when it waits for Respond.
+// Event is a push during a delegated turn, with the query's id. Data is
+// one conversation event as stored (turn_start, chat_request,
+// chat_response, tool_call_request, tool_call_response, turn_end), or a
+// streamed piece (DeltaData), or a tool approval question (ApprovalData)
+// when Respond is "tool_approval": the turn waits for a Respond with its
+// call_id.
 type Event struct {
 	ID      string          `json:"id,omitempty"`
 	Data    json.RawMessage `json:"data"`
 	Respond string          `json:"respond,omitempty"`
 }
 
-// QueryComplete is the last answer to Query.
+// Data types of Event pushes that are not conversation events.
+const (
+	DataChatResponseDelta = "chat_response_delta"
+	DataToolApproval      = "tool_approval"
+	// RespondToolApproval is Event.Respond of an approval question.
+	RespondToolApproval = "tool_approval"
+)
+
+// DeltaData is a streamed piece of the assistant's answer: Text is
+// message text, or reasoning when Reasoning is set. The pieces of one
+// block are followed by the chat_response event that holds them whole.
+type DeltaData struct {
+	Type      string `json:"type"`
+	Text      string `json:"text"`
+	Reasoning bool   `json:"reasoning,omitempty"`
+}
+
+// ApprovalData asks whether a tool call may run: answer it with Respond
+// {call_id, action: approve|reject}. Unanswered within
+// plugins.respond_timeout_secs, the call is rejected.
+type ApprovalData struct {
+	Type      string          `json:"type"`
+	CallID    string          `json:"call_id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// QueryComplete is the last answer to Query. Outcome is the turn_end
+// outcome (completed, stopped, aborted, error); Error says what failed
+// when it is error.
 type QueryComplete struct {
 	ID           string               `json:"id,omitempty"`
 	Conversation string               `json:"conversation"`
 	Outcome      conversation.Outcome `json:"outcome"`
+	Error        string               `json:"error,omitempty"`
 }
 
 // Interrupted answers Interrupt.
@@ -243,10 +277,15 @@ type Workspaces struct {
 
 // Error answers a request the host could not parse, does not know, or
 // failed: Request is the request's type ("" when unreadable).
+//
+// LastRoot is set on a query refused by the last-root precondition (seed
+// 003): the record as stored now, with its derived live flag, for the
+// frontend to show.
 type Error struct {
-	ID      string `json:"id,omitempty"`
-	Request string `json:"request,omitempty"`
-	Message string `json:"message"`
+	ID       string                 `json:"id,omitempty"`
+	Request  string                 `json:"request,omitempty"`
+	Message  string                 `json:"message"`
+	LastRoot *conversation.LastRoot `json:"last_root,omitempty"`
 }
 
 // Error makes a received Error usable as a Go error.
