@@ -16,6 +16,47 @@
 // run function is cancelled and a pending prompt returns ErrShutdown; the
 // run function returns, and Main sends exit. See docs/plugins.md for the
 // protocol itself.
+//
+// # Single and multi scope
+//
+// A single-scope plugin (the default) works on the workspace jp was
+// launched in: it calls the Client's methods, and its requests carry no
+// workspace. A multi-scope plugin (manifest workspace_scope "multi", seed
+// 003) is told no workspace: it lists them with ListWorkspaces and names a
+// checkout on every data and mutation request through an addressed view,
+//
+//	ws, err := c.ListWorkspaces(ctx)
+//	...
+//	at := c.At(workspace.Ref{ID: ws[0].ID, Root: ws[0].Roots[0].Path})
+//	convs, err := at.ListConversations(ctx)
+//
+// A Checkout has the same request methods as the Client. ListWorkspaces,
+// Respond, prompts and output name no workspace and are the Client's only.
+//
+// # Delegated turns
+//
+// Query (Client.Query, or Checkout.Query addressed) starts a turn and
+// returns a QueryStream once jp answered query_started; a refusal, such
+// as the last-root precondition of seed 003, is a HostError whose
+// LastRoot is the stored record. The stream's Next returns the turn's
+// event pushes in order (stored conversation events, chat_response_delta
+// pieces, tool_approval questions to answer with Respond) and io.EOF
+// after query_complete, whose Result it then holds:
+//
+//	s, err := at.Query(ctx, plugin.Query{Conversation: id, Content: "hi"})
+//	if err != nil { ... }
+//	defer s.Close()
+//	for {
+//		ev, err := s.Next(ctx)
+//		if errors.Is(err, io.EOF) {
+//			break // s.Result().Outcome: completed, stopped, aborted, error
+//		}
+//		...
+//	}
+//
+// The reader loop routes pushes to their stream by id without ending the
+// query; streams own no goroutine, and the end of the connection ends
+// them all with ErrClosed.
 package pluginsdk
 
 import (
@@ -68,10 +109,12 @@ type Client struct {
 	readerDone chan struct{}
 }
 
-// call is one request waiting for its answer.
+// call is one request waiting for its answer, or a query whose stream
+// takes every line jp sends with its id until the final one.
 type call struct {
 	ch     chan answer
 	prompt bool
+	stream *QueryStream
 }
 
 // answer is a line jp sent for a call, or why none will come.
@@ -174,9 +217,24 @@ func (c *Client) read(br *bufio.Reader) {
 		}
 		c.mu.Lock()
 		cl := c.pending[hdr.ID]
-		delete(c.pending, hdr.ID)
+		switch {
+		case cl == nil:
+		case cl.stream != nil:
+			// A query: pushes keep it pending, its final answer ends it.
+			if isFinal(hdr.Type) {
+				delete(c.pending, hdr.ID)
+			}
+		case hdr.Type == plugin.TypeEvent:
+			cl = nil // a push is never the answer to another request
+		default:
+			delete(c.pending, hdr.ID)
+		}
 		c.mu.Unlock()
-		if cl != nil {
+		switch {
+		case cl == nil:
+		case cl.stream != nil:
+			cl.stream.deliver(hdr.Type, line)
+		default:
 			cl.ch <- answer{typ: hdr.Type, line: line}
 		}
 	}
@@ -208,7 +266,11 @@ func (c *Client) closeAll(err error) {
 	defer c.mu.Unlock()
 	c.closed = err
 	for id, cl := range c.pending {
-		cl.ch <- answer{err: err}
+		if cl.stream != nil {
+			cl.stream.finish(nil, err)
+		} else {
+			cl.ch <- answer{err: err}
+		}
 		delete(c.pending, id)
 	}
 	c.cancel()

@@ -5,91 +5,209 @@ import (
 	"encoding/json"
 
 	"github.com/jpcli/jp/domain/plugin"
+	"github.com/jpcli/jp/domain/workspace"
 )
 
-// ListConversations returns the workspace's conversations, pinned first,
-// then most recently active first; archived ones included (ArchivedAt).
+// Checkout is a view of a Client that addresses one checkout on every
+// data and mutation request: c.At(ref) for a multi-scope plugin, whose
+// requests must each name a workspace (seed 003). The zero ref (from the
+// Client's own methods) sends no workspace field, as a single-scope
+// plugin must. A Checkout is a small value; make one per request or keep
+// it, as convenient. Its methods are safe for concurrent use.
+type Checkout struct {
+	c   *Client
+	ref *workspace.Ref
+}
+
+// At returns a view of c whose requests carry ref as their workspace.
+// ref.Root may be "" only when the workspace has exactly one live
+// checkout (jp answers an error otherwise).
+func (c *Client) At(ref workspace.Ref) Checkout {
+	return Checkout{c: c, ref: &ref}
+}
+
+// here is the unaddressed view a single-scope plugin's requests use.
+func (c *Client) here() Checkout { return Checkout{c: c} }
+
+// Ref returns the reference the view sends, and false for the
+// unaddressed view of a single-scope plugin.
+func (w Checkout) Ref() (workspace.Ref, bool) {
+	if w.ref == nil {
+		return workspace.Ref{}, false
+	}
+	return *w.ref, true
+}
+
+// ListConversations returns the workspace's conversations (single scope).
+// See Checkout.ListConversations.
 func (c *Client) ListConversations(ctx context.Context) ([]plugin.ConversationSummary, error) {
-	id := c.newID()
+	return c.here().ListConversations(ctx)
+}
+
+// ReadEvents returns a conversation's events (single scope). See
+// Checkout.ReadEvents.
+func (c *Client) ReadEvents(ctx context.Context, conversation string) (plugin.Events, error) {
+	return c.here().ReadEvents(ctx, conversation)
+}
+
+// ReadConfig returns the resolved configuration or a value of it (single
+// scope). See Checkout.ReadConfig.
+func (c *Client) ReadConfig(ctx context.Context, path string) (json.RawMessage, error) {
+	return c.here().ReadConfig(ctx, path)
+}
+
+// ReadDraft returns a conversation's draft (single scope). See
+// Checkout.ReadDraft.
+func (c *Client) ReadDraft(ctx context.Context, conversation string) (plugin.Draft, error) {
+	return c.here().ReadDraft(ctx, conversation)
+}
+
+// WriteDraft replaces a draft's query text (single scope). See
+// Checkout.WriteDraft.
+func (c *Client) WriteDraft(ctx context.Context, conversation, text, revision string) (string, error) {
+	return c.here().WriteDraft(ctx, conversation, text, revision)
+}
+
+// CreateConversation makes a conversation (single scope). See
+// Checkout.CreateConversation.
+func (c *Client) CreateConversation(ctx context.Context, title string, local bool) (string, error) {
+	return c.here().CreateConversation(ctx, title, local)
+}
+
+// SetTitle renames a conversation (single scope).
+func (c *Client) SetTitle(ctx context.Context, conversation, title string) error {
+	return c.here().SetTitle(ctx, conversation, title)
+}
+
+// Archive hides a conversation from listings (single scope).
+func (c *Client) Archive(ctx context.Context, conversation string) error {
+	return c.here().Archive(ctx, conversation)
+}
+
+// Unarchive undoes Archive (single scope).
+func (c *Client) Unarchive(ctx context.Context, conversation string) error {
+	return c.here().Unarchive(ctx, conversation)
+}
+
+// Lock takes a conversation's lock (single scope). See Checkout.Lock.
+func (c *Client) Lock(ctx context.Context, conversation string) error {
+	return c.here().Lock(ctx, conversation)
+}
+
+// Unlock releases a lock taken with Lock (single scope).
+func (c *Client) Unlock(ctx context.Context, conversation string) error {
+	return c.here().Unlock(ctx, conversation)
+}
+
+// Query runs a delegated turn (single scope). See Checkout.Query.
+func (c *Client) Query(ctx context.Context, q plugin.Query) (*QueryStream, error) {
+	return c.here().Query(ctx, q)
+}
+
+// Interrupt stops a delegated turn (single scope). See Checkout.Interrupt.
+func (c *Client) Interrupt(ctx context.Context, conversation string) error {
+	return c.here().Interrupt(ctx, conversation)
+}
+
+// ListConversations returns the checkout's conversations, pinned first,
+// then most recently active first; archived ones included (ArchivedAt).
+// LastRoot, when set, is where the conversation's latest turn ran.
+func (w Checkout) ListConversations(ctx context.Context) ([]plugin.ConversationSummary, error) {
+	id := w.c.newID()
 	var resp plugin.Conversations
-	err := c.roundTrip(ctx, id, plugin.ListConversations{ID: id}, plugin.TypeConversations, &resp, false)
+	err := w.c.roundTrip(ctx, id, plugin.ListConversations{ID: id, Workspace: w.ref}, plugin.TypeConversations, &resp, false)
 	return resp.Data, err
 }
 
-// ReadEvents returns a conversation's events as stored.
-func (c *Client) ReadEvents(ctx context.Context, conversation string) (plugin.Events, error) {
-	id := c.newID()
+// ReadEvents returns a conversation's events as stored, and its last-root
+// record when a turn recorded one.
+func (w Checkout) ReadEvents(ctx context.Context, conversation string) (plugin.Events, error) {
+	id := w.c.newID()
 	var resp plugin.Events
-	err := c.roundTrip(ctx, id, plugin.ReadEvents{ID: id, Conversation: conversation}, plugin.TypeEvents, &resp, false)
+	err := w.c.roundTrip(ctx, id, plugin.ReadEvents{ID: id, Workspace: w.ref, Conversation: conversation}, plugin.TypeEvents, &resp, false)
 	return resp, err
 }
 
 // ReadConfig returns the resolved configuration ("" path) or the value at
-// a dot path such as "assistant.model.id", as JSON.
-func (c *Client) ReadConfig(ctx context.Context, path string) (json.RawMessage, error) {
-	id := c.newID()
+// a dot path such as "assistant.model.id", as JSON. Addressed, it is the
+// configuration a turn in that checkout starts from.
+func (w Checkout) ReadConfig(ctx context.Context, path string) (json.RawMessage, error) {
+	id := w.c.newID()
 	var resp plugin.Config
-	err := c.roundTrip(ctx, id, plugin.ReadConfig{ID: id, Path: path}, plugin.TypeConfig, &resp, false)
+	err := w.c.roundTrip(ctx, id, plugin.ReadConfig{ID: id, Workspace: w.ref, Path: path}, plugin.TypeConfig, &resp, false)
 	return resp.Data, err
 }
 
 // ReadDraft returns a conversation's draft: its query text and revision
 // (both "" when there is none).
-func (c *Client) ReadDraft(ctx context.Context, conversation string) (plugin.Draft, error) {
-	id := c.newID()
+func (w Checkout) ReadDraft(ctx context.Context, conversation string) (plugin.Draft, error) {
+	id := w.c.newID()
 	var resp plugin.Draft
-	err := c.roundTrip(ctx, id, plugin.ReadDraft{ID: id, Conversation: conversation}, plugin.TypeDraft, &resp, false)
+	err := w.c.roundTrip(ctx, id, plugin.ReadDraft{ID: id, Workspace: w.ref, Conversation: conversation}, plugin.TypeDraft, &resp, false)
 	return resp, err
 }
 
 // WriteDraft replaces a draft's query text, keeping its meta section.
 // With revision set it fails unless the draft still has that revision. It
 // returns the new revision.
-func (c *Client) WriteDraft(ctx context.Context, conversation, text, revision string) (string, error) {
-	id := c.newID()
+func (w Checkout) WriteDraft(ctx context.Context, conversation, text, revision string) (string, error) {
+	id := w.c.newID()
 	var resp plugin.DraftWritten
-	req := plugin.WriteDraft{ID: id, Conversation: conversation, Text: &text, Revision: revision}
-	err := c.roundTrip(ctx, id, req, plugin.TypeDraftWritten, &resp, false)
+	req := plugin.WriteDraft{ID: id, Workspace: w.ref, Conversation: conversation, Text: &text, Revision: revision}
+	err := w.c.roundTrip(ctx, id, req, plugin.TypeDraftWritten, &resp, false)
 	return resp.Revision, err
 }
 
 // CreateConversation makes a conversation and returns its ID.
-func (c *Client) CreateConversation(ctx context.Context, title string, local bool) (string, error) {
-	id := c.newID()
+func (w Checkout) CreateConversation(ctx context.Context, title string, local bool) (string, error) {
+	id := w.c.newID()
 	var resp plugin.Created
-	err := c.roundTrip(ctx, id, plugin.CreateConversation{ID: id, Title: title, Local: local}, plugin.TypeCreated, &resp, false)
+	req := plugin.CreateConversation{ID: id, Workspace: w.ref, Title: title, Local: local}
+	err := w.c.roundTrip(ctx, id, req, plugin.TypeCreated, &resp, false)
 	return resp.Conversation, err
 }
 
 // SetTitle renames a conversation.
-func (c *Client) SetTitle(ctx context.Context, conversation, title string) error {
-	id := c.newID()
-	return c.roundTrip(ctx, id, plugin.SetTitle{ID: id, Conversation: conversation, Title: title}, plugin.TypeTitleSet, nil, false)
+func (w Checkout) SetTitle(ctx context.Context, conversation, title string) error {
+	id := w.c.newID()
+	req := plugin.SetTitle{ID: id, Workspace: w.ref, Conversation: conversation, Title: title}
+	return w.c.roundTrip(ctx, id, req, plugin.TypeTitleSet, nil, false)
 }
 
 // Archive hides a conversation from listings.
-func (c *Client) Archive(ctx context.Context, conversation string) error {
-	id := c.newID()
-	return c.roundTrip(ctx, id, plugin.Archive{ID: id, Conversation: conversation}, plugin.TypeArchived, nil, false)
+func (w Checkout) Archive(ctx context.Context, conversation string) error {
+	id := w.c.newID()
+	return w.c.roundTrip(ctx, id, plugin.Archive{ID: id, Workspace: w.ref, Conversation: conversation}, plugin.TypeArchived, nil, false)
 }
 
 // Unarchive undoes Archive.
-func (c *Client) Unarchive(ctx context.Context, conversation string) error {
-	id := c.newID()
-	return c.roundTrip(ctx, id, plugin.Unarchive{ID: id, Conversation: conversation}, plugin.TypeUnarchived, nil, false)
+func (w Checkout) Unarchive(ctx context.Context, conversation string) error {
+	id := w.c.newID()
+	return w.c.roundTrip(ctx, id, plugin.Unarchive{ID: id, Workspace: w.ref, Conversation: conversation}, plugin.TypeUnarchived, nil, false)
 }
 
 // Lock takes a conversation's lock. jp releases it on Unlock, and when the
 // plugin exits or dies.
-func (c *Client) Lock(ctx context.Context, conversation string) error {
-	id := c.newID()
-	return c.roundTrip(ctx, id, plugin.Lock{ID: id, Conversation: conversation}, plugin.TypeLocked, nil, false)
+func (w Checkout) Lock(ctx context.Context, conversation string) error {
+	id := w.c.newID()
+	return w.c.roundTrip(ctx, id, plugin.Lock{ID: id, Workspace: w.ref, Conversation: conversation}, plugin.TypeLocked, nil, false)
 }
 
 // Unlock releases a lock taken with Lock.
-func (c *Client) Unlock(ctx context.Context, conversation string) error {
+func (w Checkout) Unlock(ctx context.Context, conversation string) error {
+	id := w.c.newID()
+	return w.c.roundTrip(ctx, id, plugin.Unlock{ID: id, Workspace: w.ref, Conversation: conversation}, plugin.TypeUnlocked, nil, false)
+}
+
+// ListWorkspaces returns every workspace this machine knows, each with
+// its live checkouts (Roots, empty when every recorded one is gone);
+// Launch marks the one jp was launched in (seed 003). It names no
+// workspace, so it is a method of the Client only.
+func (c *Client) ListWorkspaces(ctx context.Context) ([]plugin.WorkspaceEntry, error) {
 	id := c.newID()
-	return c.roundTrip(ctx, id, plugin.Unlock{ID: id, Conversation: conversation}, plugin.TypeUnlocked, nil, false)
+	var resp plugin.Workspaces
+	err := c.roundTrip(ctx, id, plugin.ListWorkspaces{ID: id}, plugin.TypeWorkspaces, &resp, false)
+	return resp.Data, err
 }
 
 // Print writes text to jp's content channel as is.
