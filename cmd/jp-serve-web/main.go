@@ -1,0 +1,70 @@
+// Command jp-serve-web is the web frontend of jp, a multi-scope command
+// plugin (seed 003): jp serve web serves a page on 127.0.0.1 that browses
+// every workspace's checkouts and conversations and runs delegated turns,
+// streaming their answers. See docs/web.md.
+package main
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/jpcli/jp/adapters/pluginsdk"
+	"github.com/jpcli/jp/cmd/jp-serve-web/web"
+	"github.com/jpcli/jp/domain/plugin"
+)
+
+//go:embed jp-serve-web.manifest.json
+var manifestJSON []byte
+
+func main() {
+	m, err := plugin.ParseManifest(manifestJSON)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "jp-serve-web:", err)
+		os.Exit(1)
+	}
+	pluginsdk.Main(m, run)
+}
+
+// run serves until jp relays a shutdown (Ctrl-C) or goes away.
+func run(ctx context.Context, c *pluginsdk.Client) error {
+	opts, err := web.ParseOptions(c.Init().Options, c.Args())
+	if err != nil {
+		return pluginsdk.Exit(2, "jp serve web: "+err.Error())
+	}
+	ln, err := listen(opts.Port)
+	if err != nil {
+		return pluginsdk.Exit(1, "jp serve web: "+err.Error())
+	}
+	url := fmt.Sprintf("http://%s/", ln.Addr())
+	if err := c.Print("jp serve web: " + url + "\n"); err != nil {
+		_ = ln.Close()
+		return err
+	}
+	_ = c.Log(plugin.LogLevelInfo, "web server listening", map[string]any{"addr": ln.Addr().String()})
+	logf := func(line string) { _ = c.Log(plugin.LogLevelWarn, line, nil) }
+	srv := web.New(web.NewSDKHost(c), time.Now, logf)
+	if err := srv.Serve(ctx, ln); err != nil {
+		return pluginsdk.Exit(1, "jp serve web: "+err.Error())
+	}
+	return nil
+}
+
+// listen binds 127.0.0.1:port, saying what to do when the port is taken.
+func listen(port int) (net.Listener, error) {
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	ln, err := net.Listen("tcp", addr)
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		return nil, fmt.Errorf("port %d on 127.0.0.1 is in use (another jp serve web?): stop that server, or set plugins.command.serve-web.options.port to a free port", port)
+	case err != nil:
+		return nil, fmt.Errorf("listen on %s: %v", addr, err)
+	}
+	return ln, nil
+}

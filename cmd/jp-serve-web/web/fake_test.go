@@ -1,0 +1,162 @@
+package web
+
+import (
+	"context"
+	"io"
+	"sync"
+
+	"github.com/jpcli/jp/domain/plugin"
+	"github.com/jpcli/jp/domain/workspace"
+)
+
+// fakeHost is jp as the server's tests play it: canned answers, and a
+// record of what was asked.
+type fakeHost struct {
+	mu         sync.Mutex
+	workspaces []plugin.WorkspaceEntry
+	convs      map[string][]plugin.ConversationSummary // by root
+	events     map[string]plugin.Events                // by conversation
+	err        error                                   // answers every read when set
+
+	queries    []queryCall
+	queryFn    func(workspace.Ref, plugin.Query) (Stream, error)
+	interrupts []interruptCall
+	responds   []respondCall
+	created    []createCall
+}
+
+type queryCall struct {
+	Ref   workspace.Ref
+	Query plugin.Query
+}
+type interruptCall struct {
+	Ref  workspace.Ref
+	Conv string
+}
+type respondCall struct{ CallID, Action string }
+type createCall struct {
+	Ref   workspace.Ref
+	Title string
+}
+
+func (f *fakeHost) ListWorkspaces(context.Context) ([]plugin.WorkspaceEntry, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err != nil {
+		return nil, f.err
+	}
+	return append([]plugin.WorkspaceEntry(nil), f.workspaces...), nil
+}
+
+func (f *fakeHost) ListConversations(_ context.Context, ref workspace.Ref) ([]plugin.ConversationSummary, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err != nil {
+		return nil, f.err
+	}
+	return f.convs[ref.Root], nil
+}
+
+func (f *fakeHost) ReadEvents(_ context.Context, _ workspace.Ref, conv string) (plugin.Events, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.err != nil {
+		return plugin.Events{}, f.err
+	}
+	ev, ok := f.events[conv]
+	if !ok {
+		return plugin.Events{}, plugin.Error{Request: "read_events", Message: "conversation " + conv + " not found"}
+	}
+	return ev, nil
+}
+
+func (f *fakeHost) CreateConversation(_ context.Context, ref workspace.Ref, title string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.created = append(f.created, createCall{ref, title})
+	return "17127584511", nil
+}
+
+func (f *fakeHost) Query(_ context.Context, ref workspace.Ref, q plugin.Query) (Stream, error) {
+	f.mu.Lock()
+	f.queries = append(f.queries, queryCall{ref, q})
+	fn := f.queryFn
+	f.mu.Unlock()
+	return fn(ref, q)
+}
+
+func (f *fakeHost) Interrupt(_ context.Context, ref workspace.Ref, conv string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.interrupts = append(f.interrupts, interruptCall{ref, conv})
+	return nil
+}
+
+func (f *fakeHost) Respond(callID, action string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.responds = append(f.responds, respondCall{callID, action})
+	return nil
+}
+
+// fakeStream is a delegated turn the test drives: push events, then end.
+type fakeStream struct {
+	items     chan streamItem
+	closeOnce sync.Once
+	closed    chan struct{}
+
+	mu     sync.Mutex
+	result plugin.QueryComplete
+}
+
+type streamItem struct {
+	ev  plugin.Event
+	err error
+}
+
+func newFakeStream() *fakeStream {
+	return &fakeStream{items: make(chan streamItem, 64), closed: make(chan struct{})}
+}
+
+func (s *fakeStream) push(data string) { s.items <- streamItem{ev: plugin.Event{Data: []byte(data)}} }
+
+func (s *fakeStream) ask(data string) {
+	s.items <- streamItem{ev: plugin.Event{Data: []byte(data), Respond: plugin.RespondToolApproval}}
+}
+
+func (s *fakeStream) end(qc plugin.QueryComplete) {
+	s.mu.Lock()
+	s.result = qc
+	s.mu.Unlock()
+	s.items <- streamItem{err: io.EOF}
+}
+
+func (s *fakeStream) fail(err error) { s.items <- streamItem{err: err} }
+
+func (s *fakeStream) Next(ctx context.Context) (plugin.Event, error) {
+	select {
+	case it := <-s.items:
+		return it.ev, it.err
+	case <-ctx.Done():
+		return plugin.Event{}, ctx.Err()
+	case <-s.closed:
+		return plugin.Event{}, io.ErrClosedPipe
+	}
+}
+
+func (s *fakeStream) Result() plugin.QueryComplete {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.result
+}
+
+func (s *fakeStream) Close() { s.closeOnce.Do(func() { close(s.closed) }) }
+
+func (s *fakeStream) isClosed() bool {
+	select {
+	case <-s.closed:
+		return true
+	default:
+		return false
+	}
+}

@@ -1,0 +1,73 @@
+package web
+
+import (
+	"context"
+
+	"github.com/jpcli/jp/adapters/pluginsdk"
+	"github.com/jpcli/jp/domain/plugin"
+	"github.com/jpcli/jp/domain/workspace"
+)
+
+// Host is what the web server asks jp for. NewSDKHost makes one from the
+// plugin SDK's client; tests use a fake.
+type Host interface {
+	// ListWorkspaces lists every known workspace with its live checkouts.
+	ListWorkspaces(ctx context.Context) ([]plugin.WorkspaceEntry, error)
+	// ListConversations lists a checkout's conversations.
+	ListConversations(ctx context.Context, ref workspace.Ref) ([]plugin.ConversationSummary, error)
+	// ReadEvents reads a conversation's events and last-root record.
+	ReadEvents(ctx context.Context, ref workspace.Ref, conversation string) (plugin.Events, error)
+	// CreateConversation makes a conversation in a checkout.
+	CreateConversation(ctx context.Context, ref workspace.Ref, title string) (string, error)
+	// Query starts a delegated turn in a checkout; it returns once jp
+	// answered query_started, or with jp's refusal (a plugin.Error).
+	Query(ctx context.Context, ref workspace.Ref, q plugin.Query) (Stream, error)
+	// Interrupt stops the delegated turn running on a conversation.
+	Interrupt(ctx context.Context, ref workspace.Ref, conversation string) error
+	// Respond answers a tool approval: action is approve or reject.
+	Respond(callID, action string) error
+}
+
+// Stream is a running delegated turn (pluginsdk.QueryStream).
+type Stream interface {
+	Next(ctx context.Context) (plugin.Event, error)
+	Result() plugin.QueryComplete
+	Close()
+}
+
+// sdkHost adapts the SDK client: every request goes through an addressed
+// view of the checkout it names.
+type sdkHost struct{ c *pluginsdk.Client }
+
+// NewSDKHost returns the Host a running plugin talks to jp through.
+func NewSDKHost(c *pluginsdk.Client) Host { return sdkHost{c: c} }
+
+func (h sdkHost) ListWorkspaces(ctx context.Context) ([]plugin.WorkspaceEntry, error) {
+	return h.c.ListWorkspaces(ctx)
+}
+
+func (h sdkHost) ListConversations(ctx context.Context, ref workspace.Ref) ([]plugin.ConversationSummary, error) {
+	return h.c.At(ref).ListConversations(ctx)
+}
+
+func (h sdkHost) ReadEvents(ctx context.Context, ref workspace.Ref, conversation string) (plugin.Events, error) {
+	return h.c.At(ref).ReadEvents(ctx, conversation)
+}
+
+func (h sdkHost) CreateConversation(ctx context.Context, ref workspace.Ref, title string) (string, error) {
+	return h.c.At(ref).CreateConversation(ctx, title, false)
+}
+
+func (h sdkHost) Query(ctx context.Context, ref workspace.Ref, q plugin.Query) (Stream, error) {
+	s, err := h.c.At(ref).Query(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (h sdkHost) Interrupt(ctx context.Context, ref workspace.Ref, conversation string) error {
+	return h.c.At(ref).Interrupt(ctx, conversation)
+}
+
+func (h sdkHost) Respond(callID, action string) error { return h.c.Respond(callID, action) }

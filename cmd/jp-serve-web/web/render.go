@@ -1,0 +1,101 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"html/template"
+	"strings"
+	"time"
+
+	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/plugin"
+)
+
+// eventView is one stored conversation event as the "event" fragment
+// renders it.
+type eventView struct {
+	Kind     string // turn, user, assistant, reasoning, tool_call, tool_result, turn_end, inquiry, answer
+	ID       string
+	Time     time.Time
+	Root     string
+	Author   string
+	Text     string
+	HTML     template.HTML
+	Name     string
+	CallID   string
+	Args     string
+	IsError  bool
+	Outcome  string
+	Question string
+}
+
+// viewOf maps a stored event to its view.
+func viewOf(ev conversation.Event) eventView {
+	v := eventView{ID: ev.ID, Time: ev.Timestamp}
+	switch ev.Type {
+	case conversation.EventTypeTurnStart:
+		v.Kind, v.Root = "turn", ev.Root
+	case conversation.EventTypeChatRequest:
+		v.Kind, v.Text, v.Author = "user", ev.Content, ev.Author
+		if v.Author == conversation.AuthorUser {
+			v.Author = ""
+		}
+	case conversation.EventTypeChatResponse:
+		if ev.Message == "" && ev.Reasoning != "" {
+			v.Kind, v.Text = "reasoning", ev.Reasoning
+		} else {
+			v.Kind, v.Text, v.HTML = "assistant", ev.Message, Markdown(ev.Message)
+		}
+	case conversation.EventTypeToolCallRequest:
+		v.Kind, v.Name, v.CallID, v.Args = "tool_call", ev.Name, ev.CallID, prettyJSON(ev.Arguments)
+	case conversation.EventTypeToolCallResponse:
+		v.Kind, v.CallID, v.Text, v.IsError = "tool_result", ev.CallID, ev.Content, ev.IsError
+	case conversation.EventTypeInquiryRequest:
+		v.Kind, v.Question = "inquiry", ev.Question
+	case conversation.EventTypeInquiryResponse:
+		v.Kind, v.Text = "answer", prettyJSON(ev.Answer)
+	case conversation.EventTypeTurnEnd:
+		v.Kind, v.Outcome = "turn_end", string(ev.Outcome)
+	default:
+		v.Kind = "unknown"
+	}
+	return v
+}
+
+// renderEvent renders a stored event with the page's own fragment, so a
+// streamed event looks exactly like one loaded with the page.
+func (s *Server) renderEvent(ev conversation.Event) (template.HTML, error) {
+	return s.fragment("event", viewOf(ev))
+}
+
+// approvalView is a tool approval question.
+type approvalView struct {
+	CallID string
+	Name   string
+	Args   string
+}
+
+func (s *Server) renderApproval(a plugin.ApprovalData) (template.HTML, error) {
+	return s.fragment("approval", approvalView{CallID: a.CallID, Name: a.Name, Args: prettyJSON(a.Arguments)})
+}
+
+func (s *Server) fragment(name string, data any) (template.HTML, error) {
+	var b bytes.Buffer
+	if err := s.fragments.ExecuteTemplate(&b, name, data); err != nil {
+		return "", err
+	}
+	return template.HTML(b.String()), nil
+}
+
+// prettyJSON indents a JSON value for reading; what is not JSON is shown
+// as is.
+func prettyJSON(raw json.RawMessage) string {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return "{}"
+	}
+	var b bytes.Buffer
+	if err := json.Indent(&b, raw, "", "  "); err != nil {
+		return string(raw)
+	}
+	return strings.TrimSpace(b.String())
+}
