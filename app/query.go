@@ -32,6 +32,8 @@ type Query struct {
 	ids        ports.IDGenerator
 	interrupts ports.Interrupts
 	timers     ports.Timers
+	// delegate is set on the copy that runs a delegated turn (Delegate).
+	delegate *DelegateHooks
 }
 
 // QueryDeps are Query's ports, gathered so the constructor stays readable.
