@@ -188,6 +188,9 @@ func (s *session) updateMetadata(ctx context.Context, c *checkout, conv string, 
 	if _, err := s.h.store.Get(ctx, c.loc, id); err != nil {
 		return err
 	}
+	if err := s.turns.busy(lockKey(c, conv)); err != nil {
+		return err
+	}
 	return s.locks.with(lockKey(c, conv), func(held bool) error {
 		if !held {
 			release, err := s.h.locker.Lock(ctx, c.loc, id, LockWait)
@@ -207,6 +210,9 @@ func (s *session) lock(ctx context.Context, c *checkout, req plugin.Lock) (plugi
 	}
 	if s.locks.holds(lockKey(c, req.Conversation)) {
 		return plugin.Locked{ID: req.ID}, nil
+	}
+	if err := s.turns.busy(lockKey(c, req.Conversation)); err != nil {
+		return nil, err
 	}
 	release, err := s.h.locker.Lock(ctx, c.loc, id, LockWait)
 	if err != nil {

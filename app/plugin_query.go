@@ -117,6 +117,16 @@ func (ds *delegations) get(key string) *delegation {
 	return ds.running[key]
 }
 
+// busy is the error for a request that needs the lock of a conversation
+// this plugin's delegated turn holds (instead of waiting for our own
+// lock as if another process held it).
+func (ds *delegations) busy(key string) error {
+	if d := ds.get(key); d != nil {
+		return fmt.Errorf("conversation %s is busy with this plugin's delegated turn %s: try again after its query_complete", d.conv, d.id)
+	}
+	return nil
+}
+
 // answer finds the turn waiting on callID and answers it.
 func (ds *delegations) answer(callID string, ok bool) bool {
 	ds.mu.Lock()

@@ -250,3 +250,32 @@ func TestPluginDelegatedInterrupt(t *testing.T) {
 		t.Errorf("stored = %+v (the streamed text is kept, the turn stopped early)", evs)
 	}
 }
+
+// TestPluginDelegatedTurnBusy: while a delegated turn holds a
+// conversation's lock, the plugin's own requests that need that lock are
+// refused at once with a clear error, not after a lock wait blaming
+// another process.
+func TestPluginDelegatedTurnBusy(t *testing.T) {
+	h := newHost(t)
+	h.script = writeScript(t, `{"events":[{"text":"word ","repeat":400,"sleep_ms":20}]}`)
+	a := h.conv("alpha")
+	err := h.run(ready,
+		send(fmt.Sprintf(`{"type":"query","id":"q","conversation":"%s","content":"talk"}`, a)),
+		untilText(`"chat_response_delta"`),
+		send(fmt.Sprintf(`{"type":"set_title","id":"t","conversation":"%s","title":"renamed"}`, a)), untilText(`"id":"t"`),
+		send(fmt.Sprintf(`{"type":"lock","id":"l","conversation":"%s"}`, a)), untilText(`"id":"l"`),
+		send(fmt.Sprintf(`{"type":"interrupt","id":"i","conversation":"%s"}`, a)),
+		until("query_complete"), exit0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := h.answers()
+	for _, id := range []string{"t", "l"} {
+		if e := received(got, "error", id); len(e) != 1 || !strings.Contains(e[0]["message"].(string), "busy with this plugin's delegated turn q") {
+			t.Errorf("%s = %v", id, e)
+		}
+	}
+	if sum, _ := h.store.Get(t.Context(), h.loc, a); sum.Metadata.Title != "alpha" {
+		t.Errorf("title = %q", sum.Metadata.Title)
+	}
+}
