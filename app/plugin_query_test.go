@@ -209,9 +209,7 @@ func TestPluginDelegatedToolApproval(t *testing.T) {
 // stopped); a second query on the same conversation meanwhile is refused,
 // and interrupting when nothing runs is an error.
 func TestPluginDelegatedInterrupt(t *testing.T) {
-	h := newHost(t)
-	h.script = writeScript(t, `{"events":[{"text":"word ","repeat":400,"sleep_ms":20}]}`)
-	a := h.conv("alpha")
+	h, a := talkingHost(t)
 	err := h.run(ready,
 		send(fmt.Sprintf(`{"type":"query","id":"q","conversation":"%s","content":"talk"}`, a)),
 		untilText(`"chat_response_delta"`),
@@ -256,9 +254,7 @@ func TestPluginDelegatedInterrupt(t *testing.T) {
 // refused at once with a clear error, not after a lock wait blaming
 // another process.
 func TestPluginDelegatedTurnBusy(t *testing.T) {
-	h := newHost(t)
-	h.script = writeScript(t, `{"events":[{"text":"word ","repeat":400,"sleep_ms":20}]}`)
-	a := h.conv("alpha")
+	h, a := talkingHost(t)
 	err := h.run(ready,
 		send(fmt.Sprintf(`{"type":"query","id":"q","conversation":"%s","content":"talk"}`, a)),
 		untilText(`"chat_response_delta"`),
@@ -278,4 +274,13 @@ func TestPluginDelegatedTurnBusy(t *testing.T) {
 	if sum, _ := h.store.Get(t.Context(), h.loc, a); sum.Metadata.Title != "alpha" {
 		t.Errorf("title = %q", sum.Metadata.Title)
 	}
+}
+
+// talkingHost is a host whose demo model talks for seconds (400 words, 20
+// ms apart), and a conversation to talk in.
+func talkingHost(t *testing.T) (*host, conversation.ID) {
+	t.Helper()
+	h := newHost(t)
+	h.script = writeScript(t, `{"events":[{"text":"word ","repeat":400,"sleep_ms":20}]}`)
+	return h, h.conv("alpha")
 }
