@@ -19,8 +19,8 @@ import (
 // the storage and configuration ports. Requests have been validated: a
 // conversation ID is well-formed.
 
-func (s *session) listConversations(ctx context.Context, req plugin.ListConversations) (plugin.Message, error) {
-	list, err := s.h.store.List(ctx, s.loc)
+func (s *session) listConversations(ctx context.Context, c *checkout, req plugin.ListConversations) (plugin.Message, error) {
+	list, err := s.h.store.List(ctx, c.loc)
 	if err != nil {
 		return nil, err
 	}
@@ -32,13 +32,13 @@ func (s *session) listConversations(ctx context.Context, req plugin.ListConversa
 	return plugin.Conversations{ID: req.ID, Data: data}, nil
 }
 
-func (s *session) readEvents(ctx context.Context, req plugin.ReadEvents) (plugin.Message, error) {
+func (s *session) readEvents(ctx context.Context, c *checkout, req plugin.ReadEvents) (plugin.Message, error) {
 	id := conversation.ID(req.Conversation)
-	sum, err := s.h.store.Get(ctx, s.loc, id)
+	sum, err := s.h.store.Get(ctx, c.loc, id)
 	if err != nil {
 		return nil, err
 	}
-	evs, err := s.h.store.Events(ctx, s.loc, id)
+	evs, err := s.h.store.Events(ctx, c.loc, id)
 	if err != nil {
 		return nil, err
 	}
@@ -48,8 +48,8 @@ func (s *session) readEvents(ctx context.Context, req plugin.ReadEvents) (plugin
 	return plugin.Events{ID: req.ID, Conversation: req.Conversation, Data: evs, LastRoot: sum.LastRoot}, nil
 }
 
-// configCache keeps the encoded configuration per path: it does not
-// change during a run.
+// configCache keeps a checkout's encoded configuration per path: it does
+// not change during a run.
 type configCache struct {
 	mu sync.Mutex
 	m  map[string][]byte
@@ -58,33 +58,37 @@ type configCache struct {
 // maxCachedPaths bounds the cache.
 const maxCachedPaths = 256
 
-func (s *session) readConfig(ctx context.Context, req plugin.ReadConfig) (plugin.Message, error) {
-	s.config.mu.Lock()
-	data, ok := s.config.m[req.Path]
-	s.config.mu.Unlock()
+func (s *session) readConfig(ctx context.Context, c *checkout, req plugin.ReadConfig) (plugin.Message, error) {
+	c.config.mu.Lock()
+	data, ok := c.config.m[req.Path]
+	c.config.mu.Unlock()
 	if !ok {
-		v, err := config.Lookup(s.res.Tree, req.Path)
+		res, err := s.configFor(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		v, err := config.Lookup(res.Tree, req.Path)
 		if err != nil {
 			return nil, err
 		}
 		if data, err = json.Marshal(v); err != nil {
 			return nil, fmt.Errorf("encode configuration %s: %w", req.Path, err)
 		}
-		s.config.mu.Lock()
-		if len(s.config.m) < maxCachedPaths {
-			s.config.m[req.Path] = data
+		c.config.mu.Lock()
+		if len(c.config.m) < maxCachedPaths {
+			c.config.m[req.Path] = data
 		}
-		s.config.mu.Unlock()
+		c.config.mu.Unlock()
 	}
 	return plugin.Config{ID: req.ID, Path: req.Path, Data: data}, nil
 }
 
-func (s *session) readDraft(ctx context.Context, req plugin.ReadDraft) (plugin.Message, error) {
+func (s *session) readDraft(ctx context.Context, c *checkout, req plugin.ReadDraft) (plugin.Message, error) {
 	id := conversation.ID(req.Conversation)
-	if _, err := s.h.store.Get(ctx, s.loc, id); err != nil {
+	if _, err := s.h.store.Get(ctx, c.loc, id); err != nil {
 		return nil, err
 	}
-	d, err := s.h.drafts.ReadDraft(ctx, s.loc, id)
+	d, err := s.h.drafts.ReadDraft(ctx, c.loc, id)
 	if errors.Is(err, ports.ErrNotFound) {
 		return plugin.Draft{ID: req.ID, Conversation: req.Conversation}, nil
 	}
@@ -102,13 +106,13 @@ const draftRetries = 3
 // byte for byte. With a revision it fails unless the draft still has it;
 // without one, the revision read here guards the meta section that is
 // kept.
-func (s *session) writeDraft(ctx context.Context, req plugin.WriteDraft) (plugin.Message, error) {
+func (s *session) writeDraft(ctx context.Context, c *checkout, req plugin.WriteDraft) (plugin.Message, error) {
 	id := conversation.ID(req.Conversation)
-	if _, err := s.h.store.Get(ctx, s.loc, id); err != nil {
+	if _, err := s.h.store.Get(ctx, c.loc, id); err != nil {
 		return nil, err
 	}
 	for attempt := 0; ; attempt++ {
-		cur, err := s.h.drafts.ReadDraft(ctx, s.loc, id)
+		cur, err := s.h.drafts.ReadDraft(ctx, c.loc, id)
 		if err != nil && !errors.Is(err, ports.ErrNotFound) {
 			return nil, err
 		}
@@ -116,7 +120,7 @@ func (s *session) writeDraft(ctx context.Context, req plugin.WriteDraft) (plugin
 			return nil, staleDraft(req.Revision)
 		}
 		doc := draft.Parse(cur.Text).WithQuery(*req.Text).Render()
-		rev, err := s.h.drafts.WriteDraft(ctx, s.loc, id, doc, cur.Revision)
+		rev, err := s.h.drafts.WriteDraft(ctx, c.loc, id, doc, cur.Revision)
 		switch {
 		case err == nil:
 			return plugin.DraftWritten{ID: req.ID, Revision: rev}, nil
@@ -134,32 +138,32 @@ func staleDraft(rev string) error {
 	return fmt.Errorf("the draft is no longer at revision %s (it changed since it was read): read_draft again: %w", rev, ports.ErrRevisionMismatch)
 }
 
-func (s *session) createConversation(ctx context.Context, req plugin.CreateConversation) (plugin.Message, error) {
+func (s *session) createConversation(ctx context.Context, c *checkout, req plugin.CreateConversation) (plugin.Message, error) {
 	if strings.ContainsAny(req.Title, "\r\n") {
 		return nil, errors.New("a title must be one line")
 	}
-	id, err := s.h.store.Create(ctx, s.loc, ports.NewConversation{Title: strings.TrimSpace(req.Title), Local: req.Local})
+	id, err := s.h.store.Create(ctx, c.loc, ports.NewConversation{Title: strings.TrimSpace(req.Title), Local: req.Local})
 	if err != nil {
 		return nil, err
 	}
 	return plugin.Created{ID: req.ID, Conversation: string(id)}, nil
 }
 
-func (s *session) setTitle(ctx context.Context, req plugin.SetTitle) (plugin.Message, error) {
+func (s *session) setTitle(ctx context.Context, c *checkout, req plugin.SetTitle) (plugin.Message, error) {
 	title := strings.TrimSpace(req.Title)
 	if title == "" || strings.ContainsAny(title, "\r\n") {
 		return nil, errors.New("a title must be one non-empty line")
 	}
-	err := s.updateMetadata(ctx, req.Conversation, func(m *conversation.Metadata) { m.Title = title })
+	err := s.updateMetadata(ctx, c, req.Conversation, func(m *conversation.Metadata) { m.Title = title })
 	if err != nil {
 		return nil, err
 	}
 	return plugin.TitleSet{ID: req.ID}, nil
 }
 
-func (s *session) archive(ctx context.Context, req plugin.Archive) (plugin.Message, error) {
+func (s *session) archive(ctx context.Context, c *checkout, req plugin.Archive) (plugin.Message, error) {
 	now := s.h.clock.Now().UTC()
-	err := s.updateMetadata(ctx, req.Conversation, func(m *conversation.Metadata) {
+	err := s.updateMetadata(ctx, c, req.Conversation, func(m *conversation.Metadata) {
 		if m.ArchivedAt == nil {
 			m.ArchivedAt = &now
 		}
@@ -170,8 +174,8 @@ func (s *session) archive(ctx context.Context, req plugin.Archive) (plugin.Messa
 	return plugin.Archived{ID: req.ID}, nil
 }
 
-func (s *session) unarchive(ctx context.Context, req plugin.Unarchive) (plugin.Message, error) {
-	if err := s.updateMetadata(ctx, req.Conversation, func(m *conversation.Metadata) { m.ArchivedAt = nil }); err != nil {
+func (s *session) unarchive(ctx context.Context, c *checkout, req plugin.Unarchive) (plugin.Message, error) {
+	if err := s.updateMetadata(ctx, c, req.Conversation, func(m *conversation.Metadata) { m.ArchivedAt = nil }); err != nil {
 		return nil, err
 	}
 	return plugin.Unarchived{ID: req.ID}, nil
@@ -179,41 +183,47 @@ func (s *session) unarchive(ctx context.Context, req plugin.Unarchive) (plugin.M
 
 // updateMetadata rewrites a conversation's metadata under its lock: the
 // plugin's own when it holds it, else taken for the change.
-func (s *session) updateMetadata(ctx context.Context, conv string, fn func(*conversation.Metadata)) error {
+func (s *session) updateMetadata(ctx context.Context, c *checkout, conv string, fn func(*conversation.Metadata)) error {
 	id := conversation.ID(conv)
-	if _, err := s.h.store.Get(ctx, s.loc, id); err != nil {
+	if _, err := s.h.store.Get(ctx, c.loc, id); err != nil {
 		return err
 	}
-	return s.locks.with(conv, func(held bool) error {
+	if err := s.turns.busy(lockKey(c, conv)); err != nil {
+		return err
+	}
+	return s.locks.with(lockKey(c, conv), func(held bool) error {
 		if !held {
-			release, err := s.h.locker.Lock(ctx, s.loc, id, LockWait)
+			release, err := s.h.locker.Lock(ctx, c.loc, id, LockWait)
 			if err != nil {
 				return lockError(err)
 			}
 			defer func() { _ = release() }()
 		}
-		return s.h.store.UpdateMetadata(ctx, s.loc, id, func(m *conversation.Metadata) error { fn(m); return nil })
+		return s.h.store.UpdateMetadata(ctx, c.loc, id, func(m *conversation.Metadata) error { fn(m); return nil })
 	})
 }
 
-func (s *session) lock(ctx context.Context, req plugin.Lock) (plugin.Message, error) {
+func (s *session) lock(ctx context.Context, c *checkout, req plugin.Lock) (plugin.Message, error) {
 	id := conversation.ID(req.Conversation)
-	if _, err := s.h.store.Get(ctx, s.loc, id); err != nil {
+	if _, err := s.h.store.Get(ctx, c.loc, id); err != nil {
 		return nil, err
 	}
-	if s.locks.holds(req.Conversation) {
+	if s.locks.holds(lockKey(c, req.Conversation)) {
 		return plugin.Locked{ID: req.ID}, nil
 	}
-	release, err := s.h.locker.Lock(ctx, s.loc, id, LockWait)
+	if err := s.turns.busy(lockKey(c, req.Conversation)); err != nil {
+		return nil, err
+	}
+	release, err := s.h.locker.Lock(ctx, c.loc, id, LockWait)
 	if err != nil {
 		return nil, lockError(err)
 	}
-	s.locks.add(req.Conversation, release)
+	s.locks.add(lockKey(c, req.Conversation), release)
 	return plugin.Locked{ID: req.ID}, nil
 }
 
-func (s *session) unlock(ctx context.Context, req plugin.Unlock) (plugin.Message, error) {
-	if !s.locks.release(req.Conversation, s.log, s.name) {
+func (s *session) unlock(ctx context.Context, c *checkout, req plugin.Unlock) (plugin.Message, error) {
+	if !s.locks.release(lockKey(c, req.Conversation), s.log, s.name) {
 		return nil, fmt.Errorf("conversation %s is not locked by this plugin", req.Conversation)
 	}
 	return plugin.Unlocked{ID: req.ID}, nil

@@ -15,12 +15,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jpcli/jp/adapters/llm/demo"
 	"github.com/jpcli/jp/adapters/memstore"
 	"github.com/jpcli/jp/adapters/pluginproc"
 	"github.com/jpcli/jp/adapters/pluginsdk"
 	"github.com/jpcli/jp/adapters/tomlconfig"
 	"github.com/jpcli/jp/app"
+	"github.com/jpcli/jp/domain/config"
 	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/llm"
 	"github.com/jpcli/jp/domain/plugin"
 	"github.com/jpcli/jp/domain/workspace"
 	"github.com/jpcli/jp/mocks"
@@ -44,20 +47,22 @@ func init() {
 
 // step is one thing the test plugin does.
 type step struct {
-	Send  string `json:"send,omitempty"`  // write this line
-	Read  int    `json:"read,omitempty"`  // read and record this many lines
-	Until string `json:"until,omitempty"` // read and record lines up to one of this type
-	Flood int    `json:"flood,omitempty"` // write this many print lines
-	Long  int    `json:"long,omitempty"`  // write a line of this many bytes
-	Exit  *int   `json:"exit,omitempty"`  // end the process with this status
-	Block bool   `json:"block,omitempty"` // record lines until stdin ends
-	Kill  bool   `json:"kill,omitempty"`  // SIGKILL itself
-	SDK   string `json:"sdk,omitempty"`   // run an SDK scenario instead
+	Send      string `json:"send,omitempty"`       // write this line
+	Read      int    `json:"read,omitempty"`       // read and record this many lines
+	Until     string `json:"until,omitempty"`      // read and record lines up to one of this type
+	UntilText string `json:"until_text,omitempty"` // read and record lines up to one containing this
+	Flood     int    `json:"flood,omitempty"`      // write this many print lines
+	Long      int    `json:"long,omitempty"`       // write a line of this many bytes
+	Exit      *int   `json:"exit,omitempty"`       // end the process with this status
+	Block     bool   `json:"block,omitempty"`      // record lines until stdin ends
+	Kill      bool   `json:"kill,omitempty"`       // SIGKILL itself
+	SDK       string `json:"sdk,omitempty"`        // run an SDK scenario instead
 }
 
 func send(line string) step    { return step{Send: line} }
 func read(n int) step          { return step{Read: n} }
 func until(typ string) step    { return step{Until: typ} }
+func untilText(s string) step  { return step{UntilText: s} }
 func exitWith(code int) step   { return step{Exit: &code} }
 func sdk(scenario string) step { return step{SDK: scenario} }
 
@@ -116,6 +121,13 @@ func runDriver(stepsJSON, outPath string) int {
 			for {
 				line, ok := record()
 				if !ok || strings.Contains(line, `"type":"`+s.Until+`"`) {
+					break
+				}
+			}
+		case s.UntilText != "":
+			for {
+				line, ok := record()
+				if !ok || strings.Contains(line, s.UntilText) {
 					break
 				}
 			}
@@ -193,6 +205,8 @@ type host struct {
 	prompter *mocks.PrompterMock
 	log      *syncBuffer
 	out      string
+	// script is providers.demo.script of delegated turns ("" = echo).
+	script string
 }
 
 type stepClock struct {
@@ -231,9 +245,22 @@ func newHost(t *testing.T) *host {
 	}
 	ws := app.NewWorkspaces(store, store)
 	loader := tomlconfig.New()
+	// Delegated turns run the real engine on the demo model (echo, or the
+	// script in h.script) with the echo tools.
+	query := app.NewQuery(ws, app.QueryDeps{
+		Store: store, Drafts: store, Locker: store, Config: loader,
+		Providers: &mocks.ProviderFactoryMock{
+			ProviderFunc: func(context.Context, config.Config, llm.ModelID) (ports.Provider, error) {
+				return demo.New(demo.Options{ScriptPath: h.script})
+			},
+			HasKeyFunc: func(config.Config, string) bool { return false },
+		},
+		Tools: &echoTools{}, Printer: h.printer, Prompter: h.prompter, Clock: clock, IDs: &counterIDs{},
+		Interrupts: &mocks.InterruptsMock{}, Timers: &mocks.TimersMock{},
+	})
 	h.host = app.NewPluginHost(app.NewPlugins(h.catalog), ws, app.NewConfig(ws, loader), app.PluginHostDeps{
 		Registry: store, Loader: loader, Store: store, Drafts: store, Locker: store, Printer: h.printer,
-		Prompter: h.prompter, Catalog: h.catalog, Spawner: pluginproc.Spawner{}, Clock: clock,
+		Prompter: h.prompter, Catalog: h.catalog, Spawner: pluginproc.Spawner{}, Clock: clock, Query: query,
 	})
 	return h
 }

@@ -6,7 +6,7 @@ import (
 )
 
 // heldLocks are the conversation locks a plugin took with lock, by
-// conversation ID, with their release functions. They are released on
+// checkout and conversation (lockKey), with their release functions. They are released on
 // unlock, on exit, and when the plugin dies.
 type heldLocks struct {
 	mu sync.Mutex
@@ -72,3 +72,8 @@ func (l *heldLocks) releaseAll(log *slog.Logger, name string) {
 		}
 	}
 }
+
+// lockKey names a conversation of one checkout: locks are tracked per
+// checkout, since two checkouts of a workspace may each hold a
+// conversation with the same ID (a projection-only one).
+func lockKey(c *checkout, conv string) string { return conv + "@" + c.loc.Root }

@@ -7,14 +7,16 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/plugin"
 	"github.com/jpcli/jp/domain/workspace"
 	"github.com/jpcli/jp/ports"
 )
 
 // handlerFunc serves one request line and returns the answer (nil for
-// requests that have none). An error becomes an error message.
-type handlerFunc func(s *session, ctx context.Context, line []byte) (plugin.Message, error)
+// requests that have none). An error becomes an error message. c is the
+// checkout a data or mutation request is about (nil for the others).
+type handlerFunc func(s *session, ctx context.Context, c *checkout, line []byte) (plugin.Message, error)
 
 // route is how one message type is served.
 type route struct {
@@ -28,13 +30,13 @@ type route struct {
 	wait bool
 }
 
-// handle adapts a typed handler: decode and validate the line as T, then
-// call fn.
+// handle adapts a typed handler of a request that names no checkout:
+// decode and validate the line as T, then call fn.
 func handle[T any, PT interface {
 	*T
 	plugin.Request
 }](fn func(*session, context.Context, T) (plugin.Message, error)) handlerFunc {
-	return func(s *session, ctx context.Context, line []byte) (plugin.Message, error) {
+	return func(s *session, ctx context.Context, _ *checkout, line []byte) (plugin.Message, error) {
 		req, err := plugin.Decode[T, PT](line)
 		if err != nil {
 			return nil, err
@@ -43,36 +45,42 @@ func handle[T any, PT interface {
 	}
 }
 
+// handleAt adapts a typed handler of a data or mutation request: it gets
+// the checkout the request addresses.
+func handleAt[T any, PT interface {
+	*T
+	plugin.Request
+}](fn func(*session, context.Context, *checkout, T) (plugin.Message, error)) handlerFunc {
+	return func(s *session, ctx context.Context, c *checkout, line []byte) (plugin.Message, error) {
+		req, err := plugin.Decode[T, PT](line)
+		if err != nil {
+			return nil, err
+		}
+		return fn(s, ctx, c, req)
+	}
+}
+
 // routes maps every plugin-to-host message type but ready and exit, which
-// change the loop's own state (handleLine), to its handler. The delegated
-// turn requests (query, interrupt, respond) are routed to a handler that
-// says they are not supported yet: their own handlers slot in here.
+// change the loop's own state (handleLine), to its handler.
 var routes = map[string]route{
 	plugin.TypePrint:              {serve: handle((*session).print)},
 	plugin.TypeLog:                {serve: handle((*session).logLine), early: true},
 	plugin.TypePrompt:             {serve: handle((*session).prompt), wait: true},
-	plugin.TypeListConversations:  {serve: handle((*session).listConversations)},
-	plugin.TypeReadEvents:         {serve: handle((*session).readEvents)},
-	plugin.TypeReadConfig:         {serve: handle((*session).readConfig)},
-	plugin.TypeReadDraft:          {serve: handle((*session).readDraft)},
-	plugin.TypeWriteDraft:         {serve: handle((*session).writeDraft)},
-	plugin.TypeCreateConversation: {serve: handle((*session).createConversation)},
-	plugin.TypeSetTitle:           {serve: handle((*session).setTitle), wait: true},
-	plugin.TypeArchive:            {serve: handle((*session).archive), wait: true},
-	plugin.TypeUnarchive:          {serve: handle((*session).unarchive), wait: true},
-	plugin.TypeLock:               {serve: handle((*session).lock), wait: true},
-	plugin.TypeUnlock:             {serve: handle((*session).unlock)},
-	plugin.TypeQuery:              {serve: unsupported("delegated turns are not supported by this jp yet")},
-	plugin.TypeInterrupt:          {serve: unsupported("delegated turns are not supported by this jp yet")},
-	plugin.TypeRespond:            {serve: unsupported("delegated turns are not supported by this jp yet")},
+	plugin.TypeListConversations:  {serve: handleAt((*session).listConversations)},
+	plugin.TypeReadEvents:         {serve: handleAt((*session).readEvents)},
+	plugin.TypeReadConfig:         {serve: handleAt((*session).readConfig)},
+	plugin.TypeReadDraft:          {serve: handleAt((*session).readDraft)},
+	plugin.TypeWriteDraft:         {serve: handleAt((*session).writeDraft)},
+	plugin.TypeCreateConversation: {serve: handleAt((*session).createConversation)},
+	plugin.TypeSetTitle:           {serve: handleAt((*session).setTitle), wait: true},
+	plugin.TypeArchive:            {serve: handleAt((*session).archive), wait: true},
+	plugin.TypeUnarchive:          {serve: handleAt((*session).unarchive), wait: true},
+	plugin.TypeLock:               {serve: handleAt((*session).lock), wait: true},
+	plugin.TypeUnlock:             {serve: handleAt((*session).unlock)},
+	plugin.TypeQuery:              {serve: handleAt((*session).query)},
+	plugin.TypeInterrupt:          {serve: handleAt((*session).interrupt)},
+	plugin.TypeRespond:            {serve: handle((*session).respond)},
 	plugin.TypeListWorkspaces:     {serve: handle((*session).listWorkspaces)},
-}
-
-// unsupported answers a known request this host does not serve.
-func unsupported(why string) handlerFunc {
-	return func(*session, context.Context, []byte) (plugin.Message, error) {
-		return nil, errors.New(why)
-	}
 }
 
 // handleLine routes one line. It reports whether the loop ends (exit).
@@ -103,26 +111,30 @@ func (s *session) handleLine(line []byte, readyTimer *time.Timer) (stop bool) {
 	case hdr.Workspace != nil && s.scope == workspace.ScopeSingle:
 		err = errors.New(`workspace is only for plugins with workspace_scope "multi"; this plugin is single-scope: leave it out`)
 	}
+	var c *checkout
+	if err == nil && addressedTypes[hdr.Type] {
+		c, err = s.address(s.hctx, hdr.Workspace)
+	}
 	if err != nil {
 		s.reply(s.hctx, errorReply(hdr, err))
 		return false
 	}
 	if !r.wait || hdr.ID == "" {
-		s.serve(r, hdr, line)
+		s.serve(r, hdr, c, line)
 		return false
 	}
 	s.slots <- struct{}{}
 	s.inflight.Add(1)
 	go func() {
 		defer func() { <-s.slots; s.inflight.Done() }()
-		s.serve(r, hdr, line)
+		s.serve(r, hdr, c, line)
 	}()
 	return false
 }
 
 // serve runs one handler and sends its answer or error.
-func (s *session) serve(r route, hdr plugin.Header, line []byte) {
-	msg, err := r.serve(s, s.hctx, line)
+func (s *session) serve(r route, hdr plugin.Header, c *checkout, line []byte) {
+	msg, err := r.serve(s, s.hctx, c, line)
 	switch {
 	case err != nil && s.hctx.Err() != nil:
 		// The run is over; nobody reads the answer.
@@ -134,12 +146,19 @@ func (s *session) serve(r route, hdr plugin.Header, line []byte) {
 	}
 }
 
-// errorReply is the error answer to the request hdr describes.
+// errorReply is the error answer to the request hdr describes. A query
+// refused by the last-root precondition carries the record as stored.
 func errorReply(hdr plugin.Header, err error) plugin.Error {
 	msg := err.Error()
 	var nf *ports.NotFoundError
 	if errors.As(err, &nf) {
 		msg = nf.What + " not found"
 	}
-	return plugin.Error{ID: hdr.ID, Request: hdr.Type, Message: msg}
+	e := plugin.Error{ID: hdr.ID, Request: hdr.Type, Message: msg}
+	var lr *conversation.LastRootError
+	if errors.As(err, &lr) && lr.Current.Path != "" {
+		cur := lr.Current
+		e.LastRoot = &cur
+	}
+	return e
 }

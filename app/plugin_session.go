@@ -36,17 +36,25 @@ const drainGrace = 2 * time.Second
 //	                                                              ├─► EOF (crash) ───► done, exit 1
 //	   SIGINT / Ctrl-C in a prompt ─► shutdown ─► (exit or EOF) ──┴─► kill after shutdown_timeout_secs
 type session struct {
-	h     *PluginHost
-	in    PluginRunInput
-	name  string
-	conn  ports.PluginTransport
-	log   *slog.Logger
-	loc   workspace.Location
+	h    *PluginHost
+	in   PluginRunInput
+	name string
+	conn ports.PluginTransport
+	log  *slog.Logger
+	// res is the configuration the plugin was admitted under: the
+	// checkout's for a single-scope plugin, the invocation's for a
+	// multi-scope one.
 	res   config.Resolved
 	scope workspace.Scope
+	// launch is the workspace jp was launched in ("" outside any).
+	launch workspace.ID
+	// single is the bootstrapped checkout of a single-scope plugin (nil
+	// for multi scope); checkouts are those a multi-scope plugin addressed.
+	single    *checkout
+	checkouts checkouts
 
-	locks  heldLocks
-	config configCache
+	locks heldLocks
+	turns delegations
 
 	// hctx is the handlers' context: cancelled when the loop ends. pctx,
 	// the prompts', also ends when a shutdown begins.
@@ -72,18 +80,20 @@ type session struct {
 	killTimer       *time.Timer
 }
 
-func newSession(h *PluginHost, in PluginRunInput, conn ports.PluginTransport, loc workspace.Location, res config.Resolved) *session {
+func newSession(h *PluginHost, in PluginRunInput, conn ports.PluginTransport, b boot) *session {
 	hctx, hcancel := context.WithCancel(context.Background())
 	pctx, pcancel := context.WithCancel(hctx)
-	scope := workspace.ScopeSingle
-	if in.Binary.Manifest != nil {
-		scope = in.Binary.Manifest.Scope()
+	s := &session{
+		h: h, in: in, name: in.Binary.Name(), conn: conn, log: in.Log, res: b.res, scope: b.scope, launch: b.launch,
+		checkouts: checkouts{m: map[workspace.Location]*checkout{}},
+		locks:     heldLocks{m: map[string]func() error{}},
+		turns:     delegations{running: map[string]*delegation{}},
+		hctx:      hctx, hcancel: hcancel, pctx: pctx, pcancel: pcancel, slots: make(chan struct{}, maxInFlight), stopDone: make(chan struct{}),
 	}
-	return &session{
-		h: h, in: in, name: in.Binary.Name(), conn: conn, log: in.Log, loc: loc, res: res, scope: scope,
-		locks: heldLocks{m: map[string]func() error{}}, config: configCache{m: map[string][]byte{}},
-		hctx: hctx, hcancel: hcancel, pctx: pctx, pcancel: pcancel, slots: make(chan struct{}, maxInFlight), stopDone: make(chan struct{}),
+	if b.scope == workspace.ScopeSingle {
+		s.single = s.checkouts.get(b.loc)
 	}
+	return s
 }
 
 // run sends init and serves the plugin until it exits.

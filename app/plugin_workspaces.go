@@ -24,7 +24,7 @@ func (s *session) listWorkspaces(ctx context.Context, req plugin.ListWorkspaces)
 		for j, c := range live {
 			roots[j] = plugin.WorkspaceRoot{Path: c.Path, Storage: filepath.Join(c.Path, ".jp"), LastUsed: c.LastUsed.UTC()}
 		}
-		data[i] = plugin.WorkspaceEntry{ID: string(k.ID), Slug: k.Slug, Launch: k.ID == s.loc.ID, Roots: roots}
+		data[i] = plugin.WorkspaceEntry{ID: string(k.ID), Slug: k.Slug, Launch: k.ID == s.launch, Roots: roots}
 	}
 	return plugin.Workspaces{ID: req.ID, Data: data}, nil
 }

@@ -37,6 +37,7 @@ type PluginHost struct {
 	catalog  ports.PluginCatalog
 	spawner  ports.PluginSpawner
 	clock    ports.Clock
+	query    *Query
 }
 
 // PluginHostDeps are PluginHost's ports.
@@ -51,13 +52,15 @@ type PluginHostDeps struct {
 	Catalog  ports.PluginCatalog
 	Spawner  ports.PluginSpawner
 	Clock    ports.Clock
+	// Query runs delegated turns.
+	Query *Query
 }
 
 // NewPluginHost builds the use case.
 func NewPluginHost(plugins *Plugins, ws *Workspaces, cfg *Config, d PluginHostDeps) *PluginHost {
 	return &PluginHost{plugins: plugins, ws: ws, cfg: cfg, reg: d.Registry, loader: d.Loader, store: d.Store,
 		drafts: d.Drafts, locker: d.Locker, printer: d.Printer, prompter: d.Prompter, catalog: d.Catalog,
-		spawner: d.Spawner, clock: d.Clock}
+		spawner: d.Spawner, clock: d.Clock, query: d.Query}
 }
 
 // PluginRunInput is one run of a routed plugin.
@@ -106,35 +109,109 @@ func (e *PluginExitError) Error() string {
 // ports.ErrInterrupted when the user stopped it (ctx ended, or Ctrl-C in
 // a prompt: the plugin was sent shutdown), and a *UserError naming the
 // plugin when it broke the protocol or died without exit.
+//
+// The dispatch runs in seed 003's fixed order: the declared scope (read
+// from the manifest, nothing run) chooses the bootstrap; the binary is
+// admitted once, under the configuration that bootstrap resolved; only
+// then is it spawned with init.
 func (h *PluginHost) Run(ctx context.Context, in PluginRunInput) error {
 	in = withDefaults(in)
 	if err := plugin.CheckRunnable(in.Binary); err != nil {
 		return &UserError{Msg: err.Error(), Err: err}
 	}
-	loc, err := h.ws.Open(ctx, in.Target, in.LaunchDir)
+	b, err := h.bootstrap(ctx, in)
 	if err != nil {
 		return err
+	}
+	if err := h.admit(ctx, in, b.res.Config, b.dir); err != nil {
+		return err
+	}
+	init, err := h.initMessage(ctx, in, b)
+	if err != nil {
+		return err
+	}
+	conn, err := h.spawner.Spawn(ctx, h.spec(in, b.dir))
+	if err != nil {
+		return &UserError{Msg: err.Error(), Err: err}
+	}
+	s := newSession(h, in, conn, b)
+	return s.run(ctx, init, b.res.Config.Plugins.ShutdownTimeout())
+}
+
+// boot is what the bootstrap of a plugin run resolved.
+type boot struct {
+	scope workspace.Scope
+	// loc is the checkout of a single-scope plugin.
+	loc workspace.Location
+	// launch is the launch workspace ("" when there is none: a multi-scope
+	// plugin launched outside any workspace).
+	launch workspace.ID
+	// res is the configuration admission reads and options come from.
+	res config.Resolved
+	// dir is the plugin's working directory: the checkout root (single),
+	// the launch directory (multi).
+	dir string
+}
+
+// bootstrap resolves what the plugin's declared scope needs. Single
+// scope is the full workspace bootstrap (the checkout is registered, its
+// silo created). Multi scope is configuration only: see configOnly.
+func (h *PluginHost) bootstrap(ctx context.Context, in PluginRunInput) (boot, error) {
+	scope := workspace.ScopeSingle
+	if in.Binary.Manifest != nil {
+		scope = in.Binary.Manifest.Scope()
+	}
+	if scope == workspace.ScopeMulti {
+		return h.configOnly(ctx, in)
+	}
+	loc, err := h.ws.Open(ctx, in.Target, in.LaunchDir)
+	if err != nil {
+		return boot{}, err
 	}
 	res, err := h.loader.Load(ctx, ports.ConfigSource{
 		UserConfigDir: in.UserConfigDir, WorkspaceRoot: loc.Root, LaunchDir: in.LaunchDir,
 		Env: in.Environ, Overrides: in.Overrides,
 	})
 	if err != nil {
-		return err
+		return boot{}, err
 	}
-	if err := h.admit(ctx, in, res.Config, loc.Root); err != nil {
-		return err
+	return boot{scope: scope, loc: loc, launch: loc.ID, res: res, dir: loc.Root}, nil
+}
+
+// configOnly is seed 003's configuration-only bootstrap level for a
+// multi-scope plugin. Selection: -w when given, else the launch
+// directory's workspace; where SPEC 8 would ask (an ID with several live
+// checkouts) it takes the launch directory's workspace instead, and the
+// user-global layers when there is none. It does not fail because no
+// workspace exists, but malformed configuration and a -w naming nothing
+// known stay errors. It is read-only: no root registration, no silo
+// creation, no import.
+func (h *PluginHost) configOnly(ctx context.Context, in PluginRunInput) (boot, error) {
+	b := boot{scope: workspace.ScopeMulti, dir: in.LaunchDir}
+	target := in.Target
+	f, err := h.ws.Resolve(ctx, target, in.LaunchDir)
+	if errors.Is(err, workspace.ErrAmbiguousCheckout) {
+		// The ladder would ask which checkout: take the launch directory's
+		// workspace instead.
+		target = TargetCWD
+		f, err = h.ws.Resolve(ctx, target, in.LaunchDir)
 	}
-	init, err := h.initMessage(ctx, in, loc, res)
 	if err != nil {
-		return err
+		if !errors.Is(err, ports.ErrNoWorkspace) || (target != "" && target != TargetCWD) {
+			return boot{}, err
+		}
+		f = ports.Found{} // outside any workspace: the user-global layers
 	}
-	conn, err := h.spawner.Spawn(ctx, h.spec(in, loc.Root))
+	b.launch = f.ID
+	res, err := h.loader.Load(ctx, ports.ConfigSource{
+		UserConfigDir: in.UserConfigDir, WorkspaceRoot: f.Root, LaunchDir: in.LaunchDir,
+		Env: in.Environ, Overrides: in.Overrides,
+	})
 	if err != nil {
-		return &UserError{Msg: err.Error(), Err: err}
+		return boot{}, err
 	}
-	s := newSession(h, in, conn, loc, res)
-	return s.run(ctx, init, res.Config.Plugins.ShutdownTimeout())
+	b.res = res
+	return b, nil
 }
 
 func withDefaults(in PluginRunInput) PluginRunInput {
@@ -163,31 +240,36 @@ func (h *PluginHost) spec(in PluginRunInput, dir string) ports.PluginSpec {
 	}
 }
 
-// initMessage builds init for a single-scope plugin.
-func (h *PluginHost) initMessage(ctx context.Context, in PluginRunInput, loc workspace.Location, res config.Resolved) (plugin.Init, error) {
+// initMessage builds init: seed 003's table. A multi-scope plugin gets
+// no workspace, no user_workspace and no config: it addresses checkouts
+// per request and reads their configuration with read_config.
+func (h *PluginHost) initMessage(ctx context.Context, in PluginRunInput, b boot) (plugin.Init, error) {
 	opts := []byte("{}")
-	if o := res.Config.Plugin(in.Binary.Name()).Options; len(o) > 0 {
-		b, err := json.Marshal(o)
+	if o := b.res.Config.Plugin(in.Binary.Name()).Options; len(o) > 0 {
+		enc, err := json.Marshal(o)
 		if err != nil {
 			return plugin.Init{}, fmt.Errorf("encode plugins.command.%s.options: %w", in.Binary.Name(), err)
 		}
-		opts = b
+		opts = enc
 	}
-	tree, err := json.Marshal(res.Tree)
+	init := plugin.Init{
+		Version: plugin.ProtocolVersion, Options: opts, Args: in.Args,
+		LogLevel: logLevel(in.Verbosity), OutputFormat: in.OutputFormat,
+		Paths: plugin.Paths{UserData: h.reg.DataDir(), UserConfig: in.UserConfigDir},
+	}
+	if b.scope == workspace.ScopeMulti {
+		return init, nil
+	}
+	tree, err := json.Marshal(b.res.Tree)
 	if err != nil {
 		return plugin.Init{}, fmt.Errorf("encode configuration for plugin %s: %w", in.Binary.Name(), err)
 	}
-	silo := ""
-	if k, err := h.reg.Lookup(ctx, loc.ID); err == nil {
-		silo = k.Silo
+	if k, err := h.reg.Lookup(ctx, b.loc.ID); err == nil {
+		init.Paths.UserWorkspace = k.Silo
 	}
-	return plugin.Init{
-		Version: plugin.ProtocolVersion, Options: opts, Args: in.Args,
-		LogLevel: logLevel(in.Verbosity), OutputFormat: in.OutputFormat,
-		Paths:     plugin.Paths{UserData: h.reg.DataDir(), UserConfig: in.UserConfigDir, UserWorkspace: silo},
-		Workspace: &plugin.WorkspaceInfo{Root: loc.Root, Storage: filepath.Join(loc.Root, ".jp"), ID: string(loc.ID)},
-		Config:    tree,
-	}, nil
+	init.Workspace = &plugin.WorkspaceInfo{Root: b.loc.Root, Storage: filepath.Join(b.loc.Root, ".jp"), ID: string(b.loc.ID)}
+	init.Config = tree
+	return init, nil
 }
 
 // logLevel maps the -v count to init's log_level: no -v is warn.
@@ -207,14 +289,14 @@ func (h *PluginHost) Help(ctx context.Context, in PluginRunInput) (string, error
 	if err := plugin.CheckRunnable(b); err != nil {
 		return "", &UserError{Msg: err.Error(), Err: err}
 	}
-	res, err := h.cfg.Load(ctx, ConfigInput{Target: in.Target, LaunchDir: in.LaunchDir, UserConfigDir: in.UserConfigDir, Environ: in.Environ, Overrides: in.Overrides})
+	bt, err := h.bootstrap(ctx, in)
 	if err != nil {
 		return "", err
 	}
-	if err := h.admit(ctx, in, res.Config, in.LaunchDir); err != nil {
+	if err := h.admit(ctx, in, bt.res.Config, bt.dir); err != nil {
 		return "", err
 	}
-	m, err := h.describe(ctx, in, in.LaunchDir)
+	m, err := h.describe(ctx, in, bt.dir)
 	if err != nil {
 		return "", err
 	}

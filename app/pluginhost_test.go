@@ -62,7 +62,7 @@ func TestPluginRequests(t *testing.T) {
 		req(`{"type":"read_events","conversation":"%s"}`, a),
 		req(`{"type":"read_events","conversation":"99"}`),
 		req(`{"type":"read_draft","conversation":"%s"}`, a),
-		req(`{"type":"query","id":"q","conversation":"%s","content":"hi"}`, a),
+		req(`{"type":"query","conversation":"%s","content":"hi"}`, a),
 		req(`{"type":"list_workspaces","id":"w"}`),
 	} {
 		steps = append(steps, r...)
@@ -74,7 +74,7 @@ func TestPluginRequests(t *testing.T) {
 	got := h.answers()
 	want := []string{
 		`conversations 1`, `config 2`, `error`, `title_set`, `archived 3`, `unarchived`, `archived`, `created`,
-		`events`, `error`, `draft`, `error q`, `workspaces w`,
+		`events`, `error`, `draft`, `error`, `workspaces w`,
 	}
 	if len(got) != len(want) {
 		t.Fatalf("answers = %v", got)
@@ -94,7 +94,7 @@ func TestPluginRequests(t *testing.T) {
 	if !strings.Contains(got[9]["message"].(string), "conversation 99 not found") {
 		t.Errorf("unknown conversation = %v", got[9])
 	}
-	if !strings.Contains(got[11]["message"].(string), "not supported") || got[11]["request"] != "query" {
+	if !strings.Contains(got[11]["message"].(string), `query needs an "id"`) || got[11]["request"] != "query" {
 		t.Errorf("query = %v", got[11])
 	}
 	// Effects.

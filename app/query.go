@@ -32,6 +32,8 @@ type Query struct {
 	ids        ports.IDGenerator
 	interrupts ports.Interrupts
 	timers     ports.Timers
+	// delegate is set on the copy that runs a delegated turn (Delegate).
+	delegate *DelegateHooks
 }
 
 // QueryDeps are Query's ports, gathered so the constructor stays readable.
@@ -291,12 +293,30 @@ func (q *Query) message(ctx context.Context, loc workspace.Location, id conversa
 	}
 	text, err := q.compose(ctx, composeRequest("query", cfg.Query.ComposeInEditor, initial, doc))
 	if err != nil {
+		if typed := draft.Parse(text).Query(); strings.TrimSpace(typed) != "" && typed != initial {
+			q.keepAbandoned(ctx, loc, id, typed)
+		}
 		if errors.Is(err, ports.ErrCancelled) {
 			return "", false, nil
 		}
 		return "", false, err
 	}
 	return draft.Parse(text).Query(), true, nil
+}
+
+// keepAbandoned keeps text the user typed and then backed out of (ESC,
+// Ctrl-C): as the conversation's draft, which the next jp q -c picks up,
+// or, for a conversation that does not exist yet, printed back, so that
+// nothing typed is lost.
+func (q *Query) keepAbandoned(ctx context.Context, loc workspace.Location, id conversation.ID, text string) {
+	if id != "" {
+		if err := q.keepDraft(context.WithoutCancel(ctx), loc, id, text); err == nil {
+			q.chromeNote(fmt.Sprintf("Not sent. What you typed is the draft of conversation %s: jp q -c %s opens it again.", id, id))
+			return
+		}
+	}
+	q.printer.Write(ports.ChannelError, "Not sent. What you typed:\n"+text)
+	q.printer.EndBlock(ports.ChannelError)
 }
 
 // keepDraft writes text as the draft's query text, keeping its meta

@@ -158,6 +158,13 @@ func (q *Query) runApproved(ctx context.Context, rs *runState, ts *turnState, ca
 
 // askPermission shows the permission prompt for one call.
 func (q *Query) askPermission(ctx context.Context, rs *runState, c llm.ToolCall) (ok, interrupted bool, msg string) {
+	if q.delegate != nil && q.delegate.Approve != nil {
+		ok, why, err := q.delegate.Approve(ctx, c)
+		if err != nil {
+			return false, true, ""
+		}
+		return ok, false, why
+	}
 	if !q.prompter.Interactive() {
 		return false, false, fmt.Sprintf("The tool %s needs the user's permission, but there is no terminal to ask on. "+
 			"The user can allow it with conversation.tools.%s.run = \"unattended\" or answer from a --headless script.", c.Name, c.Name)

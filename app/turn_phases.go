@@ -125,6 +125,9 @@ func (q *Query) persist(ctx context.Context, rs *runState, ev conversation.Event
 		return fmt.Errorf("record %s in conversation %s: %w", ev.Type, rs.id, err)
 	}
 	rs.events = append(rs.events, ev)
+	if q.delegate != nil && q.delegate.OnEvent != nil {
+		q.delegate.OnEvent(ev)
+	}
 	switch ev.Type {
 	case conversation.EventTypeTurnStart:
 		// The last-root record (seed 003): written when a turn first persists.

@@ -163,6 +163,8 @@ type Prompter interface {
 	// Ask asks one question.
 	Ask(ctx context.Context, q Question) (Answer, error)
 	// Compose returns composed text. For the external editor the returned
-	// text is the whole document as saved.
+	// text is the whole document as saved. With ErrCancelled or
+	// ErrInterrupted from the inline composer, the text is what had been
+	// typed (possibly ""), for the caller to keep.
 	Compose(ctx context.Context, req ComposeRequest) (string, error)
 }

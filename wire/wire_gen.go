@@ -66,6 +66,7 @@ func InitializeCLI(opts Options) (*app.App, func(), error) {
 		Catalog:  catalog,
 		Spawner:  spawner,
 		Clock:    clock,
+		Query:    query,
 	}
 	pluginHost := app.NewPluginHost(plugins, workspaces, config, pluginHostDeps)
 	mcp := app.NewMCP(workspaces, loader, pool)
@@ -143,6 +144,7 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 		Catalog:  catalog,
 		Spawner:  spawner,
 		Clock:    clock,
+		Query:    query,
 	}
 	pluginHost := app.NewPluginHost(plugins, workspaces, config, pluginHostDeps)
 	mcp := app.NewMCP(workspaces, loader, pool)

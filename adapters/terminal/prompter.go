@@ -179,7 +179,9 @@ func (p *Prompter) Compose(ctx context.Context, req ports.ComposeRequest) (strin
 			Value(&v)
 		toEditor, err := p.runForm(ctx, f, p.opts.Editor != "" && !req.NoEditor)
 		if err != nil {
-			return "", err
+			// ESC or Ctrl-C: what was typed comes back with the error, so
+			// the caller can keep it.
+			return v, err
 		}
 		if !toEditor {
 			return v, nil

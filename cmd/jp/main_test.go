@@ -47,6 +47,18 @@ func TestScripts(t *testing.T) {
 			env.Setenv("ANTHROPIC_API_KEY", "")
 			env.Setenv("OPENAI_API_KEY", "")
 			env.Setenv("NO_COLOR", "1")
+			// The probe plugin of the scope scenarios, in $WORK/probe (a
+			// scenario adds the manifest that gives it its scope).
+			probe, err := os.ReadFile(filepath.Join("testdata", "plugins", "jp-probe"))
+			if err != nil {
+				return err
+			}
+			if err := os.MkdirAll(filepath.Join(work, "probe"), 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(work, "probe", "jp-probe"), probe, 0o755); err != nil {
+				return err
+			}
 			return os.MkdirAll(filepath.Join(work, "home"), 0o755)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -55,6 +67,8 @@ func TestScripts(t *testing.T) {
 			"unchanged": cmdUnchanged,
 			"lines":     cmdLines,
 			"holdlock":  cmdHoldLock,
+			"wsid":      cmdWorkspaceID,
+			"lastconv":  cmdLastConversation,
 		},
 	})
 }
@@ -130,4 +144,38 @@ func cmdHoldLock(ts *testscript.TestScript, neg bool, args []string) {
 	release, err := st.Lock(context.Background(), workspace.Location{ID: f.ID, Root: f.Root}, conversation.ID(id), 0)
 	ts.Check(err)
 	ts.Defer(func() { _ = release() })
+}
+
+// wsid VAR DIR sets VAR to the workspace ID of the checkout DIR.
+func cmdWorkspaceID(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: wsid VAR DIR")
+	}
+	b, err := os.ReadFile(ts.MkAbs(filepath.Join(args[1], ".jp", ".id")))
+	ts.Check(err)
+	ts.Setenv(args[0], strings.TrimSpace(string(b)))
+}
+
+// lastconv VAR DIR sets VAR to the ID of the most recently active
+// conversation of DIR's workspace.
+func cmdLastConversation(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: lastconv VAR DIR")
+	}
+	st, err := fsstore.New(ts.Getenv("DATA"), sysclock.New())
+	ts.Check(err)
+	f, err := st.Find(context.Background(), ts.MkAbs(args[1]))
+	ts.Check(err)
+	list, err := st.List(context.Background(), workspace.Location{ID: f.ID, Root: f.Root})
+	ts.Check(err)
+	if len(list) == 0 {
+		ts.Fatalf("no conversation in %s", args[1])
+	}
+	best := list[0]
+	for _, c := range list[1:] {
+		if c.Metadata.LastActivatedAt.After(best.Metadata.LastActivatedAt) {
+			best = c
+		}
+	}
+	ts.Setenv(args[0], string(best.ID))
 }

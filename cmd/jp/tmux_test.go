@@ -253,6 +253,41 @@ func TestTmux(t *testing.T) {
 	})
 }
 
+// TestTmuxAbandonedComposeKeepsText: text typed into jp q's composer and
+// abandoned with ESC is not sent and not lost: it is the conversation's
+// draft, and the next jp q -c opens the composer with it.
+func TestTmuxAbandonedComposeKeepsText(t *testing.T) {
+	requireTmux(t)
+	jp := buildJPBinary(t, t.TempDir())
+	w := newTmuxWorld(t, jp)
+	w.run("q", "--new", "first")
+	id := w.onlyConversation()
+
+	p := w.startJP("q", "-c", id)
+	p.waitFor("Message")
+	p.literal("half a thought I must not lose")
+	p.waitForAfter("Message", "half a thought I must not lose")
+	p.keys("Escape")
+	p.waitFor("Not sent. What you typed is the draft of conversation " + id)
+	if code := p.exitCode(); code != 0 {
+		t.Fatalf("jp exited with %d; the screen shows:\n%s", code, p.screen())
+	}
+	if !w.draftExists(id) {
+		t.Fatalf("no QUERY_MESSAGE.md after ESC")
+	}
+	if got := chatRequests(w.events(id)); len(got) != 1 {
+		t.Errorf("chat requests = %q: the abandoned text was sent", got)
+	}
+
+	// The next compose starts from it.
+	p = w.startJP("q", "-c", id)
+	p.waitForAfter("Message", "half a thought I must not lose")
+	p.keys("Escape")
+	if code := p.exitCode(); code != 0 {
+		t.Fatalf("jp exited with %d; the screen shows:\n%s", code, p.screen())
+	}
+}
+
 // stubbornTool is a local tool that ignores SIGTERM and runs for a while.
 const stubbornTool = `[conversation.tools.stubborn]
 command = ["sh", "-c", "trap '' TERM; sleep 8"]

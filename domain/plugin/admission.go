@@ -63,8 +63,10 @@ func CheckRunnable(b Binary) error {
 	if v := b.Manifest.ProtocolVersion; v > ProtocolVersion {
 		return &ProtocolError{Name: b.Name(), Msg: fmt.Sprintf("needs plugin protocol version %d, and this jp speaks version %d: update jp to run it", v, ProtocolVersion)}
 	}
-	if b.Manifest.Scope() == workspace.ScopeMulti {
-		return &ProtocolError{Name: b.Name(), Msg: `declares workspace_scope "multi", which this jp does not support yet`}
+	if b.Manifest.Scope() == workspace.ScopeMulti && b.Manifest.ProtocolVersion < ProtocolVersion {
+		// Seed 003: an older host would bootstrap a workspace for it, so
+		// multi scope comes with the protocol version that introduced it.
+		return &ProtocolError{Name: b.Name(), Msg: fmt.Sprintf(`declares workspace_scope "multi" with protocol_version %d: multi scope needs protocol_version %d; fix its manifest`, b.Manifest.ProtocolVersion, ProtocolVersion)}
 	}
 	return nil
 }

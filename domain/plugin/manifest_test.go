@@ -116,7 +116,8 @@ func TestCheckRunnable(t *testing.T) {
 		{"fine", bin("/p/jp-x", &Manifest{Name: "x", ProtocolVersion: 2}), ""},
 		{"no manifest", bin("/p/jp-x", nil), ""},
 		{"too new", bin("/p/jp-x", &Manifest{Name: "x", ProtocolVersion: 3}), "needs plugin protocol version 3, and this jp speaks version 2"},
-		{"multi", bin("/p/jp-x", &Manifest{Name: "x", ProtocolVersion: 2, WorkspaceScope: "multi"}), "multi"},
+		{"multi", bin("/p/jp-x", &Manifest{Name: "x", ProtocolVersion: 2, WorkspaceScope: "multi"}), ""},
+		{"multi on protocol 1", bin("/p/jp-x", &Manifest{Name: "x", ProtocolVersion: 1, WorkspaceScope: "multi"}), `multi scope needs protocol_version 2`},
 		{"broken manifest", Binary{Path: "/p/jp-x", ManifestError: "invalid plugin manifest: version is required"}, "/p/jp-x.manifest.json"},
 	} {
 		err := CheckRunnable(tt.b)
