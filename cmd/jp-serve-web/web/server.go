@@ -30,7 +30,7 @@ type Server struct {
 	now  func() time.Time
 	log  func(string)
 
-	pages map[string]*template.Template
+	pages     map[string]*template.Template
 	fragments *template.Template
 	static    http.Handler
 

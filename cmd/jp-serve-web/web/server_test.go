@@ -466,7 +466,10 @@ func TestQueryRefusedCarriesTheRecord(t *testing.T) {
 
 func TestQueryRequestChecked(t *testing.T) {
 	f := fixture()
-	f.queryFn = func(workspace.Ref, plugin.Query) (Stream, error) { t.Error("a bad request reached jp"); return nil, errors.New("no") }
+	f.queryFn = func(workspace.Ref, plugin.Query) (Stream, error) {
+		t.Error("a bad request reached jp")
+		return nil, errors.New("no")
+	}
 	_, ts := newServer(t, f)
 	for _, tc := range []struct {
 		body map[string]any

@@ -49,7 +49,7 @@ type turn struct {
 	mu        sync.Mutex
 	log       [][]byte // JSON of each viewEvent
 	done      bool
-	changed   chan struct{} // closed and replaced on every change
+	changed   chan struct{}   // closed and replaced on every change
 	approvals map[string]bool // call_id -> answered
 }
 
@@ -448,4 +448,3 @@ func (s *Server) apiRespond(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"action": q.Action})
 }
-
