@@ -43,7 +43,9 @@ func run(ctx context.Context, c *pluginsdk.Client) error {
 		return pluginsdk.Exit(1, "jp serve web: "+err.Error())
 	}
 	url := fmt.Sprintf("http://%s/", ln.Addr())
-	if err := c.Print("jp serve web: " + url + "\n"); err != nil {
+	// A block format: jp flushes a block at its end, so the line shows at
+	// once even when jp's output is piped (plain text waits for more).
+	if err := c.PrintTo("content", plugin.PrintFormatMarkdown, "jp serve web: "+url+"\n"); err != nil {
 		_ = ln.Close()
 		return err
 	}

@@ -18,7 +18,8 @@ type eventView struct {
 	ID       string
 	Time     time.Time
 	Root     string
-	Author   string
+	Author   string // "" for the user at a terminal
+	Via      string // the plugin that sent a chat_request
 	Text     string
 	HTML     template.HTML
 	Name     string
@@ -36,9 +37,13 @@ func viewOf(ev conversation.Event) eventView {
 	case conversation.EventTypeTurnStart:
 		v.Kind, v.Root = "turn", ev.Root
 	case conversation.EventTypeChatRequest:
-		v.Kind, v.Text, v.Author = "user", ev.Content, ev.Author
-		if v.Author == conversation.AuthorUser {
-			v.Author = ""
+		v.Kind, v.Text = "user", ev.Content
+		switch {
+		case ev.Author == conversation.AuthorUser || ev.Author == "":
+		case strings.HasPrefix(ev.Author, "plugin:"):
+			v.Via = strings.TrimPrefix(ev.Author, "plugin:")
+		default:
+			v.Author = ev.Author
 		}
 	case conversation.EventTypeChatResponse:
 		if ev.Message == "" && ev.Reasoning != "" {

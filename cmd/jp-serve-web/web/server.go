@@ -98,21 +98,31 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			http.Error(w, "jp serve web answers only on 127.0.0.1 and localhost", http.StatusMisdirectedRequest)
 			return
 		}
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			if o := r.Header.Get("Origin"); o != "" && o != "http://"+r.Host {
-				http.Error(w, "cross-origin requests are refused", http.StatusForbidden)
-				return
-			}
-			if r.Header.Get("Sec-Fetch-Site") == "cross-site" {
-				http.Error(w, "cross-site requests are refused", http.StatusForbidden)
-				return
-			}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead && !sameOrigin(r) {
+			http.Error(w, "cross-origin requests are refused", http.StatusForbidden)
+			return
 		}
 		w.Header().Set("X-Content-Type-Options", "nosniff")
-		w.Header().Set("Referrer-Policy", "no-referrer")
+		w.Header().Set("Referrer-Policy", "same-origin")
 		w.Header().Set("X-Frame-Options", "DENY")
 		next.ServeHTTP(w, r)
 	})
+}
+
+// sameOrigin reports whether a state-changing request comes from this
+// server's own pages: the browser's Sec-Fetch-Site says so when it sends
+// one; otherwise an Origin, when present, must be this host. (Clients
+// that are not browsers send neither.)
+func sameOrigin(r *http.Request) bool {
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "same-origin", "none":
+		return true
+	case "":
+	default:
+		return false
+	}
+	o := r.Header.Get("Origin")
+	return o == "" || o == "http://"+r.Host
 }
 
 // Serve answers on ln until ctx ends, then closes the event streams,

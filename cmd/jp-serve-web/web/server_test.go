@@ -240,6 +240,29 @@ func TestNewConversation(t *testing.T) {
 	if resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("cross-origin create = %d", resp.StatusCode)
 	}
+	for _, tc := range []struct {
+		site, origin string
+		code         int
+	}{
+		{"cross-site", "", http.StatusForbidden},
+		{"same-site", "http://127.0.0.1:1", http.StatusForbidden},
+		{"same-origin", "null", http.StatusSeeOther}, // Chrome's form POST under a strict referrer policy
+	} {
+		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/w/a1b2c3d/new?root=%2Fsrc%2Fa", strings.NewReader("title=x"))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Sec-Fetch-Site", tc.site)
+		if tc.origin != "" {
+			req.Header.Set("Origin", tc.origin)
+		}
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.code {
+			t.Errorf("Sec-Fetch-Site %s, Origin %q = %d, want %d", tc.site, tc.origin, resp.StatusCode, tc.code)
+		}
+	}
 }
 
 func storedEvents() []conversation.Event {

@@ -31,7 +31,14 @@
     return e;
   }
   const code = (t) => h('code', null, t);
-  const when = (iso) => { const d = new Date(iso); return isNaN(d) ? iso : d.toLocaleString(); };
+  const pad = (n) => String(n).padStart(2, '0');
+  // when formats a time as the server's pages do: local, to the second.
+  const when = (iso) => {
+    const d = new Date(iso);
+    if (isNaN(d)) return iso;
+    return d.getFullYear() + '-' + pad(d.getMonth() + 1) + '-' + pad(d.getDate()) + ' ' +
+      pad(d.getHours()) + ':' + pad(d.getMinutes()) + ':' + pad(d.getSeconds());
+  };
 
   function live(rec) {
     if (!rec) return false;
@@ -168,10 +175,13 @@
     render();
     const rec = data.last_root;
     say([
-      h('strong', null, 'jp refused to run this turn. '), data.error, ' ',
-      h('div', { id: 'new-record' }, 'Where it last ran now: ', code(rec.path), ' at ' + when(rec.last_used) +
-        (live(rec) ? '' : ' (a worktree that no longer exists)') + '. Choose where to run it, and send again.'),
+      h('strong', null, 'jp refused to run this turn: '),
+      'where this conversation last ran changed since the page showed it.',
+      h('div', { id: 'new-record' }, 'It last ran in ', code(rec.path), ' at ' + when(rec.last_used) +
+        (live(rec) ? '' : ', a worktree that no longer exists') + '. Check where it runs below, and send again.'),
+      h('div', { class: 'muted small' }, 'jp said: ' + data.error),
     ], 'refusal');
+    scrollDown();
   }
 
   function streamingBlock(reasoning) {
