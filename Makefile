@@ -14,18 +14,20 @@ GENERATED := wire/wire_gen.go mocks/ports.go
 
 all: build
 
-## build: compile jp and the example plugins into ./bin
+## build: compile jp, the example plugins and jp-serve-web into ./bin
 build:
 	@mkdir -p $(BIN)
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
 	install -m 0755 cmd/jp-titles/jp-titles $(BIN)/jp-titles
-	install -m 0644 cmd/jp-titles/jp-titles.manifest.json cmd/jp-prune/jp-prune.manifest.json $(BIN)/
+	install -m 0644 cmd/jp-titles/jp-titles.manifest.json cmd/jp-prune/jp-prune.manifest.json \
+	  cmd/jp-serve-web/jp-serve-web.manifest.json $(BIN)/
 
-## install: install jp and the example plugins into $GOBIN
+## install: install jp, the example plugins and jp-serve-web into $GOBIN
 install:
 	GOBIN=$(GOBIN) $(GO) install -ldflags "$(LDFLAGS)" ./cmd/...
 	install -m 0755 cmd/jp-titles/jp-titles $(GOBIN)/jp-titles
-	install -m 0644 cmd/jp-titles/jp-titles.manifest.json cmd/jp-prune/jp-prune.manifest.json $(GOBIN)/
+	install -m 0644 cmd/jp-titles/jp-titles.manifest.json cmd/jp-prune/jp-prune.manifest.json \
+	  cmd/jp-serve-web/jp-serve-web.manifest.json $(GOBIN)/
 
 ## generate: regenerate wire_gen.go and the moq mocks
 generate:
