@@ -36,11 +36,11 @@ func main() {
 func run(ctx context.Context, c *pluginsdk.Client) error {
 	opts, err := web.ParseOptions(c.Init().Options, c.Args())
 	if err != nil {
-		return pluginsdk.Exit(2, "jp serve web: "+err.Error())
+		return pluginsdk.Exit(2, err.Error())
 	}
 	ln, err := listen(opts.Port)
 	if err != nil {
-		return pluginsdk.Exit(1, "jp serve web: "+err.Error())
+		return pluginsdk.Exit(1, err.Error())
 	}
 	url := fmt.Sprintf("http://%s/", ln.Addr())
 	// A block format: jp flushes a block at its end, so the line shows at
@@ -53,7 +53,7 @@ func run(ctx context.Context, c *pluginsdk.Client) error {
 	logf := func(line string) { _ = c.Log(plugin.LogLevelWarn, line, nil) }
 	srv := web.New(web.NewSDKHost(c), time.Now, logf)
 	if err := srv.Serve(ctx, ln); err != nil {
-		return pluginsdk.Exit(1, "jp serve web: "+err.Error())
+		return pluginsdk.Exit(1, "the web server failed: "+err.Error())
 	}
 	return nil
 }
@@ -64,9 +64,9 @@ func listen(port int) (net.Listener, error) {
 	ln, err := net.Listen("tcp", addr)
 	switch {
 	case errors.Is(err, syscall.EADDRINUSE):
-		return nil, fmt.Errorf("port %d on 127.0.0.1 is in use (another jp serve web?): stop that server, or set plugins.command.serve-web.options.port to a free port", port)
+		return nil, fmt.Errorf("cannot serve on %s: the port is in use (another jp serve web?): stop that server, or set plugins.command.serve-web.options.port to a free port", addr)
 	case err != nil:
-		return nil, fmt.Errorf("listen on %s: %v", addr, err)
+		return nil, fmt.Errorf("cannot serve on %s: %v", addr, err)
 	}
 	return ln, nil
 }
