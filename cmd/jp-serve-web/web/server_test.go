@@ -446,6 +446,9 @@ func TestQueryStreamsTheTurn(t *testing.T) {
 	if len(responds) != 1 || responds[0] != (respondCall{"call_0_0", "approve"}) {
 		t.Fatalf("responds = %+v", responds)
 	}
+	if v := ev.must(); v.Kind != "answered" || v.CallID != "call_0_0" || v.Outcome != "approve" {
+		t.Fatalf("after the answer = %+v", v)
+	}
 	st.push(`{"type":"chat_response","id":"e4","timestamp":"2026-09-26T09:14:01Z","message":"Hello"}`)
 	if v := ev.must(); v.Kind != "event" || v.Type != "chat_response" || v.ID != "e4" || !strings.Contains(v.HTML, "<p>Hello</p>") {
 		t.Fatalf("response = %+v", v)

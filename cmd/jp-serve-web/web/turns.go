@@ -24,8 +24,9 @@ const keepFinished = 64
 // it.
 type viewEvent struct {
 	// Kind is delta (streamed text), event (a stored conversation event,
-	// rendered), approval (a tool approval question, rendered), notice,
-	// or complete (the last).
+	// rendered), approval (a tool approval question, rendered), answered
+	// (an approval was answered: Outcome is the action), notice, or
+	// complete (the last).
 	Kind      string                 `json:"kind"`
 	Type      string                 `json:"type,omitempty"`
 	ID        string                 `json:"id,omitempty"`
@@ -443,8 +444,14 @@ func (s *Server) apiRespond(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.host.Respond(q.CallID, q.Action); err != nil {
+		t.mu.Lock()
+		t.approvals[q.CallID] = false // not sent: it can be answered again
+		t.mu.Unlock()
 		writeJSON(w, http.StatusBadGateway, apiError{Error: "jp could not take the answer: " + err.Error()})
 		return
 	}
+	// Pages that follow the turn (or replay it after a reload) show the
+	// question answered.
+	t.add(viewEvent{Kind: "answered", CallID: q.CallID, Outcome: q.Action})
 	writeJSON(w, http.StatusOK, map[string]string{"action": q.Action})
 }

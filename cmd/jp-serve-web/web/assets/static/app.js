@@ -228,6 +228,9 @@
         if (node) node.dataset.turn = turn.id;
         break;
       }
+      case 'answered':
+        markAnswered(v.call_id, v.outcome);
+        break;
       case 'notice':
         say(v.text, 'warn');
         break;
@@ -236,6 +239,15 @@
         return;
     }
     scrollDown();
+  }
+
+  // markAnswered shows an approval question as answered with action.
+  function markAnswered(callID, action) {
+    const card = events.querySelector('[data-approval="' + CSS.escape(callID) + '"]');
+    if (!card) return;
+    card.classList.add('answered', action === 'approve' ? 'approved' : 'rejected');
+    for (const b of card.querySelectorAll('button')) b.disabled = true;
+    card.querySelector('.answer').textContent = action === 'approve' ? 'Approved' : 'Rejected';
   }
 
   function complete(v) {
@@ -309,8 +321,7 @@
     try {
       const r = await post('/api/turns/' + encodeURIComponent(card.dataset.turn) + '/respond', { call_id: card.dataset.approval, action });
       if (!r.resp.ok) throw new Error(r.data.error || r.resp.statusText);
-      card.classList.add('answered', action === 'approve' ? 'approved' : 'rejected');
-      answer.textContent = action === 'approve' ? 'Approved' : 'Rejected';
+      markAnswered(card.dataset.approval, action);
     } catch (err) {
       answer.textContent = 'Not answered: ' + err.message;
       for (const b of card.querySelectorAll('button')) b.disabled = false;
