@@ -177,8 +177,14 @@ func TestPrompterInTmux(t *testing.T) {
 				p.waitFor("line three")
 				p.keys("Enter")
 			}}},
-		{name: "compose ESC cancels", scenario: "compose-seeded", want: helperResult{Err: "cancelled"},
-			steps: []step{func(p *pane) { p.waitFor("seeded text"); p.keys("Escape") }}},
+		{name: "compose ESC cancels, returning what was typed", scenario: "compose-seeded", want: helperResult{Text: "seeded text, more", Err: "cancelled"},
+			steps: []step{func(p *pane) {
+				p.waitFor("seeded text")
+				p.keys("End")
+				p.literal(", more")
+				p.waitFor("seeded text, more")
+				p.keys("Escape")
+			}}},
 		{name: "compose emptied", scenario: "compose-seeded", want: helperResult{Text: ""},
 			steps: []step{func(p *pane) {
 				p.waitFor("seeded text")
