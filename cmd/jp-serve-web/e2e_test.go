@@ -34,6 +34,9 @@ const waitLong = 45 * time.Second
 // refusal when a terminal turn moved the record, a dead record after A
 // is deleted and its confirmation, a tool approval and Stop in another
 // workspace, and a clean Ctrl-C.
+//
+// With JP_WEB_SHOTS set, it saves a screenshot of each page to
+// /tmp/web-shots (or to JP_WEB_SHOTS when that is an absolute path).
 func TestWebEndToEnd(t *testing.T) {
 	if _, err := os.Stat(chromiumPath); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -41,8 +44,8 @@ func TestWebEndToEnd(t *testing.T) {
 		}
 		t.Skipf("%s is missing: install chromium (.ci/install-deps) to run the browser test", chromiumPath)
 	}
-	if testing.Short() {
-		t.Skip("the browser test builds jp and runs Chromium; skipped with -short")
+	if testing.Short() && os.Getenv("CI") != "true" {
+		t.Skip("the browser test builds jp and runs Chromium; skipped with -short (never under CI=true)")
 	}
 	e := newEnv(t)
 
