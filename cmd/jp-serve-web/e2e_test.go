@@ -195,6 +195,10 @@ description = "Echo the arguments back"
 	b.typeMessage("a long one")
 	b.click("#send")
 	b.waitJS(`document.querySelector('.ev.msg.assistant.streaming') !== null`, "the long answer streaming")
+	// A reload in the middle of the turn follows it again.
+	b.do("reload", chromedp.Reload())
+	b.waitJS(`document.getElementById('conv').classList.contains('running') && !document.getElementById('stop').hidden &&
+		document.querySelector('.ev.msg.assistant.streaming') !== null`, "the reloaded page following the running turn")
 	b.click("#stop")
 	b.waitTurnDone()
 	b.waitJS(`document.querySelector('.ev.turn-end.stopped') !== null`, "the stopped turn's end")
