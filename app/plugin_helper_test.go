@@ -327,9 +327,11 @@ func (h *host) answers() []map[string]any {
 // pluginPrinter records what was printed; onWrite, if set, sees each
 // write.
 type pluginPrinter struct {
-	mu      sync.Mutex
-	writes  []string
-	onWrite func(ch ports.Channel, text string)
+	mu     sync.Mutex
+	writes []string
+	// flushedAt holds len(writes) at each Flush.
+	flushedAt []int
+	onWrite   func(ch ports.Channel, text string)
 }
 
 func (p *pluginPrinter) Write(ch ports.Channel, text string) {
@@ -343,8 +345,13 @@ func (p *pluginPrinter) Write(ch ports.Channel, text string) {
 }
 func (p *pluginPrinter) EndBlock(ports.Channel)    {}
 func (p *pluginPrinter) Wait(string) (stop func()) { return func() {} }
-func (p *pluginPrinter) Flush() error              { return nil }
-func (p *pluginPrinter) Suspend() (resume func())  { return func() {} }
+func (p *pluginPrinter) Flush() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.flushedAt = append(p.flushedAt, len(p.writes))
+	return nil
+}
+func (p *pluginPrinter) Suspend() (resume func()) { return func() {} }
 
 func (p *pluginPrinter) all() []string {
 	p.mu.Lock()

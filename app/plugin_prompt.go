@@ -116,9 +116,16 @@ func (s *session) print(ctx context.Context, req plugin.Print) (plugin.Message, 
 	}
 	s.h.printer.Write(ch, text)
 	s.out.last = ch
-	if req.Format != plugin.PrintFormatUnknown && req.Format != plugin.PrintFormatPlain {
+	switch {
+	case req.Format != plugin.PrintFormatUnknown && req.Format != plugin.PrintFormatPlain:
 		s.h.printer.EndBlock(ch)
 		s.out.last = ports.ChannelUnknown
+	case strings.HasSuffix(text, "\n"):
+		// A whole line of a plugin that may run for long (a server's URL):
+		// out now, also when stdout is a pipe.
+		if err := s.h.printer.Flush(); err != nil {
+			s.log.Debug("flush plugin output", "plugin", s.name, "error", err)
+		}
 	}
 	return nil, nil
 }

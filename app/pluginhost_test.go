@@ -208,6 +208,27 @@ func TestPluginFloodsPrint(t *testing.T) {
 	}
 }
 
+// TestPluginPrintFlushesWholeLines: a plain print that ends a line is
+// written out at once (a server plugin's URL must not wait in a buffer
+// for jp to exit when stdout is a pipe); a partial line is not.
+func TestPluginPrintFlushesWholeLines(t *testing.T) {
+	h := newHost(t)
+	err := h.run(ready, send(`{"type":"print","text":"a\n"}`), send(`{"type":"print","text":"b"}`),
+		send(`{"type":"print","text":"c\n"}`), exit0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.printer.mu.Lock()
+	defer h.printer.mu.Unlock()
+	at := map[int]bool{}
+	for _, n := range h.printer.flushedAt {
+		at[n] = true
+	}
+	if !at[1] || at[2] || !at[3] {
+		t.Errorf("flushed after writes %v, want after 1 and 3, not 2 (writes %q)", h.printer.flushedAt, h.printer.writes)
+	}
+}
+
 func TestPluginLineOver16MiB(t *testing.T) {
 	h := newHost(t)
 	err := h.run(ready, step{Long: plugin.MaxLine + 1}, step{Block: true})

@@ -103,7 +103,8 @@ func DecodeHeader(line []byte) (Header, error) {
 
 // fastHeader reads the header of a line in the form Encode writes (type
 // first, then the id, both plain strings) without a full parse. It gives
-// up (ok false) on anything else, and on lines that mention a workspace.
+// up (ok false) on anything else: lines that mention a workspace, and
+// lines with an "id" key that is not right after the type.
 // The caller decodes the whole line afterwards, which checks that it is
 // JSON at all. (A message repeating "type" or "id" is not supported: this
 // reading keeps the first, encoding/json the last.)
@@ -125,6 +126,8 @@ func fastHeader(line []byte) (h Header, ok bool) {
 		if h.ID, rest, ok = plainString(rest[len(idPrefix):]); !ok {
 			return Header{}, false
 		}
+	} else if bytes.Contains(rest, []byte(`"id"`)) {
+		return Header{}, false // an id further on: the full parse finds it
 	}
 	if len(rest) == 0 || (rest[0] != ',' && rest[0] != '}') {
 		return Header{}, false

@@ -360,3 +360,23 @@ func TestAddressedReadConfigKeepsWorkspace(t *testing.T) {
 		t.Fatalf("header %+v, %v", h, err)
 	}
 }
+
+// TestDecodeHeaderLateID: an id that is not the second key is still read
+// (the fast path must not answer with an empty id).
+func TestDecodeHeaderLateID(t *testing.T) {
+	for _, line := range []string{
+		`{"type":"conversations","data":[],"id":"1"}`,
+		`{"type":"read_events","conversation":"17127583920","id":"1"}`,
+		`{"id":"1","type":"read_events","conversation":"17127583920"}`,
+	} {
+		h, err := DecodeHeader([]byte(line))
+		if err != nil || h.ID != "1" {
+			t.Errorf("DecodeHeader(%s) = %+v, %v; want id 1", line, h, err)
+		}
+	}
+	// A value that merely contains the text "id" keeps the fast path honest.
+	h, err := DecodeHeader([]byte(`{"type":"print","text":"say \"id\""}`))
+	if err != nil || h.ID != "" || h.Type != "print" {
+		t.Errorf("print = %+v, %v", h, err)
+	}
+}
