@@ -81,4 +81,32 @@ show "$JP" conversation ls --archived
 step "7. Workspaces and their checkouts"
 show "$JP" workspace ls
 
+step "8. The web frontend: jp serve web, a plugin that sees every workspace on the machine"
+cat >> .jp/config.toml <<'TOML'
+[plugins.command.serve-web]
+run = "unattended"
+options = { port = 0 }   # any free port (the default is 3141)
+TOML
+echo "${dim}(it runs until Ctrl-C; the tour starts it in the background, fetches the page once, and stops it)${off}"
+printf '%s$ %s%s\n' "$dim" "jp serve web" "$off"
+"$JP" serve web > "$tour/web.log" 2>&1 &
+web=$!
+trap 'kill -INT "$web" 2>/dev/null || true; wait "$web" 2>/dev/null || true; rm -rf "$tour"' EXIT
+url=""
+for _ in $(seq 100); do
+  url=$(grep -o 'http://127\.0\.0\.1:[0-9]*/' "$tour/web.log" | head -n 1 || true)
+  [ -n "$url" ] && break
+  sleep 0.1
+done
+[ -n "$url" ] || { cat "$tour/web.log"; echo "jp serve web did not start" >&2; exit 1; }
+cat "$tour/web.log"
+port=${url#http://127.0.0.1:}; port=${port%/}
+exec 3<>"/dev/tcp/127.0.0.1/$port"
+printf 'GET / HTTP/1.0\r\nHost: 127.0.0.1:%s\r\n\r\n' "$port" >&3
+page=$(cat <&3); exec 3<&-
+echo "${dim}(GET $url: $(printf '%s' "$page" | head -n 1 | tr -d '\r'); the page lists workspace 'project' with its checkout)${off}"
+printf '%s' "$page" | grep -q 'project' || { echo "the page does not list the workspace" >&2; exit 1; }
+echo "${dim}(open that address in a browser while jp serve web runs: docs/web.md)${off}"
+kill -INT "$web"; wait "$web" || true
+
 printf '\n%sDone.%s Try it in your own project: make install, then jp init and jp q. See README.md and docs/.\n' "$bold" "$off"
