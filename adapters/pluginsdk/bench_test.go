@@ -9,13 +9,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jpcli/jp/adapters/fsstore"
+	"github.com/jpcli/jp/adapters/llm/demo"
 	"github.com/jpcli/jp/adapters/memstore"
 	"github.com/jpcli/jp/adapters/pluginproc"
 	"github.com/jpcli/jp/adapters/pluginsdk"
+	"github.com/jpcli/jp/adapters/sysclock"
 	"github.com/jpcli/jp/adapters/tomlconfig"
 	"github.com/jpcli/jp/app"
+	"github.com/jpcli/jp/domain/config"
+	"github.com/jpcli/jp/domain/llm"
 	"github.com/jpcli/jp/domain/plugin"
 	"github.com/jpcli/jp/domain/workspace"
+	"github.com/jpcli/jp/mocks"
 	"github.com/jpcli/jp/ports"
 )
 
@@ -56,11 +62,46 @@ type benchClock struct{}
 
 func (benchClock) Now() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
 
-// startHost runs the host with n conversations and returns the plugin's
-// connection, and a func that ends the run.
+// startHost runs the host with n conversations on memstore for a
+// single-scope plugin, and returns the plugin's connection, and a func
+// that ends the run.
 func startHost(b *testing.B, conversations int) (*pluginsdk.Client, func()) {
 	b.Helper()
-	store := memstore.New(benchClock{})
+	c, _, stop := startHostWith(b, hostSetup{conversations: conversations})
+	return c, stop
+}
+
+// hostSetup says what startHostWith builds.
+type hostSetup struct {
+	conversations int
+	// fs stores on disk (fsstore) instead of in memory.
+	fs bool
+	// multi declares workspace_scope multi: requests carry a WorkspaceRef.
+	multi bool
+}
+
+// benchStore is what the benchmarks need of a store.
+type benchStore interface {
+	ports.ConversationStore
+	ports.DraftStore
+	ports.WorkspaceRegistry
+	ports.Locker
+}
+
+// startHostWith runs the host as hs says, with delegated turns on the
+// demo model (echo) and no tools. It returns the plugin's connection, the
+// checkout's reference, and a func that ends the run.
+func startHostWith(b *testing.B, hs hostSetup) (*pluginsdk.Client, workspace.Ref, func()) {
+	b.Helper()
+	data := b.TempDir()
+	var store benchStore = memstore.New(benchClock{})
+	if hs.fs {
+		fs, err := fsstore.New(filepath.Join(data, "jp"), benchClock{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		store = fs
+	}
 	root := b.TempDir()
 	f, err := store.Init(b.Context(), root)
 	if err != nil {
@@ -69,15 +110,27 @@ func startHost(b *testing.B, conversations int) (*pluginsdk.Client, func()) {
 	ws := app.NewWorkspaces(store, store)
 	loader := tomlconfig.New()
 	sp := pipeSpawner{plugin: make(chan [2]*os.File, 1)}
-	data := b.TempDir()
+	query := app.NewQuery(ws, app.QueryDeps{
+		Store: store, Drafts: store, Locker: store, Config: loader,
+		Providers: &mocks.ProviderFactoryMock{
+			ProviderFunc: func(context.Context, config.Config, llm.ModelID) (ports.Provider, error) {
+				return demo.New(demo.Options{})
+			},
+			HasKeyFunc: func(config.Config, string) bool { return false },
+		},
+		Tools: &mocks.ToolSourceMock{OpenFunc: func(context.Context, config.Config, string) (ports.ToolServer, func(), error) {
+			return &mocks.ToolServerMock{ToolsFunc: func(context.Context) ([]llm.Tool, error) { return nil, nil }}, func() {}, nil
+		}},
+		Printer: discardPrinter{}, Clock: benchClock{}, IDs: sysclock.IDs{},
+	})
 	host := app.NewPluginHost(app.NewPlugins(pluginproc.NewCatalog(data)), ws, app.NewConfig(ws, loader), app.PluginHostDeps{
 		Registry: store, Loader: loader, Store: store, Drafts: store, Locker: store, Printer: discardPrinter{},
-		Prompter: nil, Catalog: pluginproc.NewCatalog(data), Spawner: sp, Clock: benchClock{},
+		Prompter: nil, Catalog: pluginproc.NewCatalog(data), Spawner: sp, Clock: benchClock{}, Query: query,
 	})
 	if err := store.Register(b.Context(), f); err != nil {
 		b.Fatal(err)
 	}
-	for i := range conversations {
+	for i := range hs.conversations {
 		if _, err := store.Create(b.Context(), workspace.Location{ID: f.ID, Root: f.Root}, ports.NewConversation{Title: fmt.Sprintf("conversation %d", i)}); err != nil {
 			b.Fatal(err)
 		}
@@ -86,10 +139,14 @@ func startHost(b *testing.B, conversations int) (*pluginsdk.Client, func()) {
 	if err := os.WriteFile(bin, []byte("#!/bin/sh\n"), 0o755); err != nil {
 		b.Fatal(err)
 	}
+	m := plugin.Manifest{Name: "bench", Version: "1", ProtocolVersion: 2}
+	if hs.multi {
+		m.WorkspaceScope = "multi"
+	}
 	done := make(chan error, 1)
 	go func() {
 		done <- host.Run(context.Background(), app.PluginRunInput{
-			Binary:    plugin.Binary{Path: bin, Manifest: &plugin.Manifest{Name: "bench", Version: "1", ProtocolVersion: 2}, ManifestFrom: "file"},
+			Binary:    plugin.Binary{Path: bin, Manifest: &m, ManifestFrom: "file"},
 			LaunchDir: root, Overrides: []string{`plugins.command.bench.run="unattended"`},
 		})
 	}()
@@ -98,7 +155,7 @@ func startHost(b *testing.B, conversations int) (*pluginsdk.Client, func()) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return c, func() {
+	return c, workspace.Ref{ID: string(f.ID), Root: f.Root}, func() {
 		if err := c.Exit(0, ""); err != nil {
 			b.Fatal(err)
 		}
