@@ -2,7 +2,6 @@ package app_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -26,6 +25,7 @@ import (
 	"github.com/jpcli/jp/domain/llm"
 	"github.com/jpcli/jp/domain/plugin"
 	"github.com/jpcli/jp/domain/workspace"
+	"github.com/jpcli/jp/internal/testkit"
 	"github.com/jpcli/jp/mocks"
 	"github.com/jpcli/jp/ports"
 )
@@ -203,7 +203,7 @@ type host struct {
 	catalog  *pluginproc.Catalog
 	printer  *pluginPrinter
 	prompter *mocks.PrompterMock
-	log      *syncBuffer
+	log      *testkit.SyncBuffer
 	out      string
 	// script is providers.demo.script of delegated turns ("" = echo).
 	script string
@@ -233,7 +233,7 @@ func newHost(t *testing.T) *host {
 	data := t.TempDir()
 	h := &host{
 		t: t, store: store, loc: workspace.Location{ID: f.ID, Root: f.Root}, data: data,
-		catalog: pluginproc.NewCatalog(data), printer: &pluginPrinter{}, log: &syncBuffer{},
+		catalog: pluginproc.NewCatalog(data), printer: &pluginPrinter{}, log: &testkit.SyncBuffer{},
 		out: filepath.Join(t.TempDir(), "transcript"),
 		prompter: &mocks.PrompterMock{
 			InteractiveFunc: func() bool { return true },
@@ -357,22 +357,4 @@ func (p *pluginPrinter) all() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]string(nil), p.writes...)
-}
-
-// syncBuffer is a log sink safe for concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

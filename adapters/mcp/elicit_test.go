@@ -1,16 +1,15 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/jpcli/jp/adapters/headless"
+	"github.com/jpcli/jp/internal/testkit"
 	"github.com/jpcli/jp/mocks"
 	"github.com/jpcli/jp/ports"
 )
@@ -103,7 +102,7 @@ func TestElicitationOutcomes(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			var buf syncBuffer
+			var buf testkit.SyncBuffer
 			log := slog.New(slog.NewTextHandler(&buf, nil))
 			res := ask(t, script(t, c.script).Prompter(), log, formSchema)
 			if res["action"] != c.action || res["content"] != nil {
@@ -124,7 +123,7 @@ func TestElicitationWithoutATerminalDeclinesAndSaysSo(t *testing.T) {
 			return ports.Answer{}, nil
 		},
 	}
-	var buf syncBuffer
+	var buf testkit.SyncBuffer
 	res := ask(t, pm, slog.New(slog.NewTextHandler(&buf, nil)), formSchema)
 	if res["action"] != "decline" {
 		t.Fatalf("result = %v, want decline", res)
@@ -175,22 +174,4 @@ func fieldNames(fs []field) []string {
 		out[i] = f.name
 	}
 	return out
-}
-
-// syncBuffer is a bytes.Buffer safe for the logger's concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

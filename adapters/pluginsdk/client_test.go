@@ -1,9 +1,7 @@
 package pluginsdk_test
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +12,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/jpcli/jp/adapters/pluginsdk"
+	"github.com/jpcli/jp/adapters/pluginsdk/plugintest"
 	"github.com/jpcli/jp/domain/plugin"
 )
 
@@ -21,56 +20,10 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 var manifest = plugin.Manifest{Name: "demo", Version: "1.0.0", Description: "A demo", Command: []string{"demo"}, ProtocolVersion: 2}
 
-// fakeJP is jp's side of the pipes, driven by a test.
-type fakeJP struct {
-	t    *testing.T
-	w    *io.PipeWriter
-	r    *bufio.Reader
-	code chan int
-}
-
 // start runs fn as a plugin against a fake jp, which sends first.
-func start(t *testing.T, first string, fn pluginsdk.RunFunc) *fakeJP {
+func start(t *testing.T, first string, fn pluginsdk.RunFunc) *plugintest.FakeJP {
 	t.Helper()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	f := &fakeJP{t: t, w: inW, r: bufio.NewReader(outR), code: make(chan int, 1)}
-	go func() {
-		code := pluginsdk.Run(context.Background(), inR, outW, io.Discard, manifest, fn)
-		_ = outW.Close()
-		f.code <- code
-	}()
-	f.send(first)
-	t.Cleanup(func() { _ = inW.Close(); _ = outR.Close() })
-	return f
-}
-
-func (f *fakeJP) send(line string) {
-	f.t.Helper()
-	if _, err := io.WriteString(f.w, line+"\n"); err != nil {
-		f.t.Fatal(err)
-	}
-}
-
-// recv reads one message from the plugin.
-func (f *fakeJP) recv() map[string]any {
-	f.t.Helper()
-	line, err := f.r.ReadString('\n')
-	if err != nil {
-		f.t.Fatalf("read from plugin: %v", err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal([]byte(line), &m); err != nil {
-		f.t.Fatalf("plugin sent %q: %v", line, err)
-	}
-	return m
-}
-
-// end closes jp's side after the plugin's exit and returns its code.
-func (f *fakeJP) end() int {
-	_ = f.w.Close()
-	go func() { _, _ = io.Copy(io.Discard, f.r) }() // what the plugin still sends
-	return <-f.code
+	return plugintest.Start(t, manifest, first, fn)
 }
 
 const initLine = `{"type":"init","version":2,"options":{},"args":["--days","3"],"log_level":1,"output_format":"text","paths":{"user_data":"/d","user_config":"/c"}}`
@@ -80,11 +33,11 @@ func TestDescribe(t *testing.T) {
 		t.Error("run must not be called for describe")
 		return nil
 	})
-	m := f.recv()
+	m := f.Recv()
 	if m["type"] != "describe" || m["name"] != "demo" || m["protocol_version"] != float64(2) {
 		t.Fatalf("describe answer = %v", m)
 	}
-	if code := f.end(); code != 0 {
+	if code := f.End(); code != 0 {
 		t.Fatalf("code = %d", code)
 	}
 }
@@ -96,13 +49,13 @@ func TestHandshakeAndExit(t *testing.T) {
 		}
 		return pluginsdk.Exit(3, "three")
 	})
-	if m := f.recv(); m["type"] != "ready" || m["protocol"] != float64(2) {
+	if m := f.Recv(); m["type"] != "ready" || m["protocol"] != float64(2) {
 		t.Fatalf("first message = %v", m)
 	}
-	if m := f.recv(); m["type"] != "exit" || m["code"] != float64(3) || m["reason"] != "three" {
+	if m := f.Recv(); m["type"] != "exit" || m["code"] != float64(3) || m["reason"] != "three" {
 		t.Fatalf("exit = %v", m)
 	}
-	if code := f.end(); code != 3 {
+	if code := f.End(); code != 3 {
 		t.Fatalf("code = %d", code)
 	}
 }
@@ -145,22 +98,22 @@ func TestConcurrentRequestsOutOfOrder(t *testing.T) {
 		}
 		return nil
 	})
-	f.recv() // ready
+	f.Recv() // ready
 	var reqs []map[string]any
 	for range n {
-		reqs = append(reqs, f.recv())
+		reqs = append(reqs, f.Recv())
 	}
 	for i := n - 1; i >= 0; i-- {
 		r := reqs[i]
 		if r["type"] != "read_config" || r["id"] == nil {
 			t.Fatalf("request = %v", r)
 		}
-		f.send(fmt.Sprintf(`{"type":"config","id":%q,"path":%q,"data":%q}`, r["id"], r["path"], r["path"]))
+		f.Send(fmt.Sprintf(`{"type":"config","id":%q,"path":%q,"data":%q}`, r["id"], r["path"], r["path"]))
 	}
-	if m := f.recv(); m["type"] != "exit" || m["code"] != float64(0) {
+	if m := f.Recv(); m["type"] != "exit" || m["code"] != float64(0) {
 		t.Fatalf("exit = %v", m)
 	}
-	f.end()
+	f.End()
 }
 
 func TestErrorAnswerIsAHostError(t *testing.T) {
@@ -172,11 +125,11 @@ func TestErrorAnswerIsAHostError(t *testing.T) {
 		}
 		return nil
 	})
-	f.recv()
-	r := f.recv()
-	f.send(fmt.Sprintf(`{"type":"error","id":%q,"request":"read_events","message":"conversation 99 not found"}`, r["id"]))
-	f.recv() // exit
-	f.end()
+	f.Recv()
+	r := f.Recv()
+	f.Send(fmt.Sprintf(`{"type":"error","id":%q,"request":"read_events","message":"conversation 99 not found"}`, r["id"]))
+	f.Recv() // exit
+	f.End()
 }
 
 func TestPromptOutcomes(t *testing.T) {
@@ -195,21 +148,21 @@ func TestPromptOutcomes(t *testing.T) {
 		}
 		return nil
 	})
-	f.recv()
-	p := f.recv()
+	f.Recv()
+	p := f.Recv()
 	if p["kind"] != "confirm" || p["default"] != true || p["message"] != "Sure?" {
 		t.Fatalf("prompt = %v", p)
 	}
-	f.send(fmt.Sprintf(`{"type":"prompt_response","id":%q,"outcome":"answered","value":true}`, p["id"]))
-	p = f.recv()
+	f.Send(fmt.Sprintf(`{"type":"prompt_response","id":%q,"outcome":"answered","value":true}`, p["id"]))
+	p = f.Recv()
 	if fmt.Sprint(p["options"]) != "[a b]" {
 		t.Fatalf("select = %v", p)
 	}
-	f.send(fmt.Sprintf(`{"type":"prompt_response","id":%q,"outcome":"answered","value":"b"}`, p["id"]))
-	p = f.recv()
-	f.send(fmt.Sprintf(`{"type":"prompt_response","id":%q,"outcome":"unavailable","reason":"no interactive terminal"}`, p["id"]))
-	f.recv()
-	f.end()
+	f.Send(fmt.Sprintf(`{"type":"prompt_response","id":%q,"outcome":"answered","value":"b"}`, p["id"]))
+	p = f.Recv()
+	f.Send(fmt.Sprintf(`{"type":"prompt_response","id":%q,"outcome":"unavailable","reason":"no interactive terminal"}`, p["id"]))
+	f.Recv()
+	f.End()
 }
 
 // TestShutdown: jp's shutdown ends the run's context and the pending
@@ -224,13 +177,13 @@ func TestShutdown(t *testing.T) {
 		<-c.ShutdownRequested()
 		return pluginsdk.Exit(130, "")
 	})
-	f.recv()
-	f.recv() // the prompt
-	f.send(`{"type":"shutdown"}`)
-	if m := f.recv(); m["type"] != "exit" || m["code"] != float64(130) {
+	f.Recv()
+	f.Recv() // the prompt
+	f.Send(`{"type":"shutdown"}`)
+	if m := f.Recv(); m["type"] != "exit" || m["code"] != float64(130) {
 		t.Fatalf("exit = %v", m)
 	}
-	f.end()
+	f.End()
 }
 
 func TestHostGoneFailsRequests(t *testing.T) {
@@ -241,9 +194,9 @@ func TestHostGoneFailsRequests(t *testing.T) {
 		}
 		return nil
 	})
-	f.recv()
-	f.recv() // the request
-	if code := f.end(); code != 0 {
+	f.Recv()
+	f.Recv() // the request
+	if code := f.End(); code != 0 {
 		t.Fatalf("code = %d", code)
 	}
 }
@@ -258,7 +211,7 @@ func TestPrintAndLog(t *testing.T) {
 		}
 		return c.Log(plugin.LogLevelDebug, "note", map[string]any{"n": 1})
 	})
-	f.recv()
+	f.Recv()
 	for _, want := range []string{
 		`map[text:hi
  type:print]`,
@@ -266,9 +219,9 @@ func TestPrintAndLog(t *testing.T) {
 		`map[fields:map[n:1] level:debug message:note type:log]`,
 		`map[code:0 type:exit]`,
 	} {
-		if got := fmt.Sprint(f.recv()); got != want {
+		if got := fmt.Sprint(f.Recv()); got != want {
 			t.Errorf("got %s, want %s", got, want)
 		}
 	}
-	f.end()
+	f.End()
 }

@@ -51,7 +51,7 @@ func TestAtAddressesEveryRequest(t *testing.T) {
 		}
 		return nil
 	})
-	f.recv() // ready
+	f.Recv() // ready
 	answers := map[string]string{
 		"list_conversations": `"type":"conversations","data":[]`, "read_events": `"type":"events","conversation":"17127583920","data":[]`,
 		"read_config": `"type":"config","data":{}`, "read_draft": `"type":"draft","conversation":"17127583920","text":"","revision":""`,
@@ -61,7 +61,7 @@ func TestAtAddressesEveryRequest(t *testing.T) {
 		"list_workspaces": `"type":"workspaces","data":[]`,
 	}
 	for i := range 14 {
-		r := f.recv()
+		r := f.Recv()
 		typ, _ := r["type"].(string)
 		ws, has := r["workspace"].(map[string]any)
 		switch {
@@ -83,12 +83,12 @@ func TestAtAddressesEveryRequest(t *testing.T) {
 		if rest != "" {
 			line += "," + rest
 		}
-		f.send(line + "}")
+		f.Send(line + "}")
 	}
-	if m := f.recv(); m["type"] != "exit" || m["code"] != float64(0) {
+	if m := f.Recv(); m["type"] != "exit" || m["code"] != float64(0) {
 		t.Fatalf("exit = %v", m)
 	}
-	f.end()
+	f.End()
 }
 
 func TestListWorkspaces(t *testing.T) {
@@ -103,14 +103,14 @@ func TestListWorkspaces(t *testing.T) {
 		}
 		return nil
 	})
-	f.recv()
-	r := f.recv()
+	f.Recv()
+	r := f.Recv()
 	if r["type"] != "list_workspaces" {
 		t.Fatalf("request = %v", r)
 	}
-	f.send(fmt.Sprintf(`{"type":"workspaces","id":%q,"data":[{"id":"a1b2c3d","slug":"p","launch":true,"roots":[{"path":"/p","storage":"/p/.jp","last_used":"2026-09-08T10:12:00Z"}]},{"id":"x9y8z7w","slug":"old","launch":false,"roots":[]}]}`, r["id"]))
-	f.recv()
-	f.end()
+	f.Send(fmt.Sprintf(`{"type":"workspaces","id":%q,"data":[{"id":"a1b2c3d","slug":"p","launch":true,"roots":[{"path":"/p","storage":"/p/.jp","last_used":"2026-09-08T10:12:00Z"}]},{"id":"x9y8z7w","slug":"old","launch":false,"roots":[]}]}`, r["id"]))
+	f.Recv()
+	f.End()
 }
 
 // collect reads a stream to its end.
@@ -173,8 +173,8 @@ func TestQueryStream(t *testing.T) {
 		}
 		return nil
 	})
-	f.recv()
-	q := f.recv()
+	f.Recv()
+	q := f.Recv()
 	if q["type"] != "query" || q["content"] != "hi" || q["workspace"].(map[string]any)["root"] != "/a" {
 		t.Fatalf("query = %v", q)
 	}
@@ -182,22 +182,22 @@ func TestQueryStream(t *testing.T) {
 		t.Fatalf("expected_last_root = %v", lr)
 	}
 	id := q["id"]
-	f.send(fmt.Sprintf(`{"type":"query_started","id":%q,"conversation":"17127583920"}`, id))
-	f.send(fmt.Sprintf(`{"type":"event","id":%q,"data":{"type":"turn_start","id":"e1","timestamp":"2026-09-26T09:14:00Z","root":"/a"}}`, id))
-	cfg := f.recv() // the read_config sent while the turn runs
-	f.send(fmt.Sprintf(`{"type":"event","id":%q,"data":{"type":"chat_response_delta","text":"Hel"}}`, id))
-	f.send(fmt.Sprintf(`{"type":"config","id":%q,"data":1}`, cfg["id"]))
-	f.send(fmt.Sprintf(`{"type":"event","id":%q,"data":{"type":"chat_response_delta","text":"lo"}}`, id))
-	f.send(fmt.Sprintf(`{"type":"event","id":%q,"respond":"tool_approval","data":{"type":"tool_approval","call_id":"c1","name":"echo","arguments":{}}}`, id))
-	f.send(fmt.Sprintf(`{"type":"event","id":%q,"data":{"type":"chat_response","id":"e2","timestamp":"2026-09-26T09:14:01Z","message":"Hello"}}`, id))
-	f.send(fmt.Sprintf(`{"type":"event","id":%q,"data":{"type":"turn_end","id":"e3","timestamp":"2026-09-26T09:14:01Z","outcome":"completed"}}`, id))
-	f.send(fmt.Sprintf(`{"type":"query_complete","id":%q,"conversation":"17127583920","outcome":"completed"}`, id))
+	f.Send(fmt.Sprintf(`{"type":"query_started","id":%q,"conversation":"17127583920"}`, id))
+	f.Send(fmt.Sprintf(`{"type":"event","id":%q,"data":{"type":"turn_start","id":"e1","timestamp":"2026-09-26T09:14:00Z","root":"/a"}}`, id))
+	cfg := f.Recv() // the read_config sent while the turn runs
+	f.Send(fmt.Sprintf(`{"type":"event","id":%q,"data":{"type":"chat_response_delta","text":"Hel"}}`, id))
+	f.Send(fmt.Sprintf(`{"type":"config","id":%q,"data":1}`, cfg["id"]))
+	f.Send(fmt.Sprintf(`{"type":"event","id":%q,"data":{"type":"chat_response_delta","text":"lo"}}`, id))
+	f.Send(fmt.Sprintf(`{"type":"event","id":%q,"respond":"tool_approval","data":{"type":"tool_approval","call_id":"c1","name":"echo","arguments":{}}}`, id))
+	f.Send(fmt.Sprintf(`{"type":"event","id":%q,"data":{"type":"chat_response","id":"e2","timestamp":"2026-09-26T09:14:01Z","message":"Hello"}}`, id))
+	f.Send(fmt.Sprintf(`{"type":"event","id":%q,"data":{"type":"turn_end","id":"e3","timestamp":"2026-09-26T09:14:01Z","outcome":"completed"}}`, id))
+	f.Send(fmt.Sprintf(`{"type":"query_complete","id":%q,"conversation":"17127583920","outcome":"completed"}`, id))
 	// A push after the end is dropped, not misdelivered.
-	f.send(fmt.Sprintf(`{"type":"event","id":%q,"data":{"type":"turn_end"}}`, id))
-	if m := f.recv(); m["type"] != "exit" || m["code"] != float64(0) {
+	f.Send(fmt.Sprintf(`{"type":"event","id":%q,"data":{"type":"turn_end"}}`, id))
+	if m := f.Recv(); m["type"] != "exit" || m["code"] != float64(0) {
 		t.Fatalf("exit = %v", m)
 	}
-	f.end()
+	f.End()
 }
 
 // TestQueryRefused: the last-root refusal comes back as a HostError with
@@ -212,14 +212,14 @@ func TestQueryRefused(t *testing.T) {
 		}
 		return nil
 	})
-	f.recv()
-	q := f.recv()
+	f.Recv()
+	q := f.Recv()
 	if _, has := q["expected_last_root"]; has {
 		t.Errorf("query sent expected_last_root: %v", q)
 	}
-	f.send(fmt.Sprintf(`{"type":"error","id":%q,"request":"query","message":"the conversation last ran in /a, another checkout","last_root":{"path":"/a","last_used":"2026-09-26T09:14:00Z","live":true}}`, q["id"]))
-	f.recv()
-	f.end()
+	f.Send(fmt.Sprintf(`{"type":"error","id":%q,"request":"query","message":"the conversation last ran in /a, another checkout","last_root":{"path":"/a","last_used":"2026-09-26T09:14:00Z","live":true}}`, q["id"]))
+	f.Recv()
+	f.End()
 }
 
 // TestQueryErrorMidStream: an error answer after query_started ends the
@@ -237,16 +237,16 @@ func TestQueryErrorMidStream(t *testing.T) {
 		}
 		return nil
 	})
-	f.recv()
-	q := f.recv()
+	f.Recv()
+	q := f.Recv()
 	if _, has := q["workspace"]; has {
 		t.Errorf("single-scope query carries a workspace: %v", q)
 	}
-	f.send(fmt.Sprintf(`{"type":"query_started","id":%q,"conversation":"17127583920"}`, q["id"]))
-	f.send(fmt.Sprintf(`{"type":"event","id":%q,"data":{"type":"chat_response_delta","text":"x"}}`, q["id"]))
-	f.send(fmt.Sprintf(`{"type":"error","id":%q,"request":"query","message":"boom"}`, q["id"]))
-	f.recv()
-	f.end()
+	f.Send(fmt.Sprintf(`{"type":"query_started","id":%q,"conversation":"17127583920"}`, q["id"]))
+	f.Send(fmt.Sprintf(`{"type":"event","id":%q,"data":{"type":"chat_response_delta","text":"x"}}`, q["id"]))
+	f.Send(fmt.Sprintf(`{"type":"error","id":%q,"request":"query","message":"boom"}`, q["id"]))
+	f.Recv()
+	f.End()
 }
 
 // TestQueryStreamEndsWhenJPGoesAway: the end of the connection ends a
@@ -265,12 +265,12 @@ func TestQueryStreamEndsWhenJPGoesAway(t *testing.T) {
 		}
 		return nil
 	})
-	f.recv()
-	q := f.recv()
-	f.send(fmt.Sprintf(`{"type":"query_started","id":%q,"conversation":"17127583920"}`, q["id"]))
-	f.send(fmt.Sprintf(`{"type":"event","id":%q,"data":{"type":"chat_response_delta","text":"x"}}`, q["id"]))
+	f.Recv()
+	q := f.Recv()
+	f.Send(fmt.Sprintf(`{"type":"query_started","id":%q,"conversation":"17127583920"}`, q["id"]))
+	f.Send(fmt.Sprintf(`{"type":"event","id":%q,"data":{"type":"chat_response_delta","text":"x"}}`, q["id"]))
 	<-started
-	f.end()
+	f.End()
 }
 
 // TestQueryStreamClose: a closed stream drops what jp still sends for
@@ -295,22 +295,22 @@ func TestQueryStreamClose(t *testing.T) {
 		_, err = c.ReadConfig(ctx, "y")
 		return err
 	})
-	f.recv()
-	q := f.recv()
-	f.send(fmt.Sprintf(`{"type":"query_started","id":%q,"conversation":"17127583920"}`, q["id"]))
-	cfg := f.recv()
+	f.Recv()
+	q := f.Recv()
+	f.Send(fmt.Sprintf(`{"type":"query_started","id":%q,"conversation":"17127583920"}`, q["id"]))
+	cfg := f.Recv()
 	for range 1000 {
-		f.send(fmt.Sprintf(`{"type":"event","id":%q,"data":{"type":"chat_response_delta","text":"x"}}`, q["id"]))
+		f.Send(fmt.Sprintf(`{"type":"event","id":%q,"data":{"type":"chat_response_delta","text":"x"}}`, q["id"]))
 	}
-	f.send(fmt.Sprintf(`{"type":"config","id":%q,"data":1}`, cfg["id"]))
-	cfg = f.recv()
-	f.send(fmt.Sprintf(`{"type":"event","id":%q,"data":{"type":"chat_response_delta","text":"late"}}`, q["id"]))
-	f.send(fmt.Sprintf(`{"type":"query_complete","id":%q,"conversation":"17127583920","outcome":"completed"}`, q["id"]))
-	f.send(fmt.Sprintf(`{"type":"config","id":%q,"data":2}`, cfg["id"]))
-	if m := f.recv(); m["type"] != "exit" || m["code"] != float64(0) {
+	f.Send(fmt.Sprintf(`{"type":"config","id":%q,"data":1}`, cfg["id"]))
+	cfg = f.Recv()
+	f.Send(fmt.Sprintf(`{"type":"event","id":%q,"data":{"type":"chat_response_delta","text":"late"}}`, q["id"]))
+	f.Send(fmt.Sprintf(`{"type":"query_complete","id":%q,"conversation":"17127583920","outcome":"completed"}`, q["id"]))
+	f.Send(fmt.Sprintf(`{"type":"config","id":%q,"data":2}`, cfg["id"]))
+	if m := f.Recv(); m["type"] != "exit" || m["code"] != float64(0) {
 		t.Fatalf("exit = %v", m)
 	}
-	f.end()
+	f.End()
 }
 
 // TestQueryCancelledBeforeStart: a context that ends before
@@ -327,14 +327,14 @@ func TestQueryCancelledBeforeStart(t *testing.T) {
 		_, err = c.ReadConfig(ctx, "x")
 		return err
 	})
-	f.recv()
-	q := f.recv()
+	f.Recv()
+	q := f.Recv()
 	close(sent)
-	cfg := f.recv()
-	f.send(fmt.Sprintf(`{"type":"query_started","id":%q,"conversation":"17127583920"}`, q["id"]))
-	f.send(fmt.Sprintf(`{"type":"config","id":%q,"data":1}`, cfg["id"]))
-	f.recv()
-	f.end()
+	cfg := f.Recv()
+	f.Send(fmt.Sprintf(`{"type":"query_started","id":%q,"conversation":"17127583920"}`, q["id"]))
+	f.Send(fmt.Sprintf(`{"type":"config","id":%q,"data":1}`, cfg["id"]))
+	f.Recv()
+	f.End()
 }
 
 // TestInterruptAndRespond: interrupt is a request with an answer;
@@ -357,17 +357,17 @@ func TestInterruptAndRespond(t *testing.T) {
 		}
 		return nil
 	})
-	f.recv()
-	if r := f.recv(); fmt.Sprint(r) != "map[action:approve call_id:call_0_0 type:respond]" {
+	f.Recv()
+	if r := f.Recv(); fmt.Sprint(r) != "map[action:approve call_id:call_0_0 type:respond]" {
 		t.Fatalf("respond = %v", r)
 	}
-	r := f.recv()
+	r := f.Recv()
 	if r["type"] != "interrupt" || r["conversation"] != "17127583920" || fmt.Sprint(r["workspace"]) != "map[id:a1b2c3d]" {
 		t.Fatalf("interrupt = %v", r)
 	}
-	f.send(fmt.Sprintf(`{"type":"error","id":%q,"request":"interrupt","message":"no delegated turn runs on 17127583920"}`, r["id"]))
-	f.recv()
-	f.end()
+	f.Send(fmt.Sprintf(`{"type":"error","id":%q,"request":"interrupt","message":"no delegated turn runs on 17127583920"}`, r["id"]))
+	f.Recv()
+	f.End()
 }
 
 // TestShutdownLeavesStreamsToTheirContext: shutdown cancels the run's
@@ -385,12 +385,12 @@ func TestShutdownLeavesStreamsToTheirContext(t *testing.T) {
 		}
 		return pluginsdk.Exit(130, "")
 	})
-	f.recv()
-	q := f.recv()
-	f.send(fmt.Sprintf(`{"type":"query_started","id":%q,"conversation":"17127583920"}`, q["id"]))
-	f.send(`{"type":"shutdown"}`)
-	if m := f.recv(); m["type"] != "exit" || m["code"] != float64(130) {
+	f.Recv()
+	q := f.Recv()
+	f.Send(fmt.Sprintf(`{"type":"query_started","id":%q,"conversation":"17127583920"}`, q["id"]))
+	f.Send(`{"type":"shutdown"}`)
+	if m := f.Recv(); m["type"] != "exit" || m["code"] != float64(130) {
 		t.Fatalf("exit = %v", m)
 	}
-	f.end()
+	f.End()
 }

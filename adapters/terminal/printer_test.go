@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jpcli/jp/internal/testkit"
 	"github.com/jpcli/jp/ports"
 )
 
@@ -205,7 +206,7 @@ func TestSpinner(t *testing.T) {
 	spinnerInterval = time.Millisecond
 	defer func() { spinnerInterval = old }()
 
-	var errb syncBuffer
+	var errb testkit.SyncBuffer
 	var out bytes.Buffer
 	p := NewPrinter(PrinterOptions{Stdout: &out, Stderr: &errb, StderrIsTTY: true})
 	stop1 := p.Wait("waiting for the model")
@@ -232,23 +233,6 @@ func TestSpinner(t *testing.T) {
 	// Not a terminal: no spinner, no goroutine.
 	q := NewPrinter(PrinterOptions{Stdout: &out, Stderr: &errb})
 	q.Wait("x")()
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // BenchmarkPrinterPipe pushes 100,000 text deltas per iteration through a

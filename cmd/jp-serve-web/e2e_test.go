@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/jpcli/jp/internal/testkit"
 )
 
 // chromiumPath is where Debian's chromium package puts the browser
@@ -222,7 +224,7 @@ type env struct {
 	server     *exec.Cmd
 	serverDone chan struct{} // closed when jp serve web exited
 	serverErr  error         // its Wait error, once serverDone is closed
-	out, errs  *syncBuffer
+	out, errs  *testkit.SyncBuffer
 }
 
 func newEnv(t *testing.T) *env {
@@ -355,7 +357,7 @@ func (e *env) lastRoot(dir, conv string) string {
 // serve starts jp serve web in dir and waits for its URL and its port.
 func (e *env) serve(dir string) string {
 	e.t.Helper()
-	e.out, e.errs = &syncBuffer{}, &syncBuffer{}
+	e.out, e.errs = &testkit.SyncBuffer{}, &testkit.SyncBuffer{}
 	e.server = exec.Command(filepath.Join(e.bin, "jp"), "serve", "web")
 	e.server.Dir, e.server.Env = dir, e.environ
 	e.server.Stdout, e.server.Stderr = e.out, e.errs
@@ -621,24 +623,6 @@ func (b *browser) shot(name string) {
 		b.fail("screenshot "+name, err)
 	}
 	must(b.t, os.WriteFile(filepath.Join(b.shots, name+".png"), png, 0o644))
-}
-
-// syncBuffer is a bytes.Buffer a process writes while the test reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func moduleRoot(t *testing.T) string {
