@@ -18,6 +18,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/jpcli/jp/domain/draft"
 	"github.com/jpcli/jp/internal/testkit"
 )
 
@@ -35,7 +36,10 @@ const waitLong = 45 * time.Second
 // terminal in A, continued from the page viewing B (it runs in A), a
 // refusal when a terminal turn moved the record, a dead record after A
 // is deleted and its confirmation, a tool approval and Stop in another
-// workspace, and a clean Ctrl-C.
+// workspace, and a clean Ctrl-C. The message box is the conversation's
+// draft (QUERY_MESSAGE.md): it starts from a terminal's draft, saves into
+// it, is emptied by a send, and never overwrites a draft a terminal
+// changed meanwhile.
 //
 // With JP_WEB_SHOTS set, it saves a screenshot of each page to
 // /tmp/web-shots (or to JP_WEB_SHOTS when that is an absolute path).
@@ -102,16 +106,32 @@ description = "Echo the arguments back"
 	}
 	b.shot("conversations")
 
+	// The message box is the conversation's draft: a draft left in a
+	// terminal (QUERY_MESSAGE.md, with a meta section) is in the box.
+	draftFile := e.draftPath(wsID, conv)
+	e.writeDraft(draftFile, "draft from the terminal\n\nsecond line")
+
 	// Open it and send: it continues in A, and the answer streams in.
 	b.follow(fmt.Sprintf(`//tr[@data-conversation=%q]//a[@class="title"]`, conv))
 	b.waitJS(`document.getElementById('continuing') !== null`, "the continuing-in line")
 	if got := b.text("#continuing"); !strings.Contains(got, "Continuing in "+e.a) {
 		t.Fatalf("continuing line = %q", got)
 	}
+	if !b.eval(`document.getElementById('message').value === 'draft from the terminal\n\nsecond line'`) {
+		t.Fatal("the box does not start with the conversation's draft")
+	}
+	b.shot("conversation-draft")
+	// What is typed is saved into the draft, its meta section kept.
 	b.watchStreaming()
 	b.typeMessage("web message one")
+	e.waitDraft(draftFile, "web message one")
 	b.click("#send")
 	b.waitTurnDone()
+	// The turn started: the draft is emptied, and so is the browser's copy.
+	e.waitDraft(draftFile, "")
+	if !b.eval(fmt.Sprintf(`localStorage.getItem('jp-web-draft:%s:%s') === null`, wsID, conv)) {
+		t.Fatal("the browser still keeps a copy of the sent message")
+	}
 	b.waitJS(`[...document.querySelectorAll('.ev.msg.assistant:not(.streaming)')].some(e => e.textContent.includes('You said: web message one'))`, "the streamed answer")
 	if !b.eval(`window.__sawStreaming === true`) {
 		t.Fatal("no streamed piece of the answer was shown before the answer was complete")
@@ -120,6 +140,33 @@ description = "Echo the arguments back"
 	if root := e.lastTurnRoot(e.b, conv); root != e.a {
 		t.Fatalf("the web turn ran in %q, want %q (the last root)", root, e.a)
 	}
+
+	// The draft changes in a terminal after the page saved it: the page
+	// does not overwrite it, says so, and keeps its text (in the box and
+	// in the browser).
+	b.typeMessage("browser draft")
+	e.waitDraft(draftFile, "browser draft")
+	e.writeDraft(draftFile, "terminal rewrite")
+	b.do("type more", chromedp.SendKeys(chromedp.ID("message"), " more"))
+	b.waitJS(`!document.getElementById('draft-notice').hidden &&
+		document.getElementById('draft-notice').textContent.includes('The draft changed in another place (a terminal?): reload to see it; your text stays here.')`, "the draft conflict")
+	b.shot("draft-conflict")
+	if !b.eval(fmt.Sprintf(`document.getElementById('message').value === 'browser draft more' &&
+		localStorage.getItem('jp-web-draft:%s:%s') === 'browser draft more'`, wsID, conv)) {
+		t.Fatal("the text typed during a conflict is not in the box and the browser")
+	}
+	e.waitDraft(draftFile, "terminal rewrite")
+	// A reload shows the terminal's draft and offers the browser's text;
+	// taking it saves it into the draft.
+	b.do("reload", chromedp.Reload())
+	b.waitJS(`document.getElementById('message').value === 'terminal rewrite' && document.getElementById('draft-use') !== null`, "the terminal's draft, and the browser's text offered")
+	if got := b.text("#draft-notice"); !strings.Contains(got, "browser draft more") {
+		t.Fatalf("offer = %q", got)
+	}
+	b.shot("draft-offer")
+	b.click("#draft-use")
+	e.waitDraft(draftFile, "browser draft more")
+	b.waitJS(`document.getElementById('draft-notice').hidden && document.getElementById('draft-status').textContent === 'Draft saved'`, "the offered text saved")
 
 	// A terminal turn in B moves the record; the page's send still expects
 	// A's: refused, the new record shown, the text kept.
@@ -135,6 +182,7 @@ description = "Echo the arguments back"
 	if !b.eval(`document.getElementById('message').value === 'stale message'`) {
 		t.Fatal("the refused message is no longer in the box")
 	}
+	e.waitDraft(draftFile, "stale message")
 	b.shot("refusal")
 
 	// Choose A again deliberately, and send: it runs in A.
@@ -143,6 +191,7 @@ description = "Echo the arguments back"
 	b.click("#send")
 	b.waitTurnDone()
 	b.waitJS(`[...document.querySelectorAll('.ev.msg.assistant')].some(e => e.textContent.includes('You said: stale message'))`, "the answer run in A")
+	e.waitDraft(draftFile, "")
 	if root := e.lastTurnRoot(e.b, conv); root != e.a {
 		t.Fatalf("the picked turn ran in %q, want %q", root, e.a)
 	}
@@ -217,6 +266,7 @@ description = "Echo the arguments back"
 type env struct {
 	t          *testing.T
 	tmp        string
+	dataHome   string // $XDG_DATA_HOME
 	bin        string
 	a, b, d    string
 	environ    []string
@@ -242,6 +292,7 @@ func newEnv(t *testing.T) *env {
 
 	e.port = freePort(t)
 	home := filepath.Join(tmp, "home")
+	e.dataHome = filepath.Join(home, "XDG_DATA_HOME")
 	for _, k := range []string{"XDG_DATA_HOME", "XDG_CONFIG_HOME"} {
 		must(t, os.MkdirAll(filepath.Join(home, k), 0o755))
 	}
@@ -301,6 +352,53 @@ func (e *env) appendFile(path, text string) {
 	must(e.t, err)
 	_, err = f.WriteString(text)
 	must(e.t, errors.Join(err, f.Close()))
+}
+
+// draftMeta is the meta section the test's hand-written drafts carry:
+// saves from the page must keep it byte for byte.
+const draftMeta = draft.CutLine + "\n\n(an excerpt of the conversation, kept byte for byte)\n"
+
+// draftPath is the conversation's draft, QUERY_MESSAGE.md in the
+// workspace's user-local directory.
+func (e *env) draftPath(wsID, conv string) string {
+	e.t.Helper()
+	dirs, err := filepath.Glob(filepath.Join(e.dataHome, "jp", "workspace", "*-"+wsID, "conversations", conv))
+	must(e.t, err)
+	if len(dirs) != 1 {
+		e.t.Fatalf("conversation %s of workspace %s: directories %v", conv, wsID, dirs)
+	}
+	return filepath.Join(dirs[0], "QUERY_MESSAGE.md")
+}
+
+// writeDraft writes a draft as a terminal would: the query text, then the
+// meta section.
+func (e *env) writeDraft(path, query string) {
+	e.t.Helper()
+	must(e.t, os.WriteFile(path, []byte(query+"\n"+draftMeta), 0o600))
+}
+
+// waitDraft waits until the draft's query text is want ("" also when
+// there is no draft), with its meta section intact when it has one.
+func (e *env) waitDraft(path, want string) {
+	e.t.Helper()
+	deadline := time.Now().Add(waitLong)
+	for {
+		b, err := os.ReadFile(path)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			e.t.Fatal(err)
+		}
+		doc := draft.Parse(string(b))
+		if doc.Query() == want {
+			if len(b) > 0 && !strings.HasSuffix(string(b), draftMeta) {
+				e.t.Fatalf("the draft lost its meta section:\n%s", b)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("the draft holds %q, want %q\nfile:\n%s\nstderr: %s", doc.Query(), want, b, e.errs)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
 }
 
 // shown is jp conversation show --format json, as far as the test reads it.

@@ -101,3 +101,58 @@ func TestRunServesUntilShutdown(t *testing.T) {
 	}
 	client.CloseIdleConnections()
 }
+
+// TestDraftRequestsAreAddressed: a save of the message box reaches jp as
+// read_draft and write_draft addressed to the checkout the page names,
+// and jp's revision comes back to the page.
+func TestDraftRequestsAreAddressed(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	f := startPlugin(t, `{"port":0}`)
+	pr := f.Recv()
+	url := regexp.MustCompile(`^jp serve web: (http://127\.0\.0\.1:\d+/)\n$`).FindStringSubmatch(fmt.Sprint(pr["text"]))
+	if url == nil {
+		t.Fatalf("first output = %v", pr)
+	}
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	answer := make(chan string, 1)
+	go func() {
+		req, _ := http.NewRequest(http.MethodPut, url[1]+"api/draft",
+			strings.NewReader(`{"workspace":"a1b2c3d","root":"/src/proj-wt","conversation":"17127583920","text":"Run the tests.","revision":""}`))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := client.Do(req)
+		if err != nil {
+			answer <- err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		answer <- fmt.Sprint(resp.StatusCode, " ", strings.TrimSpace(string(b)))
+	}()
+	next := func() map[string]any {
+		for {
+			if m := f.Recv(); m["type"] != "log" {
+				return m
+			}
+		}
+	}
+	wantRef := map[string]any{"id": "a1b2c3d", "root": "/src/proj-wt"}
+	m := next()
+	if m["type"] != "read_draft" || fmt.Sprint(m["workspace"]) != fmt.Sprint(wantRef) || m["conversation"] != "17127583920" {
+		t.Fatalf("first request = %v", m)
+	}
+	f.Send(fmt.Sprintf(`{"type":"draft","id":%q,"conversation":"17127583920","text":"","revision":""}`, m["id"]))
+	m = next()
+	if m["type"] != "write_draft" || fmt.Sprint(m["workspace"]) != fmt.Sprint(wantRef) || m["conversation"] != "17127583920" ||
+		m["text"] != "Run the tests." || m["revision"] != nil {
+		t.Fatalf("second request = %v", m)
+	}
+	f.Send(fmt.Sprintf(`{"type":"draft_written","id":%q,"revision":"r-91c0"}`, m["id"]))
+	if got := <-answer; got != `200 {"revision":"r-91c0"}` {
+		t.Fatalf("answer = %s", got)
+	}
+	f.Send(`{"type":"shutdown"}`)
+	if _, code := f.Exit(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	client.CloseIdleConnections()
+}

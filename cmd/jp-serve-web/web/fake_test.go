@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"sync"
 
@@ -23,6 +24,16 @@ type fakeHost struct {
 	interrupts []interruptCall
 	responds   []respondCall
 	created    []createCall
+
+	drafts      map[string]plugin.Draft // by conversation; no entry: no draft
+	draftSeq    int                     // the last revision given
+	draftErr    error                   // answers every draft request when set
+	draftWrites []draftWrite
+}
+
+type draftWrite struct {
+	Ref                  workspace.Ref
+	Conv, Text, Revision string
 }
 
 type queryCall struct {
@@ -97,6 +108,65 @@ func (f *fakeHost) Respond(callID, action string) error {
 	defer f.mu.Unlock()
 	f.responds = append(f.responds, respondCall{callID, action})
 	return nil
+}
+
+// ReadDraft answers as jp does: text and revision, both "" without a
+// draft.
+func (f *fakeHost) ReadDraft(_ context.Context, _ workspace.Ref, conv string) (plugin.Draft, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.draftErr != nil {
+		return plugin.Draft{}, f.draftErr
+	}
+	d := f.drafts[conv]
+	d.Conversation = conv
+	return d, nil
+}
+
+// WriteDraft answers as jp does: a new revision on every write, and with
+// revision set, jp's refusal unless the draft is still at it.
+func (f *fakeHost) WriteDraft(_ context.Context, ref workspace.Ref, conv, text, revision string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.draftWrites = append(f.draftWrites, draftWrite{ref, conv, text, revision})
+	if f.draftErr != nil {
+		return "", f.draftErr
+	}
+	if revision != "" && f.drafts[conv].Revision != revision {
+		return "", plugin.Error{Request: "write_draft", Message: fmt.Sprintf("the draft is no longer at revision %s (it changed since it was read): read_draft again: revision mismatch", revision)}
+	}
+	return f.putDraft(conv, text), nil
+}
+
+// setDraft writes a draft as another jp (a terminal) would, returning
+// its revision.
+func (f *fakeHost) setDraft(conv, text string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.putDraft(conv, text)
+}
+
+func (f *fakeHost) putDraft(conv, text string) string {
+	if f.drafts == nil {
+		f.drafts = map[string]plugin.Draft{}
+	}
+	f.draftSeq++
+	rev := fmt.Sprintf("r%d", f.draftSeq)
+	f.drafts[conv] = plugin.Draft{Text: text, Revision: rev}
+	return rev
+}
+
+// draft is the conversation's draft as the fake jp holds it.
+func (f *fakeHost) draft(conv string) plugin.Draft {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.drafts[conv]
+}
+
+func (f *fakeHost) writes() []draftWrite {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]draftWrite(nil), f.draftWrites...)
 }
 
 // fakeStream is a delegated turn the test drives: push events, then end.

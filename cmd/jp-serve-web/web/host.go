@@ -26,6 +26,13 @@ type Host interface {
 	Interrupt(ctx context.Context, ref workspace.Ref, conversation string) error
 	// Respond answers a tool approval: action is approve or reject.
 	Respond(callID, action string) error
+	// ReadDraft reads a conversation's draft (QUERY_MESSAGE.md without its
+	// meta section) and its revision; both are "" when there is none.
+	ReadDraft(ctx context.Context, ref workspace.Ref, conversation string) (plugin.Draft, error)
+	// WriteDraft replaces the draft's query text, keeping its meta
+	// section, and returns the new revision. With revision set it fails
+	// (a plugin.Error) unless the draft still has that revision.
+	WriteDraft(ctx context.Context, ref workspace.Ref, conversation, text, revision string) (string, error)
 }
 
 // Stream is a running delegated turn (pluginsdk.QueryStream).
@@ -71,3 +78,11 @@ func (h sdkHost) Interrupt(ctx context.Context, ref workspace.Ref, conversation 
 }
 
 func (h sdkHost) Respond(callID, action string) error { return h.c.Respond(callID, action) }
+
+func (h sdkHost) ReadDraft(ctx context.Context, ref workspace.Ref, conversation string) (plugin.Draft, error) {
+	return h.c.At(ref).ReadDraft(ctx, conversation)
+}
+
+func (h sdkHost) WriteDraft(ctx context.Context, ref workspace.Ref, conversation, text, revision string) (string, error) {
+	return h.c.At(ref).WriteDraft(ctx, conversation, text, revision)
+}

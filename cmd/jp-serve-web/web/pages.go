@@ -277,6 +277,11 @@ type pageState struct {
 	Record       *conversation.LastRoot `json:"record"`
 	Fresh        bool                   `json:"fresh"`
 	Running      string                 `json:"running"`
+	// Draft is the conversation's draft, which the message box starts
+	// from and saves into; DraftError says why jp could not read it (the
+	// box then starts from what the browser kept).
+	Draft      draftState `json:"draft"`
+	DraftError string     `json:"draft_error,omitempty"`
 }
 
 // conversationView is the conversation page's data.
@@ -328,6 +333,12 @@ func (s *Server) conversationPage(w http.ResponseWriter, r *http.Request) {
 		Fresh: len(evs.Data) == 0, Running: s.turns.runningOn(e.ID, conv)}
 	for _, rt := range e.Roots {
 		st.Roots = append(st.Roots, rootState{Path: rt.Path, LastUsed: rt.LastUsed})
+	}
+	if d, err := s.host.ReadDraft(ctx, ref, conv); err != nil {
+		s.log("read the draft of " + conv + ": " + err.Error())
+		st.DraftError = "jp could not read the conversation's draft: " + hostMessage(err)
+	} else {
+		st.Draft = draftState{Text: d.Text, Revision: d.Revision}
 	}
 	stateJSON, err := json.Marshal(st)
 	if err != nil {

@@ -78,6 +78,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /w/{ws}", s.conversationsPage)
 	mux.HandleFunc("POST /w/{ws}/new", s.newConversation)
 	mux.HandleFunc("GET /w/{ws}/c/{conv}", s.conversationPage)
+	mux.HandleFunc("PUT /api/draft", s.apiDraft)
 	mux.HandleFunc("POST /api/query", s.apiQuery)
 	mux.HandleFunc("GET /api/turns/{turn}/events", s.apiTurnEvents)
 	mux.HandleFunc("POST /api/turns/{turn}/interrupt", s.apiInterrupt)
@@ -87,8 +88,9 @@ func (s *Server) Handler() http.Handler {
 }
 
 // guard refuses requests for another host name (a DNS rebinding page
-// would send its own) and cross-site POSTs (a page elsewhere could
-// otherwise run turns): the server has no authentication (docs/web.md).
+// would send its own) and cross-site POSTs and PUTs (a page elsewhere
+// could otherwise run turns or write drafts): the server has no
+// authentication (docs/web.md).
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()

@@ -167,12 +167,25 @@ type queryRequest struct {
 	Conversation     string                 `json:"conversation"`
 	Content          string                 `json:"content"`
 	ExpectedLastRoot *conversation.LastRoot `json:"expected_last_root"`
+	// DraftRevision, when set, is the revision of the conversation's
+	// draft the page last saw: once the turn started, the draft is
+	// emptied, unless it changed since (it is then left as it is).
+	DraftRevision string `json:"draft_revision"`
+}
+
+// queryAnswer is the 200 answer of POST /api/query: the turn, and what
+// became of the draft when the request named its revision.
+type queryAnswer struct {
+	Turn  string        `json:"turn"`
+	Draft *draftOutcome `json:"draft,omitempty"`
 }
 
 // apiError is every API error answer: LastRoot is set on a refusal by the
-// last-root precondition.
+// last-root precondition, Code is draft_changed when a draft was not
+// written because it changed elsewhere.
 type apiError struct {
 	Error    string                 `json:"error"`
+	Code     string                 `json:"code,omitempty"`
 	LastRoot *conversation.LastRoot `json:"last_root,omitempty"`
 }
 
@@ -223,6 +236,10 @@ func (s *Server) apiQuery(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, apiError{Error: "the message is empty"})
 		return
 	}
+	if msg := checkRevision(q.DraftRevision); msg != "" {
+		writeJSON(w, http.StatusBadRequest, apiError{Error: "draft_revision: " + msg})
+		return
+	}
 	if q.ExpectedLastRoot != nil {
 		q.ExpectedLastRoot.Live = nil // a derived flag; jp ignores it
 	}
@@ -245,7 +262,15 @@ func (s *Server) apiQuery(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusServiceUnavailable, apiError{Error: "jp serve web is shutting down"})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"turn": t.id})
+	ans := queryAnswer{Turn: t.id}
+	if q.DraftRevision != "" {
+		// The turn started: the message is sent, and the draft it was
+		// typed in is done with. Even when the page went away meanwhile.
+		dctx, dcancel := context.WithTimeout(context.WithoutCancel(r.Context()), requestTimeout)
+		defer dcancel()
+		ans.Draft = s.clearDraft(dctx, ref, q.Conversation, q.DraftRevision)
+	}
+	writeJSON(w, http.StatusOK, ans)
 }
 
 // pump turns a stream's pushes into view events until it ends or the

@@ -1,7 +1,8 @@
 // jp serve web: the conversation page. Sends a message as a delegated
 // turn, follows it with server-sent events, answers tool approvals and
 // stops turns. Where a turn runs follows seed 003: continue in the
-// checkout it last ran in; without a live record, ask.
+// checkout it last ran in; without a live record, ask. The message box is
+// the conversation's draft (QUERY_MESSAGE.md, which jp q -c ID opens).
 'use strict';
 (function () {
   const page = document.getElementById('conv');
@@ -14,11 +15,18 @@
   const wherePanel = document.getElementById('where');
   const targetLine = document.getElementById('target');
   const notice = document.getElementById('notice');
+  const draftNotice = document.getElementById('draft-notice');
+  const draftStatus = document.getElementById('draft-status');
+  // The browser's copy of text jp's draft does not hold (yet): unsaved,
+  // not saved because a save failed or the draft changed elsewhere, or
+  // kept from before the box was jp's draft.
   const draftKey = 'jp-web-draft:' + state.workspace + ':' + state.conversation;
+  const saveDelay = 400; // ms after the last keystroke
 
   let target = null;   // the checkout a send runs in
   let picking = false; // the picker is open on a live record
   let turn = null;     // the turn being followed
+  let sending = false; // a send is on its way (Ctrl+Enter again does nothing)
 
   function h(tag, attrs, ...kids) {
     const e = document.createElement(tag);
@@ -137,24 +145,214 @@
     return { resp, data };
   }
 
+  // The draft: the box saves into jp's draft as the user types, naming
+  // the revision it last saw, so that jp refuses to overwrite a draft
+  // changed elsewhere (a terminal). Nothing typed is lost: until jp holds
+  // the box's text, the browser keeps a copy.
+  const draft = {
+    rev: state.draft.revision || '', // the revision the page last saw
+    saved: state.draft.text || '',   // the text jp's draft holds, as far as the page knows
+    changed: null,   // why saving stopped: jp's draft changed elsewhere
+    trouble: null,   // why the last save failed
+    leftover: null,  // text the browser kept that jp's draft does not hold, offered
+    timer: null,
+    chain: Promise.resolve(), // saves, one at a time
+  };
+
+  function local() { try { return localStorage.getItem(draftKey) || ''; } catch (e) { return ''; } }
+  function setLocal(text) {
+    try {
+      if (text) localStorage.setItem(draftKey, text); else localStorage.removeItem(draftKey);
+    } catch (e) { /* storage refused (full, or disabled): jp's draft is the copy */ }
+  }
+  // keepLocal keeps the box's text in the browser while jp's draft does
+  // not hold it. Text offered from an earlier visit stays until the user
+  // chooses.
+  function keepLocal() {
+    if (draft.leftover !== null) return;
+    setLocal(box.value !== draft.saved || draft.changed ? box.value : '');
+  }
+
+  function draftState(text) { draftStatus.textContent = text; }
+
+  function preview(text) {
+    const line = text.trim().split('\n')[0];
+    return line.length > 80 ? line.slice(0, 79) + '…' : line;
+  }
+
+  // showDraft shows what needs saying about the draft, most pressing
+  // first.
+  function showDraft() {
+    let content = null;
+    let kind = 'warn';
+    if (draft.changed) {
+      content = [draft.changed, ': ',
+        h('button', { type: 'button', class: 'linkish', id: 'draft-reload', onclick: () => location.reload() }, 'reload'),
+        box.value ? ' to see it; your text stays here.' : ' to see it.'];
+      kind = 'warn conflict';
+    } else if (draft.trouble) {
+      content = [draft.trouble, box.value ? ' Your text is kept in this browser.' : ''];
+      kind = 'error';
+    } else if (draft.leftover !== null) {
+      content = ['This browser kept text that is not in the draft: ', h('q', null, preview(draft.leftover)), ' ',
+        h('button', { type: 'button', class: 'linkish', id: 'draft-use', onclick: useLeftover }, 'Use it instead'), ' · ',
+        h('button', { type: 'button', class: 'linkish', id: 'draft-discard', onclick: dropLeftover }, 'Discard it')];
+    }
+    draftNotice.hidden = !content;
+    draftNotice.className = 'notice' + (content ? ' ' + kind : '');
+    draftNotice.replaceChildren(...(content || []));
+  }
+
+  function useLeftover() {
+    box.value = draft.leftover;
+    draft.leftover = null;
+    keepLocal();
+    showDraft();
+    saveSoon();
+    box.focus();
+  }
+  function dropLeftover() {
+    draft.leftover = null;
+    keepLocal();
+    showDraft();
+  }
+
+  function saveSoon() {
+    clearTimeout(draft.timer);
+    draft.timer = setTimeout(() => { draft.timer = null; saveDraft(false); }, saveDelay);
+  }
+
+  // saveDraft queues a save of the box (one runs at a time). leaving:
+  // the page is being hidden or unloaded, so the request must outlive it.
+  function saveDraft(leaving) {
+    draft.chain = draft.chain.then(() => putDraft(leaving));
+    return draft.chain;
+  }
+
+  // putDraft saves the box's text into jp's draft unless jp holds it
+  // already. It never throws.
+  async function putDraft(leaving) {
+    const text = box.value;
+    if (draft.changed || text === draft.saved) return;
+    const body = JSON.stringify({ workspace: state.workspace, root: state.viewed, conversation: state.conversation, text, revision: draft.rev });
+    draftState('Saving draft…');
+    let resp;
+    let data = {};
+    try {
+      // keepalive lets a save outlive the page, for bodies up to 64 KiB.
+      const keepalive = leaving && new TextEncoder().encode(body).length < 60000;
+      resp = await fetch('/api/draft', { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body, keepalive });
+      try { data = await resp.json(); } catch (e) { data = { error: resp.status + ' ' + resp.statusText }; }
+    } catch (e) {
+      draft.trouble = 'Could not reach jp serve web to save the draft: ' + e.message + '.';
+      draftState('Kept in this browser only');
+      keepLocal();
+      showDraft();
+      return;
+    }
+    if (resp.ok) {
+      draft.rev = data.revision || '';
+      draft.saved = text;
+      draft.trouble = null;
+      draftState(text ? 'Draft saved' : '');
+    } else if (resp.status === 409 && data.code === 'draft_changed') {
+      draft.changed = 'The draft changed in another place (a terminal?)';
+      draftState('Kept in this browser only');
+    } else {
+      draft.trouble = 'jp did not save the draft: ' + (data.error || resp.statusText) + '.';
+      draftState('Kept in this browser only');
+    }
+    keepLocal();
+    showDraft();
+  }
+
+  // settleDraft saves what waits for a save, now, and lets it finish: the
+  // draft holds the message being sent (kept there if jp refuses the
+  // turn), and the send names the draft's latest revision.
+  async function settleDraft() {
+    clearTimeout(draft.timer);
+    draft.timer = null;
+    await saveDraft(false);
+  }
+
+  // sentDraft follows what jp did with the draft when the sent message
+  // started a turn.
+  function sentDraft(d) {
+    if (!d) {
+      // The page knew no draft (nothing in jp to empty), or the draft
+      // had changed elsewhere (left as it is).
+      if (draft.changed) draft.changed = 'Sent. The draft changed in another place (a terminal?) and was left as it is';
+    } else if (d.cleared) {
+      draft.rev = d.revision || '';
+      draft.saved = '';
+      draft.trouble = null;
+      draftState('');
+    } else if (d.code === 'draft_changed') {
+      draft.changed = 'Sent. The draft changed in another place (a terminal?) meanwhile and was left as it is';
+      draftState('');
+    } else {
+      draft.trouble = 'Sent, but ' + (d.error || 'jp could not empty the draft') + '.';
+      saveSoon(); // empties it, as the box is
+    }
+    showDraft();
+  }
+
+  // restore puts a message back in the box (a turn failed before jp
+  // stored it): it is the draft again.
+  function restore(text) {
+    box.value = text;
+    keepLocal();
+    saveSoon();
+  }
+
+  // startDraft fills the box: jp's draft; without one, what the browser
+  // kept (saved into jp's draft then). When both hold different text, the
+  // box shows jp's and offers the other.
+  function startDraft() {
+    const kept = local();
+    const jp = draft.saved;
+    if (state.draft_error) {
+      draft.trouble = state.draft_error + '.';
+      box.value = kept;
+    } else if (jp) {
+      box.value = jp;
+      draftState('Draft saved');
+      if (kept && kept !== jp) draft.leftover = kept;
+      else setLocal('');
+    } else if (kept) {
+      box.value = kept;
+      saveSoon();
+    }
+    showDraft();
+  }
+
   async function send(ev) {
     if (ev) ev.preventDefault();
-    if (turn) return;
+    if (turn || sending) return;
     const text = box.value;
     if (!text.trim()) { say('Type a message first.', 'warn'); box.focus(); return; }
     if (!target) { say('Pick the checkout to run this conversation in.', 'warn'); return; }
     quiet();
     sendBtn.disabled = true;
-    const body = { workspace: state.workspace, root: target, conversation: state.conversation, content: text };
-    const exp = expected();
-    if (exp) body.expected_last_root = exp;
+    box.readOnly = true; // the text being sent is the text to empty
+    sending = true;
     let r;
     try {
+      await settleDraft();
+      const body = { workspace: state.workspace, root: target, conversation: state.conversation, content: text };
+      const exp = expected();
+      if (exp) body.expected_last_root = exp;
+      // Once the turn started, jp's draft is emptied if it is still the
+      // one the page saw.
+      if (!draft.changed && draft.rev) body.draft_revision = draft.rev;
       r = await post('/api/query', body);
     } catch (e) {
       sendBtn.disabled = false;
       say('Could not reach jp serve web: ' + e.message + '. Your message is still in the box.', 'error');
       return;
+    } finally {
+      box.readOnly = false;
+      sending = false;
     }
     if (!r.resp.ok) {
       sendBtn.disabled = false;
@@ -163,7 +361,8 @@
       return;
     }
     box.value = '';
-    localStorage.removeItem(draftKey);
+    keepLocal();
+    sentDraft(r.data.draft);
     follow(r.data.turn, text);
   }
 
@@ -271,7 +470,7 @@
       say('Turn stopped: what it had is saved.', 'warn');
     } else {
       say(['Turn ', v.outcome || 'ended', v.error ? ': ' + v.error : '', '.'], 'error');
-      if (!t.sawRequest && t.text && !box.value) box.value = t.text;
+      if (!t.sawRequest && t.text && !box.value) restore(t.text);
     }
     scrollDown();
   }
@@ -289,7 +488,7 @@
         turn = null;
         busy(false);
         say('Lost this turn (jp serve web stopped or restarted): reload the page to see what it saved.', 'error');
-        if (!mine.sawRequest && mine.text && !box.value) box.value = mine.text;
+        if (!mine.sawRequest && mine.text && !box.value) restore(mine.text);
       } else {
         say('Connection to jp serve web lost; reconnecting…', 'warn');
       }
@@ -332,10 +531,25 @@
   stopBtn.addEventListener('click', stop);
   box.addEventListener('keydown', (e) => { if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) send(e); });
   box.addEventListener('input', () => {
-    if (box.value) localStorage.setItem(draftKey, box.value); else localStorage.removeItem(draftKey);
+    keepLocal();
+    if (draft.changed) {
+      showDraft();
+    } else {
+      draftState('');
+      saveSoon();
+    }
   });
+  // Leaving (or hiding) the page saves at once what waits for a save.
+  const flush = () => {
+    if (draft.timer === null && box.value === draft.saved) return;
+    clearTimeout(draft.timer);
+    draft.timer = null;
+    saveDraft(true);
+  };
+  document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden') flush(); });
+  window.addEventListener('pagehide', flush);
 
-  box.value = localStorage.getItem(draftKey) || '';
+  startDraft();
   defaults();
   render();
   if (state.running) follow(state.running, '');
