@@ -6,7 +6,7 @@ import (
 )
 
 // heldLocks are the conversation locks a plugin took with lock, by
-// checkout and conversation (lockKey), with their release functions. They are released on
+// workspace and conversation (lockKey), with their release functions. They are released on
 // unlock, on exit, and when the plugin dies.
 type heldLocks struct {
 	mu sync.Mutex
@@ -73,7 +73,7 @@ func (l *heldLocks) releaseAll(log *slog.Logger, name string) {
 	}
 }
 
-// lockKey names a conversation of one checkout: locks are tracked per
-// checkout, since two checkouts of a workspace may each hold a
-// conversation with the same ID (a projection-only one).
-func lockKey(c *checkout, conv string) string { return conv + "@" + c.loc.Root }
+// lockKey names a conversation's lock: it lives in the workspace's
+// user-local store, so every checkout of the workspace shares it (a lock
+// taken through one checkout is held for all of them).
+func lockKey(c *checkout, conv string) string { return conv + "@" + string(c.loc.ID) }
