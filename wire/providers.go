@@ -57,6 +57,9 @@ type Options struct {
 	// Router is the process's interrupt router, started by cmd/jp before
 	// anything else and closed last.
 	Router *terminal.Interrupts
+	// Log is jp's logger (stderr at the -v level, and <data>/logs/jp.log);
+	// nil logs warnings to Stderr only.
+	Log *slog.Logger
 }
 
 // Headless is the headless front end: the app plus the script, which the
@@ -102,12 +105,17 @@ func provideHeadlessInterrupts(s *headless.Script, o Options) ports.Interrupts {
 // provideMCPPool is the process's one MCP server pool; its cleanup stops
 // every instance when the command ends (Ctrl-C included).
 func provideMCPPool(o Options, p ports.Prompter, c sysclock.Clock) (*mcp.Pool, func(), error) {
-	var w io.Writer = io.Discard
-	if o.Stderr != nil {
-		w = o.Stderr
+	log := o.Log
+	if log == nil {
+		var w io.Writer = io.Discard
+		if o.Stderr != nil {
+			w = o.Stderr
+		}
+		log = slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	pool, err := mcp.NewPool(mcp.Options{Prompter: p, Timers: c,
-		Log: slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	// Server stderr (debug) and pool events go where jp's own log goes:
+	// jp -vv shows them, jp.log keeps them.
+	pool, err := mcp.NewPool(mcp.Options{Prompter: p, Timers: c, Log: log})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -195,6 +195,7 @@ func processSetup(s Streams, environ []string, verbosity int) (jpwire.Options, *
 	}
 	terminalStreams(&paths, s)
 	logger := logging.New(s.Err, filepath.Join(paths.DataDir, "logs", "jp.log"), verbosity)
+	paths.Log = logger.Logger
 	return paths, logger, nil
 }
 
