@@ -221,3 +221,28 @@ func TestLastRootSameRecordIgnoresLive(t *testing.T) {
 		t.Fatal("different last_used must not match")
 	}
 }
+
+func TestMetadataJSONKeepsUnknownKeys(t *testing.T) {
+	in := `{"title":"t","created_at":"2026-01-02T03:04:05Z","last_activated_at":"2026-01-02T03:04:05Z","pinned_at":null,"archived_at":null,"events_count":4,"zeta":{"a":1},"alpha":[1,2]}`
+	var m Metadata
+	if err := json.Unmarshal([]byte(in), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Title != "t" || m.EventsCount != 4 || len(m.Extra) != 2 || string(m.Extra["zeta"]) != `{"a":1}` {
+		t.Fatalf("decoded %+v", m)
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"title":"t","created_at":"2026-01-02T03:04:05Z","last_activated_at":"2026-01-02T03:04:05Z","pinned_at":null,"archived_at":null,"events_count":4,"alpha":[1,2],"zeta":{"a":1}}`
+	if string(out) != want {
+		t.Errorf("encoded\n%s\nwant\n%s", out, want)
+	}
+	// Without unknown keys the document is exactly the known fields.
+	m.Extra = nil
+	plain, _ := json.Marshal(m)
+	if strings.Contains(string(plain), "zeta") || !strings.HasSuffix(string(plain), `"events_count":4}`) {
+		t.Errorf("plain = %s", plain)
+	}
+}

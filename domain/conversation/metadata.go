@@ -2,6 +2,8 @@ package conversation
 
 import (
 	"encoding/json"
+	"fmt"
+	"sort"
 	"time"
 )
 
@@ -14,6 +16,75 @@ type Metadata struct {
 	PinnedAt        *time.Time `json:"pinned_at"`
 	ArchivedAt      *time.Time `json:"archived_at"`
 	EventsCount     int        `json:"events_count"`
+	// Extra holds the keys this version does not know (a newer jp's), so
+	// that a rewrite keeps them: an older jp keeps what a newer one
+	// recorded.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// metadataFields is Metadata's known keys, in their order, for the
+// encoder (Extra is json:"-").
+type metadataFields Metadata
+
+// knownMetadataKeys are the keys of metadataFields.
+var knownMetadataKeys = map[string]bool{
+	"title": true, "created_at": true, "last_activated_at": true,
+	"pinned_at": true, "archived_at": true, "events_count": true,
+}
+
+// MarshalJSON writes the known keys in order, then the unknown ones kept
+// in Extra, sorted.
+func (m Metadata) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(metadataFields(m))
+	if err != nil || len(m.Extra) == 0 {
+		return b, err
+	}
+	keys := make([]string, 0, len(m.Extra))
+	for k := range m.Extra {
+		if !knownMetadataKeys[k] {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	out := b[:len(b)-1] // without the closing brace
+	for _, k := range keys {
+		name, err := json.Marshal(k)
+		if err != nil {
+			return nil, err
+		}
+		v := m.Extra[k]
+		if !json.Valid(v) {
+			return nil, fmt.Errorf("metadata key %s: not JSON", k)
+		}
+		out = append(out, ',')
+		out = append(out, name...)
+		out = append(out, ':')
+		out = append(out, v...)
+	}
+	return append(out, '}'), nil
+}
+
+// UnmarshalJSON reads the known keys and keeps the others in Extra.
+func (m *Metadata) UnmarshalJSON(b []byte) error {
+	var f metadataFields
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	for k := range raw {
+		if knownMetadataKeys[k] {
+			delete(raw, k)
+		}
+	}
+	f.Extra = nil
+	if len(raw) > 0 {
+		f.Extra = raw
+	}
+	*m = Metadata(f)
+	return nil
 }
 
 // Pinned reports whether the conversation is pinned.
