@@ -227,6 +227,35 @@ func TestQueryRecordsATurn(t *testing.T) {
 	}
 }
 
+// TestSystemPromptReachesEveryRequest: assistant.system_prompt is sent
+// with every provider call of a turn (before and after a tool call), and
+// is never stored in the conversation.
+func TestSystemPromptReachesEveryRequest(t *testing.T) {
+	f := newFixture(t, resp{events: []llm.Event{toolCall("c1")}}, resp{events: []llm.Event{text("done")}})
+	f.cfg.Assistant.SystemPrompt = "You work on the jp repository."
+	f.answers = []string{"y"}
+	_, evs, err := f.run(t, app.QueryInput{Message: "read it", HasMessage: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.provider.mu.Lock()
+	calls := append([]llm.Request(nil), f.provider.calls...)
+	f.provider.mu.Unlock()
+	if len(calls) != 2 {
+		t.Fatalf("%d provider calls", len(calls))
+	}
+	for i, c := range calls {
+		if c.System != "You work on the jp repository." {
+			t.Errorf("call %d system = %q", i, c.System)
+		}
+	}
+	for _, e := range evs {
+		if strings.Contains(e.Content+e.Message, "jp repository") {
+			t.Errorf("the system prompt was stored: %+v", e)
+		}
+	}
+}
+
 func TestRunScopedApprovalCoversTheSecondCall(t *testing.T) {
 	for _, tt := range []struct {
 		name    string

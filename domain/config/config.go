@@ -34,8 +34,9 @@ type Config struct {
 
 // Assistant is the [assistant] table.
 type Assistant struct {
-	Model   Model   `toml:"model" doc:"The model to talk to."`
-	Request Request `toml:"request" doc:"How provider requests are made."`
+	Model        Model   `toml:"model" doc:"The model to talk to."`
+	SystemPrompt string  `toml:"system_prompt" doc:"Instructions sent to the model before the conversation on every request (its system prompt). Empty: none. Set it per workspace in .jp/config.toml to describe the project."`
+	Request      Request `toml:"request" doc:"How provider requests are made."`
 }
 
 // Model is the [assistant.model] table.

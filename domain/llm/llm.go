@@ -66,7 +66,10 @@ type Tool struct {
 // Request is one provider call.
 type Request struct {
 	// Model is the model name without the provider prefix.
-	Model    string
+	Model string
+	// System is the system prompt (assistant.system_prompt): instructions
+	// sent before the conversation; "" sends none.
+	System   string
 	Messages []Message
 	Tools    []Tool
 	// Schema, when set, asks for structured output matching it.

@@ -292,3 +292,21 @@ func TestConnectionRefusedIsTransient(t *testing.T) {
 		t.Error("negative max tokens accepted")
 	}
 }
+
+func TestSystemPrompt(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.SSE(fixture(t, "text.sse")), llmtest.SSE(fixture(t, "text.sse")))
+	p := newProvider(t, srv, "k")
+	req := userRequest("hi")
+	req.System = "You are terse."
+	if err := p.Stream(context.Background(), req, (&llmtest.Recorder{}).Emit); err != nil {
+		t.Fatal(err)
+	}
+	assertJSON(t, "system", srv.Requests()[0].JSON(t)["system"], `[{"type":"text","text":"You are terse."}]`)
+	req.System = ""
+	if err := p.Stream(context.Background(), req, (&llmtest.Recorder{}).Emit); err != nil {
+		t.Fatal(err)
+	}
+	if s, ok := srv.Requests()[1].JSON(t)["system"]; ok {
+		t.Errorf("system sent without a system prompt: %v", s)
+	}
+}

@@ -16,6 +16,9 @@ func buildParams(req llm.Request, maxTokens int64) (sdk.MessageNewParams, error)
 		MaxTokens: maxTokens,
 		Messages:  buildMessages(req.Messages),
 	}
+	if req.System != "" {
+		params.System = []sdk.TextBlockParam{{Text: req.System}}
+	}
 	for _, t := range req.Tools {
 		schema, err := inputSchema(t.Parameters)
 		if err != nil {

@@ -142,3 +142,21 @@ func TestNonStreamingAnswerIsFatal(t *testing.T) {
 		t.Errorf("error = %+v", e)
 	}
 }
+
+func TestSystemPromptComesFirst(t *testing.T) {
+	srv := llmtest.NewServer(t, llmtest.SSE(fixture(t, "text.sse")))
+	p := newProvider(t, srv, "sk-test")
+	req := userRequest("hi")
+	req.System = "You are terse.\nAnswer in one line."
+	if err := p.Stream(context.Background(), req, (&llmtest.Recorder{}).Emit); err != nil {
+		t.Fatal(err)
+	}
+	msgs, _ := srv.Requests()[0].JSON(t)["messages"].([]any)
+	if len(msgs) != 2 {
+		t.Fatalf("messages = %v", msgs)
+	}
+	assertJSON(t, "system message", msgs[0], `{"role":"system","content":"You are terse.\nAnswer in one line."}`)
+	if m, _ := msgs[1].(map[string]any); m["role"] != "user" {
+		t.Errorf("second message = %v", msgs[1])
+	}
+}

@@ -22,6 +22,9 @@ func buildParams(req llm.Request) (oai.ChatCompletionNewParams, error) {
 		Messages:      buildMessages(req.Messages),
 		StreamOptions: oai.ChatCompletionStreamOptionsParam{IncludeUsage: oai.Bool(true)},
 	}
+	if req.System != "" {
+		params.Messages = append([]oai.ChatCompletionMessageParamUnion{oai.SystemMessage(req.System)}, params.Messages...)
+	}
 	for _, t := range req.Tools {
 		schema, err := schemaObject(t.Parameters)
 		if err != nil {
