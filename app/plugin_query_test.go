@@ -284,3 +284,29 @@ func talkingHost(t *testing.T) (*host, conversation.ID) {
 	h.script = writeScript(t, `{"events":[{"text":"word ","repeat":400,"sleep_ms":20}]}`)
 	return h, h.conv("alpha")
 }
+
+// TestPluginDiesDuringDelegatedTurn: a plugin that dies while its turn
+// streams does not leave the turn running or the conversation locked: the
+// turn is stopped and recorded as such, and the lock is free.
+func TestPluginDiesDuringDelegatedTurn(t *testing.T) {
+	h, a := talkingHost(t)
+	err := h.run(ready,
+		send(fmt.Sprintf(`{"type":"query","id":"q","conversation":"%s","content":"talk"}`, a)),
+		untilText(`"chat_response_delta"`),
+		step{Kill: true})
+	if err == nil || !strings.Contains(err.Error(), "ended without sending exit") {
+		t.Fatalf("Run = %v", err)
+	}
+	evs, _ := h.store.Events(t.Context(), h.loc, a)
+	if len(evs) == 0 {
+		t.Fatal("nothing stored")
+	}
+	if last := evs[len(evs)-1]; last.Type != conversation.EventTypeTurnEnd || last.Outcome != conversation.OutcomeStopped {
+		t.Errorf("last event = %+v", last)
+	}
+	release, err := h.store.Lock(t.Context(), h.loc, a, 0)
+	if err != nil {
+		t.Fatalf("the conversation is still locked: %v", err)
+	}
+	_ = release()
+}
