@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -55,12 +54,7 @@ func (s *Server) problem(w http.ResponseWriter, status int, message string, back
 // hostProblem shows a failed request to jp.
 func (s *Server) hostProblem(w http.ResponseWriter, what string, err error, back crumb) {
 	s.log(what + ": " + err.Error())
-	var he plugin.Error
-	if errors.As(err, &he) {
-		s.problem(w, http.StatusBadGateway, "jp could not "+what+": "+he.Message, back)
-		return
-	}
-	s.problem(w, http.StatusBadGateway, "jp could not "+what+": "+err.Error(), back)
+	s.problem(w, http.StatusBadGateway, "jp could not "+what+": "+hostMessage(err), back)
 }
 
 var home = crumb{Text: "Workspaces", URL: "/"}

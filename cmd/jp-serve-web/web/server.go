@@ -172,9 +172,7 @@ func (s *Server) ago(t time.Time) string {
 	}
 	d := s.now().Sub(t)
 	switch {
-	case d < 0:
-		return "just now"
-	case d < time.Minute:
+	case d < time.Minute: // or in the future
 		return "just now"
 	case d < time.Hour:
 		return plural(int(d/time.Minute), "minute") + " ago"

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/jpcli/jp/adapters/pluginsdk"
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/plugin"
 	"github.com/jpcli/jp/domain/workspace"
@@ -317,18 +318,14 @@ func (s *Server) completion(ctx context.Context, t *turn, st Stream, err error) 
 
 // viewOfPush maps one push of a turn to its view event.
 func (s *Server) viewOfPush(t *turn, ev plugin.Event) viewEvent {
-	var head struct {
-		Type string `json:"type"`
-	}
-	_ = json.Unmarshal(ev.Data, &head)
-	switch {
-	case head.Type == plugin.DataChatResponseDelta:
+	switch typ := pluginsdk.DataType(ev); {
+	case typ == plugin.DataChatResponseDelta:
 		var d plugin.DeltaData
 		if err := json.Unmarshal(ev.Data, &d); err != nil {
 			return viewEvent{Kind: "notice", Text: "jp sent a delta that could not be read: " + err.Error()}
 		}
 		return viewEvent{Kind: "delta", Text: d.Text, Reasoning: d.Reasoning}
-	case head.Type == plugin.DataToolApproval || ev.Respond == plugin.RespondToolApproval:
+	case typ == plugin.DataToolApproval || ev.Respond == plugin.RespondToolApproval:
 		var a plugin.ApprovalData
 		if err := json.Unmarshal(ev.Data, &a); err != nil || a.CallID == "" {
 			return viewEvent{Kind: "notice", Text: fmt.Sprintf("jp asked for a tool approval that could not be read: %s", ev.Data)}
