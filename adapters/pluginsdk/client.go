@@ -283,19 +283,7 @@ func (c *Client) newID() string { return strconv.FormatUint(c.next.Add(1), 36) }
 // want into out. An error answer is returned as a HostError.
 func (c *Client) roundTrip(ctx context.Context, id string, req plugin.Message, want string, out any, prompt bool) error {
 	cl := &call{ch: make(chan answer, 1), prompt: prompt}
-	c.mu.Lock()
-	if c.closed != nil {
-		c.mu.Unlock()
-		return c.closed
-	}
-	if prompt && isClosed(c.shutdown) {
-		c.mu.Unlock()
-		return ErrShutdown
-	}
-	c.pending[id] = cl
-	c.mu.Unlock()
-	if err := c.send(req); err != nil {
-		c.forget(id)
+	if err := c.post(id, cl, req); err != nil {
 		return err
 	}
 	select {
@@ -322,6 +310,28 @@ func (c *Client) roundTrip(ctx context.Context, id string, req plugin.Message, w
 		return closed
 	}
 	return ctx.Err()
+}
+
+// post registers cl to take jp's answers to id, then sends req. It fails
+// without sending once the connection is closed, and for a prompt once jp
+// asked for shutdown.
+func (c *Client) post(id string, cl *call, req plugin.Message) error {
+	c.mu.Lock()
+	err := c.closed
+	if err == nil && cl.prompt && isClosed(c.shutdown) {
+		err = ErrShutdown
+	}
+	if err != nil {
+		c.mu.Unlock()
+		return err
+	}
+	c.pending[id] = cl
+	c.mu.Unlock()
+	if err := c.send(req); err != nil {
+		c.forget(id)
+		return err
+	}
+	return nil
 }
 
 // decode reads answer a to req into out.

@@ -198,16 +198,7 @@ func (w Checkout) Query(ctx context.Context, q plugin.Query) (*QueryStream, erro
 	id := c.newID()
 	q.ID, q.Workspace = id, w.ref
 	s := newQueryStream(c, id)
-	c.mu.Lock()
-	if c.closed != nil {
-		err := c.closed
-		c.mu.Unlock()
-		return nil, err
-	}
-	c.pending[id] = &call{stream: s}
-	c.mu.Unlock()
-	if err := c.send(q); err != nil {
-		c.forget(id)
+	if err := c.post(id, &call{stream: s}, q); err != nil {
 		return nil, err
 	}
 	select {
