@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/jpcli/jp/domain/plugin"
 )
@@ -59,19 +60,8 @@ func Run(ctx context.Context, r io.Reader, w, stderr io.Writer, m plugin.Manifes
 // directly from a terminal (not by jp), it prints the manifest's help.
 func Main(m plugin.Manifest, fn RunFunc) {
 	if st, err := os.Stdin.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-		fmt.Fprintf(os.Stderr, "%s is a jp plugin: run it as jp %s\n\n%s\n", os.Args[0], joinCommand(m), m.Help)
+		fmt.Fprintf(os.Stderr, "%s is a jp plugin: run it as jp %s\n\n%s\n", os.Args[0], strings.Join(m.Command, " "), m.Help)
 		os.Exit(2)
 	}
 	os.Exit(Run(context.Background(), os.Stdin, os.Stdout, os.Stderr, m, fn))
-}
-
-func joinCommand(m plugin.Manifest) string {
-	out := ""
-	for i, w := range m.Command {
-		if i > 0 {
-			out += " "
-		}
-		out += w
-	}
-	return out
 }
