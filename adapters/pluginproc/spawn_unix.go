@@ -158,8 +158,7 @@ func (c *child) status() (ports.PluginExit, error) {
 
 // release closes the stderr pipe and waits for the reaper and the stderr
 // forwarder. The process group has been killed before.
-func (c *child) release() error {
+func (c *child) release() {
 	_ = c.stderr.Close()
 	c.goroutines.Wait()
-	return nil
 }
