@@ -109,56 +109,26 @@ func (m Menu) Pick(key string) (Action, bool) {
 
 // ParseStreamingAction maps interrupt.streaming.action to a menu action;
 // "prompt" (show the menu) is ActionUnknown with ok = true.
-func ParseStreamingAction(s string) (Action, bool) {
-	switch s {
-	case "prompt", "":
-		return ActionUnknown, true
-	case "continue":
-		return ActionContinue, true
-	case "reply":
-		return ActionReply, true
-	case "queue_reply":
-		return ActionQueueReply, true
-	case "stop":
-		return ActionStop, true
-	case "abort":
-		return ActionAbort, true
-	}
-	return ActionUnknown, false
-}
+func ParseStreamingAction(s string) (Action, bool) { return StreamingMenu.configured(s) }
 
 // ParseToolCallAction maps interrupt.tool_call.action likewise.
-func ParseToolCallAction(s string) (Action, bool) {
-	switch s {
-	case "prompt", "":
-		return ActionUnknown, true
-	case "continue":
-		return ActionContinue, true
-	case "respond":
-		return ActionRespond, true
-	case "queue_reply":
-		return ActionQueueReply, true
-	case "stop":
-		return ActionStop, true
-	case "restart":
-		return ActionRestart, true
-	}
-	return ActionUnknown, false
-}
+func ParseToolCallAction(s string) (Action, bool) { return ToolCallMenu.configured(s) }
 
 // ParseCountdownAction maps interrupt.loop_countdown.action likewise.
-func ParseCountdownAction(s string) (Action, bool) {
-	switch s {
-	case "prompt", "":
+func ParseCountdownAction(s string) (Action, bool) { return CountdownMenu.configured(s) }
+
+// configured maps a configured action of this menu, spelled as
+// Action.String, to the action: the configuration offers exactly the
+// menu's actions, plus "prompt" (and "" for unset), which is
+// ActionUnknown: show the menu.
+func (m Menu) configured(s string) (Action, bool) {
+	if s == "prompt" || s == "" {
 		return ActionUnknown, true
-	case "send":
-		return ActionSendNow, true
-	case "keep":
-		return ActionKeepDraft, true
-	case "discard":
-		return ActionDiscardDraft, true
-	case "edit":
-		return ActionEditDraft, true
+	}
+	for _, it := range m.Items {
+		if it.Action.String() == s {
+			return it.Action, true
+		}
 	}
 	return ActionUnknown, false
 }
