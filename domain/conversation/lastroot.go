@@ -8,11 +8,10 @@ import (
 // ErrLastRootMismatch is wrapped by every refusal of CheckLastRoot.
 var ErrLastRootMismatch = errors.New("last root does not match")
 
-// LastRootError refuses a turn: it carries the record as stored, so a
-// frontend can show it and ask again.
+// LastRootError refuses a turn: it carries the record as stored, with its
+// derived Live flag, so a frontend can show it and ask again.
 type LastRootError struct {
 	Current LastRoot
-	Live    bool
 	Reason  string
 }
 
@@ -44,7 +43,7 @@ func CheckLastRoot(root string, stored *LastRoot, live bool, expected *LastRoot)
 	cur.Live = &live
 	if expected != nil {
 		if !stored.SameRecord(*expected) {
-			return &LastRootError{Current: cur, Live: live, Reason: fmt.Sprintf(
+			return &LastRootError{Current: cur, Reason: fmt.Sprintf(
 				"the conversation last ran in %s at %s, not where expected_last_root says: it moved since it was read; show the new record and ask again",
 				stored.Path, stored.LastUsed.UTC().Format("2006-01-02T15:04:05Z"))}
 		}
@@ -54,9 +53,9 @@ func CheckLastRoot(root string, stored *LastRoot, live bool, expected *LastRoot)
 	case stored.Path == root:
 		return nil
 	case live:
-		return &LastRootError{Current: cur, Live: live, Reason: fmt.Sprintf(
+		return &LastRootError{Current: cur, Reason: fmt.Sprintf(
 			"the conversation last ran in %s, another checkout: continue it there, or confirm this checkout by sending the record as expected_last_root", stored.Path)}
 	}
-	return &LastRootError{Current: cur, Live: live, Reason: fmt.Sprintf(
+	return &LastRootError{Current: cur, Reason: fmt.Sprintf(
 		"the conversation last ran in %s, a worktree that no longer exists: confirm running here by sending that record as expected_last_root", stored.Path)}
 }
