@@ -197,7 +197,7 @@ func (m *Machine) ToolCall(c llm.ToolCall) []Action {
 	if m.phase != PhaseStreaming {
 		return m.wrong("tool call")
 	}
-	acts := m.flushActions(nil)
+	acts := m.flushActions()
 	args := c.Arguments
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
@@ -214,7 +214,7 @@ func (m *Machine) StreamDone() []Action {
 	if m.phase != PhaseStreaming {
 		return m.wrong("stream done")
 	}
-	acts := m.flushActions(nil)
+	acts := m.flushActions()
 	if len(m.pending) > 0 {
 		m.phase = PhaseExecuting
 		return append(acts, Action{Kind: ActionExecute, Calls: m.pending})
@@ -230,7 +230,7 @@ func (m *Machine) StreamError(err error, transient bool) []Action {
 	if m.phase != PhaseStreaming {
 		return m.wrong("stream error")
 	}
-	acts := m.flushActions(nil)
+	acts := m.flushActions()
 	if transient && m.retries < m.maxRetries {
 		if len(m.pending) > 0 {
 			m.phase = PhaseExecuting
@@ -269,7 +269,7 @@ func (m *Machine) Reply(text, author string) []Action {
 	if m.phase != PhaseStreaming {
 		return m.wrong("reply")
 	}
-	acts := m.flushActions(nil)
+	acts := m.flushActions()
 	acts = append(acts, m.cancelPending("The user interrupted with a reply before this tool ran.")...)
 	return append(acts,
 		Action{Kind: ActionPersist, Event: conversation.Event{Type: conversation.EventTypeChatRequest, Content: text, Author: author}},
@@ -281,7 +281,7 @@ func (m *Machine) Reply(text, author string) []Action {
 func (m *Machine) Stop(rs []ToolResult) []Action {
 	switch m.phase {
 	case PhaseStreaming:
-		acts := m.flushActions(nil)
+		acts := m.flushActions()
 		acts = append(acts, m.cancelPending("The user stopped the turn before this tool ran.")...)
 		m.phase = PhaseComplete
 		return append(acts, endActions(EndStopped, conversation.OutcomeStopped, nil)...)
@@ -352,11 +352,12 @@ func (m *Machine) flush() (conversation.Event, bool) {
 	return ev, true
 }
 
-func (m *Machine) flushActions(acts []Action) []Action {
+// flushActions persists the finished block, if any.
+func (m *Machine) flushActions() []Action {
 	if ev, ok := m.flush(); ok {
-		acts = append(acts, Action{Kind: ActionPersist, Event: ev})
+		return []Action{{Kind: ActionPersist, Event: ev}}
 	}
-	return acts
+	return nil
 }
 
 func (m *Machine) wrong(what string) []Action {
