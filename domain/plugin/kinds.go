@@ -1,6 +1,9 @@
 package plugin
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // PromptKind is what a prompt request asks for (seed 000): the type of its
 // answer.
@@ -169,7 +172,7 @@ func parseEnum(names []string, s, what string) (int, error) {
 			return i, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown %s %q: expected one of %s", what, s, joinNames(names[1:]))
+	return 0, fmt.Errorf("unknown %s %q: expected one of %s", what, s, strings.Join(names[1:], ", "))
 }
 
 func marshalEnum(names []string, i int, what string) ([]byte, error) {
@@ -177,15 +180,4 @@ func marshalEnum(names []string, i int, what string) ([]byte, error) {
 		return nil, fmt.Errorf("%s is unset", what)
 	}
 	return []byte(names[i]), nil
-}
-
-func joinNames(names []string) string {
-	out := ""
-	for i, n := range names {
-		if i > 0 {
-			out += ", "
-		}
-		out += n
-	}
-	return out
 }
