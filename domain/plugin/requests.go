@@ -76,12 +76,17 @@ type ListConversations struct {
 	Workspace *workspace.Ref `json:"workspace,omitempty"`
 }
 
-// ReadEvents asks for a conversation's events; the answer is Events.
-type ReadEvents struct {
+// ConversationRequest is the shape of every request that names one
+// conversation and nothing more: ReadEvents, ReadDraft, Archive,
+// Unarchive, Lock, Unlock and Interrupt. Conversation is required.
+type ConversationRequest struct {
 	ID           string         `json:"id,omitempty"`
 	Workspace    *workspace.Ref `json:"workspace,omitempty"`
 	Conversation string         `json:"conversation"`
 }
+
+// ReadEvents asks for a conversation's events; the answer is Events.
+type ReadEvents ConversationRequest
 
 // ReadConfig asks for the resolved configuration, or the subtree at Path
 // (a dot path as in --cfg); the answer is Config.
@@ -93,11 +98,7 @@ type ReadConfig struct {
 
 // ReadDraft asks for a conversation's draft (its query text); the answer
 // is Draft.
-type ReadDraft struct {
-	ID           string         `json:"id,omitempty"`
-	Workspace    *workspace.Ref `json:"workspace,omitempty"`
-	Conversation string         `json:"conversation"`
-}
+type ReadDraft ConversationRequest
 
 // WriteDraft replaces a draft's query text, keeping its meta section. With
 // Revision it fails unless the draft still has that revision. Text is
@@ -127,33 +128,17 @@ type SetTitle struct {
 }
 
 // Archive hides a conversation from listings; the answer is Archived.
-type Archive struct {
-	ID           string         `json:"id,omitempty"`
-	Workspace    *workspace.Ref `json:"workspace,omitempty"`
-	Conversation string         `json:"conversation"`
-}
+type Archive ConversationRequest
 
 // Unarchive undoes Archive; the answer is Unarchived.
-type Unarchive struct {
-	ID           string         `json:"id,omitempty"`
-	Workspace    *workspace.Ref `json:"workspace,omitempty"`
-	Conversation string         `json:"conversation"`
-}
+type Unarchive ConversationRequest
 
 // Lock takes a conversation's lock for the plugin; the answer is Locked.
 // The host releases it on Unlock, and when the plugin exits or dies.
-type Lock struct {
-	ID           string         `json:"id,omitempty"`
-	Workspace    *workspace.Ref `json:"workspace,omitempty"`
-	Conversation string         `json:"conversation"`
-}
+type Lock ConversationRequest
 
 // Unlock releases a lock the plugin took; the answer is Unlocked.
-type Unlock struct {
-	ID           string         `json:"id,omitempty"`
-	Workspace    *workspace.Ref `json:"workspace,omitempty"`
-	Conversation string         `json:"conversation"`
-}
+type Unlock ConversationRequest
 
 // Query runs a delegated turn (SPEC 7.4): the answer is QueryStarted,
 // then Event pushes, then QueryComplete, all with the query's id; a
@@ -171,11 +156,7 @@ type Query struct {
 
 // Interrupt stops the delegated turn running on a conversation as Stop
 // would: what the turn has is saved, and its QueryComplete says stopped.
-type Interrupt struct {
-	ID           string         `json:"id,omitempty"`
-	Workspace    *workspace.Ref `json:"workspace,omitempty"`
-	Conversation string         `json:"conversation"`
-}
+type Interrupt ConversationRequest
 
 // Respond answers a pushed tool approval: Action is approve or reject.
 type Respond struct {

@@ -147,30 +147,26 @@ type Created struct {
 	Conversation string `json:"conversation"`
 }
 
-// TitleSet answers SetTitle.
-type TitleSet struct {
+// Ack is the shape of every answer that carries nothing but the request's
+// id: TitleSet, Archived, Unarchived, Locked, Unlocked and Interrupted.
+type Ack struct {
 	ID string `json:"id,omitempty"`
 }
+
+// TitleSet answers SetTitle.
+type TitleSet Ack
 
 // Archived answers Archive.
-type Archived struct {
-	ID string `json:"id,omitempty"`
-}
+type Archived Ack
 
 // Unarchived answers Unarchive.
-type Unarchived struct {
-	ID string `json:"id,omitempty"`
-}
+type Unarchived Ack
 
 // Locked answers Lock.
-type Locked struct {
-	ID string `json:"id,omitempty"`
-}
+type Locked Ack
 
 // Unlocked answers Unlock.
-type Unlocked struct {
-	ID string `json:"id,omitempty"`
-}
+type Unlocked Ack
 
 // QueryStarted is the first answer to Query.
 type QueryStarted struct {
@@ -228,9 +224,7 @@ type QueryComplete struct {
 }
 
 // Interrupted answers Interrupt.
-type Interrupted struct {
-	ID string `json:"id,omitempty"`
-}
+type Interrupted Ack
 
 // PromptResponse answers Prompt. Value is set when Outcome is answered: a
 // bool for confirm, a string otherwise. Reason says why a prompt was
