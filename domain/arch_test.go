@@ -1,5 +1,5 @@
 // Package domain_test pins the rule of the house: domain packages import
-// only the standard library's pure packages and samber/lo.
+// only the standard library's pure packages (docs/architecture.md).
 package domain_test
 
 import (
@@ -15,7 +15,7 @@ import (
 var forbidden = map[string]bool{
 	"os": true, "os/exec": true, "os/signal": true, "net": true, "net/http": true,
 	"io/ioutil": true, "io/fs": true, "path/filepath": true, "syscall": true,
-	"log": true, "log/slog": true, "bufio": false, "crypto/rand": true, "math/rand": true, "math/rand/v2": true,
+	"log": true, "log/slog": true, "crypto/rand": true, "math/rand": true, "math/rand/v2": true,
 }
 
 func TestDomainImportsNoIO(t *testing.T) {
@@ -35,8 +35,8 @@ func TestDomainImportsNoIO(t *testing.T) {
 			case forbidden[p]:
 				t.Errorf("%s imports %s: the domain does no I/O", path, p)
 			case strings.Contains(first, "."):
-				if p != "github.com/samber/lo" && !strings.HasPrefix(p, "github.com/jpcli/jp/domain/") {
-					t.Errorf("%s imports %s: the domain imports only the standard library and samber/lo", path, p)
+				if !strings.HasPrefix(p, "github.com/jpcli/jp/domain/") {
+					t.Errorf("%s imports %s: the domain imports only the standard library", path, p)
 				}
 			}
 		}
