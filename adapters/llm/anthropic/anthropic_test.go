@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -17,15 +15,6 @@ import (
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-func fixture(t *testing.T, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
 
 func newProvider(t *testing.T, srv *llmtest.Server, key string) *Provider {
 	t.Helper()
@@ -40,30 +29,8 @@ func userRequest(text string) llm.Request {
 	return llm.Request{Model: "claude-sonnet-4-5", Messages: []llm.Message{{Role: llm.RoleUser, Text: text}}}
 }
 
-func llmError(t *testing.T, err error) *llm.Error {
-	t.Helper()
-	var e *llm.Error
-	if !errors.As(err, &e) {
-		t.Fatalf("error %v (%T) is not an *llm.Error", err, err)
-	}
-	return e
-}
-
-func assertJSON(t *testing.T, what string, got any, want string) {
-	t.Helper()
-	var w any
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatalf("bad want JSON for %s: %v", what, err)
-	}
-	gb, _ := json.Marshal(got)
-	wb, _ := json.Marshal(w)
-	if string(gb) != string(wb) {
-		t.Errorf("%s:\n got %s\nwant %s", what, gb, wb)
-	}
-}
-
 func TestStreamText(t *testing.T) {
-	srv := llmtest.NewServer(t, llmtest.SSE(fixture(t, "text.sse")))
+	srv := llmtest.NewServer(t, llmtest.SSE(llmtest.Fixture(t, "text.sse")))
 	p := newProvider(t, srv, "sk-ant-test")
 	var rec llmtest.Recorder
 	if err := p.Stream(context.Background(), userRequest("hi"), rec.Emit); err != nil {
@@ -89,7 +56,7 @@ func TestStreamText(t *testing.T) {
 }
 
 func TestStreamToolUseAndHistoryMapping(t *testing.T) {
-	srv := llmtest.NewServer(t, llmtest.SSE(fixture(t, "tool_use.sse")))
+	srv := llmtest.NewServer(t, llmtest.SSE(llmtest.Fixture(t, "tool_use.sse")))
 	p, err := New(Options{BaseURL: srv.URL, APIKey: "k", HTTPClient: srv.Client(), MaxTokens: 1024})
 	if err != nil {
 		t.Fatal(err)
@@ -135,7 +102,7 @@ func TestStreamToolUseAndHistoryMapping(t *testing.T) {
 	if body["max_tokens"] != float64(1024) {
 		t.Errorf("max_tokens = %v", body["max_tokens"])
 	}
-	assertJSON(t, "messages", body["messages"], `[
+	llmtest.AssertJSON(t, "messages", body["messages"], `[
 	  {"role":"user","content":[{"type":"text","text":"read a.txt and b.txt"}]},
 	  {"role":"assistant","content":[
 	    {"type":"text","text":"Reading both."},
@@ -145,7 +112,7 @@ func TestStreamToolUseAndHistoryMapping(t *testing.T) {
 	    {"type":"tool_result","tool_use_id":"toolu_a","content":[{"type":"text","text":"alpha"}],"is_error":false},
 	    {"type":"tool_result","tool_use_id":"toolu_b","content":[{"type":"text","text":"no such file"}],"is_error":true},
 	    {"type":"text","text":"and the weather?"}]}]`)
-	assertJSON(t, "tools", body["tools"], `[
+	llmtest.AssertJSON(t, "tools", body["tools"], `[
 	  {"name":"get_weather","description":"Weather for a place","input_schema":{
 	    "type":"object","properties":{"location":{"type":"string"}},"required":["location"],"additionalProperties":false}},
 	  {"name":"now","input_schema":{"type":"object","properties":{}}}]`)
@@ -155,11 +122,11 @@ func TestRateLimitThenSuccess(t *testing.T) {
 	srv := llmtest.NewServer(t,
 		llmtest.JSONError(429, `{"type":"error","error":{"type":"rate_limit_error","message":"Number of request tokens has exceeded your per-minute rate limit"}}`,
 			map[string]string{"Retry-After": "12"}),
-		llmtest.SSE(fixture(t, "text.sse")),
+		llmtest.SSE(llmtest.Fixture(t, "text.sse")),
 	)
 	p := newProvider(t, srv, "k")
 	var rec llmtest.Recorder
-	e := llmError(t, p.Stream(context.Background(), userRequest("hi"), rec.Emit))
+	e := llmtest.AsError(t, p.Stream(context.Background(), userRequest("hi"), rec.Emit))
 	if e.Kind != llm.ErrorTransient || e.Status != 429 || e.Retry != 12*time.Second || !strings.Contains(e.Message, "rate limit") {
 		t.Errorf("error = %+v", e)
 	}
@@ -177,7 +144,7 @@ func TestRateLimitThenSuccess(t *testing.T) {
 
 func TestOverloadedIsTransient(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.JSONError(529, `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`, nil))
-	e := llmError(t, newProvider(t, srv, "k").Stream(context.Background(), userRequest("hi"), (&llmtest.Recorder{}).Emit))
+	e := llmtest.AsError(t, newProvider(t, srv, "k").Stream(context.Background(), userRequest("hi"), (&llmtest.Recorder{}).Emit))
 	if e.Kind != llm.ErrorTransient || e.Status != 529 || e.Message != "Overloaded" {
 		t.Errorf("error = %+v", e)
 	}
@@ -188,13 +155,13 @@ func TestDroppedStream(t *testing.T) {
 		name string
 		resp llmtest.Response
 	}{
-		{"connection cut", llmtest.Response{Header: map[string]string{"Content-Type": "text/event-stream"}, Body: fixture(t, "cut.sse"), Cut: true}},
-		{"clean EOF without message_stop", llmtest.SSE(fixture(t, "cut.sse"))},
+		{"connection cut", llmtest.Response{Header: map[string]string{"Content-Type": "text/event-stream"}, Body: llmtest.Fixture(t, "cut.sse"), Cut: true}},
+		{"clean EOF without message_stop", llmtest.SSE(llmtest.Fixture(t, "cut.sse"))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := llmtest.NewServer(t, tc.resp)
 			var rec llmtest.Recorder
-			e := llmError(t, newProvider(t, srv, "k").Stream(context.Background(), userRequest("hi"), rec.Emit))
+			e := llmtest.AsError(t, newProvider(t, srv, "k").Stream(context.Background(), userRequest("hi"), rec.Emit))
 			if e.Kind != llm.ErrorTransient {
 				t.Errorf("error = %+v", e)
 			}
@@ -206,9 +173,9 @@ func TestDroppedStream(t *testing.T) {
 }
 
 func TestErrorEventInsideStream(t *testing.T) {
-	srv := llmtest.NewServer(t, llmtest.SSE(fixture(t, "overloaded.sse")))
+	srv := llmtest.NewServer(t, llmtest.SSE(llmtest.Fixture(t, "overloaded.sse")))
 	var rec llmtest.Recorder
-	e := llmError(t, newProvider(t, srv, "k").Stream(context.Background(), userRequest("hi"), rec.Emit))
+	e := llmtest.AsError(t, newProvider(t, srv, "k").Stream(context.Background(), userRequest("hi"), rec.Emit))
 	if e.Kind != llm.ErrorTransient || e.Message != "Overloaded" || rec.Text() != "Par" {
 		t.Errorf("error = %+v, text %q", e, rec.Text())
 	}
@@ -222,7 +189,7 @@ func TestAuthError(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("ANTHROPIC_API_KEY", "sk-from-env-must-not-be-used")
 			srv := llmtest.NewServer(t, llmtest.JSONError(401, `{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}`, nil))
-			e := llmError(t, newProvider(t, srv, tc.key).Stream(context.Background(), userRequest("hi"), (&llmtest.Recorder{}).Emit))
+			e := llmtest.AsError(t, newProvider(t, srv, tc.key).Stream(context.Background(), userRequest("hi"), (&llmtest.Recorder{}).Emit))
 			if e.Kind != llm.ErrorAuth || e.Status != 401 || !strings.Contains(e.Error(), tc.want) || !strings.Contains(e.Error(), "invalid x-api-key") {
 				t.Errorf("error = %q (%+v)", e.Error(), e)
 			}
@@ -236,7 +203,7 @@ func TestAuthError(t *testing.T) {
 func TestBadRequestIsFatal(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.JSONError(400,
 		`{"type":"error","error":{"type":"invalid_request_error","message":"messages.1.content.0.tool_use.id: String should match pattern"}}`, nil))
-	e := llmError(t, newProvider(t, srv, "k").Stream(context.Background(), userRequest("hi"), (&llmtest.Recorder{}).Emit))
+	e := llmtest.AsError(t, newProvider(t, srv, "k").Stream(context.Background(), userRequest("hi"), (&llmtest.Recorder{}).Emit))
 	if e.Kind != llm.ErrorFatal || e.Status != 400 || !strings.Contains(e.Message, "String should match pattern") {
 		t.Errorf("error = %+v", e)
 	}
@@ -256,18 +223,18 @@ func TestCancelIsPrompt(t *testing.T) {
 }
 
 func TestStructuredOutputAndBadSchema(t *testing.T) {
-	srv := llmtest.NewServer(t, llmtest.SSE(fixture(t, "text.sse")))
+	srv := llmtest.NewServer(t, llmtest.SSE(llmtest.Fixture(t, "text.sse")))
 	p := newProvider(t, srv, "k")
 	req := userRequest("title")
 	req.Schema = json.RawMessage(`{"type":"object","properties":{"title":{"type":"string"}}}`)
 	if err := p.Stream(context.Background(), req, (&llmtest.Recorder{}).Emit); err != nil {
 		t.Fatal(err)
 	}
-	assertJSON(t, "output_config", srv.Requests()[0].JSON(t)["output_config"],
+	llmtest.AssertJSON(t, "output_config", srv.Requests()[0].JSON(t)["output_config"],
 		`{"format":{"type":"json_schema","schema":{"type":"object","properties":{"title":{"type":"string"}}}}}`)
 
 	req.Tools = []llm.Tool{{Name: "bad", Parameters: json.RawMessage(`"string"`)}}
-	e := llmError(t, p.Stream(context.Background(), req, (&llmtest.Recorder{}).Emit))
+	e := llmtest.AsError(t, p.Stream(context.Background(), req, (&llmtest.Recorder{}).Emit))
 	if e.Kind != llm.ErrorFatal || !strings.Contains(e.Message, "bad") {
 		t.Errorf("error = %+v", e)
 	}
@@ -284,7 +251,7 @@ func TestConnectionRefusedIsTransient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := llmError(t, p.Stream(context.Background(), userRequest("hi"), (&llmtest.Recorder{}).Emit))
+	e := llmtest.AsError(t, p.Stream(context.Background(), userRequest("hi"), (&llmtest.Recorder{}).Emit))
 	if e.Kind != llm.ErrorTransient || e.Provider != "anthropic" {
 		t.Errorf("error = %+v", e)
 	}
@@ -294,14 +261,14 @@ func TestConnectionRefusedIsTransient(t *testing.T) {
 }
 
 func TestSystemPrompt(t *testing.T) {
-	srv := llmtest.NewServer(t, llmtest.SSE(fixture(t, "text.sse")), llmtest.SSE(fixture(t, "text.sse")))
+	srv := llmtest.NewServer(t, llmtest.SSE(llmtest.Fixture(t, "text.sse")), llmtest.SSE(llmtest.Fixture(t, "text.sse")))
 	p := newProvider(t, srv, "k")
 	req := userRequest("hi")
 	req.System = "You are terse."
 	if err := p.Stream(context.Background(), req, (&llmtest.Recorder{}).Emit); err != nil {
 		t.Fatal(err)
 	}
-	assertJSON(t, "system", srv.Requests()[0].JSON(t)["system"], `[{"type":"text","text":"You are terse."}]`)
+	llmtest.AssertJSON(t, "system", srv.Requests()[0].JSON(t)["system"], `[{"type":"text","text":"You are terse."}]`)
 	req.System = ""
 	if err := p.Stream(context.Background(), req, (&llmtest.Recorder{}).Emit); err != nil {
 		t.Fatal(err)

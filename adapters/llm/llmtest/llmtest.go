@@ -1,20 +1,59 @@
 // Package llmtest holds test helpers shared by the provider adapters in
-// adapters/llm: a Recorder for emitted events and an httptest Server that
+// adapters/llm: a Recorder for emitted events, an httptest Server that
 // replays canned HTTP responses (SSE streams, error statuses, cut
-// connections) and records the requests it received.
+// connections) and records the requests it received, and small
+// assertions (Fixture, AsError, AssertJSON).
 package llmtest
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/jpcli/jp/domain/llm"
 )
+
+// Fixture returns the contents of testdata/name.
+func Fixture(t testing.TB, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// AsError returns err as an *llm.Error, failing the test if it is not one.
+func AsError(t testing.TB, err error) *llm.Error {
+	t.Helper()
+	var e *llm.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("error %v (%T) is not an *llm.Error", err, err)
+	}
+	return e
+}
+
+// AssertJSON checks that got (a decoded request body part) encodes as the
+// JSON want, whatever the whitespace and key order of want.
+func AssertJSON(t testing.TB, what string, got any, want string) {
+	t.Helper()
+	var w any
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		t.Fatalf("bad want JSON for %s: %v", what, err)
+	}
+	gb, _ := json.Marshal(got)
+	wb, _ := json.Marshal(w)
+	if string(gb) != string(wb) {
+		t.Errorf("%s:\n got %s\nwant %s", what, gb, wb)
+	}
+}
 
 // Recorder collects the events a provider emits.
 type Recorder struct {

@@ -17,7 +17,7 @@ const chunkPrefix = `data: {"id":"x","object":"chat.completion.chunk","created":
 func TestEnvironmentKeyDoesNotLeak(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "sk-from-env")
 	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/elsewhere")
-	srv := llmtest.NewServer(t, llmtest.SSE(fixture(t, "text.sse")))
+	srv := llmtest.NewServer(t, llmtest.SSE(llmtest.Fixture(t, "text.sse")))
 	p := newProvider(t, srv, "")
 	if err := p.Stream(context.Background(), userRequest("hi"), (&llmtest.Recorder{}).Emit); err != nil {
 		t.Fatal(err)
@@ -51,7 +51,7 @@ func TestCancelIsPrompt(t *testing.T) {
 }
 
 func TestEmitErrorStops(t *testing.T) {
-	srv := llmtest.NewServer(t, llmtest.SSE(fixture(t, "text.sse")))
+	srv := llmtest.NewServer(t, llmtest.SSE(llmtest.Fixture(t, "text.sse")))
 	p := newProvider(t, srv, "sk-test")
 	stop := errors.New("stop")
 	n := 0
@@ -67,7 +67,7 @@ func TestErrorInsideStream(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.SSE(body))
 	p := newProvider(t, srv, "sk-test")
 	var rec llmtest.Recorder
-	e := llmError(t, p.Stream(context.Background(), userRequest("hi"), rec.Emit))
+	e := llmtest.AsError(t, p.Stream(context.Background(), userRequest("hi"), rec.Emit))
 	if e.Kind != llm.ErrorTransient || !strings.Contains(e.Message, "server had an error") || rec.Text() != "par" {
 		t.Errorf("error = %+v, text %q", e, rec.Text())
 	}
@@ -99,14 +99,14 @@ func TestInvalidToolArgumentsAreFatal(t *testing.T) {
 		"data: [DONE]\n\n"
 	srv := llmtest.NewServer(t, llmtest.SSE(body))
 	p := newProvider(t, srv, "")
-	e := llmError(t, p.Stream(context.Background(), userRequest("x"), (&llmtest.Recorder{}).Emit))
+	e := llmtest.AsError(t, p.Stream(context.Background(), userRequest("x"), (&llmtest.Recorder{}).Emit))
 	if e.Kind != llm.ErrorFatal || !strings.Contains(e.Message, "fs_read") {
 		t.Errorf("error = %+v", e)
 	}
 }
 
 func TestStructuredOutputSchema(t *testing.T) {
-	srv := llmtest.NewServer(t, llmtest.SSE(fixture(t, "text.sse")))
+	srv := llmtest.NewServer(t, llmtest.SSE(llmtest.Fixture(t, "text.sse")))
 	p := newProvider(t, srv, "sk-test")
 	req := userRequest("titles")
 	req.Schema = json.RawMessage(`{"type":"object","properties":{"title":{"type":"string"}}}`)
@@ -114,7 +114,7 @@ func TestStructuredOutputSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	body := srv.Requests()[0].JSON(t)
-	assertJSON(t, "response_format", body["response_format"],
+	llmtest.AssertJSON(t, "response_format", body["response_format"],
 		`{"type":"json_schema","json_schema":{"name":"response","schema":{"type":"object","properties":{"title":{"type":"string"}}}}}`)
 }
 
@@ -123,7 +123,7 @@ func TestBadToolSchemaIsFatalWithoutRequest(t *testing.T) {
 	p := newProvider(t, srv, "sk-test")
 	req := userRequest("x")
 	req.Tools = []llm.Tool{{Name: "broken", Parameters: json.RawMessage(`[1,2]`)}}
-	e := llmError(t, p.Stream(context.Background(), req, (&llmtest.Recorder{}).Emit))
+	e := llmtest.AsError(t, p.Stream(context.Background(), req, (&llmtest.Recorder{}).Emit))
 	if e.Kind != llm.ErrorFatal || !strings.Contains(e.Message, "broken") {
 		t.Errorf("error = %+v", e)
 	}
@@ -137,14 +137,14 @@ func TestNewRejectsBadBaseURL(t *testing.T) {
 
 func TestNonStreamingAnswerIsFatal(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.JSONError(200, `{"id":"x","object":"chat.completion","choices":[]}`, nil))
-	e := llmError(t, newProvider(t, srv, "").Stream(context.Background(), userRequest("x"), (&llmtest.Recorder{}).Emit))
+	e := llmtest.AsError(t, newProvider(t, srv, "").Stream(context.Background(), userRequest("x"), (&llmtest.Recorder{}).Emit))
 	if e.Kind != llm.ErrorFatal || !strings.Contains(e.Message, "without streaming") {
 		t.Errorf("error = %+v", e)
 	}
 }
 
 func TestSystemPromptComesFirst(t *testing.T) {
-	srv := llmtest.NewServer(t, llmtest.SSE(fixture(t, "text.sse")))
+	srv := llmtest.NewServer(t, llmtest.SSE(llmtest.Fixture(t, "text.sse")))
 	p := newProvider(t, srv, "sk-test")
 	req := userRequest("hi")
 	req.System = "You are terse.\nAnswer in one line."
@@ -155,7 +155,7 @@ func TestSystemPromptComesFirst(t *testing.T) {
 	if len(msgs) != 2 {
 		t.Fatalf("messages = %v", msgs)
 	}
-	assertJSON(t, "system message", msgs[0], `{"role":"system","content":"You are terse.\nAnswer in one line."}`)
+	llmtest.AssertJSON(t, "system message", msgs[0], `{"role":"system","content":"You are terse.\nAnswer in one line."}`)
 	if m, _ := msgs[1].(map[string]any); m["role"] != "user" {
 		t.Errorf("second message = %v", msgs[1])
 	}

@@ -3,10 +3,7 @@ package openai
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,15 +15,6 @@ import (
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
-func fixture(t *testing.T, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
 
 func newProvider(t *testing.T, srv *llmtest.Server, key string) *Provider {
 	t.Helper()
@@ -41,17 +29,8 @@ func userRequest(text string) llm.Request {
 	return llm.Request{Model: "gpt-4o", Messages: []llm.Message{{Role: llm.RoleUser, Text: text}}}
 }
 
-func llmError(t *testing.T, err error) *llm.Error {
-	t.Helper()
-	var e *llm.Error
-	if !errors.As(err, &e) {
-		t.Fatalf("error %v (%T) is not an *llm.Error", err, err)
-	}
-	return e
-}
-
 func TestStreamText(t *testing.T) {
-	srv := llmtest.NewServer(t, llmtest.SSE(fixture(t, "text.sse")))
+	srv := llmtest.NewServer(t, llmtest.SSE(llmtest.Fixture(t, "text.sse")))
 	p := newProvider(t, srv, "sk-test")
 	var rec llmtest.Recorder
 	if err := p.Stream(context.Background(), userRequest("hi"), rec.Emit); err != nil {
@@ -91,7 +70,7 @@ func TestStreamText(t *testing.T) {
 }
 
 func TestStreamToolCallsAndHistoryMapping(t *testing.T) {
-	srv := llmtest.NewServer(t, llmtest.SSE(fixture(t, "tool_calls.sse")))
+	srv := llmtest.NewServer(t, llmtest.SSE(llmtest.Fixture(t, "tool_calls.sse")))
 	p := newProvider(t, srv, "sk-test")
 	req := llm.Request{
 		Model: "gpt-4o",
@@ -144,25 +123,12 @@ func TestStreamToolCallsAndHistoryMapping(t *testing.T) {
 	  {"role":"tool","tool_call_id":"call_1","content":"contents"},
 	  {"role":"tool","tool_call_id":"call_2","content":"Error: denied"},
 	  {"role":"user","content":"and the weather?"}]`
-	assertJSON(t, "messages", body["messages"], wantMsgs)
+	llmtest.AssertJSON(t, "messages", body["messages"], wantMsgs)
 	wantTools := `[
 	  {"type":"function","function":{"name":"fs_read","description":"Read a file",
 	    "parameters":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}},
 	  {"type":"function","function":{"name":"ls","parameters":{"type":"object","properties":{}}}}]`
-	assertJSON(t, "tools", body["tools"], wantTools)
-}
-
-func assertJSON(t *testing.T, what string, got any, want string) {
-	t.Helper()
-	var w any
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		t.Fatalf("bad want JSON for %s: %v", what, err)
-	}
-	gb, _ := json.Marshal(got)
-	wb, _ := json.Marshal(w)
-	if string(gb) != string(wb) {
-		t.Errorf("%s:\n got %s\nwant %s", what, gb, wb)
-	}
+	llmtest.AssertJSON(t, "tools", body["tools"], wantTools)
 }
 
 func TestRateLimitThenSuccess(t *testing.T) {
@@ -170,13 +136,13 @@ func TestRateLimitThenSuccess(t *testing.T) {
 		llmtest.JSONError(http.StatusTooManyRequests,
 			`{"error":{"message":"Rate limit reached for gpt-4o","type":"requests","param":null,"code":"rate_limit_exceeded"}}`,
 			map[string]string{"Retry-After": "7"}),
-		llmtest.SSE(fixture(t, "text.sse")),
+		llmtest.SSE(llmtest.Fixture(t, "text.sse")),
 	)
 	p := newProvider(t, srv, "sk-test")
 
 	var rec llmtest.Recorder
 	err := p.Stream(context.Background(), userRequest("hi"), rec.Emit)
-	e := llmError(t, err)
+	e := llmtest.AsError(t, err)
 	if e.Kind != llm.ErrorTransient || e.Status != 429 || e.Retry != 7*time.Second || e.Provider != "openai" {
 		t.Errorf("error = %+v", e)
 	}
@@ -204,15 +170,15 @@ func TestDroppedStream(t *testing.T) {
 		name string
 		resp llmtest.Response
 	}{
-		{"connection cut", llmtest.Response{Header: map[string]string{"Content-Type": "text/event-stream"}, Body: fixture(t, "cut.sse"), Cut: true}},
-		{"clean EOF without [DONE]", llmtest.SSE(fixture(t, "cut.sse"))},
+		{"connection cut", llmtest.Response{Header: map[string]string{"Content-Type": "text/event-stream"}, Body: llmtest.Fixture(t, "cut.sse"), Cut: true}},
+		{"clean EOF without [DONE]", llmtest.SSE(llmtest.Fixture(t, "cut.sse"))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := llmtest.NewServer(t, tc.resp)
 			p := newProvider(t, srv, "sk-test")
 			var rec llmtest.Recorder
 			err := p.Stream(context.Background(), userRequest("hi"), rec.Emit)
-			if e := llmError(t, err); e.Kind != llm.ErrorTransient {
+			if e := llmtest.AsError(t, err); e.Kind != llm.ErrorTransient {
 				t.Errorf("error = %+v", e)
 			}
 			if rec.Text() != "The first half" {
@@ -237,7 +203,7 @@ func TestAuthError(t *testing.T) {
 				`{"error":{"message":"Incorrect API key provided: sk-bad.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`, nil))
 			p := newProvider(t, srv, tc.key)
 			err := p.Stream(context.Background(), userRequest("hi"), (&llmtest.Recorder{}).Emit)
-			e := llmError(t, err)
+			e := llmtest.AsError(t, err)
 			if e.Kind != llm.ErrorAuth || e.Status != 401 {
 				t.Errorf("error = %+v", e)
 			}
@@ -266,7 +232,7 @@ func TestFatalErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := llmtest.NewServer(t, llmtest.JSONError(tc.status, tc.body, nil))
 			p := newProvider(t, srv, "sk-test")
-			e := llmError(t, p.Stream(context.Background(), userRequest("hi"), (&llmtest.Recorder{}).Emit))
+			e := llmtest.AsError(t, p.Stream(context.Background(), userRequest("hi"), (&llmtest.Recorder{}).Emit))
 			if e.Kind != llm.ErrorFatal || e.Status != tc.status || !strings.Contains(e.Message, tc.want) {
 				t.Errorf("error = %+v, want fatal %d containing %q", e, tc.status, tc.want)
 			}
@@ -278,7 +244,7 @@ func TestServerErrorIsTransient(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.JSONError(503, `{"error":{"message":"The engine is currently overloaded"}}`,
 		map[string]string{"Retry-After": time.Now().Add(30 * time.Second).UTC().Format(http.TimeFormat)}))
 	p := newProvider(t, srv, "sk-test")
-	e := llmError(t, p.Stream(context.Background(), userRequest("hi"), (&llmtest.Recorder{}).Emit))
+	e := llmtest.AsError(t, p.Stream(context.Background(), userRequest("hi"), (&llmtest.Recorder{}).Emit))
 	if e.Kind != llm.ErrorTransient || e.Retry < 25*time.Second || e.Retry > 31*time.Second {
 		t.Errorf("error = %+v", e)
 	}
@@ -292,7 +258,7 @@ func TestConnectionRefusedIsTransient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := llmError(t, p.Stream(context.Background(), userRequest("hi"), (&llmtest.Recorder{}).Emit))
+	e := llmtest.AsError(t, p.Stream(context.Background(), userRequest("hi"), (&llmtest.Recorder{}).Emit))
 	if e.Kind != llm.ErrorTransient || e.Provider != "ollama" {
 		t.Errorf("error = %+v", e)
 	}
@@ -304,7 +270,7 @@ func TestReasoning(t *testing.T) {
 		{"deepseek_reasoning.sse", "2+2", "4"},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			srv := llmtest.NewServer(t, llmtest.SSE(fixture(t, tc.file)))
+			srv := llmtest.NewServer(t, llmtest.SSE(llmtest.Fixture(t, tc.file)))
 			p := newProvider(t, srv, "")
 			var rec llmtest.Recorder
 			if err := p.Stream(context.Background(), userRequest("2+2?"), rec.Emit); err != nil {
