@@ -1,7 +1,7 @@
 package anthropic
 
 import (
-	"encoding/json"
+	"cmp"
 	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go"
@@ -96,18 +96,11 @@ func (s *streamState) blockStop(index int64) error {
 		return nil
 	}
 	delete(s.tools, index)
-	args := strings.TrimSpace(tb.input.String())
-	if args == "" {
-		args = tb.start
+	args, err := apierr.ToolArguments(s.provider, tb.name, "input", cmp.Or(strings.TrimSpace(tb.input.String()), tb.start))
+	if err != nil {
+		return err
 	}
-	if args == "" {
-		args = "{}"
-	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(args), &obj); err != nil || obj == nil {
-		return apierr.Fatal(s.provider, "the model sent invalid input for tool %s (not a JSON object): %s", tb.name, args)
-	}
-	return s.emit(llm.Event{Kind: llm.EventToolCall, ToolCall: llm.ToolCall{ID: tb.id, Name: tb.name, Arguments: json.RawMessage(args)}})
+	return s.emit(llm.Event{Kind: llm.EventToolCall, ToolCall: llm.ToolCall{ID: tb.id, Name: tb.name, Arguments: args}})
 }
 
 func (s *streamState) text(kind llm.EventKind, text string) error {

@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -75,7 +76,7 @@ func (s *streamState) chunk(data []byte) error {
 
 // streamError recognises an error object sent inside the stream.
 func (s *streamState) streamError(data []byte) error {
-	if !strings.Contains(string(data), `"error"`) {
+	if !bytes.Contains(data, []byte(`"error"`)) {
 		return nil
 	}
 	var v struct {
@@ -174,19 +175,15 @@ func (s *streamState) complete(pc *pendingCall) (llm.ToolCall, error) {
 	if pc.name == "" {
 		return llm.ToolCall{}, apierr.Fatal(s.provider, "the model sent a tool call without a name")
 	}
-	args := strings.TrimSpace(pc.args.String())
-	if args == "" {
-		args = "{}"
-	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(args), &obj); err != nil || obj == nil {
-		return llm.ToolCall{}, apierr.Fatal(s.provider, "the model sent invalid arguments for tool %s (not a JSON object): %s", pc.name, args)
+	args, err := apierr.ToolArguments(s.provider, pc.name, "arguments", pc.args.String())
+	if err != nil {
+		return llm.ToolCall{}, err
 	}
 	id := pc.id
 	if id == "" {
 		id = s.newID()
 	}
-	return llm.ToolCall{ID: id, Name: pc.name, Arguments: json.RawMessage(args)}, nil
+	return llm.ToolCall{ID: id, Name: pc.name, Arguments: args}, nil
 }
 
 // finish ends a complete stream: any calls not yet emitted, usage, done.

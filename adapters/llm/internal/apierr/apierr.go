@@ -142,6 +142,21 @@ func Fatal(provider, format string, args ...any) *llm.Error {
 	return &llm.Error{Kind: llm.ErrorFatal, Provider: provider, Message: OneLine(fmt.Sprintf(format, args...))}
 }
 
+// ToolArguments checks the assembled arguments of a streamed tool call:
+// blank counts as {}, anything else must be a JSON object (a fatal error
+// naming the tool otherwise). what is the API's word for them, for the
+// message ("arguments", "input").
+func ToolArguments(provider, tool, what, args string) (json.RawMessage, error) {
+	args = strings.TrimSpace(args)
+	if args == "" {
+		return json.RawMessage("{}"), nil
+	}
+	if args[0] != '{' || !json.Valid([]byte(args)) {
+		return nil, Fatal(provider, "the model sent invalid %s for tool %s (not a JSON object): %s", what, tool, args)
+	}
+	return json.RawMessage(args), nil
+}
+
 // maxRetryAfter caps a server's hint, so a bogus header cannot stall a run.
 const maxRetryAfter = 10 * time.Minute
 

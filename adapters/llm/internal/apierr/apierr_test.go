@@ -87,3 +87,27 @@ func TestTransportAndOneLine(t *testing.T) {
 		t.Errorf("OneLine long = %d bytes", len(long))
 	}
 }
+
+func TestToolArguments(t *testing.T) {
+	for args, want := range map[string]string{
+		"":              "{}",
+		"  \n":          "{}",
+		` {"a": 1} `:    `{"a": 1}`,
+		`{"a": [1, 2]}`: `{"a": [1, 2]}`,
+		"null":          "",
+		"[1]":           "",
+		`{"a": `:        "",
+		`{"a": 1} x`:    "",
+	} {
+		got, err := ToolArguments("p", "fs_read", "arguments", args)
+		if want == "" {
+			if err == nil || !strings.Contains(err.Error(), "invalid arguments for tool fs_read") || llm.IsTransient(err) {
+				t.Errorf("ToolArguments(%q): err = %v, want a fatal error naming the tool", args, err)
+			}
+			continue
+		}
+		if err != nil || string(got) != want {
+			t.Errorf("ToolArguments(%q) = %s, %v; want %s", args, got, err, want)
+		}
+	}
+}
