@@ -71,7 +71,7 @@ func (l *lease) Tools(ctx context.Context) ([]llm.Tool, error) {
 	var tools []llm.Tool
 	for t, err := range l.c.session.Tools(ctx, nil) {
 		if err != nil {
-			return nil, fmt.Errorf("list the tools of MCP server %s: %w", l.c.name, l.describe(err))
+			return nil, fmt.Errorf("list the tools of MCP server %s: %v", l.c.name, l.describe(err))
 		}
 		name := ToolName(l.c.name, t.Name)
 		if _, dup := byName[name]; dup {
@@ -160,7 +160,7 @@ func render(res *sdk.CallToolResult) ports.ToolResult {
 		}
 	}
 	if res.StructuredContent != nil {
-		if b, err := json.Marshal(res.StructuredContent); err == nil && !carries(parts, res.StructuredContent) {
+		if b, err := json.Marshal(res.StructuredContent); err == nil && !carries(parts, res.StructuredContent, b) {
 			parts = append(parts, "structured content: "+string(b))
 		}
 	}
@@ -181,15 +181,11 @@ func embedded(r *sdk.ResourceContents) string {
 	return fmt.Sprintf("[resource: %s, %s, %d bytes]", r.URI, r.MIMEType, len(r.Blob))
 }
 
-// carries reports whether the text parts already carry v: one of them is
-// v's JSON (servers are asked to send it so), or v is an object whose
-// values are all strings found in the text (server-filesystem sends
-// {"content": <the text>}).
-func carries(parts []string, v any) bool {
-	want, err := json.Marshal(v)
-	if err != nil {
-		return false
-	}
+// carries reports whether the text parts already carry v, whose JSON is
+// want: one of them is that JSON (servers are asked to send it so), or v
+// is an object whose values are all strings found in the text
+// (server-filesystem sends {"content": <the text>}).
+func carries(parts []string, v any, want []byte) bool {
 	for _, p := range parts {
 		var got any
 		if json.Unmarshal([]byte(p), &got) != nil {
