@@ -82,9 +82,6 @@ func (s *Server) Tools(ctx context.Context) ([]llm.Tool, error) {
 	return out, nil
 }
 
-// Has reports whether name is one of this server's tools.
-func (s *Server) Has(name string) bool { _, ok := s.tools[name]; return ok }
-
 // Call runs the tool. Failures of the tool itself are error results.
 func (s *Server) Call(ctx context.Context, name string, args json.RawMessage) (ports.ToolResult, error) {
 	t, ok := s.tools[name]
@@ -183,14 +180,4 @@ func (c *capped) String() string {
 		return c.buf.String() + "\n[output truncated]"
 	}
 	return c.buf.String()
-}
-
-// Source is the ports.ToolSource of local command tools.
-type Source struct{}
-
-var _ ports.ToolSource = Source{}
-
-// Open returns the configured local tools, run in root.
-func (Source) Open(ctx context.Context, cfg config.Config, root string) (ports.ToolServer, func(), error) {
-	return New(cfg, root), func() {}, nil
 }
