@@ -4,7 +4,6 @@
 package logging
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"os"
@@ -44,7 +43,7 @@ func New(stderr io.Writer, logFile string, verbosity int) *Logger {
 		lf = &lazyFile{path: logFile}
 		handlers = append(handlers, slog.NewTextHandler(lf, opts))
 	}
-	return &Logger{Logger: slog.New(fanout(handlers)), file: lf}
+	return &Logger{Logger: slog.New(slog.NewMultiHandler(handlers...)), file: lf}
 }
 
 // Close closes the log file if it was opened.
@@ -87,40 +86,4 @@ func (l *lazyFile) Close() error {
 	err := l.f.Close()
 	l.f = nil
 	return err
-}
-
-type fanout []slog.Handler
-
-func (f fanout) Enabled(ctx context.Context, lvl slog.Level) bool {
-	for _, h := range f {
-		if h.Enabled(ctx, lvl) {
-			return true
-		}
-	}
-	return false
-}
-
-func (f fanout) Handle(ctx context.Context, r slog.Record) error {
-	for _, h := range f {
-		if h.Enabled(ctx, r.Level) {
-			_ = h.Handle(ctx, r.Clone())
-		}
-	}
-	return nil
-}
-
-func (f fanout) WithAttrs(as []slog.Attr) slog.Handler {
-	out := make(fanout, len(f))
-	for i, h := range f {
-		out[i] = h.WithAttrs(as)
-	}
-	return out
-}
-
-func (f fanout) WithGroup(name string) slog.Handler {
-	out := make(fanout, len(f))
-	for i, h := range f {
-		out[i] = h.WithGroup(name)
-	}
-	return out
 }
