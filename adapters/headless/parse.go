@@ -3,7 +3,6 @@ package headless
 import (
 	"fmt"
 	"path"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -18,8 +17,17 @@ var reservedKeywords = map[string]string{
 	"expect": `output expectations ("expect ...") are not supported yet`,
 }
 
-// heredocTag is the terminator name of a "<<TAG" value.
-var heredocTag = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+// isHeredocTag reports whether tag can end a "<<TAG" value: a letter or
+// '_', then letters, digits and '_'.
+func isHeredocTag(tag string) bool {
+	for i := 0; i < len(tag); i++ {
+		c := tag[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c == '_' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return tag != ""
+}
 
 // parser reads a script's lines.
 type parser struct {
@@ -154,7 +162,7 @@ func (p *parser) parseValue(rest string) (string, error) {
 // heredoc reads lines up to a line holding only tag. The value is the lines
 // between, joined with "\n", without a final newline.
 func (p *parser) heredoc(tag string) (string, error) {
-	if !heredocTag.MatchString(tag) {
+	if !isHeredocTag(tag) {
 		return "", fmt.Errorf("bad heredoc tag %q: use a word such as <<END", tag)
 	}
 	var body []string
