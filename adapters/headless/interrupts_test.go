@@ -1,6 +1,7 @@
 package headless
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/jpcli/jp/ports"
@@ -57,16 +58,7 @@ func TestTriggerIsNotAnAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = s.Prompter().Ask(t.Context(), ports.Question{Kind: ports.QuestionConfirm, Message: "sure?"})
-	if err == nil || !contains(err.Error(), "expected after 1 deltas") {
+	if err == nil || !strings.Contains(err.Error(), "expected after 1 deltas") {
 		t.Fatalf("err = %v", err)
 	}
-}
-
-func contains(s, sub string) bool {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if s[i:i+len(sub)] == sub {
-			return true
-		}
-	}
-	return false
 }

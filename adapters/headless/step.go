@@ -45,7 +45,6 @@ var keywords = map[stepKind]string{
 	stepCancel:      "cancel",
 	stepInterrupt:   "interrupt",
 	stepUnavailable: "unavailable",
-	stepTrigger:     "after",
 }
 
 // composeMode is how a compose step answers.
