@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/mattn/go-runewidth"
 )
 
 // markdown streams content to a terminal as rendered markdown.
@@ -224,7 +222,7 @@ func (m *markdown) echo(w *bufio.Writer, b []byte) {
 			m.col = min((m.col/8+1)*8, m.width)
 			continue
 		}
-		rw := runewidth.RuneWidth(r)
+		rw := runeWidth(r)
 		if m.col+rw > m.width {
 			m.row++
 			m.col = 0
@@ -257,7 +255,7 @@ func appendSanitized(b []byte, text string) []byte {
 		c := text[i]
 		switch {
 		case c == '\r':
-		case (c >= 0x20 && c != 0x7f) || c == '\n' || c == '\t':
+		case passesThrough(c):
 			b = append(b, c)
 		default:
 			b = append(b, '^', c^0x40)

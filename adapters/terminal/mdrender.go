@@ -119,13 +119,6 @@ const (
 	codeIndent = "    "
 )
 
-// renderMarkdown renders one markdown block to width columns; the result
-// is empty or ends with a newline.
-func renderMarkdown(src string, width int, t *theme) string {
-	out, _ := t.render(src, width, false)
-	return out
-}
-
 // render renders one markdown block to width columns. inList says the
 // previous block ended in a list, so that indented text continues it
 // rather than being an indented code block; render returns the same for
@@ -161,7 +154,7 @@ func (t *theme) render(src string, width int, inList bool) (string, bool) {
 // notation, and drops CR, as appendSanitized does.
 func sanitize(s string) string {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 && c != '\n' && c != '\t' || c == 0x7f {
+		if !passesThrough(s[i]) {
 			return string(appendSanitized(make([]byte, 0, len(s)+16), s))
 		}
 	}

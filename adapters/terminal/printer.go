@@ -292,7 +292,7 @@ func writeSanitized(w *bufio.Writer, text string, allowCR bool) {
 	start := 0
 	for i := 0; i < len(text); i++ {
 		c := text[i]
-		if (c >= 0x20 && c != 0x7f) || c == '\n' || c == '\t' || (c == '\r' && allowCR) {
+		if passesThrough(c) || (c == '\r' && allowCR) {
 			continue
 		}
 		_, _ = w.WriteString(text[start:i])
@@ -301,4 +301,11 @@ func writeSanitized(w *bufio.Writer, text string, allowCR bool) {
 		start = i + 1
 	}
 	_, _ = w.WriteString(text[start:])
+}
+
+// passesThrough reports whether byte c of model, tool or plugin text may
+// reach the terminal as is: anything but C0 control characters (newline
+// and tab excepted) and DEL. The others are shown in caret notation.
+func passesThrough(c byte) bool {
+	return (c >= 0x20 && c != 0x7f) || c == '\n' || c == '\t'
 }
