@@ -165,9 +165,10 @@ func (i *Interrupts) beginShutdown() {
 // Shutdown is closed when a graceful shutdown begins.
 func (i *Interrupts) Shutdown() <-chan struct{} { return i.shutdown }
 
-// Push adds a scope on top of the stack.
-func (i *Interrupts) Push(kind string) ports.InterruptScope {
-	s := &scope{kind: kind, c: make(chan struct{}, 1), owner: i}
+// Push adds a scope on top of the stack. The router routes by position
+// only: the kind is not needed.
+func (i *Interrupts) Push(string) ports.InterruptScope {
+	s := &scope{c: make(chan struct{}, 1), owner: i}
 	i.mu.Lock()
 	i.scopes = append(i.scopes, s)
 	i.mu.Unlock()
@@ -195,7 +196,6 @@ func (i *Interrupts) Depth() int {
 }
 
 type scope struct {
-	kind  string
 	c     chan struct{}
 	owner *Interrupts
 	once  sync.Once

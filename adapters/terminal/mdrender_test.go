@@ -404,3 +404,10 @@ func TestSplitBlocks(t *testing.T) {
 		t.Errorf("benchDoc is %d bytes in %d blocks", len(benchDoc), len(blocks))
 	}
 }
+
+// renderMarkdown renders one markdown block to width columns; the result
+// is empty or ends with a newline.
+func renderMarkdown(src string, width int, t *theme) string {
+	out, _ := t.render(src, width, false)
+	return out
+}
