@@ -10,8 +10,6 @@ import (
 	"github.com/jpcli/jp/ports"
 )
 
-// lookupLocked finds a conversation in the silo and in loc.Root's
-// projection; either may be nil.
 // begin starts an operation on one conversation: it validates the IDs,
 // takes the store's lock and finds the conversation (a *ports.NotFoundError
 // when it is nowhere). On success the caller must call unlock.
@@ -31,6 +29,8 @@ func (s *Store) begin(ctx context.Context, loc workspace.Location, id conversati
 	return c, p, s.mu.Unlock, nil
 }
 
+// lookupLocked finds a conversation in the silo and in loc.Root's
+// projection; either may be nil.
 func (s *Store) lookupLocked(loc workspace.Location, id conversation.ID) (*conv, *projected) {
 	var c *conv
 	if sl := s.silos[loc.ID]; sl != nil {
@@ -142,39 +142,25 @@ func (s *Store) List(ctx context.Context, loc workspace.Location) ([]conversatio
 
 // Get returns one conversation's summary.
 func (s *Store) Get(ctx context.Context, loc workspace.Location, id conversation.ID) (conversation.Summary, error) {
-	if err := checkConv(loc, id); err != nil {
-		return conversation.Summary{}, fmt.Errorf("get conversation: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
+	c, p, unlock, err := s.begin(ctx, loc, id, "get conversation")
+	if err != nil {
 		return conversation.Summary{}, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, p := s.lookupLocked(loc, id)
-	if c == nil && p == nil {
-		return conversation.Summary{}, notFound(id)
-	}
+	defer unlock()
 	return s.summaryLocked(loc, id, c, p)
 }
 
 // Events returns the conversation's events in order.
 func (s *Store) Events(ctx context.Context, loc workspace.Location, id conversation.ID) ([]conversation.Event, error) {
-	if err := checkConv(loc, id); err != nil {
-		return nil, fmt.Errorf("read events: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
+	c, p, unlock, err := s.begin(ctx, loc, id, "read events")
+	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, p := s.lookupLocked(loc, id)
-	switch {
-	case c != nil:
+	defer unlock()
+	if c != nil {
 		return copyEvents(c.events), nil
-	case p != nil:
-		return copyEvents(p.events), nil
 	}
-	return nil, notFound(id)
+	return copyEvents(p.events), nil
 }
 
 // Create makes a new, empty conversation.
@@ -266,24 +252,16 @@ func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversat
 
 // UpdateMetadata rewrites the metadata through fn (and its projection).
 func (s *Store) UpdateMetadata(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(*conversation.Metadata) error) error {
-	if err := checkConv(loc, id); err != nil {
-		return fmt.Errorf("update metadata: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
+	c, p, unlock, err := s.begin(ctx, loc, id, "update metadata")
+	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, p := s.lookupLocked(loc, id)
+	defer unlock()
 	var m conversation.Metadata
-	var err error
-	switch {
-	case c != nil:
+	if c != nil {
 		m, err = roundTrip(c.meta)
-	case p != nil:
+	} else {
 		m, err = roundTrip(p.meta)
-	default:
-		return notFound(id)
 	}
 	if err == nil {
 		err = fn(&m)
@@ -304,22 +282,15 @@ func (s *Store) UpdateMetadata(ctx context.Context, loc workspace.Location, id c
 
 // LocalMetadata reads the machine-local metadata (zero when absent).
 func (s *Store) LocalMetadata(ctx context.Context, loc workspace.Location, id conversation.ID) (conversation.LocalMetadata, error) {
-	if err := checkConv(loc, id); err != nil {
-		return conversation.LocalMetadata{}, fmt.Errorf("read local metadata: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
+	c, _, unlock, err := s.begin(ctx, loc, id, "read local metadata")
+	if err != nil {
 		return conversation.LocalMetadata{}, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, p := s.lookupLocked(loc, id)
-	switch {
-	case c != nil:
-		return decodeLocal(c.local)
-	case p != nil:
+	defer unlock()
+	if c == nil {
 		return conversation.LocalMetadata{}, nil
 	}
-	return conversation.LocalMetadata{}, notFound(id)
+	return decodeLocal(c.local)
 }
 
 // UpdateLocalMetadata rewrites the machine-local metadata through fn,

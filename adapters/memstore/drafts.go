@@ -19,18 +19,11 @@ func (s *Store) DraftPath(workspace.Location, conversation.ID) string { return "
 
 // ReadDraft returns the draft; a missing one is a *ports.NotFoundError.
 func (s *Store) ReadDraft(ctx context.Context, loc workspace.Location, id conversation.ID) (ports.Draft, error) {
-	if err := checkConv(loc, id); err != nil {
-		return ports.Draft{}, fmt.Errorf("read draft: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
+	c, _, unlock, err := s.begin(ctx, loc, id, "read draft")
+	if err != nil {
 		return ports.Draft{}, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, p := s.lookupLocked(loc, id)
-	if c == nil && p == nil {
-		return ports.Draft{}, notFound(id)
-	}
+	defer unlock()
 	if c == nil || c.draft == nil {
 		return ports.Draft{}, draftNotFound(id)
 	}
@@ -40,18 +33,11 @@ func (s *Store) ReadDraft(ctx context.Context, loc workspace.Location, id conver
 // WriteDraft replaces the draft; with ifRevision set, the draft must still
 // have it (else the error wraps ports.ErrRevisionMismatch).
 func (s *Store) WriteDraft(ctx context.Context, loc workspace.Location, id conversation.ID, text, ifRevision string) (string, error) {
-	if err := checkConv(loc, id); err != nil {
-		return "", fmt.Errorf("write draft: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
+	c, _, unlock, err := s.begin(ctx, loc, id, "write draft")
+	if err != nil {
 		return "", err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, p := s.lookupLocked(loc, id)
-	if c == nil && p == nil {
-		return "", notFound(id)
-	}
+	defer unlock()
 	if ifRevision != "" {
 		cur := "(none)"
 		if c != nil && c.draft != nil {
@@ -61,7 +47,7 @@ func (s *Store) WriteDraft(ctx context.Context, loc workspace.Location, id conve
 			return "", fmt.Errorf("write draft of conversation %s: it has revision %s, not %s: %w", id, cur, ifRevision, ports.ErrRevisionMismatch)
 		}
 	}
-	c, err := s.materializeLocked(loc, id)
+	c, err = s.materializeLocked(loc, id)
 	if err != nil {
 		return "", err
 	}
