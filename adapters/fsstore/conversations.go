@@ -29,24 +29,27 @@ func projDir(root string, id conversation.ID) string {
 	return filepath.Join(root, dotJP, convsDir, string(id))
 }
 
-// locate finds a conversation in the silo and in loc.Root's projection. A
-// directory counts only once its metadata.json exists (it is written last).
-// begin starts a write of one conversation: it validates the IDs, takes
-// the conversation's in-process lock and locates it. A conversation found
-// nowhere is a *ports.NotFoundError. On success the caller must call
-// unlock; op names the operation in errors.
-func (s *Store) begin(ctx context.Context, loc workspace.Location, id conversation.ID, op string) (p place, unlock func(), err error) {
+// find validates the IDs and locates the conversation; one found
+// nowhere is a *ports.NotFoundError. op names the operation in errors.
+func (s *Store) find(ctx context.Context, loc workspace.Location, id conversation.ID, op string) (place, error) {
 	if err := checkConv(loc, id); err != nil {
-		return place{}, nil, fmt.Errorf("%s: %w", op, err)
+		return place{}, fmt.Errorf("%s: %w", op, err)
 	}
 	if err := ctx.Err(); err != nil {
-		return place{}, nil, err
+		return place{}, err
 	}
-	unlock = s.lockConv(loc.ID, id)
-	p, err = s.locate(loc, id)
+	p, err := s.locate(loc, id)
 	if err == nil && !p.inSilo && !p.inProj {
 		err = notFound(id)
 	}
+	return p, err
+}
+
+// begin starts a write of one conversation: it takes the conversation's
+// in-process lock and finds it. On success the caller must call unlock.
+func (s *Store) begin(ctx context.Context, loc workspace.Location, id conversation.ID, op string) (place, func(), error) {
+	unlock := s.lockConv(loc.ID, id)
+	p, err := s.find(ctx, loc, id, op)
 	if err != nil {
 		unlock()
 		return place{}, nil, err
@@ -54,6 +57,8 @@ func (s *Store) begin(ctx context.Context, loc workspace.Location, id conversati
 	return p, unlock, nil
 }
 
+// locate finds a conversation in the silo and in loc.Root's projection. A
+// directory counts only once its metadata.json exists (it is written last).
 func (s *Store) locate(loc workspace.Location, id conversation.ID) (place, error) {
 	var p place
 	silo, err := s.siloDir(loc.ID)
@@ -75,38 +80,40 @@ func (s *Store) locate(loc workspace.Location, id conversation.ID) (place, error
 	return p, nil
 }
 
-// readMeta reads a metadata.json.
+// readMeta reads a metadata.json, through the fast decoder List uses.
 func readMeta(dir string) (conversation.Metadata, error) {
 	var m conversation.Metadata
-	err := readJSON(filepath.Join(dir, metadataFile), &m)
+	b, err := os.ReadFile(filepath.Join(dir, metadataFile))
+	if err != nil {
+		return m, err
+	}
+	err = decodeMetadata(dir, metadataFile, b, &m)
 	return m, err
 }
 
-// readLocal reads metadata.local.json; a missing file is the zero value.
+// readLocal reads metadata.local.json, through the fast decoder List
+// uses; a missing file is the zero value.
 func readLocal(dir string) (conversation.LocalMetadata, error) {
 	var m conversation.LocalMetadata
-	err := readJSON(filepath.Join(dir, localMetaFile), &m)
+	b, err := os.ReadFile(filepath.Join(dir, localMetaFile))
 	if isNotExist(err) {
-		return conversation.LocalMetadata{}, nil
+		return m, nil
 	}
+	if err != nil {
+		return m, err
+	}
+	err = decodeLocal(dir, localMetaFile, b, &m)
 	return m, err
 }
 
 // Get returns one conversation's summary as seen from loc.
 func (s *Store) Get(ctx context.Context, loc workspace.Location, id conversation.ID) (conversation.Summary, error) {
-	if err := checkConv(loc, id); err != nil {
-		return conversation.Summary{}, fmt.Errorf("get conversation: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
-		return conversation.Summary{}, err
-	}
-	p, err := s.locate(loc, id)
+	p, err := s.find(ctx, loc, id, "get conversation")
 	if err != nil {
 		return conversation.Summary{}, err
 	}
 	sum := conversation.Summary{ID: id}
-	switch {
-	case p.inSilo:
+	if p.inSilo {
 		if sum.Metadata, err = readMeta(p.siloConv); err != nil {
 			return sum, fmt.Errorf("get conversation %s: %w", id, err)
 		}
@@ -119,13 +126,11 @@ func (s *Store) Get(ctx context.Context, loc workspace.Location, id conversation
 		if p.inProj {
 			sum.Storage = conversation.StorageBoth
 		}
-	case p.inProj:
+	} else {
 		if sum.Metadata, err = readMeta(p.projConv); err != nil {
 			return sum, fmt.Errorf("get conversation %s: %w", id, err)
 		}
 		sum.Storage = conversation.StorageWorkspaceOnly
-	default:
-		return sum, notFound(id)
 	}
 	newLiveness(loc.ID).mark(&sum)
 	return sum, nil
@@ -213,7 +218,7 @@ func (s *Store) initConversation(dir string, loc workspace.Location, id conversa
 	if nc.Local || loc.Root == "" {
 		return nil
 	}
-	return s.projectFiles(loc.Root, id, dir)
+	return s.projectFiles(loc.Root, id, dir, events)
 }
 
 // Remove deletes the conversation from the silo and from loc.Root's
@@ -264,15 +269,20 @@ func newLiveness(id workspace.ID) *liveness {
 	return &liveness{id: id, cache: map[string]bool{}}
 }
 
-// live applies workspace.IsLive to what is at <path>/.jp/.id now.
+// live reports whether path holds the workspace now.
 func (l *liveness) live(path string) bool {
 	if v, ok := l.cache[path]; ok {
 		return v
 	}
-	b, err := os.ReadFile(filepath.Join(path, dotJP, idFile))
-	v := workspace.IsLive(l.id, workspace.Observation{Exists: err == nil, Content: string(b)})
+	v := checkoutLive(l.id, path)
 	l.cache[path] = v
 	return v
+}
+
+// checkoutLive applies workspace.IsLive to what is at <path>/.jp/.id now.
+func checkoutLive(id workspace.ID, path string) bool {
+	b, err := os.ReadFile(filepath.Join(path, dotJP, idFile))
+	return workspace.IsLive(id, workspace.Observation{Exists: err == nil, Content: string(b)})
 }
 
 // mark fills sum.LastRoot.Live.

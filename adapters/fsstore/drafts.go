@@ -39,18 +39,9 @@ func (s *Store) DraftPath(loc workspace.Location, id conversation.ID) string {
 // ReadDraft returns the draft and its revision. A missing draft is a
 // *ports.NotFoundError.
 func (s *Store) ReadDraft(ctx context.Context, loc workspace.Location, id conversation.ID) (ports.Draft, error) {
-	if err := checkConv(loc, id); err != nil {
-		return ports.Draft{}, fmt.Errorf("read draft: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
-		return ports.Draft{}, err
-	}
-	p, err := s.locate(loc, id)
+	p, err := s.find(ctx, loc, id, "read draft")
 	if err != nil {
 		return ports.Draft{}, err
-	}
-	if !p.inSilo && !p.inProj {
-		return ports.Draft{}, notFound(id)
 	}
 	if !p.inSilo {
 		return ports.Draft{}, draftNotFound(id)
@@ -98,21 +89,11 @@ func revision(content []byte, fi fs.FileInfo) string {
 // file is left untouched and the error wraps ports.ErrRevisionMismatch. A
 // projection-only conversation is imported first.
 func (s *Store) WriteDraft(ctx context.Context, loc workspace.Location, id conversation.ID, text, ifRevision string) (string, error) {
-	if err := checkConv(loc, id); err != nil {
-		return "", fmt.Errorf("write draft: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
-		return "", err
-	}
-	unlock := s.lockConv(loc.ID, id)
-	defer unlock()
-	p, err := s.locate(loc, id)
+	p, unlock, err := s.begin(ctx, loc, id, "write draft")
 	if err != nil {
 		return "", err
 	}
-	if !p.inSilo && !p.inProj {
-		return "", notFound(id)
-	}
+	defer unlock()
 	if ifRevision != "" {
 		cur := ports.Draft{Revision: "(none)"}
 		if p.inSilo {

@@ -84,31 +84,22 @@ func splitLines(raw []byte) ([][]byte, bool) {
 // Events returns the conversation's events in order: the silo's when it has
 // the conversation, else the projection's.
 func (s *Store) Events(ctx context.Context, loc workspace.Location, id conversation.ID) ([]conversation.Event, error) {
-	if err := checkConv(loc, id); err != nil {
-		return nil, fmt.Errorf("read events: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	p, err := s.locate(loc, id)
+	p, err := s.find(ctx, loc, id, "read events")
 	if err != nil {
 		return nil, err
 	}
-	switch {
-	case p.inSilo:
+	if p.inSilo {
 		se, err := readSiloEvents(p.siloConv)
 		if err != nil {
 			return nil, fmt.Errorf("conversation %s: %w", id, err)
 		}
 		return se.events, nil
-	case p.inProj:
-		evs, err := readProjectionEvents(p.projConv)
-		if err != nil {
-			return nil, fmt.Errorf("conversation %s: %w", id, err)
-		}
-		return evs, nil
 	}
-	return nil, notFound(id)
+	evs, err := readProjectionEvents(p.projConv)
+	if err != nil {
+		return nil, fmt.Errorf("conversation %s: %w", id, err)
+	}
+	return evs, nil
 }
 
 // readProjectionEvents reads a projection's events.json (which has no log).
@@ -192,13 +183,14 @@ func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversat
 	if !turnEnd && st.logSize < s.foldThreshold {
 		return nil
 	}
-	if err := s.fold(p.siloConv, st); err != nil {
+	events, err := s.fold(p.siloConv, st)
+	if err != nil {
 		return fmt.Errorf("append to conversation %s: %w", id, err)
 	}
 	if st.local || loc.Root == "" {
 		return nil
 	}
-	return s.projectFiles(loc.Root, id, p.siloConv)
+	return s.projectFiles(loc.Root, id, p.siloConv, events)
 }
 
 // appendLog appends whole lines to events.log with one write and fsyncs it.
@@ -230,20 +222,21 @@ func (s *Store) appendLog(dir string, data []byte, st *streamState) error {
 // fold moves the log's events into events.json: an atomic rewrite of
 // events.json (splicing the log's lines in, without decoding the events
 // already there), then removal of the log. A crash between the two leaves
-// log events that readers recognise as folded by their IDs.
-func (s *Store) fold(dir string, st *streamState) error {
+// log events that readers recognise as folded by their IDs. It returns
+// the new events.json, or nil when there was no log to fold.
+func (s *Store) fold(dir string, st *streamState) ([]byte, error) {
 	logPath := filepath.Join(dir, logFile)
 	raw, err := os.ReadFile(logPath)
 	if isNotExist(err) || (err == nil && len(raw) == 0) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return fmt.Errorf("fold events: %w", err)
+		return nil, fmt.Errorf("fold events: %w", err)
 	}
 	jsonPath := filepath.Join(dir, eventsFile)
 	arr, err := os.ReadFile(jsonPath)
 	if err != nil && !isNotExist(err) {
-		return fmt.Errorf("fold events: %w", err)
+		return nil, fmt.Errorf("fold events: %w", err)
 	}
 	if len(arr) == 0 {
 		arr = []byte("[]")
@@ -252,28 +245,28 @@ func (s *Store) fold(dir string, st *streamState) error {
 	if !ok {
 		se, err := readSiloEvents(dir)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if merged, err = conversation.EncodeEvents(se.events); err != nil {
-			return fmt.Errorf("fold events: %w", err)
+			return nil, fmt.Errorf("fold events: %w", err)
 		}
 	}
 	if err := s.writeFile(jsonPath, merged, 0o600); err != nil {
-		return err
+		return nil, err
 	}
 	if err := os.Remove(logPath); err != nil && !isNotExist(err) {
-		return fmt.Errorf("fold events: %w", err)
+		return nil, fmt.Errorf("fold events: %w", err)
 	}
 	if err := s.syncDir(dir); err != nil {
-		return err
+		return nil, err
 	}
 	if st != nil {
 		if st.json, err = os.Stat(jsonPath); err != nil {
-			return fmt.Errorf("fold events: %w", err)
+			return nil, fmt.Errorf("fold events: %w", err)
 		}
 		st.logSize = 0
 	}
-	return nil
+	return merged, nil
 }
 
 // spliceEvents appends the complete lines of log to the JSON array arr,

@@ -15,26 +15,14 @@ import (
 // projection of a non-local conversation. A projection-only conversation is
 // imported first. When fn fails nothing is written.
 func (s *Store) UpdateMetadata(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(*conversation.Metadata) error) error {
-	if err := checkConv(loc, id); err != nil {
-		return fmt.Errorf("update metadata: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	unlock := s.lockConv(loc.ID, id)
-	defer unlock()
-	p, err := s.locate(loc, id)
+	p, unlock, err := s.begin(ctx, loc, id, "update metadata")
 	if err != nil {
 		return err
 	}
-	var src string
-	switch {
-	case p.inSilo:
-		src = p.siloConv
-	case p.inProj:
+	defer unlock()
+	src := p.siloConv
+	if !p.inSilo {
 		src = p.projConv
-	default:
-		return notFound(id)
 	}
 	meta, err := readMeta(src)
 	if err != nil {
@@ -69,39 +57,28 @@ func (s *Store) UpdateMetadata(ctx context.Context, loc workspace.Location, id c
 	if !project {
 		return nil
 	}
+	var events []byte
 	if st != nil && st.logSize > 0 {
-		if err := s.fold(p.siloConv, st); err != nil {
+		if events, err = s.fold(p.siloConv, st); err != nil {
 			s.dropStream(p.siloConv)
 			return fmt.Errorf("update metadata of conversation %s: %w", id, err)
 		}
 	}
-	return s.projectFiles(loc.Root, id, p.siloConv)
+	return s.projectFiles(loc.Root, id, p.siloConv, events)
 }
 
 // LocalMetadata reads metadata.local.json; it is the zero value when the
 // file is absent or the conversation is only in the projection.
 func (s *Store) LocalMetadata(ctx context.Context, loc workspace.Location, id conversation.ID) (conversation.LocalMetadata, error) {
-	if err := checkConv(loc, id); err != nil {
-		return conversation.LocalMetadata{}, fmt.Errorf("read local metadata: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
+	p, err := s.find(ctx, loc, id, "read local metadata")
+	if err != nil || !p.inSilo {
 		return conversation.LocalMetadata{}, err
 	}
-	p, err := s.locate(loc, id)
+	m, err := readLocal(p.siloConv)
 	if err != nil {
-		return conversation.LocalMetadata{}, err
+		return m, fmt.Errorf("read local metadata of conversation %s: %w", id, err)
 	}
-	switch {
-	case p.inSilo:
-		m, err := readLocal(p.siloConv)
-		if err != nil {
-			return m, fmt.Errorf("read local metadata of conversation %s: %w", id, err)
-		}
-		return m, nil
-	case p.inProj:
-		return conversation.LocalMetadata{}, nil
-	}
-	return conversation.LocalMetadata{}, notFound(id)
+	return m, nil
 }
 
 // UpdateLocalMetadata rewrites metadata.local.json through fn; keys this
@@ -188,8 +165,9 @@ func (s *Store) importConversation(loc workspace.Location, id conversation.ID, p
 // projectFiles copies the silo's events.json and metadata.json into the
 // projection, one file at a time (events first, so that metadata.json, the
 // marker readers look for, comes last). Other files in the projection
-// directory are left alone. The caller has folded the log.
-func (s *Store) projectFiles(root string, id conversation.ID, siloConv string) error {
+// directory are left alone. The caller has folded the log; events is the
+// silo's events.json when the caller holds it (nil: it is read).
+func (s *Store) projectFiles(root string, id conversation.ID, siloConv string, events []byte) error {
 	dir := projDir(root, id)
 	existed, err := exists(dir)
 	if err != nil {
@@ -198,22 +176,25 @@ func (s *Store) projectFiles(root string, id conversation.ID, siloConv string) e
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("project conversation %s: %w", id, err)
 	}
-	if !existed {
-		if err := s.syncDir(filepath.Dir(dir)); err != nil {
-			return err
-		}
-	}
 	if existed {
 		sweepTemps(dir)
+	} else if err := s.syncDir(filepath.Dir(dir)); err != nil {
+		return err
 	}
-	for _, name := range []string{eventsFile, metadataFile} {
-		b, err := os.ReadFile(filepath.Join(siloConv, name))
-		if err != nil {
+	if events == nil {
+		if events, err = os.ReadFile(filepath.Join(siloConv, eventsFile)); err != nil {
 			return fmt.Errorf("project conversation %s: %w", id, err)
 		}
-		if err := s.writeFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			return fmt.Errorf("project conversation %s: %w", id, err)
-		}
+	}
+	meta, err := os.ReadFile(filepath.Join(siloConv, metadataFile))
+	if err != nil {
+		return fmt.Errorf("project conversation %s: %w", id, err)
+	}
+	if err := s.writeFile(filepath.Join(dir, eventsFile), events, 0o644); err != nil {
+		return fmt.Errorf("project conversation %s: %w", id, err)
+	}
+	if err := s.writeFile(filepath.Join(dir, metadataFile), meta, 0o644); err != nil {
+		return fmt.Errorf("project conversation %s: %w", id, err)
 	}
 	return nil
 }

@@ -320,9 +320,7 @@ func readKnown(id workspace.ID, slug, silo string) (workspace.Known, error) {
 			}
 			return k, fmt.Errorf("list checkouts of workspace %s: %w", id, err)
 		}
-		b, err := os.ReadFile(filepath.Join(c.Path, dotJP, idFile))
-		live := workspace.IsLive(id, workspace.Observation{Exists: err == nil, Content: string(b)})
-		k.Checkouts = append(k.Checkouts, workspace.CheckoutStatus{Checkout: c, Live: live})
+		k.Checkouts = append(k.Checkouts, workspace.CheckoutStatus{Checkout: c, Live: checkoutLive(id, c.Path)})
 	}
 	workspace.SortCheckouts(k.Checkouts)
 	return k, nil
