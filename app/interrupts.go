@@ -137,93 +137,84 @@ func docWith(doc, query string) string {
 	return draft.Parse(doc).WithQuery(query).Render()
 }
 
-// streamingInterrupt runs the streaming menu. It returns the actions that
-// end or redirect the turn, or nil to resume streaming.
-func (q *Query) streamingInterrupt(ctx context.Context, rs *runState, ts *turnState, cancel func(), drain func() error) []turn.Action {
-	configured := streamingAction(rs)
-	inEditor := rs.cfg.Interrupt.Streaming.ComposeInEditor
+// interruptChoice runs the streaming or the tool-call menu until the user
+// picks what leaves it. [q] composes the queued reply in place; [r]
+// composes the text to send. Backing out of either returns to the menu,
+// or resumes when the action is configured (there is no menu to return
+// to). It returns ActionContinue to resume, ActionStop on escalation (a
+// graceful shutdown: ts.shutdown is set), ActionReply or ActionRespond
+// with the composed text, or the stopping action picked.
+func (q *Query) interruptChoice(ctx context.Context, rs *runState, ts *turnState, m interrupt.Menu, configured interrupt.Action, inEditor config.ComposeInEditor) (interrupt.Action, string) {
 	for {
-		act, escalated := q.menu(ctx, interrupt.StreamingMenu, configured)
+		act, escalated := q.menu(ctx, m, configured)
 		if escalated {
 			ts.shutdown = true
-			act = interrupt.ActionStop
+			return interrupt.ActionStop, ""
 		}
 		switch act {
-		case interrupt.ActionContinue:
-			return nil
 		case interrupt.ActionQueueReply:
 			eff := q.composeSlot(ctx, rs, "queue_reply", inEditor)
 			if eff == run.SubmitReplaced || eff == run.SubmitUnchanged || configured != interrupt.ActionUnknown {
-				return nil
+				return interrupt.ActionContinue, ""
 			}
-		case interrupt.ActionReply:
-			text, ok := q.composeText(ctx, "reply", inEditor)
-			if !ok {
-				if configured != interrupt.ActionUnknown {
-					return nil
-				}
-				continue
+		case interrupt.ActionReply, interrupt.ActionRespond:
+			purpose := "reply"
+			if act == interrupt.ActionRespond {
+				purpose = "respond"
 			}
-			cancel()
-			if err := drain(); err != nil {
-				return []turn.Action{{Kind: turn.ActionEnd, Err: err}}
+			if text, ok := q.composeText(ctx, purpose, inEditor); ok {
+				return act, text
 			}
-			q.endBlock(ts)
-			return ts.m.Reply(text, conversation.AuthorUser)
-		case interrupt.ActionStop:
-			cancel()
-			if err := drain(); err != nil {
-				return []turn.Action{{Kind: turn.ActionEnd, Err: err}}
+			if configured != interrupt.ActionUnknown {
+				return interrupt.ActionContinue, ""
 			}
-			return ts.m.Stop(nil)
-		case interrupt.ActionAbort:
-			cancel()
-			_ = drain()
-			return ts.m.Abort()
 		default:
-			return nil
+			return act, ""
 		}
 	}
+}
+
+// streamingInterrupt runs the streaming menu. It returns the actions that
+// end or redirect the turn, or nil to resume streaming.
+func (q *Query) streamingInterrupt(ctx context.Context, rs *runState, ts *turnState, cancel func(), drain func() error) []turn.Action {
+	act, text := q.interruptChoice(ctx, rs, ts, interrupt.StreamingMenu, streamingAction(rs), rs.cfg.Interrupt.Streaming.ComposeInEditor)
+	switch act {
+	case interrupt.ActionReply:
+		cancel()
+		if err := drain(); err != nil {
+			return []turn.Action{{Kind: turn.ActionEnd, Err: err}}
+		}
+		q.endBlock(ts)
+		return ts.m.Reply(text, conversation.AuthorUser)
+	case interrupt.ActionStop:
+		cancel()
+		if err := drain(); err != nil {
+			return []turn.Action{{Kind: turn.ActionEnd, Err: err}}
+		}
+		return ts.m.Stop(nil)
+	case interrupt.ActionAbort:
+		cancel()
+		_ = drain()
+		return ts.m.Abort()
+	}
+	return nil
 }
 
 // toolCallInterrupt runs the tool-call menu while tools run. finish
 // cancels the running tools and waits for them. handled is false to keep
 // waiting for the tools.
 func (q *Query) toolCallInterrupt(ctx context.Context, rs *runState, ts *turnState, finish func()) (end batchEnd, text string, handled bool) {
-	configured := toolCallAction(rs)
-	inEditor := rs.cfg.Interrupt.ToolCall.ComposeInEditor
-	for {
-		act, escalated := q.menu(ctx, interrupt.ToolCallMenu, configured)
-		if escalated {
-			ts.shutdown = true
-			act = interrupt.ActionStop
-		}
-		switch act {
-		case interrupt.ActionContinue:
-			return 0, "", false
-		case interrupt.ActionQueueReply:
-			eff := q.composeSlot(ctx, rs, "queue_reply", inEditor)
-			if eff == run.SubmitReplaced || eff == run.SubmitUnchanged || configured != interrupt.ActionUnknown {
-				return 0, "", false
-			}
-		case interrupt.ActionRespond:
-			text, ok := q.composeText(ctx, "respond", inEditor)
-			if !ok {
-				if configured != interrupt.ActionUnknown {
-					return 0, "", false
-				}
-				continue
-			}
-			finish()
-			return batchRespond, text, true
-		case interrupt.ActionStop:
-			finish()
-			return batchStop, "", true
-		case interrupt.ActionRestart:
-			finish()
-			return batchRestart, "", true
-		default:
-			return 0, "", false
-		}
+	act, text := q.interruptChoice(ctx, rs, ts, interrupt.ToolCallMenu, toolCallAction(rs), rs.cfg.Interrupt.ToolCall.ComposeInEditor)
+	switch act {
+	case interrupt.ActionRespond:
+		end = batchRespond
+	case interrupt.ActionStop:
+		end = batchStop
+	case interrupt.ActionRestart:
+		end = batchRestart
+	default:
+		return 0, "", false
 	}
+	finish()
+	return end, text, true
 }
