@@ -31,8 +31,29 @@ type DelegateHooks struct {
 // and the MCP pool) is shared.
 func (q *Query) Delegate(printer ports.Printer, interrupts ports.Interrupts, hooks DelegateHooks) *Query {
 	d := *q
-	d.printer, d.interrupts, d.delegate = printer, interrupts, &hooks
+	d.printer, d.interrupts, d.approve = printer, interrupts, hooks.Approve
+	if hooks.OnEvent != nil {
+		d.store = notifyingStore{ConversationStore: q.store, onAppend: hooks.OnEvent}
+	}
 	return &d
+}
+
+// notifyingStore tells onAppend about every event once it is stored: a
+// delegated turn's events reach the plugin through the same port that
+// records them.
+type notifyingStore struct {
+	ports.ConversationStore
+	onAppend func(conversation.Event)
+}
+
+func (s notifyingStore) Append(ctx context.Context, loc workspace.Location, id conversation.ID, evs ...conversation.Event) error {
+	if err := s.ConversationStore.Append(ctx, loc, id, evs...); err != nil {
+		return err
+	}
+	for _, ev := range evs {
+		s.onAppend(ev)
+	}
+	return nil
 }
 
 // DelegatedInput is one delegated turn.

@@ -32,8 +32,9 @@ type Query struct {
 	ids        ports.IDGenerator
 	interrupts ports.Interrupts
 	timers     ports.Timers
-	// delegate is set on the copy that runs a delegated turn (Delegate).
-	delegate *DelegateHooks
+	// approve, set on the copy that runs a delegated turn (Delegate),
+	// answers tool permissions instead of the prompter.
+	approve func(ctx context.Context, call llm.ToolCall) (ok bool, why string, err error)
 }
 
 // QueryDeps are Query's ports, gathered so the constructor stays readable.
@@ -104,7 +105,7 @@ type runState struct {
 	failed    int             // provider calls that failed before output this run
 	slot      run.Slot        // the queued reply (seed 002)
 	composed  string          // the message this run composed (and sent)
-	turns     int             // Turns run so far
+	turns     int             // Turns started so far: the running Turn's number
 }
 
 // Run executes the query: the turn loop over RunTurnPhases.

@@ -138,7 +138,7 @@ func (q *Query) runApproved(ctx context.Context, rs *runState, ts *turnState, ca
 
 	scope := q.interrupts.Push("tool_call")
 	defer scope.Pop()
-	q.interrupts.Progress(ports.Progress{Turn: ts.number, Phase: "tool_call", Deltas: ts.deltas})
+	q.interrupts.Progress(ports.Progress{Turn: rs.turns, Phase: "tool_call", Deltas: ts.deltas})
 	for {
 		select {
 		case <-done:
@@ -158,8 +158,8 @@ func (q *Query) runApproved(ctx context.Context, rs *runState, ts *turnState, ca
 
 // askPermission shows the permission prompt for one call.
 func (q *Query) askPermission(ctx context.Context, rs *runState, c llm.ToolCall) (ok, interrupted bool, msg string) {
-	if q.delegate != nil && q.delegate.Approve != nil {
-		ok, why, err := q.delegate.Approve(ctx, c)
+	if q.approve != nil {
+		ok, why, err := q.approve(ctx, c)
 		if err != nil {
 			return false, true, ""
 		}

@@ -16,7 +16,6 @@ import (
 // turnState holds the per-turn pieces, rebuilt for every Turn: the phase
 // machine (with its retry budget) and the turn's tools.
 type turnState struct {
-	number  int
 	m       *turn.Machine
 	tools   ports.ToolServer
 	offered []llm.Tool
@@ -49,7 +48,7 @@ func (q *Query) RunTurnPhases(ctx context.Context, rs *runState, req turn.Reques
 		return turn.EndUnknown, err
 	}
 	rs.turns++
-	ts := &turnState{number: rs.turns, m: turn.New(rs.cfg.Assistant.Request.MaxRetries), tools: tools, offered: offered}
+	ts := &turnState{m: turn.New(rs.cfg.Assistant.Request.MaxRetries), tools: tools, offered: offered}
 
 	// The turn scope covers the gaps between streaming and tools: a
 	// Ctrl-C there stops the turn, saving what it has.
@@ -125,9 +124,6 @@ func (q *Query) persist(ctx context.Context, rs *runState, ev conversation.Event
 		return fmt.Errorf("record %s in conversation %s: %w", ev.Type, rs.id, err)
 	}
 	rs.events = append(rs.events, ev)
-	if q.delegate != nil && q.delegate.OnEvent != nil {
-		q.delegate.OnEvent(ev)
-	}
 	switch ev.Type {
 	case conversation.EventTypeTurnStart:
 		// The last-root record (seed 003): written when a turn first persists.
@@ -206,7 +202,7 @@ func (q *Query) stream(ctx context.Context, rs *runState, ts *turnState) []turn.
 			}
 			ts.inBlock = ch
 			q.printer.Write(ch, ev.Text)
-			q.interrupts.Progress(ports.Progress{Turn: ts.number, Phase: "streaming", Deltas: ts.deltas})
+			q.interrupts.Progress(ports.Progress{Turn: rs.turns, Phase: "streaming", Deltas: ts.deltas})
 		case llm.EventToolCall:
 			produced = true
 			q.endBlock(ts)
