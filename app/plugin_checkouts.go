@@ -53,13 +53,6 @@ func (cs *checkouts) get(loc workspace.Location) *checkout {
 	return c
 }
 
-// len is how many checkouts are open.
-func (cs *checkouts) len() int {
-	cs.mu.Lock()
-	defer cs.mu.Unlock()
-	return len(cs.m)
-}
-
 // configFor resolves (once) the configuration of c.
 func (s *session) configFor(ctx context.Context, c *checkout) (config.Resolved, error) {
 	c.cfgOnce.Do(func() {

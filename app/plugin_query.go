@@ -158,7 +158,7 @@ func (s *session) query(_ context.Context, c *checkout, req plugin.Query) (plugi
 		// Done before the last answer goes out: once the plugin has read
 		// query_complete, the conversation takes a new query.
 		s.turns.done(d)
-		s.reply(s.hctx, last)
+		s.reply(last)
 	}()
 	return nil, nil
 }
@@ -190,7 +190,7 @@ func (s *session) runDelegated(c *checkout, req plugin.Query, d *delegation) plu
 		Loc: c.loc, Config: res.Config, Conversation: conversation.ID(req.Conversation),
 		Content: req.Content, Schema: req.Schema, Author: "plugin:" + s.name, Expected: req.ExpectedLastRoot,
 		LockHeld: s.locks.holds(d.key),
-		Started:  func() { s.reply(ctx, plugin.QueryStarted{ID: req.ID, Conversation: req.Conversation}) },
+		Started:  func() { s.reply(plugin.QueryStarted{ID: req.ID, Conversation: req.Conversation}) },
 	})
 	if errors.Is(err, ErrNotStarted) {
 		return errorReply(hdr, notStartedCause(err))
@@ -263,7 +263,7 @@ func (s *session) push(id string, data any, respond string) {
 		s.log.Warn("encode delegated turn event", "plugin", s.name, "error", err)
 		return
 	}
-	s.reply(s.hctx, plugin.Event{ID: id, Data: b, Respond: respond})
+	s.reply(plugin.Event{ID: id, Data: b, Respond: respond})
 }
 
 // interrupt stops the delegated turn running on a conversation: the
@@ -276,7 +276,7 @@ func (s *session) interrupt(_ context.Context, c *checkout, req plugin.Interrupt
 	}
 	// Answered before the stop, so that interrupted comes before the
 	// turn's query_complete.
-	s.reply(s.hctx, plugin.Interrupted{ID: req.ID})
+	s.reply(plugin.Interrupted{ID: req.ID})
 	d.stopNow()
 	return nil, nil
 }

@@ -92,7 +92,7 @@ func (s *session) handleLine(line []byte, readyTimer *time.Timer) (stop bool) {
 	s.trace("recv", line)
 	hdr, err := plugin.DecodeHeader(line)
 	if err != nil {
-		s.reply(s.hctx, errorReply(hdr, err))
+		s.reply(errorReply(hdr, err))
 		return false
 	}
 	switch hdr.Type {
@@ -116,7 +116,7 @@ func (s *session) handleLine(line []byte, readyTimer *time.Timer) (stop bool) {
 		c, err = s.address(s.hctx, hdr.Workspace)
 	}
 	if err != nil {
-		s.reply(s.hctx, errorReply(hdr, err))
+		s.reply(errorReply(hdr, err))
 		return false
 	}
 	if !r.wait || hdr.ID == "" {
@@ -140,9 +140,9 @@ func (s *session) serve(r route, hdr plugin.Header, c *checkout, line []byte) {
 		// The run is over; nobody reads the answer.
 	case err != nil:
 		s.log.Debug("plugin request failed", "plugin", s.name, "type", hdr.Type, "error", err)
-		s.reply(s.hctx, errorReply(hdr, err))
+		s.reply(errorReply(hdr, err))
 	case msg != nil:
-		s.reply(s.hctx, msg)
+		s.reply(msg)
 	}
 }
 

@@ -227,7 +227,7 @@ func (s *session) shutdown() {
 func (s *session) onReady(line []byte, readyTimer *time.Timer) {
 	r, err := plugin.Decode[plugin.Ready](line)
 	if err != nil {
-		s.reply(s.hctx, errorReply(plugin.Header{Type: plugin.TypeReady}, err))
+		s.reply(errorReply(plugin.Header{Type: plugin.TypeReady}, err))
 		return
 	}
 	if r.Protocol > plugin.ProtocolVersion {
@@ -244,7 +244,7 @@ func (s *session) onReady(line []byte, readyTimer *time.Timer) {
 func (s *session) onExit(hdr plugin.Header, line []byte) bool {
 	e, err := plugin.Decode[plugin.Exit](line)
 	if err != nil {
-		s.reply(s.hctx, errorReply(hdr, err))
+		s.reply(errorReply(hdr, err))
 		return false
 	}
 	s.exit = &e
@@ -271,8 +271,8 @@ func (s *session) send(ctx context.Context, m plugin.Message) error {
 
 // reply sends an answer; a plugin that is gone is not an error of jp's.
 // A reply blocked on a plugin that reads nothing is ended by finish
-// (closing its stdin, or killing it), not by ctx.
-func (s *session) reply(_ context.Context, m plugin.Message) {
+// (closing its stdin, or killing it), not by a context.
+func (s *session) reply(m plugin.Message) {
 	if err := s.send(context.Background(), m); err != nil {
 		s.log.Debug("plugin answer not delivered", "plugin", s.name, "type", m.MessageType(), "error", err)
 	}
