@@ -32,19 +32,27 @@ type ConfigInput struct {
 // layers alone outside any workspace (an explicit -w must resolve). It
 // writes nothing.
 func (c *Config) Load(ctx context.Context, in ConfigInput) (config.Resolved, error) {
+	res, _, err := resolveConfig(ctx, c.ws, c.loader, in)
+	return res, err
+}
+
+// resolveConfig is Config.Load for the use cases that also need the
+// selected checkout's root ("" outside any workspace).
+func resolveConfig(ctx context.Context, ws *Workspaces, loader ports.ConfigLoader, in ConfigInput) (config.Resolved, string, error) {
 	root := ""
-	f, err := c.ws.Resolve(ctx, in.Target, in.LaunchDir)
+	f, err := ws.Resolve(ctx, in.Target, in.LaunchDir)
 	switch {
 	case err == nil:
 		root = f.Root
 	case in.Target == "" && errors.Is(err, ports.ErrNoWorkspace):
 	default:
-		return config.Resolved{}, err
+		return config.Resolved{}, "", err
 	}
-	return c.loader.Load(ctx, ports.ConfigSource{
+	res, err := loader.Load(ctx, ports.ConfigSource{
 		UserConfigDir: in.UserConfigDir, WorkspaceRoot: root, LaunchDir: in.LaunchDir,
 		Env: in.Environ, Overrides: in.Overrides,
 	})
+	return res, root, err
 }
 
 // Show renders the resolved configuration, or the subtree at path, as

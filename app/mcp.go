@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -49,23 +48,14 @@ type MCPCheck struct {
 // directory servers are spawned in: the checkout root, or the launch
 // directory outside any workspace.
 func (m *MCP) load(ctx context.Context, in ConfigInput) (config.Config, string, error) {
-	dir, root := in.LaunchDir, ""
-	f, err := m.ws.Resolve(ctx, in.Target, in.LaunchDir)
-	switch {
-	case err == nil:
-		dir, root = f.Root, f.Root
-	case in.Target == "" && errors.Is(err, ports.ErrNoWorkspace):
-	default:
-		return config.Config{}, "", err
-	}
-	res, err := m.loader.Load(ctx, ports.ConfigSource{
-		UserConfigDir: in.UserConfigDir, WorkspaceRoot: root, LaunchDir: in.LaunchDir,
-		Env: in.Environ, Overrides: in.Overrides,
-	})
+	res, root, err := resolveConfig(ctx, m.ws, m.loader, in)
 	if err != nil {
 		return config.Config{}, "", err
 	}
-	return res.Config, dir, nil
+	if root == "" {
+		return res.Config, in.LaunchDir, nil
+	}
+	return res.Config, root, nil
 }
 
 // List returns the configured servers, sorted by name.
