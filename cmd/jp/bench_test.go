@@ -16,17 +16,6 @@ import (
 	"github.com/jpcli/jp/ports"
 )
 
-// buildJP compiles the real jp binary once per benchmark run.
-func buildJP(b *testing.B) string {
-	b.Helper()
-	bin := filepath.Join(b.TempDir(), "jp")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 type stepClock struct{ t time.Time }
 
 func (c *stepClock) Now() time.Time { c.t = c.t.Add(150 * time.Millisecond); return c.t }
@@ -40,8 +29,7 @@ func benchWorkspace(b *testing.B, bin string, n int) (dir string, env []string) 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		b.Fatal(err)
 	}
-	env = append(os.Environ(), "HOME="+base, "XDG_DATA_HOME="+filepath.Join(base, "data"),
-		"XDG_CONFIG_HOME="+filepath.Join(base, "config"), "ANTHROPIC_API_KEY=", "OPENAI_API_KEY=", "JP_HEADLESS=")
+	env = append(append(os.Environ(), isolatedEnv(base, filepath.Join(base, "data"), filepath.Join(base, "config"))...), "JP_HEADLESS=")
 	cmd := exec.Command(bin, "init")
 	cmd.Dir, cmd.Env = dir, env
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -98,14 +86,14 @@ func timeRuns(b *testing.B, dir string, env []string, bin string, args ...string
 
 // BenchmarkStartupVersion: jp --version (target: median under 15 ms).
 func BenchmarkStartupVersion(b *testing.B) {
-	bin := buildJP(b)
+	bin := buildJPBinary(b, b.TempDir())
 	dir, env := benchWorkspace(b, bin, 0)
 	timeRuns(b, dir, env, bin, "--version")
 }
 
 // BenchmarkStartupWorkspaceLs: jp workspace ls (target: median under 15 ms).
 func BenchmarkStartupWorkspaceLs(b *testing.B) {
-	bin := buildJP(b)
+	bin := buildJPBinary(b, b.TempDir())
 	dir, env := benchWorkspace(b, bin, 10)
 	timeRuns(b, dir, env, bin, "workspace", "ls")
 }
@@ -113,7 +101,7 @@ func BenchmarkStartupWorkspaceLs(b *testing.B) {
 // BenchmarkConversationLs: jp conversation ls over 1,000 and 10,000
 // conversations (target: under 150 ms at 10,000, linear in the count).
 func BenchmarkConversationLs(b *testing.B) {
-	bin := buildJP(b)
+	bin := buildJPBinary(b, b.TempDir())
 	for _, n := range []int{1000, 10000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			dir, env := benchWorkspace(b, bin, n)
@@ -125,7 +113,7 @@ func BenchmarkConversationLs(b *testing.B) {
 // BenchmarkQueryEndToEnd: jp q "hi" on the demo model in a workspace with
 // 1,000 conversations (target: median under 50 ms).
 func BenchmarkQueryEndToEnd(b *testing.B) {
-	bin := buildJP(b)
+	bin := buildJPBinary(b, b.TempDir())
 	dir, env := benchWorkspace(b, bin, 1000)
 	timeRuns(b, dir, env, bin, "q", "hi")
 }

@@ -34,13 +34,8 @@ func newJPEnv(t *testing.T) *jpEnv {
 	if err := os.MkdirAll(e.dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	e.env = append(os.Environ(),
-		"JP_TEST_RUN_MAIN=1",
-		"HOME="+base,
-		"XDG_DATA_HOME="+e.data,
-		"XDG_CONFIG_HOME="+filepath.Join(base, "config"),
-		"ANTHROPIC_API_KEY=", "OPENAI_API_KEY=", "JP_HEADLESS=",
-	)
+	e.env = append(append(os.Environ(), isolatedEnv(base, e.data, filepath.Join(base, "config"))...),
+		"JP_TEST_RUN_MAIN=1", "JP_HEADLESS=")
 	return e
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,15 +20,11 @@ import (
 
 func TestMain(m *testing.M) {
 	// Tests that need a real jp process re-execute this binary with
-	// JP_TEST_RUN_MAIN=1 (see jpCommand).
+	// JP_TEST_RUN_MAIN=1 (see newJPEnv and newPluginSandbox).
 	if os.Getenv("JP_TEST_RUN_MAIN") == "1" {
-		os.Exit(Main(os.Args[1:], Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}, os.Environ()))
+		main()
 	}
-	testscript.Main(m, map[string]func(){
-		"jp": func() {
-			os.Exit(Main(os.Args[1:], Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}, os.Environ()))
-		},
-	})
+	testscript.Main(m, map[string]func(){"jp": main})
 }
 
 // TestScripts runs the end-to-end scenarios in testdata/script: each is a
@@ -40,12 +37,11 @@ func TestScripts(t *testing.T) {
 		RequireUniqueNames:  true,
 		Setup: func(env *testscript.Env) error {
 			work := env.WorkDir
-			env.Setenv("HOME", filepath.Join(work, "home"))
-			env.Setenv("XDG_DATA_HOME", filepath.Join(work, "xdg", "data"))
-			env.Setenv("XDG_CONFIG_HOME", filepath.Join(work, "xdg", "config"))
+			for _, kv := range isolatedEnv(filepath.Join(work, "home"), filepath.Join(work, "xdg", "data"), filepath.Join(work, "xdg", "config")) {
+				k, v, _ := strings.Cut(kv, "=")
+				env.Setenv(k, v)
+			}
 			env.Setenv("DATA", filepath.Join(work, "xdg", "data", "jp"))
-			env.Setenv("ANTHROPIC_API_KEY", "")
-			env.Setenv("OPENAI_API_KEY", "")
 			env.Setenv("NO_COLOR", "1")
 			// The probe plugin of the scope scenarios, in $WORK/probe (a
 			// scenario adds the manifest that gives it its scope).
@@ -73,6 +69,34 @@ func TestScripts(t *testing.T) {
 	})
 }
 
+// isolatedEnv is the environment that keeps a jp process started by a
+// test to its own home, XDG data and config directories, with no
+// provider API keys.
+func isolatedEnv(home, data, config string) []string {
+	return []string{"HOME=" + home, "XDG_DATA_HOME=" + data, "XDG_CONFIG_HOME=" + config,
+		"ANTHROPIC_API_KEY=", "OPENAI_API_KEY="}
+}
+
+// goBuild compiles the package pkg (a path relative to cmd/jp) into out
+// and returns out.
+func goBuild(t testing.TB, out, pkg string) string {
+	t.Helper()
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is needed to build %s: %v", pkg, err)
+	}
+	if b, err := exec.Command(gobin, "build", "-o", out, pkg).CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, b)
+	}
+	return out
+}
+
+// buildJPBinary compiles the real jp binary into dir.
+func buildJPBinary(t testing.TB, dir string) string {
+	t.Helper()
+	return goBuild(t, filepath.Join(dir, "jp"), ".")
+}
+
 // cpid SRC DST copies SRC/.jp/.id to DST/.jp/.id, making DST a second
 // checkout of the same workspace (as a git worktree would be).
 func cmdCopyID(ts *testscript.TestScript, neg bool, args []string) {
@@ -90,9 +114,7 @@ func cmdSilo(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 2 {
 		ts.Fatalf("usage: silo VAR DIR")
 	}
-	b, err := os.ReadFile(ts.MkAbs(filepath.Join(args[1], ".jp", ".id")))
-	ts.Check(err)
-	id := strings.TrimSpace(string(b))
+	id := checkoutID(ts, args[1])
 	matches, _ := filepath.Glob(filepath.Join(ts.Getenv("DATA"), "workspace", "*-"+id))
 	if len(matches) != 1 {
 		ts.Fatalf("expected one silo for %s, found %v", id, matches)
@@ -151,9 +173,12 @@ func cmdWorkspaceID(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 2 {
 		ts.Fatalf("usage: wsid VAR DIR")
 	}
-	b, err := os.ReadFile(ts.MkAbs(filepath.Join(args[1], ".jp", ".id")))
-	ts.Check(err)
-	ts.Setenv(args[0], strings.TrimSpace(string(b)))
+	ts.Setenv(args[0], checkoutID(ts, args[1]))
+}
+
+// checkoutID is the workspace ID in DIR/.jp/.id.
+func checkoutID(ts *testscript.TestScript, dir string) string {
+	return strings.TrimSpace(ts.ReadFile(filepath.Join(dir, ".jp", ".id")))
 }
 
 // lastconv VAR DIR sets VAR to the ID of the most recently active

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -37,11 +36,9 @@ func newPluginSandbox(t *testing.T) *pluginSandbox {
 			t.Fatal(err)
 		}
 	}
-	e.env = append(os.Environ(),
-		"JP_TEST_RUN_MAIN=1", "HOME="+filepath.Join(dir, "home"),
-		"XDG_DATA_HOME="+filepath.Join(dir, "data"), "XDG_CONFIG_HOME="+filepath.Join(dir, "config"),
-		"PATH="+e.bin+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"ANTHROPIC_API_KEY=", "OPENAI_API_KEY=", "NO_COLOR=1", "GORACE=atexit_sleep_ms=0", "JP_HEADLESS=")
+	e.env = append(append(os.Environ(), isolatedEnv(filepath.Join(dir, "home"), filepath.Join(dir, "data"), filepath.Join(dir, "config"))...),
+		"JP_TEST_RUN_MAIN=1", "PATH="+e.bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"NO_COLOR=1", "GORACE=atexit_sleep_ms=0", "JP_HEADLESS=")
 	e.write(filepath.Join(dir, "config", "jp", "config.toml"), "[plugins.command.titles]\nrun = \"unattended\"\n"+
 		"[plugins.command.prune]\nrun = \"unattended\"\n[plugins.command.tprompt]\nrun = \"unattended\"\n", 0o644)
 	e.jp("", "init", ".")
@@ -96,12 +93,7 @@ func (e *pluginSandbox) jp(stdin string, args ...string) string {
 // buildPrunePlugin builds cmd/jp-prune into dir.
 func buildPrunePlugin(t *testing.T, dir string) string {
 	t.Helper()
-	out := filepath.Join(dir, "jp-prune")
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if b, err := exec.Command(goTool, "build", "-o", out, "../jp-prune").CombinedOutput(); err != nil {
-		t.Fatalf("go build ../jp-prune: %v\n%s", err, b)
-	}
-	return out
+	return goBuild(t, filepath.Join(dir, "jp-prune"), "../jp-prune")
 }
 
 // TestExamplePlugins runs the example plugins as `make install` installs

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,81 +14,39 @@ import (
 // the plugin (this test binary as jp-tprompt, see plugin_helpers_test.go)
 // asks through it, and records what reached it.
 
+// pluginPane is jp with the prompt plugin in a tmux pane (tmuxPane's
+// screen, keys and waits), and the files the run reports in.
 type pluginPane struct {
-	t      *testing.T
-	sock   string
+	*tmuxPane
 	result string
 	status string
-}
-
-const pluginPaneDeadline = 20 * time.Second // a hang guard, not a speed check
-
-func requirePluginTmux(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("tmux is not installed (needed for the real-terminal plugin prompt test; .ci/install-deps installs it)")
-		}
-		t.Skip("tmux is not installed")
-	}
 }
 
 // startPluginPrompts runs `jp -vvv tprompt KIND...` in a new tmux pane.
 func startPluginPrompts(t *testing.T, e *pluginSandbox, kinds ...string) *pluginPane {
 	t.Helper()
-	p := &pluginPane{t: t, sock: filepath.Join(e.dir, "tmux.sock"), result: filepath.Join(e.dir, "result.jsonl"),
-		status: filepath.Join(e.dir, "status")}
-	var cmd strings.Builder
-	cmd.WriteString("cd " + pluginQuote(e.ws) + " && env")
-	for _, kv := range append(e.env, "JP_TEST_RESULT="+p.result, "TERM=xterm-256color") {
-		cmd.WriteString(" " + pluginQuote(kv))
+	p := &pluginPane{
+		tmuxPane: &tmuxPane{t: t, server: []string{"-S", filepath.Join(e.dir, "tmux.sock")}, session: "t"},
+		result:   filepath.Join(e.dir, "result.jsonl"),
+		status:   filepath.Join(e.dir, "status"),
 	}
-	cmd.WriteString(" " + pluginQuote(e.exe) + " -vvv tprompt " + strings.Join(kinds, " "))
-	cmd.WriteString("; echo $? > " + pluginQuote(p.status) + "; sleep 600")
-	p.tmux("-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "120", "-y", "30", "sh", "-c", cmd.String())
-	t.Cleanup(func() { _ = exec.Command("tmux", "-S", p.sock, "kill-server").Run() })
+	var cmd strings.Builder
+	cmd.WriteString("cd " + shQuote(e.ws) + " && env")
+	for _, kv := range append(e.env, "JP_TEST_RESULT="+p.result, "TERM=xterm-256color") {
+		cmd.WriteString(" " + shQuote(kv))
+	}
+	cmd.WriteString(" " + shQuote(e.exe) + " -vvv tprompt " + strings.Join(kinds, " "))
+	cmd.WriteString("; echo $? > " + shQuote(p.status) + "; sleep 600")
+	p.tmux(nil, "-f", "/dev/null", "new-session", "-d", "-s", p.session, "-x", "120", "-y", "30", "sh", "-c", cmd.String())
+	t.Cleanup(p.kill)
 	return p
 }
-
-func pluginQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
-
-func (p *pluginPane) tmux(args ...string) string {
-	p.t.Helper()
-	out, err := exec.Command("tmux", append([]string{"-S", p.sock}, args...)...).CombinedOutput()
-	if err != nil {
-		p.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
-
-func (p *pluginPane) screen() string { return p.tmux("capture-pane", "-p", "-t", "t") }
-
-// waitFor polls the screen until it shows s, and returns it.
-func (p *pluginPane) waitFor(s string) string {
-	p.t.Helper()
-	deadline := time.Now().Add(pluginPaneDeadline)
-	for {
-		scr := p.screen()
-		if strings.Contains(scr, s) {
-			return scr
-		}
-		if time.Now().After(deadline) {
-			p.t.Fatalf("the screen never showed %q; it shows:\n%s", s, scr)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func (p *pluginPane) keys(keys ...string) {
-	p.tmux(append([]string{"send-keys", "-t", "t"}, keys...)...)
-}
-func (p *pluginPane) literal(s string) { p.tmux("send-keys", "-t", "t", "-l", s) }
 
 // exit waits for jp to end and returns its exit status and what the
 // plugin recorded.
 func (p *pluginPane) exit() (string, []pluginPromptResult) {
 	p.t.Helper()
-	deadline := time.Now().Add(pluginPaneDeadline)
+	deadline := time.Now().Add(tmuxDeadline)
 	for {
 		b, err := os.ReadFile(p.status)
 		if err == nil && strings.HasSuffix(string(b), "\n") {
@@ -114,9 +71,9 @@ func (p *pluginPane) exit() (string, []pluginPromptResult) {
 }
 
 func newPromptSandbox(t *testing.T) *pluginSandbox {
-	requirePluginTmux(t)
+	requireTmux(t)
 	e := newPluginSandbox(t)
-	e.write(filepath.Join(e.bin, "jp-tprompt"), "#!/bin/sh\nJP_TEST_PLUGIN=prompt exec "+pluginQuote(e.exe)+" \"$@\"\n", 0o755)
+	e.write(filepath.Join(e.bin, "jp-tprompt"), "#!/bin/sh\nJP_TEST_PLUGIN=prompt exec "+shQuote(e.exe)+" \"$@\"\n", 0o755)
 	e.write(filepath.Join(e.bin, "jp-tprompt.manifest.json"),
 		`{"name":"tprompt","version":"0.1.0","description":"Asks questions","command":["tprompt"],"protocol_version":2}`, 0o644)
 	return e

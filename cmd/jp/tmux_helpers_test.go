@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -29,25 +30,10 @@ func requireTmux(t *testing.T) {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatal("tmux is not installed; the terminal tests of cmd/jp need it")
+			t.Fatal("tmux is not installed; the terminal tests of cmd/jp need it (.ci/install-deps installs it)")
 		}
 		t.Skip("tmux is not installed")
 	}
-}
-
-// buildJPBinary compiles the real jp binary into dir.
-func buildJPBinary(t *testing.T, dir string) string {
-	t.Helper()
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("the go command is needed to build jp: %v", err)
-	}
-	bin := filepath.Join(dir, "jp")
-	out, err := exec.Command(gobin, "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // tmuxWorld is one test's home: a fresh workspace (jp init done) and the
@@ -71,15 +57,8 @@ func newTmuxWorld(t *testing.T, jp string) *tmuxWorld {
 			t.Fatal(err)
 		}
 	}
-	w.env = []string{
-		"HOME=" + filepath.Join(base, "home"),
-		"XDG_DATA_HOME=" + filepath.Join(base, "data"),
-		"XDG_CONFIG_HOME=" + filepath.Join(base, "config"),
-		"ANTHROPIC_API_KEY=",
-		"OPENAI_API_KEY=",
-		"TERM=xterm-256color",
-		"PATH=" + os.Getenv("PATH"),
-	}
+	w.env = append(isolatedEnv(filepath.Join(base, "home"), filepath.Join(base, "data"), filepath.Join(base, "config")),
+		"TERM=xterm-256color", "PATH="+os.Getenv("PATH"))
 	w.run("init")
 	return w
 }
@@ -170,13 +149,16 @@ func chatRequests(evs []tmuxEvent) []string {
 	return out
 }
 
-// tmuxPane is one jp invocation running in a tmux pane. The pane runs a
-// small sh script: jp, then its exit code and `stty -a` of the same
-// terminal, each written to a file and printed.
+// tmuxPane is one command running in a tmux session of its own server.
+// For startJP the pane runs a small sh script: jp, then its exit code and
+// `stty -a` of the same terminal, each written to a file and printed.
 type tmuxPane struct {
-	t      *testing.T
-	socket string
-	dir    string
+	t *testing.T
+	// server selects the private tmux server: -L NAME or -S PATH.
+	server []string
+	// session is the tmux session (and target) the command runs in.
+	session string
+	dir     string
 }
 
 var tmuxSockets atomic.Int64
@@ -191,9 +173,10 @@ func (w *tmuxWorld) startJP(args ...string) *tmuxPane {
 		w.t.Fatal(err)
 	}
 	p := &tmuxPane{
-		t:      w.t,
-		socket: fmt.Sprintf("jp-test-%d-%d", os.Getpid(), tmuxSockets.Add(1)),
-		dir:    dir,
+		t:       w.t,
+		server:  []string{"-L", fmt.Sprintf("jp-test-%d-%d", os.Getpid(), tmuxSockets.Add(1))},
+		session: "jp",
+		dir:     dir,
 	}
 	var s strings.Builder
 	s.WriteString("# A trapped SIGINT: a Ctrl-C that lands after jp exited must not\n")
@@ -221,24 +204,24 @@ func (w *tmuxWorld) startJP(args ...string) *tmuxPane {
 	if tmp := os.Getenv("TMUX_TMPDIR"); tmp != "" {
 		env = append(env, "TMUX_TMPDIR="+tmp)
 	}
-	p.tmux(env, "-f", "/dev/null", "new-session", "-d", "-s", "jp", "-x", "120", "-y", "40",
+	p.tmux(env, "-f", "/dev/null", "new-session", "-d", "-s", p.session, "-x", "120", "-y", "40",
 		"sh "+shQuote(script),
-		";", "set-option", "-t", "jp", "remain-on-exit", "on")
+		";", "set-option", "-t", p.session, "remain-on-exit", "on")
 	var sockPath string
 	w.t.Cleanup(func() {
-		_ = exec.Command("tmux", "-L", p.socket, "kill-server").Run()
+		p.kill()
 		// The server does not always remove its socket when it is killed.
 		if sockPath != "" {
 			_ = os.Remove(sockPath)
 		}
 	})
-	sockPath = strings.TrimSpace(p.tmux(nil, "display-message", "-p", "-t", "jp", "#{socket_path}"))
+	sockPath = strings.TrimSpace(p.tmux(nil, "display-message", "-p", "-t", p.session, "#{socket_path}"))
 	return p
 }
 
 func (p *tmuxPane) tmux(env []string, args ...string) string {
 	p.t.Helper()
-	cmd := exec.Command("tmux", append([]string{"-L", p.socket}, args...)...)
+	cmd := exec.Command("tmux", append(slices.Clone(p.server), args...)...)
 	if env != nil {
 		cmd.Env = env
 	}
@@ -249,9 +232,15 @@ func (p *tmuxPane) tmux(env []string, args ...string) string {
 	return string(out)
 }
 
+// kill stops the pane's tmux server; it is for cleanups, so it reports
+// nothing.
+func (p *tmuxPane) kill() {
+	_ = exec.Command("tmux", append(slices.Clone(p.server), "kill-server")...).Run()
+}
+
 // screen is what the pane shows, wrapped lines joined.
 func (p *tmuxPane) screen() string {
-	return p.tmux(nil, "capture-pane", "-p", "-J", "-t", "jp")
+	return p.tmux(nil, "capture-pane", "-p", "-J", "-t", p.session)
 }
 
 // waitUntil polls the screen until ok holds, and returns that screen.
@@ -298,13 +287,13 @@ func afterLast(s, marker string) (string, bool) {
 // keys sends tmux key names (q, Enter, C-c, C-u).
 func (p *tmuxPane) keys(keys ...string) {
 	p.t.Helper()
-	p.tmux(nil, append([]string{"send-keys", "-t", "jp"}, keys...)...)
+	p.tmux(nil, append([]string{"send-keys", "-t", p.session}, keys...)...)
 }
 
 // literal types text as it is.
 func (p *tmuxPane) literal(s string) {
 	p.t.Helper()
-	p.tmux(nil, "send-keys", "-t", "jp", "-l", s)
+	p.tmux(nil, "send-keys", "-t", p.session, "-l", s)
 }
 
 // exitCode waits for jp to exit and returns its exit code.

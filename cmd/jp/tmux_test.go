@@ -41,14 +41,7 @@ func TestTmux(t *testing.T) {
 			"--cfg", "interrupt.loop_countdown.duration_secs=2",
 			"write a long answer")
 
-		p.waitFor("word word word")
-		p.keys("C-c")
-		p.waitFor(streamingMenuLine)
-		p.keys("q")
-		p.waitFor("Queue a reply (sent when this turn ends)")
-		p.literal("now summarise it")
-		p.waitForAfter("Queue a reply", "now summarise it")
-		p.keys("Enter")
+		p.queueReply("now summarise it")
 
 		// The composer closed and the stream goes on where it was.
 		p.waitForAfter(queuedNote, "word word word")
@@ -63,15 +56,7 @@ func TestTmux(t *testing.T) {
 			t.Errorf("the countdown line is not between the turns:\n%s", scr)
 		}
 
-		id := w.onlyConversation()
-		got := chatRequests(w.events(id))
-		want := []string{"user:write a long answer", "queued:now summarise it"}
-		if !slices.Equal(got, want) {
-			t.Errorf("chat requests = %q, want %q", got, want)
-		}
-		if w.draftExists(id) {
-			t.Errorf("QUERY_MESSAGE.md is still there after the queued reply was sent")
-		}
+		w.checkQueuedReplySent("user:write a long answer", "queued:now summarise it")
 	})
 
 	// Ctrl-C during the countdown opens the countdown menu; [e] edits the
@@ -87,14 +72,7 @@ func TestTmux(t *testing.T) {
 			"--cfg", "interrupt.loop_countdown.duration_secs=5",
 			"write a long answer")
 
-		p.waitFor("word word word")
-		p.keys("C-c")
-		p.waitFor(streamingMenuLine)
-		p.keys("q")
-		p.waitFor("Queue a reply (sent when this turn ends)")
-		p.literal("first text")
-		p.waitForAfter("Queue a reply", "first text")
-		p.keys("Enter")
+		p.queueReply("first text")
 		p.waitFor(queuedNote)
 
 		p.waitFor(countdownText)
@@ -131,15 +109,7 @@ func TestTmux(t *testing.T) {
 			t.Fatalf("jp exited with %d; the screen shows:\n%s", code, p.screen())
 		}
 
-		id := w.onlyConversation()
-		got := chatRequests(w.events(id))
-		want := []string{"user:write a long answer", "queued:second text"}
-		if !slices.Equal(got, want) {
-			t.Errorf("chat requests = %q, want %q", got, want)
-		}
-		if w.draftExists(id) {
-			t.Errorf("QUERY_MESSAGE.md is still there after the queued reply was sent")
-		}
+		w.checkQueuedReplySent("user:write a long answer", "queued:second text")
 	})
 
 	// Three quick Ctrl-C presses during the stream: the first opens the
@@ -185,7 +155,7 @@ func TestTmux(t *testing.T) {
 		if code := p.exitCode(); code != 0 {
 			t.Fatalf("jp exited with %d; the screen shows:\n%s", code, p.screen())
 		}
-		all := p.tmux(nil, "capture-pane", "-p", "-J", "-S", "-", "-t", "jp")
+		all := p.tmux(nil, "capture-pane", "-p", "-J", "-S", "-", "-t", p.session)
 		if !strings.Contains(all, streamingMenuLine+" › Continue") {
 			t.Errorf("the menu and its answer are gone from the terminal:\n%s", all)
 		}
@@ -251,6 +221,34 @@ func TestTmux(t *testing.T) {
 			t.Errorf("jp exited with %d after [s] Stop; the screen shows:\n%s", code, p.screen())
 		}
 	})
+}
+
+// queueReply waits for the stream, presses Ctrl-C, picks [q] Queue reply
+// on the streaming menu and sends text from the composer.
+func (p *tmuxPane) queueReply(text string) {
+	p.t.Helper()
+	p.waitFor("word word word")
+	p.keys("C-c")
+	p.waitFor(streamingMenuLine)
+	p.keys("q")
+	p.waitFor("Queue a reply (sent when this turn ends)")
+	p.literal(text)
+	p.waitForAfter("Queue a reply", text)
+	p.keys("Enter")
+}
+
+// checkQueuedReplySent checks that the workspace's one conversation holds
+// the chat requests want, in order, and no draft: the queued reply was
+// sent.
+func (w *tmuxWorld) checkQueuedReplySent(want ...string) {
+	w.t.Helper()
+	id := w.onlyConversation()
+	if got := chatRequests(w.events(id)); !slices.Equal(got, want) {
+		w.t.Errorf("chat requests = %q, want %q", got, want)
+	}
+	if w.draftExists(id) {
+		w.t.Errorf("QUERY_MESSAGE.md is still there after the queued reply was sent")
+	}
 }
 
 // TestTmuxAbandonedComposeKeepsText: text typed into jp q's composer and
