@@ -49,7 +49,7 @@ func (c *ConfigSchemaCmd) Run(rt *Runtime) error {
 
 func (rt *Runtime) configInput() app.ConfigInput {
 	return app.ConfigInput{
-		Target: rt.Globals.Workspace, LaunchDir: rt.LaunchDir, UserConfigDir: rt.Paths.ConfigDir,
+		Target: rt.Globals.Workspace, LaunchDir: rt.Paths.LaunchDir, UserConfigDir: rt.Paths.ConfigDir,
 		Environ: rt.Environ, Overrides: rt.Globals.Cfg,
 	}
 }

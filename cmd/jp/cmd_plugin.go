@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/jpcli/jp/adapters/pluginproc"
 	"github.com/jpcli/jp/app"
 )
 
@@ -27,8 +28,7 @@ func (c *PluginLsCmd) Run(rt *Runtime) error {
 	}
 	views, err := a.Plugins.List(rt.Ctx, app.PluginListInput{
 		SearchPath: searchPath(rt.Environ),
-		Config: app.ConfigInput{Target: rt.Globals.Workspace, LaunchDir: rt.LaunchDir, UserConfigDir: rt.Paths.ConfigDir,
-			Environ: rt.Environ, Overrides: rt.Globals.Cfg},
+		Config:     rt.configInput(),
 	})
 	if err != nil {
 		return err
@@ -40,7 +40,7 @@ func (c *PluginLsCmd) Run(rt *Runtime) error {
 	}
 	if len(views) == 0 {
 		fmt.Fprintf(w, "No plugins found: put jp-<name> executables (with a jp-<name>.manifest.json beside them) in %s or on $PATH; see docs/plugins.md.\n",
-			filepath.Join(rt.Paths.DataDir, "plugins", "command"))
+			pluginproc.NewCatalog(rt.Paths.DataDir).InstallDir())
 		return nil
 	}
 	fmt.Fprintf(w, "%-14s  %-18s  %-10s  %-6s  %-24s  %s\n", "NAME", "COMMAND", "VERSION", "SCOPE", "TRUST", "PATH")

@@ -42,7 +42,7 @@ func (c *QueryCmd) Run(rt *Runtime) error {
 		return err
 	}
 	_, err = a.Query.Run(rt.Ctx, app.QueryInput{
-		Target: rt.Globals.Workspace, LaunchDir: rt.LaunchDir,
+		Target: rt.Globals.Workspace, LaunchDir: rt.Paths.LaunchDir,
 		Message: msg, HasMessage: has,
 		Conversation: c.Conversation, New: c.New, Local: c.Local, Model: c.Model,
 		Edit: c.Edit, NoEdit: c.NoEdit,

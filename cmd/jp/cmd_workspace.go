@@ -20,7 +20,7 @@ type InitCmd struct {
 func (c *InitCmd) Run(rt *Runtime) error {
 	dir := c.Dir
 	if dir == "" {
-		dir = rt.LaunchDir
+		dir = rt.Paths.LaunchDir
 	}
 	a, err := rt.App()
 	if err != nil {
@@ -51,7 +51,7 @@ func (c *WorkspaceLsCmd) Run(rt *Runtime) error {
 	if err != nil {
 		return err
 	}
-	list, err := a.Workspaces.List(rt.Ctx, rt.LaunchDir)
+	list, err := a.Workspaces.List(rt.Ctx, rt.Paths.LaunchDir)
 	if err != nil {
 		return err
 	}
@@ -74,10 +74,10 @@ func (c *WorkspaceLsCmd) Run(rt *Runtime) error {
 		}
 		for i, co := range w.Checkouts {
 			if i > 0 {
-				fmt.Fprintf(tw, "\t\t\t%s\t%s\t%s\n", co.Path, yesNo(co.Live), ago(rt, co.LastUsed))
+				fmt.Fprintf(tw, "\t\t\t%s\t%s\t%s\n", co.Path, yesNo(co.Live), lastUsed(co.LastUsed))
 				continue
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", id, w.Slug, w.Conversations, co.Path, yesNo(co.Live), ago(rt, co.LastUsed))
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", id, w.Slug, w.Conversations, co.Path, yesNo(co.Live), lastUsed(co.LastUsed))
 		}
 	}
 	return tw.Flush()
@@ -99,7 +99,7 @@ func (c *WorkspaceShowCmd) Run(rt *Runtime) error {
 	if target == "" {
 		target = rt.Globals.Workspace
 	}
-	w, err := a.Workspaces.Show(rt.Ctx, target, rt.LaunchDir)
+	w, err := a.Workspaces.Show(rt.Ctx, target, rt.Paths.LaunchDir)
 	if err != nil {
 		return err
 	}
@@ -120,7 +120,7 @@ func (c *WorkspaceShowCmd) Run(rt *Runtime) error {
 		if !co.Live {
 			state = "not live (gone, or no longer holds this ID)"
 		}
-		fmt.Fprintf(out, "  %s  %s, last used %s\n", co.Path, state, ago(rt, co.LastUsed))
+		fmt.Fprintf(out, "  %s  %s, last used %s\n", co.Path, state, lastUsed(co.LastUsed))
 	}
 	return nil
 }
@@ -132,7 +132,8 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-func ago(rt *Runtime, t time.Time) string {
+// lastUsed is t in local time to the minute, "-" when never.
+func lastUsed(t time.Time) string {
 	if t.IsZero() {
 		return "-"
 	}
@@ -141,7 +142,7 @@ func ago(rt *Runtime, t time.Time) string {
 
 // open selects and registers the checkout a workspace command works in.
 func (rt *Runtime) open(a *app.App) (workspace.Location, error) {
-	return a.Workspaces.Open(rt.Ctx, rt.Globals.Workspace, rt.LaunchDir)
+	return a.Workspaces.Open(rt.Ctx, rt.Globals.Workspace, rt.Paths.LaunchDir)
 }
 
 func trimTitle(s string) string {

@@ -138,12 +138,17 @@ func dispatchPlugin(parser *kong.Kong, args []string, s Streams, environ []strin
 	if !ok || len(pa.words) == 0 || isBuiltin(parser.Model, pa.words) {
 		return 0, false
 	}
-	plugins := jpwire.InitializePlugins(jpwire.Options{DataDir: dataDir(envMap(environ))})
-	bin, rest, found, err := plugins.Route(context.Background(), pa.words, searchPath(environ))
+	bin, rest, found, err := discovery(environ).Route(context.Background(), pa.words, searchPath(environ))
 	if err != nil || !found {
 		return 0, false
 	}
 	return runPlugin(bin, rest, pa, s, environ), true
+}
+
+// discovery is plugin discovery alone, without the app: jp -h and the
+// routing of commands that are not built in only read files.
+func discovery(environ []string) *app.Plugins {
+	return jpwire.InitializePlugins(jpwire.Options{DataDir: dataDir(envMap(environ))})
 }
 
 // runPlugin sets up what Main sets up for a command (paths, streams, the
@@ -156,7 +161,6 @@ func runPlugin(bin plugin.Binary, rest []string, pa pluginArgs, s Streams, envir
 		return ExitError
 	}
 	defer func() { _ = logger.Close() }()
-	launch := paths.LaunchDir
 	// Plugin runs handle SIGINT/SIGTERM in pluginSignals (shutdown, then
 	// kill); the router is present, unstarted, so every use case gets a
 	// non-nil interrupt stack.
@@ -170,12 +174,12 @@ func runPlugin(bin plugin.Binary, rest []string, pa pluginArgs, s Streams, envir
 	}
 	rt := &Runtime{
 		Ctx: ctx, Streams: s, Globals: &Globals{Workspace: pa.workspace, Verbose: pa.verbose, Cfg: pa.cfg},
-		LaunchDir: launch, Environ: environ, Paths: paths, Log: logger,
+		Environ: environ, Paths: paths,
 		Front: FrontOptions{Format: format, Quiet: pa.quiet, Headless: firstNonEmpty(pa.headless, env["JP_HEADLESS"])},
 	}
 	logger.Debug("command", "plugin", bin.Name(), "path", bin.Path)
 	in := app.PluginRunInput{
-		Binary: bin, Args: rest, Target: pa.workspace, LaunchDir: launch,
+		Binary: bin, Args: rest, Target: pa.workspace, LaunchDir: paths.LaunchDir,
 		UserConfigDir: paths.ConfigDir, Environ: environ, Overrides: pa.cfg,
 		Verbosity: pa.verbose, OutputFormat: format, Log: logger.Logger, Abort: abort,
 	}
@@ -246,8 +250,7 @@ func pluginHelp(environ []string) kong.HelpPrinter {
 		if sel := ctx.Selected(); sel != nil && sel.Type == kong.CommandNode {
 			return nil
 		}
-		env := envMap(environ)
-		bins, err := jpwire.InitializePlugins(jpwire.Options{DataDir: dataDir(env)}).Discover(context.Background(), searchPath(environ))
+		bins, err := discovery(environ).Discover(context.Background(), searchPath(environ))
 		if err != nil || len(bins) == 0 {
 			return nil
 		}

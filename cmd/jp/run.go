@@ -31,13 +31,13 @@ type Streams struct {
 
 // Runtime is what every command's Run receives.
 type Runtime struct {
-	Ctx       context.Context
-	Streams   Streams
-	Globals   *Globals
-	LaunchDir string
-	Environ   []string
-	Paths     jpwire.Options
-	Log       *logging.Logger
+	Ctx     context.Context
+	Streams Streams
+	Globals *Globals
+	Environ []string
+	// Paths are the process's paths and streams; Paths.LaunchDir is the
+	// directory jp was started in.
+	Paths jpwire.Options
 
 	// Front holds the front end's flags (set by jp query before App).
 	Front FrontOptions
@@ -146,7 +146,6 @@ func Main(args []string, s Streams, environ []string) int {
 		return ExitError
 	}
 	defer func() { _ = logger.Close() }()
-	launch := paths.LaunchDir
 
 	// The interrupt router owns SIGINT and SIGTERM from here to exit, so
 	// Ctrl-C always does something: the topmost handler, else a graceful
@@ -164,7 +163,7 @@ func Main(args []string, s Streams, environ []string) int {
 		case <-ctx.Done():
 		}
 	}()
-	rt := &Runtime{Ctx: ctx, Streams: s, Globals: &cli.Globals, LaunchDir: launch, Environ: environ, Paths: paths, Log: logger}
+	rt := &Runtime{Ctx: ctx, Streams: s, Globals: &cli.Globals, Environ: environ, Paths: paths}
 	logger.Debug("command", "name", kctx.Command())
 	err = rt.finish(kctx.Run(rt))
 	return reportError(s.Err, err)
