@@ -75,12 +75,13 @@ func provideStore(o Options, c ports.Clock) (*fsstore.Store, error) {
 	return fsstore.New(o.DataDir, c)
 }
 
+// provideProviders resolves demo script paths from the launch directory
+// cmd/jp already read (providers.New would read it again).
 func provideProviders(o Options) *providers.Factory {
-	f := providers.New()
-	if o.LaunchDir != "" {
-		f.BaseDir = o.LaunchDir
+	if o.LaunchDir == "" {
+		return providers.New()
 	}
-	return f
+	return &providers.Factory{Getenv: os.Getenv, BaseDir: o.LaunchDir}
 }
 
 func providePrinter(o Options) *terminal.Printer {
