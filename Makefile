@@ -9,6 +9,15 @@ PKGS     := ./...
 VERSION  ?= 0.1.0-dev
 LDFLAGS  := -X main.Version=$(VERSION)
 GENERATED := wire/wire_gen.go mocks/ports.go
+MANIFESTS := cmd/jp-titles/jp-titles.manifest.json cmd/jp-prune/jp-prune.manifest.json \
+  cmd/jp-serve-web/jp-serve-web.manifest.json
+
+# install-plugin-files DIR: what go build/install does not put beside jp:
+# the jp-titles script and every plugin's manifest.
+define install-plugin-files
+install -m 0755 cmd/jp-titles/jp-titles $(1)/jp-titles
+install -m 0644 $(MANIFESTS) $(1)/
+endef
 
 .PHONY: all build install test test-deps check generate demo bench clean
 
@@ -18,16 +27,12 @@ all: build
 build:
 	@mkdir -p $(BIN)
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ ./cmd/...
-	install -m 0755 cmd/jp-titles/jp-titles $(BIN)/jp-titles
-	install -m 0644 cmd/jp-titles/jp-titles.manifest.json cmd/jp-prune/jp-prune.manifest.json \
-	  cmd/jp-serve-web/jp-serve-web.manifest.json $(BIN)/
+	$(call install-plugin-files,$(BIN))
 
 ## install: install jp, the example plugins and jp-serve-web into $GOBIN
 install:
 	GOBIN=$(GOBIN) $(GO) install -ldflags "$(LDFLAGS)" ./cmd/...
-	install -m 0755 cmd/jp-titles/jp-titles $(GOBIN)/jp-titles
-	install -m 0644 cmd/jp-titles/jp-titles.manifest.json cmd/jp-prune/jp-prune.manifest.json \
-	  cmd/jp-serve-web/jp-serve-web.manifest.json $(GOBIN)/
+	$(call install-plugin-files,$(GOBIN))
 
 ## generate: regenerate wire_gen.go and the moq mocks
 generate:
