@@ -84,6 +84,14 @@ type Option struct {
 	Value string
 }
 
+// Answer is what choosing o answers: its Value, else its Key.
+func (o Option) Answer() string {
+	if o.Value != "" {
+		return o.Value
+	}
+	return o.Key
+}
+
 // Question is one thing to ask the user.
 type Question struct {
 	// Kind is what is asked.

@@ -190,7 +190,7 @@ func (p *prompter) Ask(ctx context.Context, q ports.Question) (ports.Answer, err
 		return ports.Answer{Bool: st.yes}, nil
 	case stepSelect, stepPermission:
 		o, _ := st.option(q.Options)
-		return ports.Answer{Text: optionValue(o)}, nil
+		return ports.Answer{Text: o.Answer()}, nil
 	}
 	return ports.Answer{Text: st.value}, nil
 }

@@ -136,7 +136,7 @@ func (s step) matches(r request) bool {
 // option finds the option a select or permission step chooses: by key
 // (case-sensitive) for permission; by value, key or label for select.
 func (s step) option(opts []ports.Option) (ports.Option, bool) {
-	fields := []func(ports.Option) string{optionValue, func(o ports.Option) string { return o.Key }, func(o ports.Option) string { return o.Label }}
+	fields := []func(ports.Option) string{ports.Option.Answer, func(o ports.Option) string { return o.Key }, func(o ports.Option) string { return o.Label }}
 	if s.kind == stepPermission {
 		fields = fields[1:2]
 	}
@@ -238,7 +238,7 @@ func (r request) suggestion() string {
 	case ports.QuestionSelect:
 		v := "VALUE"
 		if len(r.q.Options) > 0 {
-			v = quoteIfNeeded(optionValue(r.q.Options[0]))
+			v = quoteIfNeeded(r.q.Options[0].Answer())
 		}
 		return "select" + at + " " + v
 	case ports.QuestionSecret:
@@ -248,20 +248,12 @@ func (r request) suggestion() string {
 	}
 }
 
-// optionValue is what choosing o answers.
-func optionValue(o ports.Option) string {
-	if o.Value != "" {
-		return o.Value
-	}
-	return o.Key
-}
-
 // optionName shows an option in an error message.
 func optionName(o ports.Option) string {
-	if o.Key != "" && o.Key != optionValue(o) {
-		return fmt.Sprintf("%s=%s", o.Key, quoteIfNeeded(optionValue(o)))
+	if o.Key != "" && o.Key != o.Answer() {
+		return fmt.Sprintf("%s=%s", o.Key, quoteIfNeeded(o.Answer()))
 	}
-	return quoteIfNeeded(optionValue(o))
+	return quoteIfNeeded(o.Answer())
 }
 
 // quoteIfNeeded quotes s when a script would need quotes to spell it.

@@ -66,7 +66,7 @@ func (p *Prompter) keyMenu(ctx context.Context, q ports.Question) (ports.Answer,
 					label = o.Key
 				}
 				finish(oneLine(label))
-				return ports.Answer{Text: optionValue(o)}, nil
+				return ports.Answer{Text: o.Answer()}, nil
 			}
 		}
 	}

@@ -104,10 +104,10 @@ func (p *Prompter) selectOne(ctx context.Context, q ports.Question) (ports.Answe
 	for i, o := range q.Options {
 		label := o.Label
 		if label == "" {
-			label = optionValue(o)
+			label = o.Answer()
 		}
-		labels[optionValue(o)] = label
-		opts[i] = huh.NewOption(label, optionValue(o))
+		labels[o.Answer()] = label
+		opts[i] = huh.NewOption(label, o.Answer())
 	}
 	var v string
 	f := huh.NewSelect[string]().Title(q.Message).Options(opts...).Value(&v)
@@ -240,13 +240,6 @@ func hasKeys(opts []ports.Option) bool {
 		}
 	}
 	return true
-}
-
-func optionValue(o ports.Option) string {
-	if o.Value != "" {
-		return o.Value
-	}
-	return o.Key
 }
 
 func yesNo(b bool) string {
