@@ -3439,6 +3439,9 @@ var _ ports.MCPPool = &MCPPoolMock{}
 //
 //		// make and configure a mocked ports.MCPPool
 //		mockedMCPPool := &MCPPoolMock{
+//			CachedToolsFunc: func(spec ports.MCPServerSpec) ([]llm.Tool, bool) {
+//				panic("mock out the CachedTools method")
+//			},
 //			LeaseFunc: func(ctx context.Context, spec ports.MCPServerSpec, lim ports.MCPLimits) (ports.ToolServer, func(), error) {
 //				panic("mock out the Lease method")
 //			},
@@ -3455,6 +3458,9 @@ var _ ports.MCPPool = &MCPPoolMock{}
 //
 //	}
 type MCPPoolMock struct {
+	// CachedToolsFunc mocks the CachedTools method.
+	CachedToolsFunc func(spec ports.MCPServerSpec) ([]llm.Tool, bool)
+
 	// LeaseFunc mocks the Lease method.
 	LeaseFunc func(ctx context.Context, spec ports.MCPServerSpec, lim ports.MCPLimits) (ports.ToolServer, func(), error)
 
@@ -3466,6 +3472,11 @@ type MCPPoolMock struct {
 
 	// calls tracks calls to the methods.
 	calls struct {
+		// CachedTools holds details about calls to the CachedTools method.
+		CachedTools []struct {
+			// Spec is the spec argument value.
+			Spec ports.MCPServerSpec
+		}
 		// Lease holds details about calls to the Lease method.
 		Lease []struct {
 			// Ctx is the ctx argument value.
@@ -3488,9 +3499,42 @@ type MCPPoolMock struct {
 			Spec ports.MCPServerSpec
 		}
 	}
-	lockLease    sync.RWMutex
-	lockShutdown sync.RWMutex
-	lockStop     sync.RWMutex
+	lockCachedTools sync.RWMutex
+	lockLease       sync.RWMutex
+	lockShutdown    sync.RWMutex
+	lockStop        sync.RWMutex
+}
+
+// CachedTools calls CachedToolsFunc.
+func (mock *MCPPoolMock) CachedTools(spec ports.MCPServerSpec) ([]llm.Tool, bool) {
+	if mock.CachedToolsFunc == nil {
+		panic("MCPPoolMock.CachedToolsFunc: method is nil but MCPPool.CachedTools was just called")
+	}
+	callInfo := struct {
+		Spec ports.MCPServerSpec
+	}{
+		Spec: spec,
+	}
+	mock.lockCachedTools.Lock()
+	mock.calls.CachedTools = append(mock.calls.CachedTools, callInfo)
+	mock.lockCachedTools.Unlock()
+	return mock.CachedToolsFunc(spec)
+}
+
+// CachedToolsCalls gets all the calls that were made to CachedTools.
+// Check the length with:
+//
+//	len(mockedMCPPool.CachedToolsCalls())
+func (mock *MCPPoolMock) CachedToolsCalls() []struct {
+	Spec ports.MCPServerSpec
+} {
+	var calls []struct {
+		Spec ports.MCPServerSpec
+	}
+	mock.lockCachedTools.RLock()
+	calls = mock.calls.CachedTools
+	mock.lockCachedTools.RUnlock()
+	return calls
 }
 
 // Lease calls LeaseFunc.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jpcli/jp/domain/config"
+	"github.com/jpcli/jp/domain/llm"
 )
 
 // ErrMCPLimit is returned by MCPPool.Lease when mcp.max_instances
@@ -42,6 +43,11 @@ type MCPPool interface {
 	// With lim.MaxInstances instances running and none idle, Lease waits
 	// for one to go idle, then fails with an error wrapping ErrMCPLimit.
 	Lease(ctx context.Context, spec MCPServerSpec, lim MCPLimits) (server ToolServer, release func(), err error)
+	// CachedTools returns the tools (as <server>__<tool>) spec's instance
+	// listed the last time one was started, without starting it; false
+	// when none is known. A started instance's listing replaces the
+	// entry, and a server's tools/list_changed notification drops it.
+	CachedTools(spec MCPServerSpec) ([]llm.Tool, bool)
 	// Stop stops spec's instance now unless a lease holds it (jp mcp
 	// check starts, lists and stops each server).
 	Stop(ctx context.Context, spec MCPServerSpec) error

@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/google/wire"
@@ -116,7 +117,13 @@ func provideMCPPool(o Options, p ports.Prompter, c sysclock.Clock) (*mcp.Pool, f
 	}
 	// Server stderr (debug) and pool events go where jp's own log goes:
 	// jp -vv shows them, jp.log keeps them.
-	pool, err := mcp.NewPool(mcp.Options{Prompter: p, Timers: c, Log: log})
+	// Tool lists are cached under <data>/cache/mcp, so a turn whose model
+	// calls no MCP tool starts no server (docs/mcp.md).
+	cacheDir := ""
+	if o.DataDir != "" {
+		cacheDir = filepath.Join(o.DataDir, "cache", "mcp")
+	}
+	pool, err := mcp.NewPool(mcp.Options{Prompter: p, Timers: c, Log: log, CacheDir: cacheDir})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -25,11 +25,16 @@ import (
 type conn struct {
 	name    string
 	dir     string
+	spec    ports.MCPServerSpec
+	cache   *toolCache
 	proc    *process
 	session *sdk.ClientSession
 	// broken is set when the session failed under a call: the next lease
 	// starts a fresh instance even if the process still runs.
 	broken atomic.Bool
+	// pending counts the tool calls in flight: a server with none is
+	// signalled sooner when it stops (IdleStopGrace).
+	pending atomic.Int32
 	// life ends when the instance stops; elicitation prompts use it.
 	life   context.Context
 	cancel context.CancelFunc
@@ -37,13 +42,13 @@ type conn struct {
 
 // start spawns spec's server and runs the MCP initialize handshake. ctx
 // bounds the handshake only; the process lives until close.
-func start(ctx context.Context, spec ports.MCPServerSpec, o *Options, el *elicitor) (*conn, error) {
+func start(ctx context.Context, spec ports.MCPServerSpec, o *Options, el *elicitor, cache *toolCache) (*conn, error) {
 	proc, err := spawn(spec.Name, spec.Server, spec.Dir, o.Log)
 	if err != nil {
 		return nil, err
 	}
 	life, cancel := context.WithCancel(context.Background())
-	c := &conn{name: spec.Name, dir: spec.Dir, proc: proc, life: life, cancel: cancel}
+	c := &conn{name: spec.Name, dir: spec.Dir, spec: spec, cache: cache, proc: proc, life: life, cancel: cancel}
 	orders := &orderRecorder{}
 	client := sdk.NewClient(&sdk.Implementation{Name: "jp", Version: o.ClientVersion}, &sdk.ClientOptions{
 		Logger: o.Log,
@@ -52,6 +57,9 @@ func start(ctx context.Context, spec ports.MCPServerSpec, o *Options, el *elicit
 			defer stop()
 			return el.elicit(ctx, spec.Name, req.Params, orders)
 		},
+		// The server's tools changed: the cached list is stale. The next
+		// turn starts the server and lists them again.
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { cache.forget(spec) },
 	})
 	client.AddRoots(&sdk.Root{URI: fileURI(spec.Dir), Name: filepath.Base(spec.Dir)})
 	tr := &orderTransport{inner: &sdk.IOTransport{Reader: proc.stdout, Writer: proc.stdin}, rec: orders}
@@ -60,7 +68,7 @@ func start(ctx context.Context, spec ports.MCPServerSpec, o *Options, el *elicit
 	session, err := client.Connect(hctx, tr, nil)
 	if err != nil {
 		cancel()
-		proc.stop()
+		proc.stop(StopGrace)
 		switch {
 		case ctx.Err() != nil:
 			return nil, fmt.Errorf("start MCP server %s: %w", spec.Name, ctx.Err())
@@ -82,8 +90,12 @@ func (c *conn) dead() bool { return c.proc.done() || c.broken.Load() }
 // close stops the instance: ends its prompts, stops its process (close
 // stdin, grace, SIGTERM, SIGKILL) and closes the session.
 func (c *conn) close() {
+	grace := StopGrace
+	if c.pending.Load() == 0 {
+		grace = IdleStopGrace
+	}
 	c.cancel()
-	c.proc.stop()
+	c.proc.stop(grace)
 	_ = c.session.Close()
 }
 

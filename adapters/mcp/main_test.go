@@ -70,6 +70,12 @@ func fakeServer(mode string) {
 		b, _ := json.Marshal(form)
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(b)}}}, nil, nil
 	})
+	sdk.AddTool(s, &sdk.Tool{Name: "grow", Description: "Adds a tool: the server's tool list changes."}, func(context.Context, *sdk.CallToolRequest, none) (*sdk.CallToolResult, any, error) {
+		sdk.AddTool(s, &sdk.Tool{Name: "grown", Description: "Added by grow."}, func(context.Context, *sdk.CallToolRequest, none) (*sdk.CallToolResult, any, error) {
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "grown"}}}, nil, nil
+		})
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "grew"}}}, nil, nil
+	})
 	type out struct {
 		Sum int `json:"sum"`
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jpcli/jp/domain/llm"
 	"github.com/jpcli/jp/ports"
 )
 
@@ -30,6 +31,9 @@ type Options struct {
 	// LeaseWait bounds how long a lease waits at mcp.max_instances for an
 	// instance to go idle (default 30s).
 	LeaseWait time.Duration
+	// CacheDir keeps each instance's last tools/list answer (see
+	// CachedTools); "" keeps none.
+	CacheDir string
 }
 
 // Pool is the ports.MCPPool: one per process, shared by every turn.
@@ -40,8 +44,9 @@ type Options struct {
 //	                                       |        |
 //	                                       +--------+-- died / Stop / Shutdown --> stopped
 type Pool struct {
-	o  Options
-	el *elicitor
+	o     Options
+	el    *elicitor
+	cache *toolCache
 
 	mu      sync.Mutex
 	insts   map[string]*instance
@@ -82,7 +87,10 @@ func NewPool(o Options) (*Pool, error) {
 	if o.LeaseWait <= 0 {
 		o.LeaseWait = 30 * time.Second
 	}
-	return &Pool{o: o, el: &elicitor{prompter: o.Prompter, log: o.Log}, insts: map[string]*instance{}, changed: make(chan struct{})}, nil
+	return &Pool{
+		o: o, el: &elicitor{prompter: o.Prompter, log: o.Log}, cache: &toolCache{dir: o.CacheDir, log: o.Log},
+		insts: map[string]*instance{}, changed: make(chan struct{}),
+	}, nil
 }
 
 // instanceKey is the pool key: server name, resolved configuration and
@@ -143,7 +151,7 @@ func (p *Pool) Lease(ctx context.Context, spec ports.MCPServerSpec, lim ports.MC
 // start starts in for the lease that created it.
 func (p *Pool) start(ctx context.Context, in *instance, lim ports.MCPLimits) (ports.ToolServer, func(), error) {
 	defer p.wg.Done()
-	c, err := start(ctx, in.spec, &p.o, p.el)
+	c, err := start(ctx, in.spec, &p.o, p.el, p.cache)
 	p.mu.Lock()
 	in.c, in.err = c, err
 	close(in.ready)
@@ -229,6 +237,13 @@ func (p *Pool) reap(in *instance, token chan struct{}) {
 	p.mu.Unlock()
 	p.o.Log.Debug("stopping idle MCP server", "server", in.spec.Name, "dir", in.spec.Dir)
 	p.stopNow(in)
+}
+
+// CachedTools implements ports.MCPPool: the tools spec's instance listed
+// the last time one was started (by any jp process), without starting it.
+func (p *Pool) CachedTools(spec ports.MCPServerSpec) ([]llm.Tool, bool) {
+	e, ok := p.cache.load(spec)
+	return e.Tools, ok
 }
 
 // Stop implements ports.MCPPool.

@@ -22,6 +22,12 @@ import (
 // delays jp's exit by this much. Tests shorten it.
 var StopGrace = time.Second
 
+// IdleStopGrace replaces StopGrace for the wait after stdin is closed
+// when no call is in flight: nothing can be lost by signalling such a
+// server sooner, and one that ignores EOF (server-everything keeps timers
+// running) then costs jp's exit this much instead of a whole StopGrace.
+var IdleStopGrace = 100 * time.Millisecond
+
 // StartTimeout bounds a server's start: spawning it and the MCP
 // initialize handshake (npx may download the server first).
 var StartTimeout = 2 * time.Minute
@@ -128,12 +134,12 @@ func (p *process) waitFor(d time.Duration) bool {
 }
 
 // stop ends the child as the MCP stdio transport asks: close its stdin,
-// wait StopGrace, SIGTERM its process group, wait StopGrace, SIGKILL.
+// wait grace, SIGTERM its process group, wait StopGrace, SIGKILL.
 // It returns once the child is reaped; it is idempotent.
-func (p *process) stop() {
+func (p *process) stop(grace time.Duration) {
 	p.stopOnce.Do(func() {
 		_ = p.stdin.Close()
-		if !p.waitFor(StopGrace) {
+		if !p.waitFor(grace) {
 			p.stderr.log.Debug("MCP server did not exit after its stdin closed; sending SIGTERM", "server", p.name, "pid", p.pid())
 			_ = syscall.Kill(-p.pid(), syscall.SIGTERM)
 			if !p.waitFor(StopGrace) {

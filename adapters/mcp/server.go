@@ -82,7 +82,18 @@ func (l *lease) Tools(ctx context.Context) ([]llm.Tool, error) {
 		tools = append(tools, llm.Tool{Name: name, Description: t.Description, Parameters: inputSchema(t.InputSchema)})
 	}
 	l.tools, l.byName = tools, byName
+	l.c.remember(tools)
 	return append([]llm.Tool(nil), tools...), nil
+}
+
+// remember writes the listing to the tool cache, with the name and
+// version the server reported in its handshake.
+func (c *conn) remember(tools []llm.Tool) {
+	e := cacheEntry{Tools: tools}
+	if r := c.session.InitializeResult(); r != nil && r.ServerInfo != nil {
+		e.ServerName, e.ServerVersion = r.ServerInfo.Name, r.ServerInfo.Version
+	}
+	c.cache.store(c.spec, e)
 }
 
 // inputSchema is a tool's input schema as JSON, an empty object schema
@@ -115,7 +126,9 @@ func (l *lease) Call(ctx context.Context, name string, args json.RawMessage) (po
 	if err := json.Unmarshal(args, &obj); err != nil || obj == nil {
 		return ports.ToolResult{Content: "arguments must be a JSON object", IsError: true}, nil
 	}
+	l.c.pending.Add(1)
 	res, err := l.c.session.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+	l.c.pending.Add(-1)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ports.ToolResult{Content: "cancelled", IsError: true}, nil

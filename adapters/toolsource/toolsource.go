@@ -1,8 +1,8 @@
 // Package toolsource is the ports.ToolSource the engine opens once per
 // turn: the configuration's local command tools (adapters/localtools)
 // merged with the tools of every enabled MCP server, leased from the
-// process's MCP pool in Open and released when the turn ends. See
-// docs/mcp.md.
+// process's MCP pool (at Open, or at the first call of a server whose
+// tool list is cached) and released when the turn ends. See docs/mcp.md.
 package toolsource
 
 import (
@@ -36,9 +36,13 @@ func New(pool ports.MCPPool, log *slog.Logger) *Source {
 	return &Source{pool: pool, log: log}
 }
 
-// Open leases every enabled MCP server of cfg, spawned in root, in
-// parallel. A server that fails to start fails the turn with a message
-// naming it; the leases already taken are released.
+// Open offers the tools of every enabled MCP server of cfg, spawned in
+// root. A server whose tool list is cached (from the last time it ran) is
+// not started: its tools are offered from the cache, and it is leased
+// from the pool when the model calls one of them. A server with no cached
+// list is leased now, in parallel with the others, and a server that
+// fails to start then fails the turn with a message naming it (the
+// leases already taken are released). See docs/mcp.md.
 func (s *Source) Open(ctx context.Context, cfg config.Config, root string) (ports.ToolServer, func(), error) {
 	names := cfg.MCP.EnabledServers()
 	if len(names) > 0 && cfg.MCP.MaxInstances > 0 && len(names) > cfg.MCP.MaxInstances {
@@ -46,30 +50,111 @@ func (s *Source) Open(ctx context.Context, cfg config.Config, root string) (port
 			len(names), cfg.MCP.MaxInstances, ports.ErrMCPLimit)
 	}
 	lim := ports.MCPLimits{IdleShutdown: cfg.MCP.IdleShutdown(), MaxInstances: cfg.MCP.MaxInstances}
-	servers := make([]ports.ToolServer, len(names))
-	releases := make([]func(), len(names))
+	servers := make([]*lazy, len(names))
 	errs := make([]error, len(names))
 	var wg sync.WaitGroup
 	for i, name := range names {
-		wg.Go(func() {
-			spec := ports.MCPServerSpec{Name: name, Server: cfg.MCP.Servers[name], Dir: root}
-			servers[i], releases[i], errs[i] = s.pool.Lease(ctx, spec, lim)
-		})
+		l := &lazy{pool: s.pool, spec: ports.MCPServerSpec{Name: name, Server: cfg.MCP.Servers[name], Dir: root}, lim: lim}
+		servers[i] = l
+		if tools, ok := s.pool.CachedTools(l.spec); ok {
+			l.cached = tools
+			continue
+		}
+		wg.Go(func() { errs[i] = l.lease(ctx) })
 	}
 	wg.Wait()
 	release := func() {
-		for _, r := range releases {
-			if r != nil {
-				r()
-			}
+		for _, l := range servers {
+			l.close()
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		release()
 		return nil, nil, err
 	}
-	all := append([]ports.ToolServer{localtools.New(cfg, root)}, servers...)
+	all := []ports.ToolServer{localtools.New(cfg, root)}
+	for _, l := range servers {
+		all = append(all, l)
+	}
 	return &merged{servers: all, log: s.log}, release, nil
+}
+
+// lazy is one MCP server of a turn: leased from the pool at Open (no
+// cached tool list) or at its first Call (cached list), released once
+// when the turn ends.
+type lazy struct {
+	pool   ports.MCPPool
+	spec   ports.MCPServerSpec
+	lim    ports.MCPLimits
+	cached []llm.Tool // offered until the server is leased
+
+	mu      sync.Mutex
+	srv     ports.ToolServer
+	release func()
+	closed  bool
+}
+
+// lease takes the lease if none is held.
+func (l *lazy) lease(ctx context.Context) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.srv != nil {
+		return nil
+	}
+	if l.closed {
+		return fmt.Errorf("MCP server %s: the turn has ended", l.spec.Name)
+	}
+	srv, release, err := l.pool.Lease(ctx, l.spec, l.lim)
+	if err != nil {
+		return err
+	}
+	l.srv, l.release = srv, release
+	return nil
+}
+
+func (l *lazy) leased() ports.ToolServer {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.srv
+}
+
+// Tools offers the cached list until the server is leased, then the
+// server's own.
+func (l *lazy) Tools(ctx context.Context) ([]llm.Tool, error) {
+	if srv := l.leased(); srv != nil {
+		return srv.Tools(ctx)
+	}
+	if l.cached != nil {
+		return append([]llm.Tool(nil), l.cached...), nil
+	}
+	if err := l.lease(ctx); err != nil {
+		return nil, err
+	}
+	return l.leased().Tools(ctx)
+}
+
+// Call starts the server when this is the turn's first call of it. A
+// server that fails to start is an error result the model sees, naming
+// the server.
+func (l *lazy) Call(ctx context.Context, name string, args json.RawMessage) (ports.ToolResult, error) {
+	if err := l.lease(ctx); err != nil {
+		if ctx.Err() != nil {
+			return ports.ToolResult{Content: "cancelled", IsError: true}, nil
+		}
+		return ports.ToolResult{Content: err.Error(), IsError: true}, nil
+	}
+	return l.leased().Call(ctx, name, args)
+}
+
+// close releases the lease, if one was taken; later calls fail.
+func (l *lazy) close() {
+	l.mu.Lock()
+	release := l.release
+	l.closed, l.srv, l.release = true, nil, nil
+	l.mu.Unlock()
+	if release != nil {
+		release()
+	}
 }
 
 // merged offers the tools of several servers and routes each call to the

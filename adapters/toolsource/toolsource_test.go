@@ -53,6 +53,7 @@ func TestOpenLeasesEveryEnabledServerAndMergesTools(t *testing.T) {
 	var mu sync.Mutex
 	var leased, released []string
 	pool := &mocks.MCPPoolMock{
+		CachedToolsFunc: noCache,
 		LeaseFunc: func(_ context.Context, spec ports.MCPServerSpec, lim ports.MCPLimits) (ports.ToolServer, func(), error) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -103,6 +104,7 @@ func TestOpenFailsWhenAServerFailsAndReleasesTheOthers(t *testing.T) {
 	var released []string
 	var mu sync.Mutex
 	pool := &mocks.MCPPoolMock{
+		CachedToolsFunc: noCache,
 		LeaseFunc: func(_ context.Context, spec ports.MCPServerSpec, _ ports.MCPLimits) (ports.ToolServer, func(), error) {
 			if spec.Name == "bad" {
 				return nil, nil, fmt.Errorf("MCP server bad failed to start")
@@ -116,6 +118,73 @@ func TestOpenFailsWhenAServerFailsAndReleasesTheOthers(t *testing.T) {
 	}
 	if !slices.Equal(released, []string{"good"}) {
 		t.Fatalf("released %v", released)
+	}
+}
+
+func noCache(ports.MCPServerSpec) ([]llm.Tool, bool) { return nil, false }
+
+// A server whose tool list is cached is offered from the cache and not
+// leased until the model calls one of its tools; one that fails to start
+// then is an error result naming it, and the turn goes on.
+func TestOpenOffersCachedToolsAndLeasesOnFirstCall(t *testing.T) {
+	var mu sync.Mutex
+	var leased, released []string
+	pool := &mocks.MCPPoolMock{
+		CachedToolsFunc: func(spec ports.MCPServerSpec) ([]llm.Tool, bool) {
+			if spec.Name == "cold" {
+				return nil, false
+			}
+			return []llm.Tool{{Name: spec.Name + "__x"}}, true
+		},
+		LeaseFunc: func(_ context.Context, spec ports.MCPServerSpec, _ ports.MCPLimits) (ports.ToolServer, func(), error) {
+			mu.Lock()
+			defer mu.Unlock()
+			leased = append(leased, spec.Name)
+			if spec.Name == "broken" {
+				return nil, nil, fmt.Errorf("MCP server broken failed to start")
+			}
+			return fakeServer{[]string{spec.Name + "__x", spec.Name + "__new"}}, func() {
+				mu.Lock()
+				released = append(released, spec.Name)
+				mu.Unlock()
+			}, nil
+		},
+	}
+	ts, release, err := New(pool, nil).Open(context.Background(), testConfig("warm", "cold", "broken"), "/c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(leased, []string{"cold"}) {
+		t.Fatalf("leased at open: %v, want only the server with no cached list", leased)
+	}
+	tools, err := ts.Tools(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools {
+		names = append(names, tl.Name)
+	}
+	if !slices.Equal(names, []string{"local", "broken__x", "cold__x", "cold__new", "warm__x"}) {
+		t.Fatalf("tools = %v", names)
+	}
+	if r, _ := ts.Call(context.Background(), "warm__x", nil); r.IsError || r.Content != "called warm__x on warm__x,warm__new" {
+		t.Fatalf("call on the cached server: %+v", r)
+	}
+	if r, _ := ts.Call(context.Background(), "broken__x", nil); !r.IsError || !strings.Contains(r.Content, "broken failed to start") {
+		t.Fatalf("call on a server that cannot start: %+v", r)
+	}
+	mu.Lock()
+	got := slices.Clone(leased)
+	mu.Unlock()
+	if !slices.Equal(got, []string{"cold", "warm", "broken"}) {
+		t.Fatalf("leased %v", got)
+	}
+	release()
+	release()
+	slices.Sort(released)
+	if !slices.Equal(released, []string{"cold", "warm"}) {
+		t.Fatalf("released %v, want each lease taken released once", released)
 	}
 }
 

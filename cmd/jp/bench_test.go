@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -116,4 +117,72 @@ func BenchmarkQueryEndToEnd(b *testing.B) {
 	bin := buildJPBinary(b, b.TempDir())
 	dir, env := benchWorkspace(b, bin, 1000)
 	timeRuns(b, dir, env, bin, "q", "hi")
+}
+
+// BenchmarkQueryMCPConfigured: jp q "hi" on the demo model with three
+// stdio MCP servers configured (server-everything) and no MCP tool
+// called, against none configured. Warm: their tool lists are cached
+// (target: within 1.1x of none). Cold: the cache is removed before each
+// run, so every run starts the three servers to list their tools.
+func BenchmarkQueryMCPConfigured(b *testing.B) {
+	everything, err := filepath.Abs("../../adapters/mcp/testdata/node_modules/.bin/mcp-server-everything")
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := os.Stat(everything); err != nil {
+		b.Skipf("server-everything is not installed (run .ci/install-deps): %v", err)
+	}
+	bin := buildJPBinary(b, b.TempDir())
+	b.Run("none", func(b *testing.B) {
+		dir, env := benchWorkspace(b, bin, 10)
+		timeRuns(b, dir, env, bin, "q", "--new", "hi")
+	})
+	withServers := func(b *testing.B) (string, []string) {
+		dir, env := benchWorkspace(b, bin, 10)
+		cfg := ""
+		for _, n := range []string{"one", "two", "three"} {
+			cfg += fmt.Sprintf("[mcp.servers.%s]\ncommand = [%q]\n", n, everything)
+		}
+		if err := os.WriteFile(filepath.Join(dir, ".jp", "config.toml"), []byte(cfg), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		return dir, env
+	}
+	b.Run("three-warm", func(b *testing.B) {
+		dir, env := withServers(b)
+		cmd := exec.Command(bin, "mcp", "check") // fills the cache
+		cmd.Dir, cmd.Env = dir, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("jp mcp check: %v\n%s", err, out)
+		}
+		timeRuns(b, dir, env, bin, "q", "--new", "hi")
+	})
+	b.Run("three-cold", func(b *testing.B) {
+		dir, env := withServers(b)
+		var cache string
+		for _, e := range env {
+			if v, ok := strings.CutPrefix(e, "XDG_DATA_HOME="); ok {
+				cache = filepath.Join(v, "jp", "cache", "mcp")
+			}
+		}
+		durs := make([]time.Duration, 0, b.N)
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			if err := os.RemoveAll(cache); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			cmd := exec.Command(bin, "q", "--new", "hi")
+			cmd.Dir, cmd.Env = dir, env
+			start := time.Now()
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("jp q: %v\n%s", err, out)
+			}
+			durs = append(durs, time.Since(start))
+		}
+		b.StopTimer()
+		slices.Sort(durs)
+		b.ReportMetric(float64(durs[len(durs)/2].Microseconds())/1000, "median-ms")
+	})
 }
