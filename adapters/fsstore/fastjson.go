@@ -193,6 +193,7 @@ func fastMetadata(b []byte, m *conversation.Metadata) bool {
 			m.ArchivedAt, ok = s.timePtr()
 		case "events_count":
 			m.EventsCount, ok = s.int()
+			m.HasEventsCount = true
 		}
 		return ok
 	})

@@ -173,7 +173,7 @@ func readIDFile(path string) (workspace.ID, error) {
 	if err != nil {
 		return "", err
 	}
-	id, err := workspace.ParseID(string(b))
+	id, _, err := workspace.ParseIDFile(string(b))
 	if err != nil {
 		return "", &ports.CorruptError{Path: path, Err: err}
 	}

@@ -103,9 +103,13 @@ func TestEventJSONCarriesOnlyItsFields(t *testing.T) {
 	}
 }
 
-func TestDecodeRejectsUnknownType(t *testing.T) {
-	if _, err := DecodeEvents([]byte(`[{"type":"bogus","id":"x"}]`)); err == nil {
-		t.Fatal("want error for unknown type")
+func TestDecodeKeepsUnknownTypeRejectsMissingType(t *testing.T) {
+	evs, err := DecodeEvents([]byte(`[{"type":"bogus","id":"x","extra":[1,2]}]`))
+	if err != nil || len(evs) != 1 || evs[0].Type != EventTypeForeign || evs[0].Kind != "bogus" || evs[0].ID != "x" {
+		t.Fatalf("unknown type: %+v, %v", evs, err)
+	}
+	if b, err := evs[0].Stored(FormatJP); err != nil || string(b) != `{"type":"bogus","id":"x","extra":[1,2]}` {
+		t.Fatalf("unknown type stored as %s, %v", b, err)
 	}
 	if _, err := DecodeEvents([]byte(`[{"id":"x"}]`)); err == nil {
 		t.Fatal("want error for missing type")

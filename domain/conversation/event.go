@@ -2,8 +2,10 @@ package conversation
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -21,6 +23,10 @@ const (
 	EventTypeInquiryRequest
 	EventTypeInquiryResponse
 	EventTypeTurnEnd
+	// EventTypeForeign is an event of a type this jp does not know (the
+	// Rust jp's config_delta, or a newer jp's): it is kept verbatim in Raw,
+	// its wire name in Kind, and skipped by everything that reads events.
+	EventTypeForeign
 )
 
 var eventTypeNames = [...]string{
@@ -33,6 +39,7 @@ var eventTypeNames = [...]string{
 	EventTypeInquiryRequest:   "inquiry_request",
 	EventTypeInquiryResponse:  "inquiry_response",
 	EventTypeTurnEnd:          "turn_end",
+	EventTypeForeign:          "foreign",
 }
 
 // String returns the wire name of the event type.
@@ -46,7 +53,7 @@ func (t EventType) String() string {
 // ParseEventType maps a wire name to an EventType.
 func ParseEventType(s string) (EventType, error) {
 	for i, n := range eventTypeNames {
-		if i != 0 && n == s {
+		if i != 0 && EventType(i) != EventTypeForeign && n == s {
 			return EventType(i), nil
 		}
 	}
@@ -55,8 +62,8 @@ func ParseEventType(s string) (EventType, error) {
 
 // MarshalText implements encoding.TextMarshaler.
 func (t EventType) MarshalText() ([]byte, error) {
-	if t == EventTypeUnknown {
-		return nil, fmt.Errorf("event type is unset")
+	if t == EventTypeUnknown || t == EventTypeForeign {
+		return nil, fmt.Errorf("event type %s has no wire name", t)
 	}
 	return []byte(t.String()), nil
 }
@@ -127,9 +134,26 @@ type Event struct {
 	AnswerType string
 	// turn_end
 	Outcome Outcome
+
+	// Kind is the wire name of an EventTypeForeign event.
+	Kind string
+	// Metadata is the event's "metadata" object (the Rust jp records
+	// thinking signatures and rendered tool arguments there), its string
+	// values decoded. Kept verbatim in Raw.
+	Metadata json.RawMessage
+	// Legacy is set on an event stored without an event ID (the Rust jp
+	// wrote it): its ID is made up from its position when the file is read
+	// (see FillIDs) and never written, and the stream replays it without
+	// the invariants jp enforces on what it appends itself.
+	Legacy bool
+	// Raw is the event exactly as it was stored. A rewrite of the file
+	// writes it back unchanged (unknown fields, base64 storage fields and
+	// timestamp format included; see Stored). Nil for events made by this
+	// process.
+	Raw json.RawMessage
 }
 
-// wireEvent is the union of all fields, used for decoding.
+// wireEvent is jp's stored form of an event, used for encoding.
 type wireEvent struct {
 	Type       EventType       `json:"type"`
 	ID         string          `json:"id"`
@@ -189,36 +213,151 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		w.AnswerType = e.AnswerType
 	case EventTypeTurnEnd:
 		w.Outcome = e.Outcome
+	case EventTypeForeign:
+		if len(e.Raw) == 0 {
+			return nil, fmt.Errorf("marshal event %q: foreign event without its stored form", e.ID)
+		}
+		return compact(e.Raw)
 	default:
 		return nil, fmt.Errorf("marshal event %q: unknown type", e.ID)
 	}
 	return json.Marshal(w)
 }
 
-// UnmarshalJSON reads an event and checks that its type is known.
+// UnmarshalJSON reads an event in either stored form (see storedEvent):
+// jp's, or the Rust jp's (decoded: base64 storage fields, object
+// questions, "id" as the call or inquiry ID). An event of a type this jp
+// does not know becomes EventTypeForeign. The bytes are kept in Raw.
 func (e *Event) UnmarshalJSON(b []byte) error {
-	var w wireEvent
+	var w storedEvent
 	if err := json.Unmarshal(b, &w); err != nil {
-		return err
+		// An event of a type this jp does not know may have fields of
+		// any shape; it only needs its header.
+		var h storedHeader
+		if json.Unmarshal(b, &h) != nil || h.Type == "" {
+			return err
+		}
+		if _, perr := ParseEventType(h.Type); perr == nil {
+			return err
+		}
+		w = storedEvent{Type: h.Type, ID: h.ID, EventID: stringID(h.EventID)}
+		_ = w.Timestamp.UnmarshalJSON(h.Timestamp)
 	}
-	if w.Type == EventTypeUnknown {
+	if w.Type == "" {
 		return fmt.Errorf("event without a type")
 	}
+	raw := append(json.RawMessage(nil), b...)
+	typ, err := ParseEventType(w.Type)
+	if err != nil {
+		*e = Event{Type: EventTypeForeign, Kind: w.Type, Timestamp: w.Timestamp.Time, Raw: raw}
+		e.ID = w.EventID
+		if e.ID == "" {
+			e.ID = stringID(w.ID)
+		}
+		e.Legacy = e.ID == ""
+		return nil
+	}
 	*e = Event{
-		Type: w.Type, ID: w.ID, Timestamp: w.Timestamp,
-		Author: w.Author, Schema: w.Schema, CallID: w.CallID, Name: w.Name,
-		Arguments: w.Arguments, InquiryID: w.InquiryID, Answer: w.Answer,
-		AnswerType: w.AnswerType, Outcome: w.Outcome,
+		Type: typ, Timestamp: w.Timestamp.Time,
+		Author: w.Author, Schema: w.Schema, Name: w.Name,
+		Arguments: w.Arguments, Answer: w.Answer,
+		AnswerType: w.AnswerType, Outcome: w.Outcome, Raw: raw,
 	}
 	e.Root = deref(w.Root)
 	e.Content = deref(w.Content)
 	e.Message = deref(w.Message)
 	e.Reasoning = deref(w.Reasoning)
-	e.Question = deref(w.Question)
 	if w.IsError != nil {
 		e.IsError = *w.IsError
 	}
+	id := stringID(w.ID)
+	switch typ {
+	case EventTypeToolCallRequest, EventTypeToolCallResponse:
+		e.CallID = w.CallID
+		if w.CallID == "" {
+			// The Rust jp's shape: "id" is the call ID and the payload is
+			// base64 encoded.
+			e.CallID, id = id, ""
+			if typ == EventTypeToolCallRequest {
+				e.Arguments = decodeBase64Strings(w.Arguments)
+			} else {
+				e.Content = decodeBase64String(e.Content)
+			}
+		}
+	case EventTypeInquiryRequest, EventTypeInquiryResponse:
+		e.InquiryID = w.InquiryID
+		if w.InquiryID == "" {
+			e.InquiryID, id = id, ""
+		}
+	}
+	if typ == EventTypeInquiryRequest {
+		if err := e.decodeQuestion(w.Question); err != nil {
+			return err
+		}
+	}
+	if len(w.Metadata) > 0 && string(w.Metadata) != "null" {
+		e.Metadata = decodeBase64Strings(w.Metadata)
+	}
+	if (typ == EventTypeInquiryRequest || typ == EventTypeInquiryResponse) && len(e.Metadata) > 0 {
+		// jp keeps an answer type the Rust jp does not know in metadata.
+		var jm struct {
+			AnswerType string `json:"answer_type"`
+		}
+		if json.Unmarshal(e.Metadata, &jm) == nil && jm.AnswerType != "" {
+			e.AnswerType = jm.AnswerType
+		}
+	}
+	if typ == EventTypeTurnStart && w.Root == nil {
+		// jp in a Rust jp workspace keeps the root and the event ID of a
+		// turn_start in its metadata.
+		var jm struct {
+			EventID string `json:"event_id"`
+			Root    string `json:"root"`
+		}
+		if json.Unmarshal(e.Metadata, &jm) == nil {
+			e.Root, w.EventID = jm.Root, cmp.Or(jm.EventID, w.EventID)
+		}
+	}
+	e.ID = cmp.Or(w.EventID, id)
+	e.Legacy = e.ID == ""
 	return nil
+}
+
+
+// decodeQuestion reads an inquiry question: jp's string, or the Rust jp's
+// object {text, answer_type: {type}, default}.
+func (e *Event) decodeQuestion(q json.RawMessage) error {
+	q = bytes.TrimSpace(q)
+	if len(q) == 0 || string(q) == "null" {
+		return nil
+	}
+	if q[0] == '"' {
+		return json.Unmarshal(q, &e.Question)
+	}
+	var obj struct {
+		Text       string `json:"text"`
+		AnswerType struct {
+			Type string `json:"type"`
+		} `json:"answer_type"`
+	}
+	if err := json.Unmarshal(q, &obj); err != nil {
+		return fmt.Errorf("inquiry question: %w", err)
+	}
+	e.Question = obj.Text
+	if e.AnswerType == "" {
+		e.AnswerType = obj.AnswerType.Type
+	}
+	return nil
+}
+
+// stringID reads an "id" value that should be a string; anything else
+// (the Rust jp never writes one) reads as no ID.
+func stringID(b json.RawMessage) string {
+	var s string
+	if len(b) > 0 && b[0] == '"' && json.Unmarshal(b, &s) == nil {
+		return s
+	}
+	return ""
 }
 
 func deref(p *string) string {
@@ -236,13 +375,28 @@ func IsRedacted(answer json.RawMessage) bool {
 	return bytes.Equal(bytes.TrimSpace(answer), RedactedAnswer)
 }
 
-// DecodeEvents parses the JSON array form of events.json.
+// DecodeEvents parses the JSON array form of events.json (either stored
+// form) and gives events stored without an ID one from their position
+// (FillIDs).
 func DecodeEvents(b []byte) ([]Event, error) {
 	var evs []Event
 	if err := json.Unmarshal(b, &evs); err != nil {
 		return nil, err
 	}
+	FillIDs(evs)
 	return evs, nil
+}
+
+// FillIDs gives each event without an ID (Legacy: the Rust jp stored it
+// so) the ID "~<position>". jp's own IDs never start with "~", and the
+// made-up IDs are never written: a rewrite writes the stored bytes.
+func FillIDs(evs []Event) {
+	for i := range evs {
+		if evs[i].ID == "" {
+			evs[i].ID = "~" + strconv.Itoa(i)
+			evs[i].Legacy = true
+		}
+	}
 }
 
 // EncodeEvents renders events as the JSON array stored in events.json, one

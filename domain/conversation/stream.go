@@ -54,6 +54,7 @@ func (s *Stream) Unanswered() []string {
 }
 
 // Check reports whether e may be appended, without changing the state.
+// Events of types this jp does not know are not checked beyond their ID.
 func (s *Stream) Check(e Event) error {
 	if e.ID == "" {
 		return fmt.Errorf("%w: %s event without an id", ErrInvariant, e.Type)
@@ -65,7 +66,7 @@ func (s *Stream) Check(e Event) error {
 		return fmt.Errorf("%w: %s event %q without a timestamp", ErrInvariant, e.Type, e.ID)
 	}
 	switch e.Type {
-	case EventTypeTurnStart:
+	case EventTypeTurnStart, EventTypeForeign:
 		return nil
 	case EventTypeChatRequest, EventTypeChatResponse, EventTypeInquiryRequest, EventTypeInquiryResponse:
 		if !s.inTurn {
@@ -109,11 +110,24 @@ func (s *Stream) Check(e Event) error {
 	return fmt.Errorf("%w: unknown event type", ErrInvariant)
 }
 
-// Apply checks e and, if it is valid, advances the state.
+// Apply checks e and, if it is valid, advances the state. A Legacy event
+// (stored by the Rust jp, without an event ID) is replayed without the
+// checks: its history is taken as it is, and only what jp appends is held
+// to the invariants.
 func (s *Stream) Apply(e Event) error {
+	if e.Legacy && e.ID != "" && !s.ids[e.ID] {
+		s.advance(e)
+		return nil
+	}
 	if err := s.Check(e); err != nil {
 		return err
 	}
+	s.advance(e)
+	return nil
+}
+
+// advance records e in the state.
+func (s *Stream) advance(e Event) {
 	s.ids[e.ID] = true
 	s.count++
 	switch e.Type {
@@ -129,7 +143,6 @@ func (s *Stream) Apply(e Event) error {
 	case EventTypeTurnEnd:
 		s.inTurn = false
 	}
-	return nil
 }
 
 // Validate checks a whole stream.

@@ -15,6 +15,7 @@ func TestParseID(t *testing.T) {
 	}{
 		{"a1b2c3d", true}, {"a1b2c3d\n", true}, {"A1B2C3D", false}, {"a1b2c3", false},
 		{"a1b2c3de", false}, {"a1b2-3d", false}, {"", false}, {"../../x", false},
+		{"ab3cd", true}, {"ab3c", false}, {"ab3cD", false},
 	} {
 		if _, err := ParseID(tt.in); (err == nil) != tt.ok {
 			t.Errorf("ParseID(%q) = %v, want ok=%v", tt.in, err, tt.ok)
@@ -22,6 +23,29 @@ func TestParseID(t *testing.T) {
 	}
 	if LooksLikeID("a1b2c3d\n") {
 		t.Error("LooksLikeID must not accept surrounding space")
+	}
+}
+
+func TestParseIDFile(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		id   ID
+		rust bool
+		ok   bool
+	}{
+		{"a1b2c3d\n", "a1b2c3d", false, true},
+		{RustIDHeader + "\nab3cd\n", "ab3cd", true, true},
+		{RustIDHeader + "\r\na1b2c3d", "a1b2c3d", true, true},
+		{RustIDHeader + "\n", "", true, false},
+		{"# header\nab3cd\n", "", false, false},
+	} {
+		id, rust, err := ParseIDFile(tt.in)
+		if (err == nil) != tt.ok || id != tt.id || rust != tt.rust {
+			t.Errorf("ParseIDFile(%q) = %q %v %v, want %q %v ok=%v", tt.in, id, rust, err, tt.id, tt.rust, tt.ok)
+		}
+	}
+	if !IsLive("ab3cd", Observation{Exists: true, Content: RustIDHeader + "\nab3cd\n"}) {
+		t.Error("a checkout holding the Rust jp's .id form is not live")
 	}
 }
 
@@ -107,7 +131,11 @@ func TestSlugAndSiloID(t *testing.T) {
 	if !ok || id != "a1b2c3d" || slug != "my-project" {
 		t.Fatalf("SiloID = %v %v %v", id, slug, ok)
 	}
-	for _, bad := range []string{"a1b2c3d", "x_a1b2c3d", "x-A1B2C3D", ""} {
+	id, slug, ok = SiloID("my-rust-project-ab3cd")
+	if !ok || id != "ab3cd" || slug != "my-rust-project" {
+		t.Fatalf("SiloID of a Rust jp silo = %v %v %v", id, slug, ok)
+	}
+	for _, bad := range []string{"a1b2c3d", "x_a1b2c3d", "x-A1B2C3D", "", "-a1b2c3d", "x-a1b2c3"} {
 		if _, _, ok := SiloID(bad); ok {
 			t.Errorf("SiloID(%q) accepted", bad)
 		}

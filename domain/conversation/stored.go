@@ -1,0 +1,319 @@
+package conversation
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Format is a stored form of conversations: jp's own, or the Rust jp's
+// (docs/storage.md, "Coming from the Rust jp").
+type Format int
+
+// Stored forms.
+const (
+	// FormatJP: RFC 3339 timestamps, an "id" on every event, "call_id" and
+	// "inquiry_id", plain tool arguments and results.
+	FormatJP Format = iota
+	// FormatRust: the Rust jp's form. Timestamps are "YYYY-MM-DD
+	// HH:MM:SS.ffffff" (UTC); tool events use "id" as the call ID; the
+	// string values of tool arguments, tool results and "metadata" are
+	// base64; inquiry questions are objects. jp's own additions are fields
+	// and event types the Rust reader passes over: "event_id", turn_end, and
+	// on turn_start (where the Rust reader accepts no other field) the
+	// metadata keys "event_id" and "root".
+	FormatRust
+)
+
+// String names the format.
+func (f Format) String() string {
+	if f == FormatRust {
+		return "rust"
+	}
+	return "jp"
+}
+
+// RustTimeLayout is the Rust jp's timestamp format (UTC, no zone).
+const RustTimeLayout = "2006-01-02 15:04:05.000000"
+
+// ParseTime reads a stored timestamp: RFC 3339, or the Rust jp's
+// "YYYY-MM-DD HH:MM:SS[.ffffff]" (UTC). rust reports the latter.
+func ParseTime(s string) (t time.Time, rust bool, err error) {
+	if t, err = time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, false, nil
+	}
+	for _, layout := range []string{"2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999"} {
+		if t, err2 := time.ParseInLocation(layout, s, time.UTC); err2 == nil {
+			return t, true, nil
+		}
+	}
+	return time.Time{}, false, fmt.Errorf("timestamp %q is neither RFC 3339 nor YYYY-MM-DD HH:MM:SS.ffffff", s)
+}
+
+// FormatTime writes t in format f.
+func FormatTime(t time.Time, f Format) string {
+	if f == FormatRust {
+		return t.UTC().Format(RustTimeLayout)
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// storedTime reads either timestamp form; null or absent is the zero time.
+type storedTime struct{ time.Time }
+
+func (t *storedTime) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("timestamp: %w", err)
+	}
+	v, _, err := ParseTime(s)
+	if err != nil {
+		return err
+	}
+	t.Time = v
+	return nil
+}
+
+// storedEvent is the union of the fields of both stored forms.
+type storedEvent struct {
+	Type       string          `json:"type"`
+	ID         json.RawMessage `json:"id"`
+	EventID    string          `json:"event_id"`
+	Timestamp  storedTime      `json:"timestamp"`
+	Root       *string         `json:"root"`
+	Content    *string         `json:"content"`
+	Author     string          `json:"author"`
+	Schema     json.RawMessage `json:"schema"`
+	Message    *string         `json:"message"`
+	Reasoning  *string         `json:"reasoning"`
+	CallID     string          `json:"call_id"`
+	Name       string          `json:"name"`
+	Arguments  json.RawMessage `json:"arguments"`
+	IsError    *bool           `json:"is_error"`
+	InquiryID  string          `json:"inquiry_id"`
+	Question   json.RawMessage `json:"question"`
+	Answer     json.RawMessage `json:"answer"`
+	AnswerType string          `json:"answer_type"`
+	Outcome    Outcome         `json:"outcome"`
+	Metadata   json.RawMessage `json:"metadata"`
+}
+
+// storedHeader is what every stored event has, whatever its type.
+type storedHeader struct {
+	Type      string          `json:"type"`
+	ID        json.RawMessage `json:"id"`
+	EventID   json.RawMessage `json:"event_id"`
+	Timestamp json.RawMessage `json:"timestamp"`
+}
+
+// decodeBase64String undoes the Rust jp's base64 storage of one string;
+// a string that is not base64 of UTF-8 text is left as it is (as the Rust
+// jp's reader does).
+func decodeBase64String(s string) string {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil || !isUTF8(b) {
+		return s
+	}
+	return string(b)
+}
+
+func isUTF8(b []byte) bool { return strings.ToValidUTF8(string(b), "\uFFFD") == string(b) }
+
+// decodeBase64Strings decodes every string value of a JSON tree (object
+// keys stay as they are). Invalid JSON is returned unchanged.
+func decodeBase64Strings(raw json.RawMessage) json.RawMessage {
+	return mapStrings(raw, decodeBase64String)
+}
+
+// encodeBase64Strings encodes every string value of a JSON tree.
+func encodeBase64Strings(raw json.RawMessage) json.RawMessage {
+	return mapStrings(raw, func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) })
+}
+
+func mapStrings(raw json.RawMessage, fn func(string) string) json.RawMessage {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return raw
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return raw
+	}
+	out, err := json.Marshal(walkStrings(v, fn))
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
+func walkStrings(v any, fn func(string) string) any {
+	switch x := v.(type) {
+	case string:
+		return fn(x)
+	case []any:
+		for i := range x {
+			x[i] = walkStrings(x[i], fn)
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = walkStrings(x[k], fn)
+		}
+	}
+	return v
+}
+
+// compact returns b without insignificant white space, on one line.
+func compact(b []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, b); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// Stored renders the event as one line of a file in format f. An event read
+// from a file is written back exactly as it was stored (Raw, on one line):
+// a rewrite never drops what another version wrote. Others are encoded in
+// format f.
+func (e Event) Stored(f Format) ([]byte, error) {
+	if len(e.Raw) > 0 {
+		return compact(e.Raw)
+	}
+	if f == FormatRust {
+		return e.rustJSON()
+	}
+	return json.Marshal(e)
+}
+
+// EncodeStoredEvents renders events as events.json in format f: a JSON
+// array, one event per line, events read from a file as they were stored.
+func EncodeStoredEvents(evs []Event, f Format) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteString("[")
+	for i, e := range evs {
+		b, err := e.Stored(f)
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			buf.WriteString(",")
+		}
+		buf.WriteString("\n")
+		buf.Write(b)
+	}
+	if len(evs) > 0 {
+		buf.WriteString("\n")
+	}
+	buf.WriteString("]\n")
+	return buf.Bytes(), nil
+}
+
+// field is one key of an object written in a fixed order.
+type field struct {
+	key string
+	val any
+}
+
+func object(fields ...field) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	n := 0
+	for _, f := range fields {
+		if f.val == nil {
+			continue
+		}
+		if n > 0 {
+			buf.WriteByte(',')
+		}
+		n++
+		k, _ := json.Marshal(f.key)
+		buf.Write(k)
+		buf.WriteByte(':')
+		v, err := json.Marshal(f.val)
+		if err != nil {
+			return nil, fmt.Errorf("field %s: %w", f.key, err)
+		}
+		buf.Write(v)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// rustAnswerTypes are the answer types the Rust reader knows.
+var rustAnswerTypes = map[string]bool{"boolean": true, "select": true, "text": true}
+
+// rustJSON encodes an event jp made in the Rust jp's form.
+func (e Event) rustJSON() ([]byte, error) {
+	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+	head := []field{
+		{"type", e.Type.String()},
+		{"timestamp", FormatTime(e.Timestamp, FormatRust)},
+	}
+	withID := append(head, field{"event_id", e.ID})
+	switch e.Type {
+	case EventTypeTurnStart:
+		meta := map[string]string{"event_id": b64(e.ID), "root": b64(e.Root)}
+		return object(append(head, field{"metadata", meta})...)
+	case EventTypeChatRequest:
+		fs := append(withID, field{"content", e.Content})
+		if len(e.Schema) > 0 {
+			fs = append(fs, field{"schema", e.Schema})
+		}
+		if e.Author != "" {
+			fs = append(fs, field{"author", e.Author})
+		}
+		return object(fs...)
+	case EventTypeChatResponse:
+		if e.Reasoning != "" && e.Message == "" {
+			return object(append(withID, field{"reasoning", e.Reasoning})...)
+		}
+		return object(append(withID, field{"message", e.Message})...)
+	case EventTypeToolCallRequest:
+		args := e.Arguments
+		if len(bytes.TrimSpace(args)) == 0 {
+			args = json.RawMessage("{}")
+		}
+		return object(append(withID, field{"id", e.CallID}, field{"name", e.Name},
+			field{"arguments", encodeBase64Strings(args)})...)
+	case EventTypeToolCallResponse:
+		return object(append(withID, field{"id", e.CallID}, field{"content", b64(e.Content)},
+			field{"is_error", e.IsError})...)
+	case EventTypeInquiryRequest:
+		at := e.AnswerType
+		var meta map[string]string
+		if !rustAnswerTypes[at] {
+			meta = map[string]string{"answer_type": b64(at)}
+			at = "text"
+		}
+		q := map[string]any{"text": e.Question, "answer_type": map[string]string{"type": at}}
+		if at == "select" {
+			q["answer_type"] = map[string]any{"type": at, "options": []string{}}
+		}
+		fs := append(withID, field{"id", e.InquiryID},
+			field{"source", map[string]string{"source": "other", "name": "jp"}}, field{"question", q})
+		if meta != nil {
+			fs = append(fs, field{"metadata", meta})
+		}
+		return object(fs...)
+	case EventTypeInquiryResponse:
+		ans := e.Answer
+		if len(bytes.TrimSpace(ans)) == 0 {
+			ans = json.RawMessage("null")
+		}
+		fs := append(withID, field{"id", e.InquiryID}, field{"answer", ans})
+		if e.AnswerType != "" {
+			fs = append(fs, field{"metadata", map[string]string{"answer_type": b64(e.AnswerType)}})
+		}
+		return object(fs...)
+	case EventTypeTurnEnd:
+		return object(append(withID, field{"outcome", e.Outcome})...)
+	}
+	return nil, fmt.Errorf("encode event %q: type %s cannot be stored", e.ID, e.Type)
+}

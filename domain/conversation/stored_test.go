@@ -1,0 +1,187 @@
+package conversation
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// rustEvents is a hand-written events.json in the Rust jp's form: no IDs on
+// turn_start, chat_request and chat_response; "id" as the call and inquiry
+// ID; base64 tool arguments, results and metadata; an object question; a
+// config_delta and a type nobody knows.
+const rustEvents = `[
+  {"timestamp": "2025-03-04 10:11:12.123456", "type": "config_delta", "delta": {"assistant": {"name": "dev"}}},
+  {"timestamp": "2025-03-04 10:11:12.200000", "type": "turn_start"},
+  {"timestamp": "2025-03-04 10:11:12.300000", "type": "chat_request", "content": "list files"},
+  {"timestamp": "2025-03-04 10:11:13.000000", "type": "chat_response", "reasoning": "I should call a tool",
+   "metadata": {"anthropic_thinking_signature": "c2lnLTEyMw=="}},
+  {"timestamp": "2025-03-04 10:11:13.500000", "type": "tool_call_request", "id": "toolu_01", "name": "fs_list",
+   "arguments": {"path": "c3Jj", "depth": 2, "globs": ["Ki5nbw=="]},
+   "metadata": {"rendered_arguments": "cGF0aD1zcmM="}},
+  {"timestamp": "2025-03-04 10:11:14.000000", "type": "inquiry_request", "id": "inq-1",
+   "source": {"source": "tool", "name": "fs_list"},
+   "question": {"text": "Recurse?", "answer_type": {"type": "boolean"}, "default": false}},
+  {"timestamp": "2025-03-04 10:11:15.000000", "type": "inquiry_response", "id": "inq-1", "answer": true},
+  {"timestamp": "2025-03-04 10:11:16.000000", "type": "tool_call_response", "id": "toolu_01",
+   "content": "bWFpbi5nbwo=", "is_error": false},
+  {"timestamp": "2025-03-04 10:11:17.000000", "type": "chat_response", "message": "src has main.go"},
+  {"timestamp": "2025-03-04 10:11:18.000000", "type": "future_kind", "payload": {"x": 1}}
+]`
+
+func TestDecodeRustEvents(t *testing.T) {
+	evs, err := DecodeEvents([]byte(rustEvents))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 10 {
+		t.Fatalf("got %d events", len(evs))
+	}
+	want := time.Date(2025, 3, 4, 10, 11, 12, 123456000, time.UTC)
+	if !evs[0].Timestamp.Equal(want) || evs[0].Type != EventTypeForeign || evs[0].Kind != "config_delta" {
+		t.Fatalf("config_delta: %+v", evs[0])
+	}
+	for i, e := range evs {
+		if e.ID == "" || !e.Legacy || e.Raw == nil {
+			t.Errorf("event %d: ID %q Legacy %v Raw %d bytes", i, e.ID, e.Legacy, len(e.Raw))
+		}
+	}
+	if evs[3].Reasoning != "I should call a tool" || string(evs[3].Metadata) != `{"anthropic_thinking_signature":"sig-123"}` {
+		t.Errorf("reasoning: %+v metadata %s", evs[3], evs[3].Metadata)
+	}
+	req := evs[4]
+	if req.Type != EventTypeToolCallRequest || req.CallID != "toolu_01" || req.Name != "fs_list" {
+		t.Errorf("tool call: %+v", req)
+	}
+	var args map[string]any
+	if err := json.Unmarshal(req.Arguments, &args); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(args, map[string]any{"path": "src", "depth": 2.0, "globs": []any{"*.go"}}) {
+		t.Errorf("arguments not decoded: %v", args)
+	}
+	if q := evs[5]; q.InquiryID != "inq-1" || q.Question != "Recurse?" || q.AnswerType != "boolean" {
+		t.Errorf("inquiry: %+v", q)
+	}
+	if a := evs[6]; a.InquiryID != "inq-1" || string(a.Answer) != "true" {
+		t.Errorf("answer: %+v", a)
+	}
+	if r := evs[7]; r.CallID != "toolu_01" || r.Content != "main.go\n" || r.IsError {
+		t.Errorf("tool result: %+v", r)
+	}
+	if evs[9].Type != EventTypeForeign || evs[9].Kind != "future_kind" {
+		t.Errorf("unknown kind: %+v", evs[9])
+	}
+	if err := Validate(evs); err != nil {
+		t.Fatalf("a Rust history must replay: %v", err)
+	}
+}
+
+// TestStoredKeepsEveryRustEvent: each event read is written back as the
+// same JSON value.
+func TestStoredKeepsEveryRustEvent(t *testing.T) {
+	evs, err := DecodeEvents([]byte(rustEvents))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var orig []json.RawMessage
+	if err := json.Unmarshal([]byte(rustEvents), &orig); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []Format{FormatJP, FormatRust} {
+		b, err := EncodeStoredEvents(evs, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back []json.RawMessage
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		for i := range orig {
+			if !SameJSON(orig[i], back[i]) {
+				t.Errorf("%s: event %d changed:\n%s\n%s", f, i, orig[i], back[i])
+			}
+		}
+	}
+}
+
+// SameJSON compares two JSON texts as values (for tests).
+func SameJSON(a, b []byte) bool {
+	var x, y any
+	dx, dy := json.NewDecoder(bytes.NewReader(a)), json.NewDecoder(bytes.NewReader(b))
+	dx.UseNumber()
+	dy.UseNumber()
+	return dx.Decode(&x) == nil && dy.Decode(&y) == nil && reflect.DeepEqual(x, y)
+}
+
+// TestRustFormatRoundTrip: what jp writes in the Rust form reads back as
+// the same events, and carries the Rust jp's field shapes.
+func TestRustFormatRoundTrip(t *testing.T) {
+	ts := time.Date(2026, 1, 2, 3, 4, 5, 678901000, time.UTC)
+	evs := []Event{
+		{Type: EventTypeTurnStart, ID: "e1", Timestamp: ts, Root: "/src/proj"},
+		{Type: EventTypeChatRequest, ID: "e2", Timestamp: ts, Content: "hi", Author: AuthorUser},
+		{Type: EventTypeChatResponse, ID: "e3", Timestamp: ts, Reasoning: "hmm"},
+		{Type: EventTypeToolCallRequest, ID: "e4", Timestamp: ts, CallID: "c1", Name: "fs_read", Arguments: json.RawMessage(`{"path":"a.go","n":[1,"x"]}`)},
+		{Type: EventTypeToolCallResponse, ID: "e5", Timestamp: ts, CallID: "c1", Content: "package a\n", IsError: true},
+		{Type: EventTypeInquiryRequest, ID: "e6", Timestamp: ts, InquiryID: "q1", Question: "Token?", AnswerType: "secret"},
+		{Type: EventTypeInquiryResponse, ID: "e7", Timestamp: ts, InquiryID: "q1", Answer: RedactedAnswer, AnswerType: "secret"},
+		{Type: EventTypeChatResponse, ID: "e8", Timestamp: ts, Message: "done"},
+		{Type: EventTypeTurnEnd, ID: "e9", Timestamp: ts, Outcome: OutcomeCompleted},
+	}
+	b, err := EncodeStoredEvents(evs, FormatRust)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`{"type":"turn_start","timestamp":"2026-01-02 03:04:05.678901","metadata":{"event_id":"ZTE=","root":"L3NyYy9wcm9q"}}`,
+		`"type":"tool_call_request","timestamp":"2026-01-02 03:04:05.678901","event_id":"e4","id":"c1","name":"fs_read","arguments":{"n":[1,"eA=="],"path":"YS5nbw=="}`,
+		`"id":"c1","content":"cGFja2FnZSBhCg==","is_error":true`,
+		`"question":{"answer_type":{"type":"text"},"text":"Token?"}`,
+		`{"type":"turn_end","timestamp":"2026-01-02 03:04:05.678901","event_id":"e9","outcome":"completed"}`,
+	} {
+		if !bytes.Contains(b, []byte(want)) {
+			t.Errorf("Rust form lacks %s:\n%s", want, b)
+		}
+	}
+	back, err := DecodeEvents(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range evs {
+		g := back[i]
+		g.Raw, g.Metadata = nil, nil
+		w := evs[i]
+		w.Timestamp = ts.Truncate(time.Microsecond)
+		if w.Type == EventTypeToolCallRequest {
+			if !SameJSON(g.Arguments, w.Arguments) {
+				t.Errorf("arguments %s, want %s", g.Arguments, w.Arguments)
+			}
+			g.Arguments = w.Arguments
+		}
+		if !reflect.DeepEqual(g, w) {
+			t.Errorf("event %d:\n got %+v\nwant %+v", i, g, w)
+		}
+	}
+}
+
+func TestParseTime(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		rust bool
+		ok   bool
+	}{
+		{"2025-03-04T10:11:12.5Z", false, true},
+		{"2025-03-04 10:11:12.123456", true, true},
+		{"2025-03-04 10:11:12", true, true},
+		{"2025-03-04", false, false},
+		{"yesterday", false, false},
+	} {
+		_, rust, err := ParseTime(tt.in)
+		if (err == nil) != tt.ok || rust != tt.rust {
+			t.Errorf("ParseTime(%q) = rust %v, %v", tt.in, rust, err)
+		}
+	}
+}
