@@ -1,6 +1,7 @@
 package fsstore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,16 +19,23 @@ import (
 
 // place is where one conversation lives, as seen from a location.
 type place struct {
-	siloConv string // <silo>/conversations/<id>; "" when the workspace has no silo
+	siloConv string // <silo>/conversations/<name>; "" when the workspace has no silo
 	inSilo   bool
-	projConv string // <root>/.jp/conversations/<id>; "" without a root
+	projConv string // <root>/.jp/conversations/<name>; "" without a root
 	inProj   bool
+	// name is the directory's path relative to its conversations
+	// directory: "<id>", or in a Rust jp workspace "<id>-<slug>" or
+	// ".archive/<id>-<slug>". A copy made in the other place (import,
+	// projection) gets the same name.
+	name   string
+	format conversation.Format // the workspace's stored form
 }
 
-// projDir is a conversation's projection directory in a checkout.
-func projDir(root string, id conversation.ID) string {
-	return filepath.Join(root, dotJP, convsDir, string(id))
-}
+// archived reports whether the conversation is in the Rust jp's archive.
+func (p place) archived() bool { return isArchivedRel(p.name) }
+
+// projConvs is a checkout's conversations directory.
+func projConvs(root string) string { return filepath.Join(root, dotJP, convsDir) }
 
 // find validates the IDs and locates the conversation; one found
 // nowhere is a *ports.NotFoundError. op names the operation in errors.
@@ -65,29 +73,41 @@ func (s *Store) locate(loc workspace.Location, id conversation.ID) (place, error
 	if err != nil {
 		return p, err
 	}
+	p.format = s.formatOf(loc, silo)
+	var siloName, projName string
 	if silo != "" {
-		p.siloConv = filepath.Join(silo, convsDir, string(id))
-		if p.inSilo, err = exists(filepath.Join(p.siloConv, metadataFile)); err != nil {
+		if siloName, err = findConvDir(filepath.Join(silo, convsDir), id, p.format); err != nil {
 			return p, fmt.Errorf("locate conversation %s: %w", id, err)
 		}
+		p.inSilo = siloName != ""
 	}
 	if loc.Root != "" {
-		p.projConv = projDir(loc.Root, id)
-		if p.inProj, err = exists(filepath.Join(p.projConv, metadataFile)); err != nil {
+		if projName, err = findConvDir(projConvs(loc.Root), id, p.format); err != nil {
 			return p, fmt.Errorf("locate conversation %s: %w", id, err)
 		}
+		p.inProj = projName != ""
+	}
+	p.name = cmp.Or(siloName, projName, string(id))
+	if silo != "" {
+		p.siloConv = filepath.Join(silo, convsDir, p.name)
+	}
+	if loc.Root != "" {
+		p.projConv = filepath.Join(projConvs(loc.Root), cmp.Or(projName, p.name))
 	}
 	return p, nil
 }
 
-// readMeta reads a metadata.json, through the fast decoder List uses.
-func readMeta(dir string) (conversation.Metadata, error) {
+// readMeta reads a metadata.json, through the fast decoder List uses, and
+// completes what the Rust jp does not write (completeMeta).
+func readMeta(dir string, id conversation.ID, archived bool) (conversation.Metadata, error) {
 	var m conversation.Metadata
 	b, err := os.ReadFile(filepath.Join(dir, metadataFile))
 	if err != nil {
 		return m, err
 	}
-	err = decodeMetadata(dir, metadataFile, b, &m)
+	if err = decodeMetadata(dir, metadataFile, b, &m); err == nil {
+		completeMeta(&m, id, dir, archived)
+	}
 	return m, err
 }
 
@@ -114,7 +134,7 @@ func (s *Store) Get(ctx context.Context, loc workspace.Location, id conversation
 	}
 	sum := conversation.Summary{ID: id}
 	if p.inSilo {
-		if sum.Metadata, err = readMeta(p.siloConv); err != nil {
+		if sum.Metadata, err = readMeta(p.siloConv, id, p.archived()); err != nil {
 			return sum, fmt.Errorf("get conversation %s: %w", id, err)
 		}
 		local, err := readLocal(p.siloConv)
@@ -127,7 +147,7 @@ func (s *Store) Get(ctx context.Context, loc workspace.Location, id conversation
 			sum.Storage = conversation.StorageBoth
 		}
 	} else {
-		if sum.Metadata, err = readMeta(p.projConv); err != nil {
+		if sum.Metadata, err = readMeta(p.projConv, id, p.archived()); err != nil {
 			return sum, fmt.Errorf("get conversation %s: %w", id, err)
 		}
 		sum.Storage = conversation.StorageWorkspaceOnly
@@ -155,14 +175,15 @@ func (s *Store) Create(ctx context.Context, loc workspace.Location, nc ports.New
 		return "", fmt.Errorf("create conversation: %w", err)
 	}
 	now := s.clock.Now().UTC()
-	id, err := claimID(convs, loc.Root, conversation.NewID(now))
+	f := s.formatOf(loc, silo)
+	id, name, err := claimID(convs, loc.Root, conversation.NewID(now), f, nc.Title)
 	if err != nil {
 		return "", err
 	}
-	dir := filepath.Join(convs, string(id))
+	dir := filepath.Join(convs, name)
 	unlock := s.lockConv(loc.ID, id)
 	defer unlock()
-	if err := s.initConversation(dir, loc, id, nc, now); err != nil {
+	if err := s.initConversation(dir, name, loc, id, nc, now, f); err != nil {
 		_ = os.RemoveAll(dir)
 		return "", err
 	}
@@ -170,35 +191,60 @@ func (s *Store) Create(ctx context.Context, loc workspace.Location, nc ports.New
 }
 
 // claimID creates the conversation directory for the first free ID from
-// id on. os.Mkdir is the claim, so two processes never get the same ID.
-func claimID(convs, root string, id conversation.ID) (conversation.ID, error) {
+// id on, and returns it with the directory's name ("<id>", or in a Rust jp
+// workspace the Rust jp's "<id>-<slug>" when there is a title). os.Mkdir
+// is the claim, so two processes never get the same ID.
+func claimID(convs, root string, id conversation.ID, f conversation.Format, title string) (conversation.ID, string, error) {
+	taken := func(parent string, id conversation.ID) (bool, error) {
+		if f != conversation.FormatRust {
+			return exists(filepath.Join(parent, string(id)))
+		}
+		name, err := findConvDir(parent, id, f)
+		if name == "" && err == nil {
+			return exists(filepath.Join(parent, string(id)))
+		}
+		return name != "", err
+	}
 	for range 100_000 {
 		if root != "" {
-			taken, err := exists(projDir(root, id))
+			t, err := taken(projConvs(root), id)
 			if err != nil {
-				return "", fmt.Errorf("create conversation %s: %w", id, err)
+				return "", "", fmt.Errorf("create conversation %s: %w", id, err)
 			}
-			if taken {
+			if t {
 				id = id.Next()
 				continue
 			}
 		}
-		err := os.Mkdir(filepath.Join(convs, string(id)), 0o700)
+		if f == conversation.FormatRust {
+			if t, err := taken(convs, id); err != nil || t {
+				if err != nil {
+					return "", "", fmt.Errorf("create conversation %s: %w", id, err)
+				}
+				id = id.Next()
+				continue
+			}
+		}
+		name := string(id)
+		if f == conversation.FormatRust {
+			name = rustDirName(id, title)
+		}
+		err := os.Mkdir(filepath.Join(convs, name), 0o700)
 		if errors.Is(err, fs.ErrExist) {
 			id = id.Next()
 			continue
 		}
 		if err != nil {
-			return "", fmt.Errorf("create conversation %s: %w", id, err)
+			return "", "", fmt.Errorf("create conversation %s: %w", id, err)
 		}
-		return id, nil
+		return id, name, nil
 	}
-	return "", fmt.Errorf("create conversation: no free ID after %s in %s", id, convs)
+	return "", "", fmt.Errorf("create conversation: no free ID after %s in %s", id, convs)
 }
 
 // initConversation writes the files of a new conversation, metadata.json
 // last, and projects it.
-func (s *Store) initConversation(dir string, loc workspace.Location, id conversation.ID, nc ports.NewConversation, now time.Time) error {
+func (s *Store) initConversation(dir, name string, loc workspace.Location, id conversation.ID, nc ports.NewConversation, now time.Time, f conversation.Format) error {
 	events := []byte("[]\n")
 	if err := s.writeFile(filepath.Join(dir, eventsFile), events, 0o600); err != nil {
 		return fmt.Errorf("create conversation %s: %w", id, err)
@@ -208,7 +254,7 @@ func (s *Store) initConversation(dir string, loc workspace.Location, id conversa
 			return fmt.Errorf("create conversation %s: %w", id, err)
 		}
 	}
-	meta := conversation.Metadata{Title: nc.Title, CreatedAt: now, LastActivatedAt: now}
+	meta := conversation.Metadata{Title: nc.Title, CreatedAt: now, LastActivatedAt: now, Format: f}
 	if err := s.writeJSON(filepath.Join(dir, metadataFile), meta, 0o600); err != nil {
 		return fmt.Errorf("create conversation %s: %w", id, err)
 	}
@@ -218,7 +264,7 @@ func (s *Store) initConversation(dir string, loc workspace.Location, id conversa
 	if nc.Local || loc.Root == "" {
 		return nil
 	}
-	return s.projectFiles(loc.Root, id, dir, events)
+	return s.projectFiles(filepath.Join(projConvs(loc.Root), name), id, dir, events)
 }
 
 // Remove deletes the conversation from the silo and from loc.Root's

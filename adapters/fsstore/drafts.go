@@ -33,7 +33,11 @@ func (s *Store) DraftPath(loc workspace.Location, id conversation.ID) string {
 	if silo == "" {
 		silo = filepath.Join(s.dataDir, workspaceDir, workspace.SiloName(slugFor(loc.Root), loc.ID))
 	}
-	return filepath.Join(silo, convsDir, string(id), draftFile)
+	convs := filepath.Join(silo, convsDir)
+	if name, err := findConvDir(convs, id, s.formatOf(loc, silo)); err == nil && name != "" {
+		return filepath.Join(convs, name, draftFile)
+	}
+	return filepath.Join(convs, string(id), draftFile)
 }
 
 // ReadDraft returns the draft and its revision. A missing draft is a

@@ -58,12 +58,13 @@ func readSiloEvents(dir string) (siloEvents, error) {
 		if err := json.Unmarshal(l, &e); err != nil {
 			return se, &ports.CorruptError{Path: logPath, Err: fmt.Errorf("line %d: %w", i+1, err)}
 		}
-		if folded[e.ID] {
+		if e.ID != "" && folded[e.ID] {
 			se.dups++
 			continue
 		}
 		se.events = append(se.events, e)
 	}
+	conversation.FillIDs(se.events)
 	return se, nil
 }
 
@@ -136,7 +137,7 @@ func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversat
 	var buf bytes.Buffer
 	turnEnd := false
 	for _, e := range evs {
-		b, err := json.Marshal(e)
+		b, err := e.Stored(p.format)
 		if err != nil {
 			return fmt.Errorf("append to conversation %s: encode event %q: %w", id, e.ID, err)
 		}
@@ -148,7 +149,7 @@ func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversat
 	if !p.inSilo {
 		src = p.projConv
 	}
-	meta, err := readMeta(src)
+	meta, err := readMeta(src, id, p.archived())
 	if err != nil {
 		return fmt.Errorf("append to conversation %s: %w", id, err)
 	}
@@ -183,14 +184,14 @@ func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversat
 	if !turnEnd && st.logSize < s.foldThreshold {
 		return nil
 	}
-	events, err := s.fold(p.siloConv, st)
+	events, err := s.fold(p.siloConv, st, p.format)
 	if err != nil {
 		return fmt.Errorf("append to conversation %s: %w", id, err)
 	}
 	if st.local || loc.Root == "" {
 		return nil
 	}
-	return s.projectFiles(loc.Root, id, p.siloConv, events)
+	return s.projectFiles(p.projConv, id, p.siloConv, events)
 }
 
 // appendLog appends whole lines to events.log with one write and fsyncs it.
@@ -224,7 +225,7 @@ func (s *Store) appendLog(dir string, data []byte, st *streamState) error {
 // already there), then removal of the log. A crash between the two leaves
 // log events that readers recognise as folded by their IDs. It returns
 // the new events.json, or nil when there was no log to fold.
-func (s *Store) fold(dir string, st *streamState) ([]byte, error) {
+func (s *Store) fold(dir string, st *streamState, f conversation.Format) ([]byte, error) {
 	logPath := filepath.Join(dir, logFile)
 	raw, err := os.ReadFile(logPath)
 	if isNotExist(err) || (err == nil && len(raw) == 0) {
@@ -247,7 +248,7 @@ func (s *Store) fold(dir string, st *streamState) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if merged, err = conversation.EncodeEvents(se.events); err != nil {
+		if merged, err = conversation.EncodeStoredEvents(se.events, f); err != nil {
 			return nil, fmt.Errorf("fold events: %w", err)
 		}
 	}

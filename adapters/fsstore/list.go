@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -16,6 +18,7 @@ import (
 // listJob is one conversation directory to read for List.
 type listJob struct {
 	id      conversation.ID
+	name    string               // directory, relative to the conversations directory
 	storage conversation.Storage // WorkspaceOnly: read from the projection
 }
 
@@ -46,10 +49,20 @@ func (s *Store) List(ctx context.Context, loc workspace.Location) ([]conversatio
 		defer siloDir.close()
 	}
 	if loc.Root != "" {
-		if projNames, projDir, err = openListed(filepath.Join(loc.Root, dotJP, convsDir)); err != nil {
+		if projNames, projDir, err = openListed(projConvs(loc.Root)); err != nil {
 			return nil, fmt.Errorf("list conversations: %w", err)
 		}
 		defer projDir.close()
+	}
+	if s.formatOf(loc, silo) == conversation.FormatRust {
+		if siloNames, err = withArchive(siloNames, filepath.Join(silo, convsDir)); err != nil {
+			return nil, fmt.Errorf("list conversations: %w", err)
+		}
+		if loc.Root != "" {
+			if projNames, err = withArchive(projNames, projConvs(loc.Root)); err != nil {
+				return nil, fmt.Errorf("list conversations: %w", err)
+			}
+		}
 	}
 	jobs := planList(siloNames, projNames)
 	out := make([]conversation.Summary, len(jobs))
@@ -94,30 +107,66 @@ func openListed(dir string) ([]string, dirHandle, error) {
 	return names, d, err
 }
 
-// planList pairs silo and projection entries into jobs.
+// withArchive adds the entries of the Rust jp's archive under convs to
+// names, as ".archive/<name>".
+func withArchive(names []string, convs string) ([]string, error) {
+	if !slices.Contains(names, archiveDir) {
+		return names, nil
+	}
+	archived, err := readDirNames(filepath.Join(convs, archiveDir))
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range archived {
+		names = append(names, filepath.Join(archiveDir, n))
+	}
+	return names, nil
+}
+
+// listName maps a listed entry to its conversation: "<id>", or the Rust
+// jp's "<id>-<slug>" and ".archive/<name>".
+func listName(n string) (conversation.ID, bool) {
+	if isConvName(n) {
+		return conversation.ID(n), true
+	}
+	return convID(strings.TrimPrefix(n, archiveDir+string(filepath.Separator)))
+}
+
+// planList pairs silo and projection entries into jobs, one per
+// conversation (the first name in sorted order when the Rust jp left two
+// directories for one ID).
 func planList(siloNames, projNames []string) []listJob {
-	inProj := make(map[string]bool, len(projNames))
+	inProj := make(map[conversation.ID]string, len(projNames))
 	for _, n := range projNames {
-		if isConvName(n) {
-			inProj[n] = true
+		if id, ok := listName(n); ok {
+			if cur, dup := inProj[id]; !dup || n < cur {
+				inProj[id] = n
+			}
 		}
 	}
 	jobs := make([]listJob, 0, len(siloNames)+len(projNames))
-	inSilo := make(map[string]bool, len(siloNames))
+	inSilo := make(map[conversation.ID]int, len(siloNames))
 	for _, n := range siloNames {
-		if !isConvName(n) {
+		id, ok := listName(n)
+		if !ok {
 			continue
 		}
-		inSilo[n] = true
+		if i, dup := inSilo[id]; dup {
+			if n < jobs[i].name {
+				jobs[i].name = n
+			}
+			continue
+		}
+		inSilo[id] = len(jobs)
 		st := conversation.StorageUserLocal
-		if inProj[n] {
+		if _, ok := inProj[id]; ok {
 			st = conversation.StorageBoth
 		}
-		jobs = append(jobs, listJob{id: conversation.ID(n), storage: st})
+		jobs = append(jobs, listJob{id: id, name: n, storage: st})
 	}
-	for n := range inProj {
-		if !inSilo[n] {
-			jobs = append(jobs, listJob{id: conversation.ID(n), storage: conversation.StorageWorkspaceOnly})
+	for id, n := range inProj {
+		if _, ok := inSilo[id]; !ok {
+			jobs = append(jobs, listJob{id: id, name: n, storage: conversation.StorageWorkspaceOnly})
 		}
 	}
 	return jobs
@@ -127,7 +176,7 @@ func planList(siloNames, projNames []string) []listJob {
 // directory without metadata.json (being created or removed).
 func readSummary(d dirHandle, j listJob, buf *[]byte) (conversation.Summary, bool, error) {
 	sum := conversation.Summary{ID: j.id, Storage: j.storage}
-	rel := string(j.id) + string(filepath.Separator) + metadataFile
+	rel := j.name + string(filepath.Separator) + metadataFile
 	b, err := d.readFile(rel, buf)
 	if isNotExist(err) || errors.Is(err, syscall.ENOTDIR) {
 		return sum, false, nil
@@ -138,10 +187,13 @@ func readSummary(d dirHandle, j listJob, buf *[]byte) (conversation.Summary, boo
 	if err := decodeMetadata(d.path, rel, b, &sum.Metadata); err != nil {
 		return sum, false, err
 	}
+	if m := &sum.Metadata; m.CreatedAt.IsZero() || !m.HasEventsCount || isArchivedRel(j.name) {
+		completeMeta(m, j.id, filepath.Join(d.path, j.name), isArchivedRel(j.name))
+	}
 	if j.storage == conversation.StorageWorkspaceOnly {
 		return sum, true, nil
 	}
-	rel = string(j.id) + string(filepath.Separator) + localMetaFile
+	rel = j.name + string(filepath.Separator) + localMetaFile
 	b, err = d.readFile(rel, buf)
 	if isNotExist(err) {
 		return sum, true, nil

@@ -1,6 +1,7 @@
 package fsstore
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -24,7 +25,7 @@ func (s *Store) UpdateMetadata(ctx context.Context, loc workspace.Location, id c
 	if !p.inSilo {
 		src = p.projConv
 	}
-	meta, err := readMeta(src)
+	meta, err := readMeta(src, id, p.archived())
 	if err != nil {
 		return fmt.Errorf("update metadata of conversation %s: %w", id, err)
 	}
@@ -59,12 +60,12 @@ func (s *Store) UpdateMetadata(ctx context.Context, loc workspace.Location, id c
 	}
 	var events []byte
 	if st != nil && st.logSize > 0 {
-		if events, err = s.fold(p.siloConv, st); err != nil {
+		if events, err = s.fold(p.siloConv, st, p.format); err != nil {
 			s.dropStream(p.siloConv)
 			return fmt.Errorf("update metadata of conversation %s: %w", id, err)
 		}
 	}
-	return s.projectFiles(loc.Root, id, p.siloConv, events)
+	return s.projectFiles(p.projConv, id, p.siloConv, events)
 }
 
 // LocalMetadata reads metadata.local.json; it is the zero value when the
@@ -140,7 +141,7 @@ func (s *Store) importConversation(loc workspace.Location, id conversation.ID, p
 	if err != nil {
 		return err
 	}
-	dir := filepath.Join(silo, convsDir, string(id))
+	dir := filepath.Join(silo, convsDir, p.name)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("import conversation %s: %w", id, err)
 	}
@@ -149,6 +150,9 @@ func (s *Store) importConversation(loc workspace.Location, id conversation.ID, p
 		return fmt.Errorf("import conversation %s: %w", id, err)
 	}
 	if err := s.writeFile(filepath.Join(dir, eventsFile), evs, 0o600); err != nil {
+		return fmt.Errorf("import conversation %s: %w", id, err)
+	}
+	if err := s.copyBaseConfig(p.projConv, dir); err != nil {
 		return fmt.Errorf("import conversation %s: %w", id, err)
 	}
 	if err := s.writeFile(filepath.Join(dir, metadataFile), meta, 0o600); err != nil {
@@ -167,8 +171,7 @@ func (s *Store) importConversation(loc workspace.Location, id conversation.ID, p
 // marker readers look for, comes last). Other files in the projection
 // directory are left alone. The caller has folded the log; events is the
 // silo's events.json when the caller holds it (nil: it is read).
-func (s *Store) projectFiles(root string, id conversation.ID, siloConv string, events []byte) error {
-	dir := projDir(root, id)
+func (s *Store) projectFiles(dir string, id conversation.ID, siloConv string, events []byte) error {
 	existed, err := exists(dir)
 	if err != nil {
 		return fmt.Errorf("project conversation %s: %w", id, err)
@@ -193,8 +196,27 @@ func (s *Store) projectFiles(root string, id conversation.ID, siloConv string, e
 	if err := s.writeFile(filepath.Join(dir, eventsFile), events, 0o644); err != nil {
 		return fmt.Errorf("project conversation %s: %w", id, err)
 	}
+	if err := s.copyBaseConfig(siloConv, dir); err != nil {
+		return fmt.Errorf("project conversation %s: %w", id, err)
+	}
 	if err := s.writeFile(filepath.Join(dir, metadataFile), meta, 0o644); err != nil {
 		return fmt.Errorf("project conversation %s: %w", id, err)
 	}
 	return nil
+}
+
+// copyBaseConfig copies the Rust jp's base_config.json of a conversation
+// from directory src to dst when src has one and dst has none or another.
+func (s *Store) copyBaseConfig(src, dst string) error {
+	b, err := os.ReadFile(filepath.Join(src, baseConfigFile))
+	if isNotExist(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if cur, err := os.ReadFile(filepath.Join(dst, baseConfigFile)); err == nil && bytes.Equal(cur, b) {
+		return nil
+	}
+	return s.writeFile(filepath.Join(dst, baseConfigFile), b, 0o644)
 }

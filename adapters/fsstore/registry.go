@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/workspace"
 	"github.com/jpcli/jp/ports"
 )
@@ -343,11 +344,14 @@ func (s *Store) CountConversations(ctx context.Context, id workspace.ID) (int, e
 	if err != nil {
 		return 0, fmt.Errorf("count conversations of workspace %s: %w", id, err)
 	}
-	n := 0
+	if names, err = withArchive(names, filepath.Join(silo, convsDir)); err != nil {
+		return 0, fmt.Errorf("count conversations of workspace %s: %w", id, err)
+	}
+	seen := make(map[conversation.ID]bool, len(names))
 	for _, name := range names {
-		if isConvName(name) {
-			n++
+		if cid, ok := listName(name); ok {
+			seen[cid] = true
 		}
 	}
-	return n, nil
+	return len(seen), nil
 }

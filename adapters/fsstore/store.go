@@ -86,6 +86,9 @@ type Store struct {
 	// streams caches the invariant state of conversations this process
 	// appended to, keyed by silo conversation directory.
 	streams map[string]*streamState
+	// formats caches the stored form of the workspace at a checkout root
+	// (or, without one, a silo): see formatOf.
+	formats map[string]conversation.Format
 	convMu  [64]sync.Mutex // striped per-conversation write locks
 }
 
@@ -129,6 +132,7 @@ func New(dataDir string, clock ports.Clock, opts ...Option) (*Store, error) {
 		fsync:         true,
 		silos:         map[workspace.ID]string{},
 		streams:       map[string]*streamState{},
+		formats:       map[string]conversation.Format{},
 	}
 	for _, o := range opts {
 		o(s)

@@ -81,7 +81,7 @@ func (s *Store) streamFor(p place) (*streamState, error) {
 	if st := s.cachedStream(p.siloConv); st != nil {
 		return st, nil
 	}
-	return s.loadStream(p.siloConv)
+	return s.loadStream(p.siloConv, p.format)
 }
 
 // loadStream reads a silo conversation's events and builds its state. What
@@ -89,7 +89,7 @@ func (s *Store) streamFor(p place) (*streamState, error) {
 // log left inconsistent (a partial last line, or events a fold had already
 // moved into events.json) is repaired by rewriting events.json with the
 // sequence readers see and removing the log.
-func (s *Store) loadStream(dir string) (*streamState, error) {
+func (s *Store) loadStream(dir string, f conversation.Format) (*streamState, error) {
 	sweepTemps(dir)
 	se, err := readSiloEvents(dir)
 	if err != nil {
@@ -98,7 +98,7 @@ func (s *Store) loadStream(dir string) (*streamState, error) {
 	jsonPath := filepath.Join(dir, eventsFile)
 	fi, err := os.Stat(jsonPath)
 	if se.partial || se.dups > 0 || isNotExist(err) {
-		if err := s.rewriteEvents(dir, se.events); err != nil {
+		if err := s.rewriteEvents(dir, se.events, f); err != nil {
 			return nil, err
 		}
 		fi, err = os.Stat(jsonPath)
@@ -123,9 +123,11 @@ func (s *Store) loadStream(dir string) (*streamState, error) {
 	return st, nil
 }
 
-// rewriteEvents replaces events.json with evs and removes the log.
-func (s *Store) rewriteEvents(dir string, evs []conversation.Event) error {
-	b, err := conversation.EncodeEvents(evs)
+// rewriteEvents replaces events.json with evs and removes the log. Events
+// read from the files are written back as they were stored (unknown fields
+// and types included); f is the form of any others.
+func (s *Store) rewriteEvents(dir string, evs []conversation.Event, f conversation.Format) error {
+	b, err := conversation.EncodeStoredEvents(evs, f)
 	if err != nil {
 		return fmt.Errorf("rewrite events in %s: %w", dir, err)
 	}

@@ -323,7 +323,6 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-
 // decodeQuestion reads an inquiry question: jp's string, or the Rust jp's
 // object {text, answer_type: {type}, default}.
 func (e *Event) decodeQuestion(q json.RawMessage) error {
