@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 
 	"github.com/jpcli/jp/app"
 	"github.com/jpcli/jp/domain/conversation"
@@ -117,6 +118,10 @@ func (c *ConversationShowCmd) Run(rt *Runtime) error {
 func writeEvent(w io.Writer, e conversation.Event) {
 	switch e.Type {
 	case conversation.EventTypeTurnStart:
+		if e.Root == "" { // the Rust jp records no root
+			fmt.Fprintf(w, "\n── turn (%s)\n", e.Timestamp.Local().Format("2006-01-02 15:04:05"))
+			break
+		}
 		fmt.Fprintf(w, "\n── turn in %s (%s)\n", e.Root, e.Timestamp.Local().Format("2006-01-02 15:04:05"))
 	case conversation.EventTypeChatRequest:
 		who := "you"
@@ -148,7 +153,24 @@ func writeEvent(w io.Writer, e conversation.Event) {
 		fmt.Fprintf(w, "[answer %s] %s\n", e.InquiryID, ans)
 	case conversation.EventTypeTurnEnd:
 		fmt.Fprintf(w, "── turn %s\n", e.Outcome)
+	case conversation.EventTypeForeign:
+		if paths, ok := e.ConfigChanges(); ok {
+			fmt.Fprintf(w, "[config changed] %s\n", noControl(strings.Join(paths, ", ")))
+			break
+		}
+		fmt.Fprintf(w, "[%s event, kept as stored]\n", noControl(e.Kind))
 	}
+}
+
+// noControl replaces control characters in a name read from a file, so
+// that it cannot steer the terminal.
+func noControl(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return '?'
+		}
+		return r
+	}, s)
 }
 
 func compactJSON(b json.RawMessage) string {

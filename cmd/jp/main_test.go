@@ -65,6 +65,8 @@ func TestScripts(t *testing.T) {
 			"holdlock":  cmdHoldLock,
 			"wsid":      cmdWorkspaceID,
 			"lastconv":  cmdLastConversation,
+			"rustws":    cmdRustWorkspace,
+			"keptevents": cmdKeptEvents,
 		},
 	})
 }
@@ -178,7 +180,9 @@ func cmdWorkspaceID(ts *testscript.TestScript, neg bool, args []string) {
 
 // checkoutID is the workspace ID in DIR/.jp/.id.
 func checkoutID(ts *testscript.TestScript, dir string) string {
-	return strings.TrimSpace(ts.ReadFile(filepath.Join(dir, ".jp", ".id")))
+	id, _, err := workspace.ParseIDFile(ts.ReadFile(filepath.Join(dir, ".jp", ".id")))
+	ts.Check(err)
+	return string(id)
 }
 
 // lastconv VAR DIR sets VAR to the ID of the most recently active

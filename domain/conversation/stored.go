@@ -5,6 +5,9 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -136,37 +139,66 @@ func encodeBase64Strings(raw json.RawMessage) json.RawMessage {
 	return mapStrings(raw, func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) })
 }
 
+// mapStrings applies fn to every string value of a JSON tree, keeping
+// keys, their order and numbers as they were.
 func mapStrings(raw json.RawMessage, fn func(string) string) json.RawMessage {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		return raw
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return raw
+	var out bytes.Buffer
+	type frame struct {
+		object bool
+		n      int // tokens written in this container
 	}
-	out, err := json.Marshal(walkStrings(v, fn))
-	if err != nil {
-		return raw
-	}
-	return out
-}
-
-func walkStrings(v any, fn func(string) string) any {
-	switch x := v.(type) {
-	case string:
-		return fn(x)
-	case []any:
-		for i := range x {
-			x[i] = walkStrings(x[i], fn)
+	var stack []frame
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
 		}
-	case map[string]any:
-		for k := range x {
-			x[k] = walkStrings(x[k], fn)
+		if err != nil {
+			return raw
+		}
+		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+			out.WriteByte(byte(d))
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		isKey := false
+		if n := len(stack); n > 0 {
+			f := &stack[n-1]
+			if f.n > 0 {
+				if f.object && f.n%2 == 1 {
+					out.WriteByte(':')
+				} else {
+					out.WriteByte(',')
+				}
+			}
+			isKey = f.object && f.n%2 == 0
+			f.n++
+		}
+		switch v := tok.(type) {
+		case json.Delim:
+			out.WriteByte(byte(v))
+			stack = append(stack, frame{object: v == '{'})
+			continue
+		case string:
+			if !isKey {
+				v = fn(v)
+			}
+			b, _ := json.Marshal(v)
+			out.Write(b)
+		case json.Number:
+			out.WriteString(v.String())
+		case bool:
+			out.WriteString(strconv.FormatBool(v))
+		case nil:
+			out.WriteString("null")
 		}
 	}
-	return v
+	return out.Bytes()
 }
 
 // compact returns b without insignificant white space, on one line.
@@ -316,4 +348,53 @@ func (e Event) rustJSON() ([]byte, error) {
 		return object(append(withID, field{"outcome", e.Outcome})...)
 	}
 	return nil, fmt.Errorf("encode event %q: type %s cannot be stored", e.ID, e.Type)
+}
+
+// ConfigChanges summarises a config_delta event (the Rust jp records a
+// conversation's configuration changes so) as the dot paths it sets, in
+// order, and "reset" for a reset. ok is false for any other event.
+func (e Event) ConfigChanges() (paths []string, ok bool) {
+	if e.Type != EventTypeForeign || e.Kind != "config_delta" {
+		return nil, false
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(e.Raw, &obj) != nil {
+		return nil, true
+	}
+	if string(obj["op"]) == `"reset"` {
+		return []string{"reset"}, true
+	}
+	tree := obj
+	if d, found := obj["delta"]; found {
+		tree = nil
+		_ = json.Unmarshal(d, &tree)
+	} else {
+		for _, k := range []string{"type", "timestamp", "op", "unsets", "event_id"} {
+			delete(tree, k)
+		}
+	}
+	var walk func(prefix string, m map[string]json.RawMessage)
+	walk = func(prefix string, m map[string]json.RawMessage) {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			var sub map[string]json.RawMessage
+			if json.Unmarshal(m[k], &sub) == nil && len(sub) > 0 {
+				walk(prefix+k+".", sub)
+				continue
+			}
+			paths = append(paths, prefix+k)
+		}
+	}
+	walk("", tree)
+	var unsets []string
+	if json.Unmarshal(obj["unsets"], &unsets) == nil {
+		for _, u := range unsets {
+			paths = append(paths, "-"+u)
+		}
+	}
+	return paths, true
 }

@@ -137,7 +137,7 @@ func TestRustFormatRoundTrip(t *testing.T) {
 	}
 	for _, want := range []string{
 		`{"type":"turn_start","timestamp":"2026-01-02 03:04:05.678901","metadata":{"event_id":"ZTE=","root":"L3NyYy9wcm9q"}}`,
-		`"type":"tool_call_request","timestamp":"2026-01-02 03:04:05.678901","event_id":"e4","id":"c1","name":"fs_read","arguments":{"n":[1,"eA=="],"path":"YS5nbw=="}`,
+		`"type":"tool_call_request","timestamp":"2026-01-02 03:04:05.678901","event_id":"e4","id":"c1","name":"fs_read","arguments":{"path":"YS5nbw==","n":[1,"eA=="]}`,
 		`"id":"c1","content":"cGFja2FnZSBhCg==","is_error":true`,
 		`"question":{"answer_type":{"type":"text"},"text":"Token?"}`,
 		`{"type":"turn_end","timestamp":"2026-01-02 03:04:05.678901","event_id":"e9","outcome":"completed"}`,
@@ -183,5 +183,29 @@ func TestParseTime(t *testing.T) {
 		if (err == nil) != tt.ok || rust != tt.rust {
 			t.Errorf("ParseTime(%q) = rust %v, %v", tt.in, rust, err)
 		}
+	}
+}
+
+func TestConfigChanges(t *testing.T) {
+	evs, err := DecodeEvents([]byte(`[
+{"type":"config_delta","timestamp":"2025-03-04 10:11:12.000000","delta":{"assistant":{"model":{"id":"x"}},"style":{"code":{"copy_link":true}}},"unsets":["assistant.tools"]},
+{"type":"config_delta","timestamp":"2025-03-04 10:11:12.000000","conversation":{"title":{"generate":{"auto":false}}}},
+{"type":"config_delta","timestamp":"2025-03-04 10:11:12.000000","op":"reset"},
+{"type":"turn_start","timestamp":"2025-03-04 10:11:12.000000"}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range [][]string{
+		{"assistant.model.id", "style.code.copy_link", "-assistant.tools"},
+		{"conversation.title.generate.auto"},
+		{"reset"},
+	} {
+		got, ok := evs[i].ConfigChanges()
+		if !ok || !reflect.DeepEqual(got, want) {
+			t.Errorf("event %d: %v %v, want %v", i, got, ok, want)
+		}
+	}
+	if _, ok := evs[3].ConfigChanges(); ok {
+		t.Error("a turn_start is not a config change")
 	}
 }
