@@ -55,6 +55,11 @@ func (s *Store) UpdateMetadata(ctx context.Context, loc workspace.Location, id c
 	if err := s.writeJSON(filepath.Join(p.siloConv, metadataFile), meta, 0o600); err != nil {
 		return fmt.Errorf("update metadata of conversation %s: %w", id, err)
 	}
+	if p.format == conversation.FormatRust && meta.Archived() != p.archived() {
+		if err := s.moveArchived(&p, meta.Archived()); err != nil {
+			return fmt.Errorf("update metadata of conversation %s: %w", id, err)
+		}
+	}
 	if !project {
 		return nil
 	}
@@ -66,6 +71,58 @@ func (s *Store) UpdateMetadata(ctx context.Context, loc workspace.Location, id c
 		}
 	}
 	return s.projectFiles(p.projConv, id, p.siloConv, events)
+}
+
+// moveArchived moves a conversation of a Rust jp workspace into the Rust
+// jp's archive (.archive/) or out of it, in the silo and in the
+// projection, so that both jps agree on what is archived. Each move is one
+// rename of the directory.
+func (s *Store) moveArchived(p *place, archive bool) error {
+	base := filepath.Base(p.name)
+	name := base
+	if archive {
+		name = filepath.Join(archiveDir, base)
+	}
+	move := func(from string, present bool) (string, error) {
+		if from == "" {
+			return "", nil
+		}
+		convs := filepath.Dir(from)
+		if isArchivedRel(p.name) {
+			convs = filepath.Dir(convs)
+		}
+		to := filepath.Join(convs, name)
+		if !present {
+			return to, nil
+		}
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			return "", err
+		}
+		if ok, err := exists(to); err != nil || ok {
+			if ok {
+				err = fmt.Errorf("move to %s: it exists", to)
+			}
+			return "", err
+		}
+		if err := os.Rename(from, to); err != nil {
+			return "", err
+		}
+		if err := s.syncDir(filepath.Dir(from)); err != nil {
+			return "", err
+		}
+		return to, s.syncDir(filepath.Dir(to))
+	}
+	s.dropStream(p.siloConv)
+	silo, err := move(p.siloConv, p.inSilo)
+	if err != nil {
+		return err
+	}
+	proj, err := move(p.projConv, p.inProj)
+	if err != nil {
+		return err
+	}
+	p.siloConv, p.projConv, p.name = silo, proj, name
+	return nil
 }
 
 // LocalMetadata reads metadata.local.json; it is the zero value when the

@@ -345,3 +345,87 @@ func TestRustDirName(t *testing.T) {
 		}
 	}
 }
+
+// TestArchiveInRustWorkspace: archiving moves the directories into the
+// Rust jp's .archive/, unarchiving moves them out.
+func TestArchiveInRustWorkspace(t *testing.T) {
+	s, clock, loc := rustScene(t)
+	ctx := context.Background()
+	convs := filepath.Join(loc.Root, ".jp", "conversations")
+	if err := s.UpdateMetadata(ctx, loc, rustArchived, func(m *conversation.Metadata) error {
+		m.ArchivedAt = nil
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	silo, _ := s.siloDir(loc.ID)
+	for _, dir := range []string{convs, filepath.Join(silo, "conversations")} {
+		if ok, _ := exists(filepath.Join(dir, "17300000000-old-idea", "events.json")); !ok {
+			t.Errorf("unarchived conversation not moved out of %s/.archive", dir)
+		}
+	}
+	if got, err := s.Get(ctx, loc, rustArchived); err != nil || got.Metadata.Archived() {
+		t.Errorf("after unarchive: %+v, %v", got.Metadata, err)
+	}
+	now := clock.Now()
+	if err := s.UpdateMetadata(ctx, loc, rustConv, func(m *conversation.Metadata) error {
+		m.ArchivedAt = &now
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{convs, filepath.Join(silo, "conversations")} {
+		if ok, _ := exists(filepath.Join(dir, ".archive", rustConvDir, "base_config.json")); !ok {
+			t.Errorf("archived conversation not in %s/.archive", dir)
+		}
+		if ok, _ := exists(filepath.Join(dir, rustConvDir)); ok {
+			t.Errorf("archived conversation left in %s", dir)
+		}
+	}
+	sums, err := s.List(ctx, loc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sum := range sums {
+		if (sum.ID == rustConv) != sum.Metadata.Archived() {
+			t.Errorf("%s archived = %v", sum.ID, sum.Metadata.Archived())
+		}
+	}
+	if err := s.Append(ctx, loc, rustConv, rustTurn(now, loc.Root)...); err != nil {
+		t.Fatalf("append to an archived conversation: %v", err)
+	}
+}
+
+// TestStorageDocRustExample: the stored tool call shown in docs/storage.md
+// is what jp writes in a Rust jp workspace.
+func TestStorageDocRustExample(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/storage.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(doc), "## Coming from the Rust jp")
+	if !ok {
+		t.Fatal(`docs/storage.md has no "Coming from the Rust jp" section`)
+	}
+	_, block, ok := strings.Cut(sec, "```json\n")
+	block, _, ok2 := strings.Cut(block, "\n```")
+	if !ok || !ok2 {
+		t.Fatal("the section has no json example")
+	}
+	e := conversation.Event{
+		Type: conversation.EventTypeToolCallRequest, ID: "a1b2c3d4e5f60718",
+		Timestamp: time.Date(2025, 2, 19, 21, 25, 0, 0, time.UTC),
+		CallID:    "call_1", Name: "fs_read_file", Arguments: json.RawMessage(`{"path":"Makefile"}`),
+	}
+	got, err := e.Stored(conversation.FormatRust)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != block {
+		t.Errorf("docs/storage.md shows\n%s\njp writes\n%s", block, got)
+	}
+	var back conversation.Event
+	if err := json.Unmarshal([]byte(block), &back); err != nil || back.CallID != "call_1" || string(back.Arguments) != `{"path":"Makefile"}` {
+		t.Errorf("the example reads back as %+v, %v", back, err)
+	}
+}
