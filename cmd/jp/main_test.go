@@ -58,14 +58,14 @@ func TestScripts(t *testing.T) {
 			return os.MkdirAll(filepath.Join(work, "home"), 0o755)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"cpid":      cmdCopyID,
-			"silo":      cmdSilo,
-			"unchanged": cmdUnchanged,
-			"lines":     cmdLines,
-			"holdlock":  cmdHoldLock,
-			"wsid":      cmdWorkspaceID,
-			"lastconv":  cmdLastConversation,
-			"rustws":    cmdRustWorkspace,
+			"cpid":       cmdCopyID,
+			"silo":       cmdSilo,
+			"unchanged":  cmdUnchanged,
+			"lines":      cmdLines,
+			"holdlock":   cmdHoldLock,
+			"wsid":       cmdWorkspaceID,
+			"lastconv":   cmdLastConversation,
+			"rustws":     cmdRustWorkspace,
 			"keptevents": cmdKeptEvents,
 		},
 	})
