@@ -57,6 +57,8 @@ type step struct {
 	Block     bool   `json:"block,omitempty"`      // record lines until stdin ends
 	Kill      bool   `json:"kill,omitempty"`       // SIGKILL itself
 	SDK       string `json:"sdk,omitempty"`        // run an SDK scenario instead
+	Times     int    `json:"times,omitempty"`      // with Send: write the line this many times
+	Hang      bool   `json:"hang,omitempty"`       // never read or write again, never exit
 }
 
 func send(line string) step    { return step{Send: line} }
@@ -96,7 +98,12 @@ func runDriver(stepsJSON, outPath string) int {
 	for _, s := range steps {
 		switch {
 		case s.Send != "":
-			fmt.Fprintln(w, s.Send)
+			for range max(1, s.Times) {
+				fmt.Fprintln(w, s.Send)
+			}
+		case s.Hang:
+			w.Flush()
+			select {}
 		case s.Flood > 0:
 			for i := range s.Flood {
 				fmt.Fprintf(w, `{"type":"print","text":"line %d\n"}`+"\n", i)

@@ -179,7 +179,7 @@ func (s *session) runDelegated(c *checkout, req plugin.Query, d *delegation) plu
 		// A turn loads its checkout, as jp query does: it is recorded in the
 		// roots registry (last_used).
 		if err := s.h.reg.Register(ctx, ports.Found{ID: c.loc.ID, Root: c.loc.Root}); err != nil {
-			return errorReply(hdr, fmt.Errorf("register checkout %s: %w", c.loc.Root, err))
+			return errorReply(hdr, err) // it names the checkout
 		}
 	}
 	q := s.h.query.Delegate(&pushPrinter{s: s, id: req.ID}, d, DelegateHooks{

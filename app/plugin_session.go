@@ -28,9 +28,11 @@ const drainGrace = 2 * time.Second
 // holds. The loop goroutine reads lines and routes them; a request that
 // may wait (a prompt, a lock) and carries an id is served on its own
 // goroutine, so answers may come out of order; the rest are served on
-// the loop, in order. Writes to the plugin go through
-// the transport's writer lock, which is held for one line only: never
-// across a prompt.
+// the loop, in order. Writes to the plugin are queued in the outbox and
+// written by one writer goroutine, so the loop never waits on a plugin
+// that does not read: it goes on reading and handles exit whatever is
+// still queued; a plugin that takes no line for
+// plugins.write_timeout_secs is stopped.
 //
 //	spawn ─► init ─► (ready within ReadyTimeout) ─► requests ... ─┬─► exit ─► wait ─► done
 //	                                                              ├─► EOF (crash) ───► done, exit 1
@@ -72,6 +74,10 @@ type session struct {
 	out   outputState
 
 	shutdownTimeout time.Duration
+	writeTimeout    time.Duration
+	outq            *outbox
+	wcancel         context.CancelFunc
+	stalled         atomic.Pointer[UserError] // set when the plugin was stopped for not reading
 	stopOnce        sync.Once
 	stopDone        chan struct{} // closed when the shutdown message went out
 	interrupted     atomic.Bool
@@ -89,6 +95,7 @@ func newSession(h *PluginHost, in PluginRunInput, conn ports.PluginTransport, b 
 		locks:     heldLocks{m: map[string]func() error{}},
 		turns:     delegations{running: map[string]*delegation{}},
 		hctx:      hctx, hcancel: hcancel, pctx: pctx, pcancel: pcancel, slots: make(chan struct{}, maxInFlight), stopDone: make(chan struct{}),
+		outq: newOutbox(),
 	}
 	if b.scope == workspace.ScopeSingle {
 		s.single = s.checkouts.get(b.loc)
@@ -100,6 +107,9 @@ func newSession(h *PluginHost, in PluginRunInput, conn ports.PluginTransport, b 
 func (s *session) run(ctx context.Context, init plugin.Init, shutdownTimeout time.Duration) error {
 	s.shutdownTimeout = shutdownTimeout
 	defer s.conn.Close()
+	wctx, wcancel := context.WithCancel(context.Background())
+	s.wcancel = wcancel
+	s.startWriter(wctx)
 	readyTimer := time.AfterFunc(s.in.ReadyTimeout, func() {
 		s.noReady.Store(true)
 		_ = s.conn.Kill()
@@ -161,7 +171,8 @@ func (s *session) watch(loopDone <-chan struct{}) {
 // and says how the run ended.
 func (s *session) finish() error {
 	s.hcancel()
-	if s.fatal == nil {
+	s.stopWriter(s.wcancel)
+	if s.fatal == nil && s.stalled.Load() == nil {
 		_ = s.conn.CloseStdin()
 	} else {
 		_ = s.conn.Kill()
@@ -187,6 +198,8 @@ func (s *session) finish() error {
 
 	path := s.in.Binary.Path
 	switch {
+	case s.stalled.Load() != nil:
+		return s.stalled.Load()
 	case s.fatal != nil:
 		return s.fatal
 	case s.noReady.Load() && !s.ready:
@@ -216,7 +229,6 @@ func (s *session) shutdown() {
 			_ = s.conn.Kill()
 		})
 		s.killMu.Unlock()
-		// The kill above unblocks this send if the plugin reads nothing.
 		if err := s.send(context.Background(), plugin.Shutdown{}); err != nil {
 			s.log.Debug("send shutdown", "plugin", s.name, "error", err)
 		}
@@ -252,9 +264,9 @@ func (s *session) onExit(hdr plugin.Header, line []byte) bool {
 	return true
 }
 
-// send encodes m, traces it and writes it. A secret prompt answer is
-// traced with its value hidden.
-func (s *session) send(ctx context.Context, m plugin.Message) error {
+// send encodes m, traces it and queues it for the writer; it never waits
+// on the plugin. A secret prompt answer is traced with its value hidden.
+func (s *session) send(_ context.Context, m plugin.Message) error {
 	line, err := plugin.Encode(m)
 	if err != nil {
 		return err
@@ -266,12 +278,14 @@ func (s *session) send(ctx context.Context, m plugin.Message) error {
 	} else {
 		s.trace("send", line)
 	}
-	return s.conn.Send(ctx, line)
+	err = s.outq.put(line)
+	if errors.Is(err, errOutboxFull) {
+		s.stopStalled("does not read its stdin: " + err.Error())
+	}
+	return err
 }
 
 // reply sends an answer; a plugin that is gone is not an error of jp's.
-// A reply blocked on a plugin that reads nothing is ended by finish
-// (closing its stdin, or killing it), not by a context.
 func (s *session) reply(m plugin.Message) {
 	if err := s.send(context.Background(), m); err != nil {
 		s.log.Debug("plugin answer not delivered", "plugin", s.name, "type", m.MessageType(), "error", err)

@@ -135,6 +135,7 @@ func (h *PluginHost) Run(ctx context.Context, in PluginRunInput) error {
 		return &UserError{Msg: err.Error(), Err: err}
 	}
 	s := newSession(h, in, conn, b)
+	s.writeTimeout = b.res.Config.Plugins.WriteTimeout()
 	return s.run(ctx, init, b.res.Config.Plugins.ShutdownTimeout())
 }
 

@@ -32,6 +32,7 @@ type Query struct {
 	ids        ports.IDGenerator
 	interrupts ports.Interrupts
 	timers     ports.Timers
+	ckpts      ports.BlockCheckpoints
 	// approve, set on the copy that runs a delegated turn (Delegate),
 	// answers tool permissions instead of the prompter.
 	approve func(ctx context.Context, call llm.ToolCall) (ok bool, why string, err error)
@@ -51,13 +52,16 @@ type QueryDeps struct {
 	IDs        ports.IDGenerator
 	Interrupts ports.Interrupts
 	Timers     ports.Timers
+	// Checkpoints keeps the block being streamed across a SIGKILL; nil
+	// keeps none.
+	Checkpoints ports.BlockCheckpoints
 }
 
 // NewQuery builds the use case.
 func NewQuery(ws *Workspaces, d QueryDeps) *Query {
 	return &Query{ws: ws, store: d.Store, drafts: d.Drafts, locker: d.Locker, config: d.Config,
 		providers: d.Providers, tools: d.Tools, printer: d.Printer, prompter: d.Prompter,
-		clock: d.Clock, ids: d.IDs, interrupts: d.Interrupts, timers: d.Timers}
+		clock: d.Clock, ids: d.IDs, interrupts: d.Interrupts, timers: d.Timers, ckpts: d.Checkpoints}
 }
 
 // QueryInput is one jp query invocation.
@@ -106,6 +110,7 @@ type runState struct {
 	slot      run.Slot        // the queued reply (seed 002)
 	composed  string          // the message this run composed (and sent)
 	turns     int             // Turns started so far: the running Turn's number
+	ckpt      blockCheckpoint // the checkpoint of the block being streamed
 }
 
 // Run executes the query: the turn loop over RunTurnPhases.

@@ -123,6 +123,9 @@ func (q *Query) persist(ctx context.Context, rs *runState, ev conversation.Event
 	if err := q.store.Append(wctx, rs.loc, rs.id, ev); err != nil {
 		return fmt.Errorf("record %s in conversation %s: %w", ev.Type, rs.id, err)
 	}
+	// Any recorded event ends the block being checkpointed (the store
+	// drops a checkpoint once an event follows it).
+	rs.ckpt = blockCheckpoint{}
 	rs.events = append(rs.events, ev)
 	switch ev.Type {
 	case conversation.EventTypeTurnStart:
@@ -200,6 +203,7 @@ func (q *Query) stream(ctx context.Context, rs *runState, ts *turnState) []turn.
 					return err
 				}
 			}
+			q.checkpoint(ctx, rs, ev.Text, reasoning)
 			ts.inBlock = ch
 			q.printer.Write(ch, ev.Text)
 			q.interrupts.Progress(ports.Progress{Turn: rs.turns, Phase: "streaming", Deltas: ts.deltas})

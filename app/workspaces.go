@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sort"
+	"sync/atomic"
 
 	"github.com/jpcli/jp/domain/workspace"
 	"github.com/jpcli/jp/ports"
@@ -15,6 +17,11 @@ import (
 type Workspaces struct {
 	reg   ports.WorkspaceRegistry
 	store ports.ConversationStore
+	// Log receives the warning of a checkout registration that failed
+	// (at info level: jp -v shows it); nil discards it.
+	Log *slog.Logger
+
+	warned atomic.Bool
 }
 
 // NewWorkspaces builds the use case.
@@ -85,14 +92,23 @@ func (w *Workspaces) Resolve(ctx context.Context, target, launchDir string) (por
 
 // Open resolves the checkout like Resolve and records it in the roots
 // registry (creating the silo on first use). Commands that load a
-// workspace call this; read-only listings call Resolve.
+// workspace call this; read-only listings call Resolve. Recording is best
+// effort: on a read-only data directory jp conversation ls and show still
+// work, and the failure is logged once (jp -v shows it); a command that
+// then writes fails on its own write, naming it.
 func (w *Workspaces) Open(ctx context.Context, target, launchDir string) (workspace.Location, error) {
 	f, err := w.Resolve(ctx, target, launchDir)
 	if err != nil {
 		return workspace.Location{}, err
 	}
 	if err := w.reg.Register(ctx, f); err != nil {
-		return workspace.Location{}, fmt.Errorf("register checkout %s: %w", f.Root, err)
+		if ctx.Err() != nil {
+			return workspace.Location{}, err
+		}
+		if w.Log != nil && !w.warned.Swap(true) {
+			// The registry's error names the checkout already.
+			w.Log.Info("checkout not recorded; continuing", "err", err.Error())
+		}
 	}
 	return workspace.Location{ID: f.ID, Root: f.Root}, nil
 }

@@ -3644,3 +3644,155 @@ func (mock *MCPPoolMock) StopCalls() []struct {
 	mock.lockStop.RUnlock()
 	return calls
 }
+
+// Ensure, that BlockCheckpointsMock does implement ports.BlockCheckpoints.
+// If this is not the case, regenerate this file with moq.
+var _ ports.BlockCheckpoints = &BlockCheckpointsMock{}
+
+// BlockCheckpointsMock is a mock implementation of ports.BlockCheckpoints.
+//
+//	func TestSomethingThatUsesBlockCheckpoints(t *testing.T) {
+//
+//		// make and configure a mocked ports.BlockCheckpoints
+//		mockedBlockCheckpoints := &BlockCheckpointsMock{
+//			CheckpointBlockFunc: func(ctx context.Context, loc workspace.Location, id conversation.ID, text string, reasoning bool, fresh bool) error {
+//				panic("mock out the CheckpointBlock method")
+//			},
+//			DropCheckpointFunc: func(ctx context.Context, loc workspace.Location, id conversation.ID) error {
+//				panic("mock out the DropCheckpoint method")
+//			},
+//		}
+//
+//		// use mockedBlockCheckpoints in code that requires ports.BlockCheckpoints
+//		// and then make assertions.
+//
+//	}
+type BlockCheckpointsMock struct {
+	// CheckpointBlockFunc mocks the CheckpointBlock method.
+	CheckpointBlockFunc func(ctx context.Context, loc workspace.Location, id conversation.ID, text string, reasoning bool, fresh bool) error
+
+	// DropCheckpointFunc mocks the DropCheckpoint method.
+	DropCheckpointFunc func(ctx context.Context, loc workspace.Location, id conversation.ID) error
+
+	// calls tracks calls to the methods.
+	calls struct {
+		// CheckpointBlock holds details about calls to the CheckpointBlock method.
+		CheckpointBlock []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Loc is the loc argument value.
+			Loc workspace.Location
+			// ID is the id argument value.
+			ID conversation.ID
+			// Text is the text argument value.
+			Text string
+			// Reasoning is the reasoning argument value.
+			Reasoning bool
+			// Fresh is the fresh argument value.
+			Fresh bool
+		}
+		// DropCheckpoint holds details about calls to the DropCheckpoint method.
+		DropCheckpoint []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Loc is the loc argument value.
+			Loc workspace.Location
+			// ID is the id argument value.
+			ID conversation.ID
+		}
+	}
+	lockCheckpointBlock sync.RWMutex
+	lockDropCheckpoint  sync.RWMutex
+}
+
+// CheckpointBlock calls CheckpointBlockFunc.
+func (mock *BlockCheckpointsMock) CheckpointBlock(ctx context.Context, loc workspace.Location, id conversation.ID, text string, reasoning bool, fresh bool) error {
+	if mock.CheckpointBlockFunc == nil {
+		panic("BlockCheckpointsMock.CheckpointBlockFunc: method is nil but BlockCheckpoints.CheckpointBlock was just called")
+	}
+	callInfo := struct {
+		Ctx       context.Context
+		Loc       workspace.Location
+		ID        conversation.ID
+		Text      string
+		Reasoning bool
+		Fresh     bool
+	}{
+		Ctx:       ctx,
+		Loc:       loc,
+		ID:        id,
+		Text:      text,
+		Reasoning: reasoning,
+		Fresh:     fresh,
+	}
+	mock.lockCheckpointBlock.Lock()
+	mock.calls.CheckpointBlock = append(mock.calls.CheckpointBlock, callInfo)
+	mock.lockCheckpointBlock.Unlock()
+	return mock.CheckpointBlockFunc(ctx, loc, id, text, reasoning, fresh)
+}
+
+// CheckpointBlockCalls gets all the calls that were made to CheckpointBlock.
+// Check the length with:
+//
+//	len(mockedBlockCheckpoints.CheckpointBlockCalls())
+func (mock *BlockCheckpointsMock) CheckpointBlockCalls() []struct {
+	Ctx       context.Context
+	Loc       workspace.Location
+	ID        conversation.ID
+	Text      string
+	Reasoning bool
+	Fresh     bool
+} {
+	var calls []struct {
+		Ctx       context.Context
+		Loc       workspace.Location
+		ID        conversation.ID
+		Text      string
+		Reasoning bool
+		Fresh     bool
+	}
+	mock.lockCheckpointBlock.RLock()
+	calls = mock.calls.CheckpointBlock
+	mock.lockCheckpointBlock.RUnlock()
+	return calls
+}
+
+// DropCheckpoint calls DropCheckpointFunc.
+func (mock *BlockCheckpointsMock) DropCheckpoint(ctx context.Context, loc workspace.Location, id conversation.ID) error {
+	if mock.DropCheckpointFunc == nil {
+		panic("BlockCheckpointsMock.DropCheckpointFunc: method is nil but BlockCheckpoints.DropCheckpoint was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+		Loc workspace.Location
+		ID  conversation.ID
+	}{
+		Ctx: ctx,
+		Loc: loc,
+		ID:  id,
+	}
+	mock.lockDropCheckpoint.Lock()
+	mock.calls.DropCheckpoint = append(mock.calls.DropCheckpoint, callInfo)
+	mock.lockDropCheckpoint.Unlock()
+	return mock.DropCheckpointFunc(ctx, loc, id)
+}
+
+// DropCheckpointCalls gets all the calls that were made to DropCheckpoint.
+// Check the length with:
+//
+//	len(mockedBlockCheckpoints.DropCheckpointCalls())
+func (mock *BlockCheckpointsMock) DropCheckpointCalls() []struct {
+	Ctx context.Context
+	Loc workspace.Location
+	ID  conversation.ID
+} {
+	var calls []struct {
+		Ctx context.Context
+		Loc workspace.Location
+		ID  conversation.ID
+	}
+	mock.lockDropCheckpoint.RLock()
+	calls = mock.calls.DropCheckpoint
+	mock.lockDropCheckpoint.RUnlock()
+	return calls
+}

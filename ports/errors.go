@@ -16,7 +16,22 @@ var (
 	ErrCancelled        = errors.New("cancelled")
 	ErrInterrupted      = errors.New("interrupted")
 	ErrUnavailable      = errors.New("unavailable")
+	ErrUnsafePath       = errors.New("unsafe path")
 )
+
+// LinkError names a symbolic link (or other non-directory, non-file entry)
+// found where jp keeps its own files, under a checkout's .jp/ or the data
+// directory. jp does not follow it and writes nothing through it.
+type LinkError struct {
+	Path string
+}
+
+func (e *LinkError) Error() string {
+	return fmt.Sprintf("%s is a symbolic link and jp does not follow links under .jp/ or its data directory; replace it with the real directory or file, or remove it", e.Path)
+}
+
+// Unwrap makes errors.Is(err, ErrUnsafePath) true.
+func (e *LinkError) Unwrap() error { return ErrUnsafePath }
 
 // LockedError says who holds a conversation lock.
 type LockedError struct {
@@ -39,10 +54,16 @@ func (e *LockedError) Unwrap() error { return ErrLocked }
 type CorruptError struct {
 	Path string
 	Err  error
+	// Hint, when set, replaces the generic "fix or remove it by hand".
+	Hint string
 }
 
 func (e *CorruptError) Error() string {
-	return fmt.Sprintf("%s is not valid (%v); it was left untouched: fix or remove it by hand", e.Path, e.Err)
+	hint := e.Hint
+	if hint == "" {
+		hint = "fix or remove it by hand"
+	}
+	return fmt.Sprintf("%s is not valid (%v); it was left untouched: %s", e.Path, e.Err, hint)
 }
 
 // Unwrap makes errors.Is(err, ErrCorrupt) true.

@@ -108,3 +108,20 @@ type Locker interface {
 	// release function is idempotent.
 	Lock(ctx context.Context, loc workspace.Location, id conversation.ID, wait time.Duration) (release func() error, err error)
 }
+
+// BlockCheckpoints keeps the content block being streamed, so that a
+// process killed in the middle of a long answer loses at most the text of
+// the last fraction of a second. The checkpoint is not an event: readers
+// of the conversation see it as a last chat_response while no event was
+// recorded after it began, and the next writer of the conversation folds
+// it in as one. Checkpoints are best effort and never synced to disk per
+// call (a killed process leaves its writes in the page cache).
+type BlockCheckpoints interface {
+	// CheckpointBlock adds text to the checkpoint of the block in flight;
+	// fresh starts a new block (of reasoning, or of message text),
+	// replacing any earlier checkpoint.
+	CheckpointBlock(ctx context.Context, loc workspace.Location, id conversation.ID, text string, reasoning, fresh bool) error
+	// DropCheckpoint removes the checkpoint: the block was recorded as an
+	// event. No checkpoint is not an error.
+	DropCheckpoint(ctx context.Context, loc workspace.Location, id conversation.ID) error
+}

@@ -152,6 +152,7 @@ var storageSet = wire.NewSet(
 	wire.Bind(new(ports.DraftStore), new(*fsstore.Store)),
 	wire.Bind(new(ports.WorkspaceRegistry), new(*fsstore.Store)),
 	wire.Bind(new(ports.Locker), new(*fsstore.Store)),
+	wire.Bind(new(ports.BlockCheckpoints), new(*fsstore.Store)),
 )
 
 // engineSet is configuration, providers, tools and output.

@@ -38,18 +38,19 @@ func InitializeCLI(opts Options) (*app.App, func(), error) {
 	iDs := _wireIDsValue
 	interrupts := provideTerminalInterrupts(opts)
 	queryDeps := app.QueryDeps{
-		Store:      store,
-		Drafts:     store,
-		Locker:     store,
-		Config:     loader,
-		Providers:  factory,
-		Tools:      source,
-		Printer:    printer,
-		Prompter:   prompter,
-		Clock:      clock,
-		IDs:        iDs,
-		Interrupts: interrupts,
-		Timers:     clock,
+		Store:       store,
+		Drafts:      store,
+		Locker:      store,
+		Config:      loader,
+		Providers:   factory,
+		Tools:       source,
+		Printer:     printer,
+		Prompter:    prompter,
+		Clock:       clock,
+		IDs:         iDs,
+		Interrupts:  interrupts,
+		Timers:      clock,
+		Checkpoints: store,
 	}
 	query := app.NewQuery(workspaces, queryDeps)
 	catalog := providePluginCatalog(opts)
@@ -116,18 +117,19 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 	iDs := _wireIDsValue
 	interrupts := provideHeadlessInterrupts(script, opts)
 	queryDeps := app.QueryDeps{
-		Store:      store,
-		Drafts:     store,
-		Locker:     store,
-		Config:     loader,
-		Providers:  factory,
-		Tools:      source,
-		Printer:    printer,
-		Prompter:   prompter,
-		Clock:      clock,
-		IDs:        iDs,
-		Interrupts: interrupts,
-		Timers:     clock,
+		Store:       store,
+		Drafts:      store,
+		Locker:      store,
+		Config:      loader,
+		Providers:   factory,
+		Tools:       source,
+		Printer:     printer,
+		Prompter:    prompter,
+		Clock:       clock,
+		IDs:         iDs,
+		Interrupts:  interrupts,
+		Timers:      clock,
+		Checkpoints: store,
 	}
 	query := app.NewQuery(workspaces, queryDeps)
 	catalog := providePluginCatalog(opts)

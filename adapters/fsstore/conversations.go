@@ -94,6 +94,16 @@ func (s *Store) locate(loc workspace.Location, id conversation.ID) (place, error
 	if loc.Root != "" {
 		p.projConv = filepath.Join(projConvs(loc.Root), cmp.Or(projName, p.name))
 	}
+	if p.siloConv != "" {
+		if err := confineConv(silo, p.siloConv); err != nil {
+			return p, err
+		}
+	}
+	if p.projConv != "" {
+		if err := confineConv(loc.Root, p.projConv); err != nil {
+			return p, err
+		}
+	}
 	return p, nil
 }
 
@@ -171,6 +181,14 @@ func (s *Store) Create(ctx context.Context, loc workspace.Location, nc ports.New
 		return "", err
 	}
 	convs := filepath.Join(silo, convsDir)
+	if err := confine(silo, convsDir); err != nil {
+		return "", err
+	}
+	if loc.Root != "" {
+		if err := confine(loc.Root, filepath.Join(dotJP, convsDir)); err != nil {
+			return "", err
+		}
+	}
 	if err := os.MkdirAll(convs, 0o700); err != nil {
 		return "", fmt.Errorf("create conversation: %w", err)
 	}

@@ -18,6 +18,7 @@ type siloEvents struct {
 	events  []conversation.Event // events.json, then the log's new events
 	dups    int                  // log events already in events.json
 	partial bool                 // the log ends with an incomplete line
+	block   bool                 // the last event is the checkpoint of a block in flight
 }
 
 // readSiloEvents reads events.log, then events.json. In that order a fold
@@ -46,6 +47,7 @@ func readSiloEvents(dir string) (siloEvents, error) {
 		return se, &ports.CorruptError{Path: jsonPath, Err: err}
 	}
 	if len(lines) == 0 {
+		se.addPartial(dir)
 		return se, nil
 	}
 	tail := se.events[max(0, len(se.events)-len(lines)):]
@@ -65,7 +67,17 @@ func readSiloEvents(dir string) (siloEvents, error) {
 		se.events = append(se.events, e)
 	}
 	conversation.FillIDs(se.events)
+	se.addPartial(dir)
 	return se, nil
+}
+
+// addPartial appends the checkpoint of a block in flight (or cut by a
+// kill) when it still applies.
+func (se *siloEvents) addPartial(dir string) {
+	if ev, ok := readPartial(dir, se.events); ok {
+		se.events = append(se.events, ev)
+		se.block = true
+	}
 }
 
 // splitLines returns the complete, non-empty lines of a log and whether an
@@ -176,6 +188,11 @@ func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversat
 		return fmt.Errorf("append to conversation %s: %w", id, err)
 	}
 	s.putStream(p.siloConv, st)
+	if s.checkpointing(p.siloConv) {
+		// The block this process checkpointed is recorded now, or the turn
+		// moved on: the checkpoint is stale.
+		_ = s.dropPartial(p.siloConv)
+	}
 	meta.EventsCount = st.stream.Len()
 	meta.LastActivatedAt = s.clock.Now().UTC()
 	if err := s.writeJSON(filepath.Join(p.siloConv, metadataFile), meta, 0o600); err != nil {
@@ -247,6 +264,9 @@ func (s *Store) fold(dir string, st *streamState, f conversation.Format) ([]byte
 		se, err := readSiloEvents(dir)
 		if err != nil {
 			return nil, err
+		}
+		if se.block { // a checkpoint is not an event
+			se.events = se.events[:len(se.events)-1]
 		}
 		if merged, err = conversation.EncodeStoredEvents(se.events, f); err != nil {
 			return nil, fmt.Errorf("fold events: %w", err)

@@ -15,9 +15,15 @@ import (
 
 // writeFile replaces path with data atomically: a temp file in the same
 // directory, fsync, rename over path, fsync of the directory. A reader sees
-// the old content or the new, never a mix.
+// the old content or the new, never a mix. A file that exists keeps its
+// permission bits (a user who made a file 0600 keeps it 0600); perm is for
+// a new file. The rename replaces a symbolic link at path rather than
+// writing through it.
 func (s *Store) writeFile(path string, data []byte, perm fs.FileMode) (err error) {
 	dir := filepath.Dir(path)
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() {
+		perm = fi.Mode().Perm()
+	}
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)

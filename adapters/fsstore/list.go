@@ -43,13 +43,13 @@ func (s *Store) List(ctx context.Context, loc workspace.Location) ([]conversatio
 	var siloNames, projNames []string
 	var siloDir, projDir dirHandle
 	if silo != "" {
-		if siloNames, siloDir, err = openListed(filepath.Join(silo, convsDir)); err != nil {
+		if siloNames, siloDir, err = openListed(silo, convsDir); err != nil {
 			return nil, fmt.Errorf("list conversations: %w", err)
 		}
 		defer siloDir.close()
 	}
 	if loc.Root != "" {
-		if projNames, projDir, err = openListed(projConvs(loc.Root)); err != nil {
+		if projNames, projDir, err = openListed(loc.Root, filepath.Join(dotJP, convsDir)); err != nil {
 			return nil, fmt.Errorf("list conversations: %w", err)
 		}
 		defer projDir.close()
@@ -93,10 +93,15 @@ func (s *Store) List(ctx context.Context, loc workspace.Location) ([]conversatio
 	return out, nil
 }
 
-// openListed lists a directory and opens it for reading files under it.
-// A missing directory is empty.
-func openListed(dir string) ([]string, dirHandle, error) {
-	names, err := readDirNames(dir)
+// openListed lists the directory rel under base and opens it for reading
+// files under it. A missing directory is empty; a symbolic link on the way
+// or among its conversation entries is refused.
+func openListed(base, rel string) ([]string, dirHandle, error) {
+	if err := confine(base, rel); err != nil {
+		return nil, dirHandle{fd: -1}, err
+	}
+	dir := filepath.Join(base, rel)
+	names, err := listEntries(dir)
 	if err != nil || len(names) == 0 {
 		return nil, dirHandle{fd: -1}, err
 	}

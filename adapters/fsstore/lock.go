@@ -41,12 +41,15 @@ func (s *Store) Lock(ctx context.Context, loc workspace.Location, id conversatio
 		return nil, fmt.Errorf("lock conversation %s: %w", id, err)
 	}
 	path := filepath.Join(dir, string(id)+".lock")
+	if err := confineUnder(silo, path); err != nil {
+		return nil, err
+	}
 	fl := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
 	deadline := time.Now().Add(wait)
 	for {
 		ok, err := fl.TryLock()
 		if err != nil {
-			return nil, fmt.Errorf("lock conversation %s: %s: %w", id, path, err)
+			return nil, fmt.Errorf("lock conversation %s: %w", id, err) // err names the file
 		}
 		if ok {
 			break
@@ -65,7 +68,7 @@ func (s *Store) Lock(ctx context.Context, loc workspace.Location, id conversatio
 	}
 	if err := os.WriteFile(path, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
 		_ = fl.Close()
-		return nil, fmt.Errorf("lock conversation %s: write pid to %s: %w", id, path, err)
+		return nil, fmt.Errorf("lock conversation %s: write pid: %w", id, err)
 	}
 	return sync.OnceValue(func() error {
 		_ = os.Truncate(path, 0) // we still hold it: nobody reads a stale pid

@@ -199,6 +199,9 @@ func (s *Store) importConversation(loc workspace.Location, id conversation.ID, p
 		return err
 	}
 	dir := filepath.Join(silo, convsDir, p.name)
+	if err := confineConv(silo, dir); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("import conversation %s: %w", id, err)
 	}
@@ -229,6 +232,14 @@ func (s *Store) importConversation(loc workspace.Location, id conversation.ID, p
 // directory are left alone. The caller has folded the log; events is the
 // silo's events.json when the caller holds it (nil: it is read).
 func (s *Store) projectFiles(dir string, id conversation.ID, siloConv string, events []byte) error {
+	// dir is <root>/.jp/conversations/...: confine it from the root.
+	root := dir
+	for filepath.Base(root) != dotJP && root != filepath.Dir(root) {
+		root = filepath.Dir(root)
+	}
+	if err := confineConv(filepath.Dir(root), dir); err != nil {
+		return err
+	}
 	existed, err := exists(dir)
 	if err != nil {
 		return fmt.Errorf("project conversation %s: %w", id, err)
@@ -237,6 +248,9 @@ func (s *Store) projectFiles(dir string, id conversation.ID, siloConv string, ev
 		return fmt.Errorf("project conversation %s: %w", id, err)
 	}
 	if existed {
+		if err := checkProjection(dir, id); err != nil {
+			return err
+		}
 		sweepTemps(dir)
 	} else if err := s.syncDir(filepath.Dir(dir)); err != nil {
 		return err

@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 )
 
+// noFollow is unavailable here; confine checks paths before use.
+const noFollow = 0
+
 // dirHandle is a directory that files are read relative to.
 type dirHandle struct {
 	fd   int // unused here

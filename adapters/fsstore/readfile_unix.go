@@ -7,7 +7,12 @@ import (
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/jpcli/jp/ports"
 )
+
+// noFollow makes an open fail on a symbolic link.
+const noFollow = unix.O_NOFOLLOW
 
 // dirHandle is an open directory that files are read relative to, so that
 // reading thousands of files under it does not resolve its path each time.
@@ -46,10 +51,13 @@ func (d dirHandle) readFile(rel string, buf *[]byte) ([]byte, error) {
 	var fd int
 	var err error
 	for {
-		fd, err = unix.Openat(d.fd, rel, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		fd, err = unix.Openat(d.fd, rel, unix.O_RDONLY|unix.O_CLOEXEC|unix.O_NOFOLLOW, 0)
 		if err != unix.EINTR {
 			break
 		}
+	}
+	if err == unix.ELOOP {
+		return nil, &ports.LinkError{Path: filepath.Join(d.path, rel)}
 	}
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: filepath.Join(d.path, rel), Err: err}

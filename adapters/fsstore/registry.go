@@ -237,14 +237,18 @@ func (s *Store) Register(ctx context.Context, f ports.Found) error {
 	}
 	silo, err := s.ensureSilo(f.ID, f.Root)
 	if err != nil {
-		return err
+		return fmt.Errorf("register checkout %s: %w", f.Root, err)
 	}
 	dir := filepath.Join(silo, rootsDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("register checkout %s: %w", f.Root, err)
 	}
 	rec := workspace.Checkout{Path: f.Root, LastUsed: s.clock.Now().UTC()}
-	if err := s.writeJSON(filepath.Join(dir, workspace.RootKey(f.Root)+".json"), rec, 0o600); err != nil {
+	path := filepath.Join(dir, workspace.RootKey(f.Root)+".json")
+	if err := confineUnder(silo, path); err != nil {
+		return fmt.Errorf("register checkout %s: %w", f.Root, err)
+	}
+	if err := s.writeJSON(path, rec, 0o600); err != nil {
 		return fmt.Errorf("register checkout %s: %w", f.Root, err)
 	}
 	return nil
@@ -258,6 +262,9 @@ func (s *Store) Known(ctx context.Context) ([]workspace.Known, error) {
 		return nil, err
 	}
 	base := filepath.Join(s.dataDir, workspaceDir)
+	if err := confine(s.dataDir, workspaceDir); err != nil {
+		return nil, err
+	}
 	names, err := readDirNames(base)
 	if err != nil {
 		return nil, fmt.Errorf("list workspaces: %w", err)
@@ -270,7 +277,11 @@ func (s *Store) Known(ctx context.Context) ([]workspace.Known, error) {
 		if !ok || seen[id] {
 			continue
 		}
-		if fi, err := os.Stat(filepath.Join(base, n)); err != nil || !fi.IsDir() {
+		fi, err := os.Lstat(filepath.Join(base, n))
+		if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return nil, &ports.LinkError{Path: filepath.Join(base, n)}
+		}
+		if err != nil || !fi.IsDir() {
 			continue
 		}
 		seen[id] = true
@@ -306,7 +317,10 @@ func (s *Store) Lookup(ctx context.Context, id workspace.ID) (workspace.Known, e
 func readKnown(id workspace.ID, slug, silo string) (workspace.Known, error) {
 	k := workspace.Known{ID: id, Slug: slug, Silo: silo, Checkouts: []workspace.CheckoutStatus{}}
 	dir := filepath.Join(silo, rootsDir)
-	names, err := readDirNames(dir)
+	if err := confine(silo, rootsDir); err != nil {
+		return k, err
+	}
+	names, err := listEntries(dir)
 	if err != nil {
 		return k, fmt.Errorf("list checkouts of workspace %s: %w", id, err)
 	}

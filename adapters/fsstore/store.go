@@ -66,6 +66,7 @@ const (
 	idFile        = ".id"
 	configFile    = "config.toml"
 	siloLockFile  = ".silos.lock"
+	partialFile   = "events.partial"
 )
 
 // Store implements ports.ConversationStore, ports.DraftStore,
@@ -89,7 +90,10 @@ type Store struct {
 	// formats caches the stored form of the workspace at a checkout root
 	// (or, without one, a silo): see formatOf.
 	formats map[string]conversation.Format
-	convMu  [64]sync.Mutex // striped per-conversation write locks
+	// ckpts holds the silo conversation directories whose events.partial
+	// this process is writing: the block is live, not debris to fold in.
+	ckpts  map[string]bool
+	convMu [64]sync.Mutex // striped per-conversation write locks
 }
 
 // Option configures a Store.
@@ -133,6 +137,7 @@ func New(dataDir string, clock ports.Clock, opts ...Option) (*Store, error) {
 		silos:         map[workspace.ID]string{},
 		streams:       map[string]*streamState{},
 		formats:       map[string]conversation.Format{},
+		ckpts:         map[string]bool{},
 	}
 	for _, o := range opts {
 		o(s)
@@ -197,6 +202,9 @@ func (s *Store) siloDir(id workspace.ID) (string, error) {
 		return dir, nil
 	}
 	base := filepath.Join(s.dataDir, workspaceDir)
+	if err := confine(s.dataDir, workspaceDir); err != nil {
+		return "", err
+	}
 	names, err := readDirNames(base)
 	if err != nil {
 		return "", fmt.Errorf("find silo of workspace %s: %w", id, err)
@@ -205,7 +213,11 @@ func (s *Store) siloDir(id workspace.ID) (string, error) {
 	for _, n := range names {
 		if got, _, ok := workspace.SiloID(n); ok && got == id {
 			dir = filepath.Join(base, n)
-			if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			fi, err := os.Lstat(dir)
+			if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+				return "", &ports.LinkError{Path: dir}
+			}
+			if err != nil || !fi.IsDir() {
 				continue
 			}
 			s.mu.Lock()

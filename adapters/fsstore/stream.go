@@ -1,6 +1,8 @@
 package fsstore
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -81,7 +83,36 @@ func (s *Store) streamFor(p place) (*streamState, error) {
 	if st := s.cachedStream(p.siloConv); st != nil {
 		return st, nil
 	}
+	if p.inProj {
+		// The checkout copy is synced when the turn ends: a copy that no
+		// longer parses (a merge left conflict markers in it) stops the
+		// write now, before the turn, rather than being overwritten then.
+		if err := checkProjection(p.projConv, conversation.ID(filepath.Base(p.projConv))); err != nil {
+			return nil, err
+		}
+	}
 	return s.loadStream(p.siloConv, p.format)
+}
+
+// checkProjection fails with a *ports.CorruptError naming the first
+// managed file of the checkout copy dir that is not valid JSON. jp never
+// overwrites such a file: it may hold someone's unresolved merge.
+func checkProjection(dir string, id conversation.ID) error {
+	for _, n := range []string{eventsFile, metadataFile} {
+		path := filepath.Join(dir, n)
+		b, err := os.ReadFile(path)
+		if isNotExist(err) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("check checkout copy of conversation %s: %w", id, err)
+		}
+		if !json.Valid(b) {
+			return &ports.CorruptError{Path: path, Err: errors.New("it does not parse as JSON"), Hint: fmt.Sprintf(
+				"jp never overwrites the checkout copy of conversation %s: resolve the merge in it (or delete it; jp writes it again from the user-local copy), then run jp again", id)}
+		}
+	}
+	return nil
 }
 
 // loadStream reads a silo conversation's events and builds its state. What
@@ -95,9 +126,15 @@ func (s *Store) loadStream(dir string, f conversation.Format) (*streamState, err
 	if err != nil {
 		return nil, err
 	}
+	if se.block && s.checkpointing(dir) {
+		// This process is still streaming that block: it is not debris.
+		se.events, se.block = se.events[:len(se.events)-1], false
+	}
 	jsonPath := filepath.Join(dir, eventsFile)
 	fi, err := os.Stat(jsonPath)
-	if se.partial || se.dups > 0 || isNotExist(err) {
+	// A block checkpointed by a process that died is folded in as the
+	// chat_response it was becoming.
+	if se.partial || se.dups > 0 || se.block || isNotExist(err) {
 		if err := s.rewriteEvents(dir, se.events, f); err != nil {
 			return nil, err
 		}
@@ -136,6 +173,11 @@ func (s *Store) rewriteEvents(dir string, evs []conversation.Event, f conversati
 	}
 	if err := os.Remove(filepath.Join(dir, logFile)); err != nil && !isNotExist(err) {
 		return fmt.Errorf("rewrite events in %s: %w", dir, err)
+	}
+	if !s.checkpointing(dir) {
+		if err := s.dropPartial(dir); err != nil {
+			return fmt.Errorf("rewrite events in %s: %w", dir, err)
+		}
 	}
 	return s.syncDir(dir)
 }

@@ -67,6 +67,7 @@ func TestScripts(t *testing.T) {
 			"lastconv":   cmdLastConversation,
 			"rustws":     cmdRustWorkspace,
 			"keptevents": cmdKeptEvents,
+			"mode":       cmdMode,
 		},
 	})
 }

@@ -69,6 +69,7 @@ func (rt *Runtime) App() (*app.App, error) {
 			return nil, &app.UserError{Msg: err.Error(), Err: err}
 		}
 		rt.app, rt.script, rt.cleanup = h.App, h.Script, cleanup
+		rt.app.Workspaces.Log = opts.Log
 		return rt.app, nil
 	}
 	a, cleanup, err := jpwire.InitializeCLI(opts)
@@ -76,6 +77,7 @@ func (rt *Runtime) App() (*app.App, error) {
 		return nil, err
 	}
 	rt.app, rt.cleanup = a, cleanup
+	a.Workspaces.Log = opts.Log
 	return a, nil
 }
 

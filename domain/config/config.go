@@ -160,12 +160,18 @@ func (s *MCPServer) SetDefaults() { s.Enable = true }
 type Plugins struct {
 	ShutdownTimeoutSecs int                      `toml:"shutdown_timeout_secs" doc:"How long a plugin gets to exit after shutdown before it is killed."`
 	RespondTimeoutSecs  int                      `toml:"respond_timeout_secs" doc:"How long a tool approval pushed to a plugin waits for its respond before it is rejected."`
+	WriteTimeoutSecs    int                      `toml:"write_timeout_secs" doc:"How long a plugin may leave a message from jp unread on its stdin before it is stopped; 0 waits forever."`
 	Command             map[string]PluginCommand `toml:"command" doc:"Command plugins by name: trust policy and options."`
 }
 
 // ShutdownTimeout is ShutdownTimeoutSecs as a duration.
 func (p Plugins) ShutdownTimeout() time.Duration {
 	return time.Duration(p.ShutdownTimeoutSecs) * time.Second
+}
+
+// WriteTimeout is WriteTimeoutSecs as a duration (0: no limit).
+func (p Plugins) WriteTimeout() time.Duration {
+	return time.Duration(p.WriteTimeoutSecs) * time.Second
 }
 
 // RespondTimeout is RespondTimeoutSecs as a duration.
@@ -236,6 +242,6 @@ func Default() Config {
 			Named:    map[string]Tool{},
 		}},
 		MCP:     MCP{IdleShutdownSecs: 300, MaxInstances: 16, Servers: map[string]MCPServer{}},
-		Plugins: Plugins{ShutdownTimeoutSecs: 5, RespondTimeoutSecs: 300, Command: map[string]PluginCommand{}},
+		Plugins: Plugins{ShutdownTimeoutSecs: 5, RespondTimeoutSecs: 300, WriteTimeoutSecs: 10, Command: map[string]PluginCommand{}},
 	}
 }

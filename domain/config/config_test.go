@@ -36,6 +36,7 @@ func TestDefault(t *testing.T) {
 		{"mcp.max_instances", c.MCP.MaxInstances, 16},
 		{"plugins.shutdown_timeout_secs", c.Plugins.ShutdownTimeoutSecs, 5},
 		{"plugins.respond_timeout_secs", c.Plugins.RespondTimeoutSecs, 300},
+		{"plugins.write_timeout_secs", c.Plugins.WriteTimeoutSecs, 10},
 		{"escalation cooldown", c.Interrupt.EscalationCooldown(), 2 * time.Second},
 		{"countdown", c.Interrupt.LoopCountdown.Duration(), 10 * time.Second},
 		{"idle shutdown", c.MCP.IdleShutdown(), 300 * time.Second},

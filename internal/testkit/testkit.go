@@ -4,6 +4,7 @@ package testkit
 
 import (
 	"bytes"
+	"strings"
 	"sync"
 )
 
@@ -26,4 +27,24 @@ func (s *SyncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// RepeatedPrefix returns the first part of an error message (a run of
+// text between ": " separators) that occurs twice in it, or "" when none
+// does: "register checkout X: register checkout X: boom" repeats
+// "register checkout X". Parts without a space (a bare word, a path) may
+// recur legitimately and are not counted.
+func RepeatedPrefix(msg string) string {
+	seen := map[string]bool{}
+	for _, part := range strings.Split(msg, ": ") {
+		part = strings.TrimSpace(part)
+		if !strings.Contains(part, " ") {
+			continue
+		}
+		if seen[part] {
+			return part
+		}
+		seen[part] = true
+	}
+	return ""
 }
