@@ -256,3 +256,13 @@ func snapshotFiles(t *testing.T, dir string) string {
 	}
 	return b.String()
 }
+
+// docs/storage.md shows the refusal of a link exactly as jp prints it.
+func TestStorageDocShowsTheLinkRefusal(t *testing.T) {
+	t.Parallel()
+	doc := string(readFile(t, filepath.Join("..", "..", "docs", "storage.md")))
+	want := "jp: " + (&ports.LinkError{Path: "/src/app/.jp/conversations/17127583920"}).Error()
+	if !strings.Contains(doc, "```\n"+want+"\n```\n") {
+		t.Fatalf("docs/storage.md does not show the refusal as jp prints it:\n%s", want)
+	}
+}
