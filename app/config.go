@@ -2,7 +2,10 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/jpcli/jp/domain/config"
 	"github.com/jpcli/jp/ports"
@@ -62,11 +65,79 @@ func (c *Config) Show(ctx context.Context, in ConfigInput, path, format string) 
 	if err != nil {
 		return nil, err
 	}
+	marks := unsupportedUnder(res.Unsupported, path)
 	v, err := config.Lookup(res.Tree, path)
 	if err != nil {
-		return nil, &UserError{Msg: err.Error() + ": see jp config show for the keys", Err: err}
+		if len(marks) == 0 {
+			return nil, &UserError{Msg: err.Error() + ": see jp config show for the keys", Err: err}
+		}
+		v = nil
 	}
-	return c.loader.Render(v, format)
+	var out []byte
+	if v != nil {
+		if out, err = c.loader.Render(v, format); err != nil {
+			return nil, err
+		}
+	}
+	if len(marks) == 0 {
+		return out, nil
+	}
+	return c.markUnsupported(out, v, marks, format)
+}
+
+// NotSupported is the mark jp config show puts on the Rust jp's keys that
+// this jp reads and ignores.
+const NotSupported = "not supported by this jp"
+
+// unsupportedUnder returns the ignored keys at or under path (every one
+// for the empty path), and the one path lies under.
+func unsupportedUnder(keys []config.UnsupportedKey, path string) []config.UnsupportedKey {
+	var out []config.UnsupportedKey
+	for _, k := range keys {
+		if path == "" || k.Key == path || strings.HasPrefix(k.Key, path+".") || strings.HasPrefix(path, k.Key+".") {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// markUnsupported adds the ignored keys to a rendering: in TOML as
+// comment lines after it ("# key = value  # not supported by this jp
+// (source)"), in JSON under a top-level "not_supported_by_this_jp" object
+// of key to { value, source } (the whole output is that object when path
+// names only ignored keys).
+func (c *Config) markUnsupported(out []byte, v any, marks []config.UnsupportedKey, format string) ([]byte, error) {
+	if format == "json" {
+		doc := map[string]any{}
+		if m, ok := v.(map[string]any); ok {
+			doc = m
+		} else if v != nil {
+			doc = map[string]any{"value": v}
+		}
+		ns := map[string]any{}
+		for _, k := range marks {
+			ns[k.Key] = map[string]any{"value": k.Value, "source": k.Source}
+		}
+		doc["not_supported_by_this_jp"] = ns
+		return c.loader.Render(doc, "json")
+	}
+	var b strings.Builder
+	b.Write(out)
+	if len(out) > 0 && !strings.HasSuffix(string(out), "\n") {
+		b.WriteString("\n")
+	}
+	if len(out) > 0 {
+		b.WriteString("\n")
+	}
+	b.WriteString("# Read but " + NotSupported + " (ignored):\n")
+	for _, k := range marks {
+		val, err := json.Marshal(k.Value)
+		if err != nil {
+			val = []byte("...")
+		}
+		fmt.Fprintf(&b, "# %s = %s  # %s (%s)\n", k.Key, val, NotSupported, k.Source)
+	}
+	return []byte(b.String()), nil
 }
 
 // Schema returns the configuration's JSON Schema.

@@ -346,9 +346,17 @@ func (q *Query) chooseModel(flag string, cfg config.Config) (llm.ModelID, string
 		id = cfg.Assistant.Model.ID
 	}
 	if id != "" {
-		m, err := llm.ParseModelID(id)
+		resolved, err := cfg.ResolveModel(id)
 		if err != nil {
-			return llm.ModelID{}, "", &UserError{Msg: err.Error(), Err: err}
+			return llm.ModelID{}, "", &UserError{Msg: err.Error() + " (assistant.model.aliases, providers.llm.aliases)", Err: err}
+		}
+		m, err := llm.ParseModelID(resolved)
+		if err != nil {
+			msg := err.Error()
+			if aliases := cfg.ModelAliases(); resolved == id && len(aliases) > 0 {
+				msg += "; or an alias: " + strings.Join(aliases, ", ")
+			}
+			return llm.ModelID{}, "", &UserError{Msg: msg, Err: err}
 		}
 		return m, "", nil
 	}

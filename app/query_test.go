@@ -256,6 +256,23 @@ func TestSystemPromptReachesEveryRequest(t *testing.T) {
 	}
 }
 
+// TestSystemPromptSectionsAreComposed: assistant.system_prompt_sections
+// reach the provider after the system prompt, ordered by position, tagged
+// ones wrapped; and --model resolves an alias.
+func TestSystemPromptSectionsAreComposed(t *testing.T) {
+	f := newFixture(t, resp{events: []llm.Event{text("done")}})
+	f.cfg.Assistant.SystemPrompt = "Base."
+	f.cfg.Assistant.SystemPromptSections = []config.PromptSection{{Content: "Last.", Position: 9}, {Content: "Rules.", Tag: "rules"}}
+	if _, _, err := f.run(t, app.QueryInput{Message: "hi", HasMessage: true}); err != nil {
+		t.Fatal(err)
+	}
+	f.provider.mu.Lock()
+	defer f.provider.mu.Unlock()
+	if len(f.provider.calls) != 1 || f.provider.calls[0].System != "Base.\n\n<rules>\nRules.\n</rules>\n\nLast." {
+		t.Errorf("system = %q", f.provider.calls)
+	}
+}
+
 func TestRunScopedApprovalCoversTheSecondCall(t *testing.T) {
 	for _, tt := range []struct {
 		name    string

@@ -72,6 +72,12 @@ type Headless struct {
 
 func provideClock() sysclock.Clock { return sysclock.New() }
 
+// provideConfigLoader reports the Rust jp's configuration keys it ignores:
+// each in the log (shown with -v), and one line per run on stderr.
+func provideConfigLoader(o Options) *tomlconfig.Loader {
+	return tomlconfig.NewWithOptions(tomlconfig.Options{Log: o.Log, Notice: o.Stderr})
+}
+
 func provideStore(o Options, c ports.Clock) (*fsstore.Store, error) {
 	return fsstore.New(o.DataDir, c)
 }
@@ -157,7 +163,7 @@ var storageSet = wire.NewSet(
 
 // engineSet is configuration, providers, tools and output.
 var engineSet = wire.NewSet(
-	tomlconfig.New,
+	provideConfigLoader,
 	wire.Bind(new(ports.ConfigLoader), new(*tomlconfig.Loader)),
 	provideProviders,
 	wire.Bind(new(ports.ProviderFactory), new(*providers.Factory)),

@@ -52,11 +52,7 @@ func New(cfg config.Config, dir string) *Server {
 	s := &Server{dir: dir, tools: map[string]tool{}}
 	for _, name := range cfg.LocalTools() {
 		tc := cfg.Tool(name)
-		params := tc.Parameters
-		if params == nil {
-			params = map[string]any{"type": "object", "properties": map[string]any{}}
-		}
-		raw, err := json.Marshal(params)
+		raw, err := json.Marshal(tc.ParameterSchema())
 		t := tool{cfg: tc, spec: llm.Tool{Name: name, Description: tc.Description, Parameters: raw}}
 		if err == nil {
 			var sch jsonschema.Schema
@@ -104,7 +100,11 @@ func (s *Server) Call(ctx context.Context, name string, args json.RawMessage) (p
 	if err := t.schema.Validate(inst); err != nil {
 		return ports.ToolResult{Content: fmt.Sprintf("arguments do not match the tool's schema: %v", err), IsError: true}, nil
 	}
-	return s.run(ctx, t.cfg.Command, args), nil
+	argv, err := config.ExpandCommand(t.cfg.Command, config.CommandContext{Tool: name, Arguments: args, Root: s.dir})
+	if err != nil {
+		return ports.ToolResult{Content: fmt.Sprintf("conversation.tools.%s.command: %v", name, err), IsError: true}, nil
+	}
+	return s.run(ctx, argv, args), nil
 }
 
 func (s *Server) run(ctx context.Context, argv []string, stdin []byte) ports.ToolResult {

@@ -81,3 +81,55 @@ func TestCancellationStopsTheTool(t *testing.T) {
 		t.Fatalf("content = %q", content)
 	}
 }
+
+// A command template (the Rust jp's command = "prog {{context}} {{tool}}")
+// expands each argument on its own, in a real process, without a shell: a
+// value with spaces stays one argument.
+func TestCommandTemplatesExpandPerArgument(t *testing.T) {
+	off := false
+	s := server(t, map[string]config.Tool{
+		"echo_args": {Command: []string{"sh", "-c", `for a in "$@"; do printf '[%s]\n' "$a"; done`, "sh",
+			"{{tool.name}}", "{{tool.arguments.path}}", "{{context}}", "{{tool}}"}},
+		"hidden": {Command: []string{"true"}, Enable: &off},
+		"bad":    {Command: []string{"echo", "{{nope}}"}},
+	})
+	tools, _ := s.Tools(context.Background())
+	if len(tools) != 2 {
+		t.Errorf("offered %d tools, want 2 (enable = false hides one)", len(tools))
+	}
+	res, err := s.Call(context.Background(), "echo_args", json.RawMessage(`{"path":"a b; rm -rf x"}`))
+	if err != nil || res.IsError {
+		t.Fatalf("Call: %v %+v", err, res)
+	}
+	want := "[echo_args]\n[a b; rm -rf x]\n" +
+		`[{"action":"run","root":"` + s.dir + `"}]` + "\n" +
+		`[{"answers":{},"arguments":{"path":"a b; rm -rf x"},"name":"echo_args"}]` + "\n"
+	if res.Content != want {
+		t.Errorf("output:\n%s\nwant:\n%s", res.Content, want)
+	}
+	res, _ = s.Call(context.Background(), "bad", json.RawMessage(`{}`))
+	if !res.IsError || !strings.Contains(res.Content, "unknown placeholder {{nope}}") {
+		t.Errorf("bad placeholder: %+v", res)
+	}
+}
+
+// The Rust jp's parameters (a table of parameter name to { type, required
+// }) are offered to the model as a JSON Schema and checked as one.
+func TestRustParametersAreAJSONSchema(t *testing.T) {
+	s := server(t, map[string]config.Tool{
+		"t": {Command: []string{"cat"}, Parameters: map[string]any{"path": map[string]any{"type": "string", "required": true}}},
+	})
+	tools, _ := s.Tools(context.Background())
+	var sch map[string]any
+	if err := json.Unmarshal(tools[0].Parameters, &sch); err != nil || sch["type"] != "object" {
+		t.Fatalf("schema %s: %v", tools[0].Parameters, err)
+	}
+	res, _ := s.Call(context.Background(), "t", json.RawMessage(`{}`))
+	if !res.IsError || !strings.Contains(res.Content, "path") {
+		t.Errorf("missing required argument accepted: %+v", res)
+	}
+	res, _ = s.Call(context.Background(), "t", json.RawMessage(`{"path":"p"}`))
+	if res.IsError || res.Content != `{"path":"p"}` {
+		t.Errorf("valid call: %+v", res)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"github.com/samber/lo"
+
+	"github.com/jpcli/jp/domain/config"
 )
 
 // jsonSchemaDialect is the JSON Schema draft the published schema follows.
@@ -63,6 +65,13 @@ func schemaOf(n *node, def any) map[string]any {
 	case kindStrings:
 		s["type"] = "array"
 		s["items"] = map[string]any{"type": "string"}
+	case kindList:
+		item := schemaOf(n.elem, newDefaults(n.elem))
+		if _, ok := reflect.New(n.elem.typ).Interface().(config.StringSetter); ok {
+			item = map[string]any{"anyOf": []any{map[string]any{"type": "string"}, item}}
+		}
+		s["type"] = "array"
+		s["items"] = item
 	case kindEnum:
 		vals := n.enum.EnumValues()
 		s["enum"] = vals
@@ -76,7 +85,39 @@ func schemaOf(n *node, def any) map[string]any {
 	if def != nil && n.kind != kindTable && n.kind != kindMap {
 		s["default"] = def
 	}
+	if n.merge == mergeStrategy {
+		s = mergeSchema(s, n)
+	}
 	return s
+}
+
+// mergeSchema accepts, besides the plain value of schema s, a
+// { value, strategy, ... } merge table.
+func mergeSchema(s map[string]any, n *node) map[string]any {
+	plain := map[string]any{}
+	for k, v := range s {
+		if k != "description" && k != "default" {
+			plain[k] = v
+		}
+	}
+	props := map[string]any{"value": plain}
+	for _, k := range mergeKeys(n) {
+		switch k {
+		case "value":
+		case "discard_when_merged":
+			props[k] = map[string]any{"type": "boolean"}
+		default:
+			props[k] = map[string]any{"type": "string", "enum": lo.Map(mergeValues(n, k), func(v string, _ int) any { return v })}
+		}
+	}
+	table := map[string]any{"type": "object", "properties": props, "required": []any{"value"}, "additionalProperties": false}
+	out := map[string]any{"anyOf": []any{plain, table}}
+	for _, k := range []string{"description", "default"} {
+		if v, ok := s[k]; ok {
+			out[k] = v
+		}
+	}
+	return out
 }
 
 func jsonType(v any) string {

@@ -53,32 +53,27 @@ func envLayers(env []string, root *node) ([]layer, error) {
 	return layers, nil
 }
 
-// flagLayers turns --cfg key.path=value flags into layers, one per flag,
-// in order.
-func flagLayers(flags []string, root *node) ([]layer, error) {
-	layers := make([]layer, 0, len(flags))
-	for _, f := range flags {
-		source := fmt.Sprintf("--cfg flag %q", f)
-		key, value, ok := strings.Cut(f, "=")
-		key = strings.TrimSpace(key)
-		if !ok || key == "" {
-			return nil, &usageError{fmt.Sprintf("invalid --cfg %q: expected key.path=value, e.g. --cfg query.loop=never", f)}
-		}
-		segs, err := config.SplitPath(key)
-		if err != nil {
-			var ke *config.KeyError
-			if errors.As(err, &ke) {
-				ke.Source = source
-			}
-			return nil, err
-		}
-		tree, err := singleKeyTree(segs, parseValue(strings.TrimSpace(value), root.at(segs)), source)
-		if err != nil {
-			return nil, err
-		}
-		layers = append(layers, layer{tree, source})
+// flagLayer turns one --cfg key.path=value flag into a layer.
+func flagLayer(f string, root *node) (layer, error) {
+	source := fmt.Sprintf("--cfg flag %q", f)
+	key, value, _ := strings.Cut(f, "=")
+	key = strings.TrimSpace(key)
+	if key == "" {
+		return layer{}, &usageError{fmt.Sprintf("invalid --cfg %q: expected key.path=value, e.g. --cfg query.loop=never, a TOML file, or a name under .jp/config", f)}
 	}
-	return layers, nil
+	segs, err := config.SplitPath(key)
+	if err != nil {
+		var ke *config.KeyError
+		if errors.As(err, &ke) {
+			ke.Source = source
+		}
+		return layer{}, err
+	}
+	tree, err := singleKeyTree(segs, parseValue(strings.TrimSpace(value), root.at(segs)), source)
+	if err != nil {
+		return layer{}, err
+	}
+	return layer{tree, source}, nil
 }
 
 // singleKeyTree is a tree holding value at the key path segs.
@@ -99,7 +94,9 @@ func parseValue(text string, n *node) any {
 	var m map[string]any
 	if err := toml.Unmarshal([]byte("v = "+text), &m); err == nil && len(m) == 1 {
 		if v, ok := m["v"]; ok {
-			if _, isString := v.(string); n != nil && n.kind == kindString && !isString {
+			_, isString := v.(string)
+			_, isTable := v.(map[string]any)
+			if n != nil && n.kind == kindString && !isString && !(isTable && n.merge == mergeStrategy) {
 				return text
 			}
 			return v

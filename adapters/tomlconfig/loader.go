@@ -12,10 +12,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 
@@ -25,14 +28,32 @@ import (
 	"github.com/jpcli/jp/ports"
 )
 
-// Loader implements ports.ConfigLoader. It holds no per-load state and is
-// safe for concurrent use.
-type Loader struct{}
+// Loader implements ports.ConfigLoader. It is safe for concurrent use; its
+// only state is which unsupported keys it has already warned about, so that
+// a run warns once.
+type Loader struct {
+	opts Options
+
+	mu     sync.Mutex
+	warned map[string]bool
+	noted  bool
+}
+
+// Options are where a Loader reports the keys of the Rust jp it ignores.
+type Options struct {
+	// Log gets one record per ignored key (at info level: shown with -v).
+	Log *slog.Logger
+	// Notice gets one line per Loader (per run) summing them up; nil: none.
+	Notice io.Writer
+}
 
 var _ ports.ConfigLoader = (*Loader)(nil)
 
-// New returns a Loader.
-func New() *Loader { return &Loader{} }
+// New returns a Loader that reports nothing.
+func New() *Loader { return &Loader{warned: map[string]bool{}} }
+
+// NewWithOptions returns a Loader that reports ignored keys as opts says.
+func NewWithOptions(opts Options) *Loader { return &Loader{opts: opts, warned: map[string]bool{}} }
 
 // schema is the node tree of config.Config and the tree of its defaults,
 // built once.
@@ -48,29 +69,13 @@ const defaultsSource = "built-in defaults"
 // Load implements ports.ConfigLoader.
 func (l *Loader) Load(ctx context.Context, src ports.ConfigSource) (config.Resolved, error) {
 	root, defaults := schema()
-	merged := config.Clone(defaults)
-	sources := []string{defaultsSource}
-	apply := func(tree map[string]any, source string) error {
-		if err := validate(tree, root, source); err != nil {
-			return err
-		}
-		config.Merge(merged, tree)
-		sources = append(sources, source)
-		return nil
-	}
+	ld := &loading{root: root, src: src, merged: config.Clone(defaults), mg: newMerger(root), sources: []string{defaultsSource}}
 
 	for _, path := range filePaths(src) {
 		if err := ctx.Err(); err != nil {
 			return config.Resolved{}, err
 		}
-		tree, err := readFile(path)
-		if err != nil {
-			return config.Resolved{}, err
-		}
-		if tree == nil {
-			continue
-		}
-		if err := apply(tree, path); err != nil {
+		if err := ld.file(path, false, nil); err != nil {
 			return config.Resolved{}, err
 		}
 	}
@@ -78,25 +83,87 @@ func (l *Loader) Load(ctx context.Context, src ports.ConfigSource) (config.Resol
 	if err != nil {
 		return config.Resolved{}, err
 	}
-	flagLayers, err := flagLayers(src.Overrides, root)
-	if err != nil {
-		return config.Resolved{}, err
+	for _, ly := range envLayers {
+		if err := ld.apply(ly.tree, ly.source); err != nil {
+			return config.Resolved{}, err
+		}
 	}
-	for _, ly := range append(envLayers, flagLayers...) {
-		if err := apply(ly.tree, ly.source); err != nil {
+	for _, f := range src.Overrides {
+		if err := ctx.Err(); err != nil {
+			return config.Resolved{}, err
+		}
+		if !strings.Contains(f, "=") {
+			// --cfg FILE or --cfg NAME: a whole file as one layer.
+			path, err := ld.findCfgFile(f)
+			if err != nil {
+				return config.Resolved{}, err
+			}
+			if err := ld.file(path, true, nil); err != nil {
+				return config.Resolved{}, err
+			}
+			continue
+		}
+		ly, err := flagLayer(f, root)
+		if err != nil {
+			return config.Resolved{}, err
+		}
+		if err := ld.apply(ly.tree, ly.source); err != nil {
 			return config.Resolved{}, err
 		}
 	}
 
 	cfg := config.Default()
-	if err := decode(merged, root, reflect.ValueOf(&cfg).Elem()); err != nil {
+	if err := decode(ld.merged, root, reflect.ValueOf(&cfg).Elem()); err != nil {
 		return config.Resolved{}, fmt.Errorf("decode configuration: %w", err)
 	}
+	l.report(ld.unsupported)
 	return config.Resolved{
-		Config:  cfg,
-		Tree:    encode(reflect.ValueOf(cfg), root).(map[string]any),
-		Sources: sources,
+		Config:      cfg,
+		Tree:        encode(reflect.ValueOf(cfg), root).(map[string]any),
+		Sources:     ld.sources,
+		Unsupported: ld.unsupported,
 	}, nil
+}
+
+// report logs each ignored key once per Loader, and writes the one-line
+// notice the first time there are any.
+func (l *Loader) report(keys []config.UnsupportedKey) {
+	if len(keys) == 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	names := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if !slices.Contains(names, k.Key) {
+			names = append(names, k.Key)
+		}
+		id := k.Key + "\x00" + k.Source
+		if l.warned[id] {
+			continue
+		}
+		l.warned[id] = true
+		if l.opts.Log != nil {
+			l.opts.Log.Info("configuration key not supported by this jp; ignored", "key", k.Key, "source", k.Source)
+		}
+	}
+	if l.noted || l.opts.Notice == nil {
+		return
+	}
+	l.noted = true
+	shown := names
+	if len(shown) > 4 {
+		shown = append(slices.Clone(shown[:4]), "...")
+	}
+	fmt.Fprintf(l.opts.Notice, "jp: %d configuration %s not supported by this jp %s ignored (%s); jp config show marks them, -v names each\n",
+		len(names), plural(len(names), "key", "keys"), plural(len(names), "was", "were"), strings.Join(shown, ", "))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // filePaths lists the configuration files of src, lowest layer first.

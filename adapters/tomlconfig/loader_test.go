@@ -296,10 +296,14 @@ func TestDecodeEncodeRoundTrip(t *testing.T) {
 	c := config.Default()
 	c.MCP.Servers["s"] = config.MCPServer{Command: []string{"x"}, Env: map[string]string{"K": "V"}}
 	c.Plugins.Command["p"] = config.PluginCommand{Run: config.RunPolicyDeny, Checksum: &config.Checksum{Algorithm: config.ChecksumAlgorithmSHA256, Value: "ab"}, Options: map[string]any{"k": "v"}}
-	c.Conversation.Tools.Named["t"] = config.Tool{Command: []string{"run"}, Parameters: map[string]any{"type": "object"}}
+	off := false
+	c.Conversation.Tools.Named["t"] = config.Tool{Command: []string{"run"}, Parameters: map[string]any{"type": "object"}, Enable: &off}
+	c.Assistant.SystemPromptSections = []config.PromptSection{{Content: "a", Tag: "t", Position: -1}}
+	c.Assistant.Model.Aliases = map[string]string{"fast": "demo/echo"}
+	c.ConfigLoadPaths = []string{".jp/config/personas"}
 	c.Query.ComposeInEditor = config.ComposeInEditorAlways
 	tree := encode(reflect.ValueOf(c), root).(map[string]any)
-	if err := validate(tree, root, "round trip"); err != nil {
+	if _, err := validate(tree, root, "round trip"); err != nil {
 		t.Fatalf("encoded tree does not validate: %v", err)
 	}
 	var back config.Config
@@ -309,7 +313,7 @@ func TestDecodeEncodeRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(back, c) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", back, c)
 	}
-	if err := validate(def, root, "defaults"); err != nil {
+	if _, err := validate(def, root, "defaults"); err != nil {
 		t.Errorf("defaults tree does not validate: %v", err)
 	}
 }

@@ -21,6 +21,17 @@ const (
 	kindBool                // bool
 	kindStrings             // []string
 	kindEnum                // a config.Enum
+	kindList                // []T of a struct T: an array of tables (or of strings, when *T is a config.StringSetter)
+)
+
+// mergeMode says how a layer's value of a key merges with the layers'
+// below (the merge struct tag).
+type mergeMode int
+
+const (
+	mergeReplace  mergeMode = iota // the default: a later value replaces
+	mergeStrategy                  // merge:"strategy": also a { value, strategy, ... } table
+	mergeAppend                    // merge:"append": arrays of later layers are appended
 )
 
 // node describes one key of the schema. Validation, decoding, encoding and
@@ -38,6 +49,10 @@ type node struct {
 	elem *node
 	// kindEnum: a zero value, for EnumValues.
 	enum config.Enum
+	// merge: how layers' values of this key combine.
+	merge mergeMode
+	// optional: a pointer to a scalar (*bool): nil when unset.
+	optional bool
 }
 
 // field is a key of a table and where it lives in the struct.
@@ -64,10 +79,14 @@ func buildNode(t reflect.Type, doc string, min int64) *node {
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
-		if t.Elem().Kind() != reflect.Struct {
+		inner := buildNode(t.Elem(), doc, min)
+		switch inner.kind {
+		case kindTable:
+		case kindBool, kindInt, kindString:
+			inner.optional = true
+		default:
 			panic(fmt.Sprintf("tomlconfig: unsupported pointer type %s", t))
 		}
-		inner := buildNode(t.Elem(), doc, min)
 		inner.typ = t
 		return inner
 	case reflect.Struct:
@@ -87,6 +106,15 @@ func buildNode(t reflect.Type, doc string, min int64) *node {
 				fmin = v
 			}
 			f := &field{name: name, index: i, node: buildNode(sf.Type, sf.Tag.Get("doc"), fmin)}
+			switch sf.Tag.Get("merge") {
+			case "":
+			case "strategy":
+				f.node.merge = mergeStrategy
+			case "append":
+				f.node.merge = mergeAppend
+			default:
+				panic(fmt.Sprintf("tomlconfig: bad merge tag on %s.%s", t, sf.Name))
+			}
 			if name == "*" {
 				if f.node.kind != kindMap {
 					panic(fmt.Sprintf("tomlconfig: toml:\"*\" on non-map field %s.%s", t, sf.Name))
@@ -107,10 +135,15 @@ func buildNode(t reflect.Type, doc string, min int64) *node {
 		n.kind = kindMap
 		n.elem = buildNode(t.Elem(), "", 0)
 	case reflect.Slice:
-		if t.Elem().Kind() != reflect.String {
+		switch t.Elem().Kind() {
+		case reflect.String:
+			n.kind = kindStrings
+		case reflect.Struct:
+			n.kind = kindList
+			n.elem = buildNode(t.Elem(), "", 0)
+		default:
 			panic(fmt.Sprintf("tomlconfig: unsupported slice type %s", t))
 		}
-		n.kind = kindStrings
 	case reflect.String:
 		n.kind = kindString
 	case reflect.Int:
@@ -170,6 +203,11 @@ func setDefaults(v reflect.Value) {
 // decode stores a validated tree value into dst (addressable), which
 // already holds defaults; keys absent from v leave them as they are.
 func decode(v any, n *node, dst reflect.Value) error {
+	if n.optional {
+		p := reflect.New(dst.Type().Elem())
+		dst.Set(p)
+		dst = p.Elem()
+	}
 	switch n.kind {
 	case kindTable:
 		if dst.Kind() == reflect.Pointer {
@@ -219,6 +257,20 @@ func decode(v any, n *node, dst reflect.Value) error {
 		dst.Set(reflect.ValueOf(out))
 	case kindEnum:
 		return dst.Addr().Interface().(config.EnumSetter).SetConfigValue(v)
+	case kindList:
+		items := v.([]any)
+		out := reflect.MakeSlice(dst.Type(), len(items), len(items))
+		for i, it := range items {
+			el := out.Index(i)
+			if s, ok := it.(string); ok {
+				el.Addr().Interface().(config.StringSetter).SetFromString(s)
+				continue
+			}
+			if err := decode(it, n.elem, el); err != nil {
+				return err
+			}
+		}
+		dst.Set(out)
 	}
 	return nil
 }
@@ -241,6 +293,12 @@ func decodeEntry(key string, v any, mapNode *node, m reflect.Value) error {
 // encode turns a typed value into its tree form; nil means "not written"
 // (an Unknown enum, a nil slice, map or optional table).
 func encode(v reflect.Value, n *node) any {
+	if n.optional {
+		if v.IsNil() {
+			return nil
+		}
+		v = v.Elem()
+	}
 	switch n.kind {
 	case kindTable:
 		if v.Kind() == reflect.Pointer {
@@ -296,6 +354,15 @@ func encode(v reflect.Value, n *node) any {
 		return out
 	case kindEnum:
 		return v.Interface().(config.Enum).ConfigValue()
+	case kindList:
+		if v.IsNil() {
+			return nil
+		}
+		out := make([]any, v.Len())
+		for i := range v.Len() {
+			out[i] = encode(v.Index(i), n.elem)
+		}
+		return out
 	}
 	return nil
 }

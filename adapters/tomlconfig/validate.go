@@ -5,6 +5,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/samber/lo"
@@ -14,13 +15,28 @@ import (
 
 // validate checks one layer's tree against the schema. The first problem,
 // in key order, is a *config.KeyError naming the full key and the source.
-func validate(tree map[string]any, root *node, source string) error {
-	return validateValue(tree, root, nil, source)
+// Keys of the Rust jp that this jp does not implement (config.Tolerated)
+// are removed from tree and returned instead of rejected.
+func validate(tree map[string]any, root *node, source string) ([]config.UnsupportedKey, error) {
+	v := validator{source: source}
+	err := v.value(tree, root, nil)
+	return v.unsupported, err
 }
 
-func validateValue(v any, n *node, path []string, source string) error {
+type validator struct {
+	source      string
+	unsupported []config.UnsupportedKey
+}
+
+func (vd *validator) value(v any, n *node, path []string) error {
+	source := vd.source
 	invalid := func(reason string) error {
 		return &config.KeyError{Key: config.JoinPath(path...), Source: source, Reason: reason, Err: config.ErrInvalidValue}
+	}
+	if n.merge == mergeStrategy {
+		if m, ok := v.(map[string]any); ok {
+			return vd.mergeTable(m, n, path)
+		}
 	}
 	switch n.kind {
 	case kindTable, kindMap:
@@ -32,9 +48,14 @@ func validateValue(v any, n *node, path []string, source string) error {
 			sub := append(slices.Clip(path), k)
 			child := n.child(k)
 			if child == nil {
+				if config.TolerableTable(sub, m[k]) {
+					vd.unsupported = append(vd.unsupported, config.UnsupportedKey{Key: config.JoinPath(sub...), Source: source, Value: m[k]})
+					delete(m, k)
+					continue
+				}
 				return unknownKey(n, sub, source)
 			}
-			if err := validateValue(m[k], child, sub, source); err != nil {
+			if err := vd.value(m[k], child, sub); err != nil {
 				return err
 			}
 		}
@@ -73,6 +94,66 @@ func validateValue(v any, n *node, path []string, source string) error {
 		if err := probe.SetConfigValue(v); err != nil {
 			return invalid(fmt.Sprintf("expected one of %s, got %s", config.ExpectedValues(n.enum), describe(v)))
 		}
+	case kindList:
+		items, ok := v.([]any)
+		if !ok {
+			return invalid("expected an array, got " + describe(v))
+		}
+		_, strOK := reflect.New(n.elem.typ).Interface().(config.StringSetter)
+		for i, it := range items {
+			if _, isStr := it.(string); isStr && strOK {
+				continue
+			}
+			if _, isTable := it.(map[string]any); !isTable {
+				want := "a table"
+				if strOK {
+					want = "a string or a table"
+				}
+				return invalid(fmt.Sprintf("expected %s at index %d, got %s", want, i, describe(it)))
+			}
+			if err := vd.value(it, n.elem, append(slices.Clip(path), strconv.Itoa(i))); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// mergeTable checks a { value, strategy, ... } table given for a key with
+// merge:"strategy".
+func (vd *validator) mergeTable(m map[string]any, n *node, path []string) error {
+	keys := mergeKeys(n)
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		sub := append(slices.Clip(path), k)
+		key := config.JoinPath(sub...)
+		if !slices.Contains(keys, k) {
+			return &config.KeyError{Key: key, Source: vd.source, Err: config.ErrUnknownKey,
+				Hint: "a merge table has the keys " + strings.Join(keys, ", ")}
+		}
+		bad := func(reason string) error {
+			return &config.KeyError{Key: key, Source: vd.source, Reason: reason, Err: config.ErrInvalidValue}
+		}
+		switch k {
+		case "value":
+			plain := *n
+			plain.merge = mergeReplace
+			if err := vd.value(m[k], &plain, sub); err != nil {
+				return err
+			}
+		case "discard_when_merged":
+			if _, ok := m[k].(bool); !ok {
+				return bad("expected true or false, got " + describe(m[k]))
+			}
+		default: // strategy, separator, dedup
+			allowed := mergeValues(n, k)
+			if s, ok := m[k].(string); !ok || !slices.Contains(allowed, s) {
+				return bad(fmt.Sprintf("expected one of %s, got %s", strings.Join(allowed, ", "), describe(m[k])))
+			}
+		}
+	}
+	if _, ok := m["value"]; !ok {
+		return &config.KeyError{Key: config.JoinPath(path...), Source: vd.source, Err: config.ErrInvalidValue,
+			Reason: `a merge table needs a value, e.g. { value = "...", strategy = "append" }`}
 	}
 	return nil
 }

@@ -30,18 +30,24 @@ type Config struct {
 	Conversation Conversation `toml:"conversation" doc:"Conversation settings: tools."`
 	MCP          MCP          `toml:"mcp" doc:"MCP servers and their instance pool."`
 	Plugins      Plugins      `toml:"plugins" doc:"Command plugins."`
+	// ConfigLoadPaths are searched by --cfg NAME (after .jp/config).
+	ConfigLoadPaths []string `toml:"config_load_paths" merge:"append" doc:"Directories, relative to the workspace root, whose TOML files --cfg NAME loads by name (.jp/config is always searched first). The arrays of all layers are appended, not replaced."`
 }
 
 // Assistant is the [assistant] table.
 type Assistant struct {
-	Model        Model   `toml:"model" doc:"The model to talk to."`
-	SystemPrompt string  `toml:"system_prompt" doc:"Instructions sent to the model before the conversation on every request (its system prompt). Empty: none. Set it per workspace in .jp/config.toml to describe the project."`
-	Request      Request `toml:"request" doc:"How provider requests are made."`
+	Model        Model  `toml:"model" doc:"The model to talk to."`
+	SystemPrompt string `toml:"system_prompt" merge:"strategy" doc:"Instructions sent to the model before the conversation on every request (its system prompt). Empty: none. Set it per workspace in .jp/config.toml to describe the project. A table { value, strategy = \"append\"|\"prepend\"|\"replace\", separator } merges with the layers below instead of replacing them."`
+	// SystemPromptSections are composed into the system prompt after
+	// SystemPrompt (see ComposeSystemPrompt).
+	SystemPromptSections []PromptSection `toml:"system_prompt_sections" merge:"strategy" doc:"Sections appended to the system prompt, ordered by position: a string, or a table { content, tag, position }. An array replaces the layers' below; a table { value = [...], strategy = \"append\"|\"prepend\"|\"replace\" } merges with them."`
+	Request              Request         `toml:"request" doc:"How provider requests are made."`
 }
 
 // Model is the [assistant.model] table.
 type Model struct {
-	ID string `toml:"id" doc:"\"<provider>/<model>\", e.g. \"anthropic/claude-sonnet-4-5\" or \"demo/echo\". Empty: anthropic if its API key is set, else openai if its key is set, else demo/echo."`
+	ID      string            `toml:"id" doc:"\"<provider>/<model>\", e.g. \"anthropic/claude-sonnet-4-5\" or \"demo/echo\", or an alias. Empty: anthropic if its API key is set, else openai if its key is set, else demo/echo."`
+	Aliases map[string]string `toml:"aliases" doc:"Short names for models, e.g. fast = \"anthropic/claude-haiku-4-5\"; usable in --model and assistant.model.id."`
 }
 
 // Request is the [assistant.request] table.
@@ -55,6 +61,12 @@ type Providers struct {
 	Anthropic Anthropic `toml:"anthropic" doc:"Anthropic's Messages API."`
 	Ollama    Ollama    `toml:"ollama" doc:"A local Ollama server, spoken to through its OpenAI-compatible API."`
 	Demo      Demo      `toml:"demo" doc:"The built-in offline demo provider."`
+	LLM       LLM       `toml:"llm" doc:"Provider settings shared with the Rust jp: aliases."`
+}
+
+// LLM is the [providers.llm] table, as the Rust jp spells it.
+type LLM struct {
+	Aliases map[string]string `toml:"aliases" doc:"Model aliases, like assistant.model.aliases (which wins on a clash); a value may be \"<provider>/<model>\" or { provider, name }."`
 }
 
 // OpenAI is the [providers.openai] table.

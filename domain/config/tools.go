@@ -23,13 +23,17 @@ type ToolDefaults struct {
 type Tool struct {
 	Run                  RunPolicy      `toml:"run" doc:"ask, unattended or deny; unset inherits conversation.tools.defaults.run."`
 	CancellationResponse string         `toml:"cancellation_response" doc:"Unset inherits conversation.tools.defaults.cancellation_response."`
-	Command              []string       `toml:"command" doc:"A local tool: the program and its arguments. It gets the call's arguments as a JSON object on stdin and writes the result to stdout."`
+	Command              []string       `toml:"command" doc:"A local tool: the program and its arguments, each of which may hold {{tool}}, {{context}} and their fields (see docs/configuration.md). A string is split at white space; a table { program, args } is the program and its arguments. It gets the call's arguments as a JSON object on stdin and writes the result to stdout."`
+	Enable               *bool          `toml:"enable" doc:"false: the local tool is not offered to the model. Unset: offered."`
 	Description          string         `toml:"description" doc:"What the tool does, as shown to the model."`
 	Parameters           map[string]any `toml:"parameters" doc:"JSON Schema of the tool's arguments (an object schema)."`
 }
 
 // IsLocal reports whether the tool is a local command tool.
 func (t Tool) IsLocal() bool { return len(t.Command) > 0 }
+
+// Enabled reports whether the tool is offered: unless enable = false.
+func (t Tool) Enabled() bool { return t.Enable == nil || *t.Enable }
 
 // Tool returns the configuration of the tool name with the defaults merged
 // in: its own run and cancellation_response when set, the defaults'
@@ -46,11 +50,12 @@ func (c Config) Tool(name string) Tool {
 	return t
 }
 
-// LocalTools returns the names of the configured local command tools,
-// sorted.
+// LocalTools returns the names of the configured local command tools that
+// are enabled, sorted.
 func (c Config) LocalTools() []string {
 	names := filterKeys(c.Conversation.Tools.Named, func(n string) bool {
-		return c.Conversation.Tools.Named[n].IsLocal()
+		t := c.Conversation.Tools.Named[n]
+		return t.IsLocal() && t.Enabled()
 	})
 	slices.Sort(names)
 	return names

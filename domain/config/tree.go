@@ -23,6 +23,9 @@ type Resolved struct {
 	// defaults", file paths, "environment variable JP_CFG_X", "--cfg flag
 	// \"k=v\"".
 	Sources []string
+	// Unsupported are the Rust jp's keys this jp read and ignored, in the
+	// order met; jp config show marks them "not supported by this jp".
+	Unsupported []UnsupportedKey
 }
 
 // Clone returns a deep copy of a tree.

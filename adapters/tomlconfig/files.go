@@ -1,0 +1,400 @@
+package tomlconfig
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/jpcli/jp/domain/config"
+	"github.com/jpcli/jp/ports"
+)
+
+// defaultLoadPath is searched by --cfg NAME in every workspace, before the
+// directories of config_load_paths.
+const defaultLoadPath = ".jp/config"
+
+// loading is the state of one Load: the tree merged so far, the layers
+// applied and the keys ignored.
+type loading struct {
+	root        *node
+	src         ports.ConfigSource
+	merged      map[string]any
+	mg          *merger
+	sources     []string
+	unsupported []config.UnsupportedKey
+}
+
+// apply validates one layer and merges it.
+func (ld *loading) apply(tree map[string]any, source string) error {
+	ld.unsupported = append(ld.unsupported, normalizeRust(tree, source)...)
+	uns, err := validate(tree, ld.root, source)
+	if err != nil {
+		return err
+	}
+	ld.unsupported = append(ld.unsupported, uns...)
+	ld.mg.merge(ld.merged, tree)
+	ld.sources = append(ld.sources, source)
+	return nil
+}
+
+// file applies the configuration file at path: first the files its
+// extends key names with strategy "before" (the default), then the file,
+// then those with strategy "after". A missing file is skipped unless
+// required. stack holds the files extending this one, to refuse a cycle.
+func (ld *loading) file(path string, required bool, stack []string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return fmt.Errorf("configuration file %s: %w", path, err)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	if i := slices.Index(stack, abs); i >= 0 {
+		return &usageError{fmt.Sprintf("configuration files extend each other in a cycle: %s; remove one of these extends",
+			strings.Join(append(slices.Clone(stack[i:]), abs), " -> "))}
+	}
+	tree, err := readFile(path)
+	if err != nil {
+		return err
+	}
+	if tree == nil {
+		if required {
+			return &usageError{fmt.Sprintf("configuration file %s does not exist", path)}
+		}
+		return nil
+	}
+	before, after, err := extendsOf(tree, path)
+	if err != nil {
+		return err
+	}
+	stack = append(slices.Clip(stack), abs)
+	for _, e := range before {
+		if err := ld.file(e, true, stack); err != nil {
+			return err
+		}
+	}
+	if err := ld.apply(tree, path); err != nil {
+		return err
+	}
+	for _, e := range after {
+		if err := ld.file(e, true, stack); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// extendsOf removes the extends key from tree and returns the files it
+// names, relative to the directory of path: an array of paths or glob
+// patterns ("**" crosses directories), each a string or a table
+// { path, strategy = "before" | "after" }. A pattern matching nothing is no
+// error; a plain path that does not exist is.
+func extendsOf(tree map[string]any, path string) (before, after []string, err error) {
+	raw, ok := tree["extends"]
+	if !ok {
+		return nil, nil, nil
+	}
+	delete(tree, "extends")
+	bad := func(reason string) error {
+		return &config.KeyError{Key: "extends", Source: path, Reason: reason, Err: config.ErrInvalidValue}
+	}
+	items, ok := raw.([]any)
+	if !ok {
+		if s, isStr := raw.(string); isStr {
+			items = []any{s}
+		} else {
+			return nil, nil, bad("expected an array of paths, got " + describe(raw))
+		}
+	}
+	dir := filepath.Dir(path)
+	for i, it := range items {
+		p, strategy := "", "before"
+		switch it := it.(type) {
+		case string:
+			p = it
+		case map[string]any:
+			p, _ = it["path"].(string)
+			if s, ok := it["strategy"].(string); ok {
+				strategy = s
+			}
+			for k := range it {
+				if k != "path" && k != "strategy" {
+					return nil, nil, bad(fmt.Sprintf("unknown key %q at index %d: an entry is a path or { path, strategy }", k, i))
+				}
+			}
+		}
+		if p == "" {
+			return nil, nil, bad(fmt.Sprintf("expected a path or { path, strategy } at index %d, got %s", i, describe(it)))
+		}
+		if strategy != "before" && strategy != "after" {
+			return nil, nil, bad(fmt.Sprintf("expected strategy before or after at index %d, got %q", i, strategy))
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		files := []string{p}
+		if strings.ContainsAny(p, "*?[{") {
+			matches, err := doublestar.FilepathGlob(p, doublestar.WithFilesOnly())
+			if err != nil {
+				return nil, nil, bad(fmt.Sprintf("invalid pattern %q: %v", p, err))
+			}
+			files = slices.DeleteFunc(matches, func(m string) bool { return filepath.Ext(m) != ".toml" })
+			slices.Sort(files)
+		} else if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, bad(fmt.Sprintf("%s does not exist", p))
+		}
+		if strategy == "after" {
+			after = append(after, files...)
+		} else {
+			before = append(before, files...)
+		}
+	}
+	return before, after, nil
+}
+
+// findCfgFile resolves the argument of a --cfg without "=": a name under
+// .jp/config or a directory of config_load_paths (with or without
+// ".toml"), else a file path relative to the launch directory. An unknown
+// name is an error suggesting the nearest name.
+func (ld *loading) findCfgFile(arg string) (string, error) {
+	name := strings.TrimSpace(arg)
+	launch := ld.src.LaunchDir
+	if launch == "" {
+		launch, _ = os.Getwd()
+	}
+	asPath := name
+	if !filepath.IsAbs(asPath) {
+		asPath = filepath.Join(launch, name)
+	}
+	explicit := filepath.IsAbs(name) || strings.HasPrefix(name, "./") || strings.HasPrefix(name, "../")
+	dirs := ld.loadDirs()
+	if !explicit && name != "" {
+		for _, d := range dirs {
+			for _, c := range []string{filepath.Join(d, name), filepath.Join(d, name+".toml")} {
+				if isFile(c) {
+					return c, nil
+				}
+			}
+		}
+	}
+	if isFile(asPath) {
+		return asPath, nil
+	}
+	if explicit {
+		return "", &usageError{fmt.Sprintf("invalid --cfg %q: no such configuration file %s", arg, asPath)}
+	}
+	rel := make([]string, 0, len(dirs))
+	for _, d := range dirs {
+		rel = append(rel, ld.relToRoot(d))
+	}
+	looked := "no workspace to look in"
+	if len(rel) > 0 {
+		looked = "looked in " + strings.Join(rel, ", ")
+	}
+	msg := fmt.Sprintf("invalid --cfg %q: expected key.path=value, a TOML file or a configuration name (%s)", arg, looked)
+	names := cfgNames(dirs)
+	if best := nearestName(strings.TrimSuffix(name, ".toml"), names); best != "" {
+		msg += "; did you mean " + best + "?"
+	} else if len(names) > 0 {
+		if len(names) > 8 {
+			names = append(names[:8], "...")
+		}
+		msg += "; the names are " + strings.Join(names, ", ")
+	}
+	return "", &usageError{msg}
+}
+
+// loadDirs are the directories --cfg NAME searches: .jp/config, then each
+// of config_load_paths, relative to the workspace root.
+func (ld *loading) loadDirs() []string {
+	if ld.src.WorkspaceRoot == "" {
+		return nil
+	}
+	paths := []string{defaultLoadPath}
+	if lp, ok := ld.merged["config_load_paths"].([]any); ok {
+		for _, p := range lp {
+			if s, ok := p.(string); ok {
+				paths = append(paths, s)
+			}
+		}
+	}
+	var dirs []string
+	for _, p := range paths {
+		d := p
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(ld.src.WorkspaceRoot, p)
+		}
+		d = filepath.Clean(d)
+		if !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	return dirs
+}
+
+func (ld *loading) relToRoot(d string) string {
+	if r, err := filepath.Rel(ld.src.WorkspaceRoot, d); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return d
+}
+
+// cfgNames lists the names --cfg NAME accepts: every .toml file under
+// dirs, relative to its directory, without the extension, sorted.
+func cfgNames(dirs []string) []string {
+	var names []string
+	for _, d := range dirs {
+		_ = filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
+			if err != nil || e.IsDir() || filepath.Ext(p) != ".toml" {
+				return nil
+			}
+			if r, err := filepath.Rel(d, p); err == nil {
+				n := filepath.ToSlash(strings.TrimSuffix(r, ".toml"))
+				if !slices.Contains(names, n) {
+					names = append(names, n)
+				}
+			}
+			return nil
+		})
+	}
+	slices.Sort(names)
+	return names
+}
+
+// nearestName is the name closest to want (by edit distance, or the one
+// whose last element equals it), or "".
+func nearestName(want string, names []string) string {
+	best, bestDist := "", 3
+	for _, n := range names {
+		if filepath.Base(n) == want && n != want {
+			return n
+		}
+		if d := distance(want, n); d < bestDist && 2*d < len(n) {
+			best, bestDist = n, d
+		}
+	}
+	return best
+}
+
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// normalizeRust rewrites the shapes the Rust jp writes for keys this jp
+// has in another shape, in place, and returns the keys it drops:
+//
+//   - conversation.tools."*" (the Rust defaults) merges into
+//     conversation.tools.defaults;
+//   - mcp.servers."*" (defaults for every server) is dropped;
+//   - assistant.model.id and the providers.llm.aliases values as
+//     { provider, name } tables become "provider/name";
+//   - a tool's command as a string is split at white space, and as a
+//     { program, args, shell } table becomes [program, args...] (shell is
+//     dropped: commands never run through a shell).
+func normalizeRust(tree map[string]any, source string) []config.UnsupportedKey {
+	var dropped []config.UnsupportedKey
+	if tools, ok := lookupTable(tree, "conversation", "tools"); ok {
+		if star, ok := tools["*"].(map[string]any); ok {
+			delete(tools, "*")
+			def, ok := tools["defaults"].(map[string]any)
+			if !ok {
+				def = map[string]any{}
+				tools["defaults"] = def
+			}
+			for k, v := range star {
+				if _, set := def[k]; !set {
+					def[k] = v
+				}
+			}
+		}
+		for name, t := range tools {
+			tt, ok := t.(map[string]any)
+			if !ok || name == "defaults" {
+				continue
+			}
+			switch cmd := tt["command"].(type) {
+			case string:
+				tt["command"] = stringsToAny(strings.Fields(cmd))
+			case map[string]any:
+				prog, okp := cmd["program"].(string)
+				args, oka := cmd["args"].([]any)
+				if _, has := cmd["args"]; !has {
+					oka = true
+				}
+				extra := false
+				for k := range cmd {
+					extra = extra || (k != "program" && k != "args" && k != "shell")
+				}
+				if !okp || !oka || extra {
+					continue // left for validation to report
+				}
+				if sh, ok := cmd["shell"]; ok {
+					dropped = append(dropped, config.UnsupportedKey{
+						Key: config.JoinPath("conversation", "tools", name, "command", "shell"), Source: source, Value: sh})
+				}
+				tt["command"] = append([]any{prog}, args...)
+			}
+		}
+	}
+	if servers, ok := lookupTable(tree, "mcp", "servers"); ok {
+		if star, ok := servers["*"]; ok {
+			delete(servers, "*")
+			dropped = append(dropped, config.UnsupportedKey{Key: config.JoinPath("mcp", "servers", "*"), Source: source, Value: star})
+		}
+	}
+	if model, ok := lookupTable(tree, "assistant", "model"); ok {
+		if id, ok := model["id"].(map[string]any); ok {
+			if s, ok := modelIDString(id); ok {
+				model["id"] = s
+			}
+		}
+	}
+	if aliases, ok := lookupTable(tree, "providers", "llm", "aliases"); ok {
+		for k, v := range aliases {
+			if m, ok := v.(map[string]any); ok {
+				if s, ok := modelIDString(m); ok {
+					aliases[k] = s
+				}
+			}
+		}
+	}
+	return dropped
+}
+
+// modelIDString turns the Rust { provider, name } model ID into
+// "provider/name".
+func modelIDString(m map[string]any) (string, bool) {
+	p, okp := m["provider"].(string)
+	n, okn := m["name"].(string)
+	if !okp || !okn || len(m) != 2 {
+		return "", false
+	}
+	return p + "/" + n, true
+}
+
+func lookupTable(tree map[string]any, keys ...string) (map[string]any, bool) {
+	cur := tree
+	for _, k := range keys {
+		next, ok := cur[k].(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		cur = next
+	}
+	return cur, true
+}
+
+func stringsToAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}

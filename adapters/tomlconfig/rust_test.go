@@ -1,0 +1,351 @@
+package tomlconfig
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/jpcli/jp/domain/config"
+	"github.com/jpcli/jp/ports"
+)
+
+// rustWorkspace is testdata/rustws: a .jp/ written by hand in the Rust jp's
+// configuration shapes (extends with globs and strategies, personas and
+// skills, merge tables, aliases, string command templates, and keys this
+// jp ignores).
+func rustWorkspace(t *testing.T, overrides ...string) (config.Resolved, error) {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("testdata", "rustws"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return New().Load(context.Background(), ports.ConfigSource{WorkspaceRoot: root, LaunchDir: root, Overrides: overrides})
+}
+
+func unsupportedKeys(r config.Resolved) []string {
+	var keys []string
+	for _, k := range r.Unsupported {
+		keys = append(keys, k.Key)
+	}
+	return keys
+}
+
+func TestRustWorkspaceLoads(t *testing.T) {
+	t.Parallel()
+	r, err := rustWorkspace(t)
+	if err != nil {
+		t.Fatalf("the Rust workspace does not load: %v", err)
+	}
+	c := r.Config
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"model id table", c.Assistant.Model.ID, "anthropic/claude-sonnet-4-5"},
+		{"request.max_retries", c.Assistant.Request.MaxRetries, 3},
+		// config.toml's prompt is a default (discard_when_merged), so the
+		// appended config.d/late.toml (extends, strategy after) replaces it.
+		{"system_prompt", c.Assistant.SystemPrompt, "Prefer small commits."},
+		{"composed", c.Assistant.ComposeSystemPrompt(), "Prefer small commits.\n\nAlways answer in English.\n\n<testing>\nRun the tests before you say it works.\n</testing>"},
+		{"alias table", c.Providers.LLM.Aliases["smart"], "anthropic/claude-opus-4-1"},
+		{"load paths", c.ConfigLoadPaths, []string{".jp/config/skill"}},
+		{"tool command string", c.Conversation.Tools.Named["fs_read_file"].Command, []string{"just", "serve-tools", "{{context}}", "{{tool}}"}},
+		{"tool disabled", c.Conversation.Tools.Named["fs_read_file"].Enabled(), false},
+		{"disabled not offered", len(c.LocalTools()), 0},
+		{"defaults from '*'", c.Conversation.Tools.Defaults.Run, config.RunPolicyAsk},
+		{"mcp server kept", c.MCP.Servers["github"].Command, []string{"github-mcp-server", "stdio"}},
+		{"no '*' server", len(c.MCP.Servers), 1},
+	}
+	for _, tt := range checks {
+		if !reflect.DeepEqual(tt.got, tt.want) {
+			t.Errorf("%s = %#v, want %#v", tt.name, tt.got, tt.want)
+		}
+	}
+	if m, err := c.ResolveModel("fast"); err != nil || m != "anthropic/claude-haiku-4-5" {
+		t.Errorf("ResolveModel(fast) = %q, %v", m, err)
+	}
+	wantSchema := map[string]any{
+		"type": "object", "additionalProperties": false, "required": []any{"path"},
+		"properties": map[string]any{
+			"path":  map[string]any{"type": "string", "description": "The path of the file."},
+			"lines": map[string]any{"type": "array", "items": map[string]any{"type": "integer"}},
+		},
+	}
+	if got := c.Conversation.Tools.Named["fs_read_file"].ParameterSchema(); !reflect.DeepEqual(got, wantSchema) {
+		t.Errorf("parameters as JSON Schema = %#v", got)
+	}
+
+	want := []string{
+		"assistant.instructions", "assistant.model.parameters", "assistant.name", "assistant.request.base_backoff_ms",
+		"assistant.request.cache", "assistant.request.max_backoff_secs", "assistant.tool_choice",
+		"conversation.attachments", "conversation.inquiry", "conversation.title",
+		"conversation.tools.defaults.result", "conversation.tools.defaults.style",
+		"conversation.tools.fs_read_file.examples", "conversation.tools.fs_read_file.format",
+		"conversation.tools.fs_read_file.options", "conversation.tools.fs_read_file.questions",
+		"conversation.tools.fs_read_file.result", "conversation.tools.fs_read_file.source",
+		"conversation.tools.fs_read_file.style", "conversation.tools.fs_read_file.summary",
+		"editor", "inherit", `mcp.servers."*"`, "mcp.servers.github.tools",
+		"providers.llm.anthropic", "providers.mcp", "style",
+	}
+	got := unsupportedKeys(r)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("unsupported keys:\n got %q\nwant %q", got, want)
+	}
+	for _, k := range r.Unsupported {
+		if k.Source == "" || k.Value == nil {
+			t.Errorf("unsupported %s lacks its source or value: %+v", k.Key, k)
+		}
+	}
+	// The ignored keys are in no form of the resolved configuration.
+	for _, k := range []string{"style", "inherit", "editor", "providers.mcp", "conversation.tools.fs_read_file.source"} {
+		if _, err := config.Lookup(r.Tree, k); err == nil {
+			t.Errorf("%s is in the resolved tree", k)
+		}
+	}
+	// Sources: the extended files come before (read.toml) and after
+	// (late.toml) the file that extends them.
+	var names []string
+	for _, s := range r.Sources[1:] {
+		names = append(names, filepath.Base(s))
+	}
+	if !slices.Equal(names, []string{"read.toml", "config.toml", "late.toml"}) {
+		t.Errorf("sources = %q", names)
+	}
+}
+
+func TestRustPersonaByName(t *testing.T) {
+	t.Parallel()
+	r, err := rustWorkspace(t, "personas/dev")
+	if err != nil {
+		t.Fatalf("--cfg personas/dev: %v", err)
+	}
+	c := r.Config
+	if got := c.Assistant.SystemPrompt; got != "Prefer small commits.\n\nYou work on jp." {
+		t.Errorf("system_prompt = %q", got)
+	}
+	// extends chain dev -> base: the alias is resolved from the workspace.
+	if m, _ := c.ResolveModel(c.Assistant.Model.ID); m != "anthropic/claude-haiku-4-5" {
+		t.Errorf("persona model = %q -> %q", c.Assistant.Model.ID, m)
+	}
+	if got := c.Assistant.SystemPromptParts(); len(got) != 4 || got[1] != "You are the dev persona." {
+		t.Errorf("parts = %q (the persona's section, position -5, comes first)", got)
+	}
+	if got := c.LocalTools(); !slices.Equal(got, []string{"fs_read_file", "git_log"}) {
+		t.Errorf("local tools = %q", got)
+	}
+	if got := c.Conversation.Tools.Named["git_log"].Command; !slices.Equal(got, []string{"git", "log", "--oneline", "{{tool.arguments.range}}"}) {
+		t.Errorf("command table = %q", got)
+	}
+	if !slices.Contains(unsupportedKeys(r), "conversation.tools.git_log.command.shell") {
+		t.Errorf("command.shell not reported: %q", unsupportedKeys(r))
+	}
+	var names []string
+	for _, s := range r.Sources {
+		names = append(names, filepath.Base(s))
+	}
+	if !slices.Equal(names[len(names)-3:], []string{"base.toml", "git.toml", "dev.toml"}) {
+		t.Errorf("persona sources = %q", names)
+	}
+}
+
+func TestCfgFileForms(t *testing.T) {
+	t.Parallel()
+	for _, arg := range []string{
+		"git",                         // a name in config_load_paths
+		"skill/git",                   // a name under .jp/config
+		"skill/git.toml",              // with its extension
+		"./.jp/config/skill/git.toml", // a path from the launch directory
+		".jp/config/skill/../skill/git.toml",
+	} {
+		r, err := rustWorkspace(t, arg)
+		if err != nil {
+			t.Errorf("--cfg %s: %v", arg, err)
+			continue
+		}
+		if !slices.Contains(r.Config.LocalTools(), "git_log") {
+			t.Errorf("--cfg %s did not load git.toml", arg)
+		}
+	}
+	abs, _ := filepath.Abs(filepath.Join("testdata", "rustws", ".jp", "config", "skill", "git.toml"))
+	if _, err := rustWorkspace(t, abs); err != nil {
+		t.Errorf("--cfg ABSOLUTE: %v", err)
+	}
+}
+
+func TestCfgUnknownName(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ arg, want string }{
+		{"personas/dve", "did you mean personas/dev?"},
+		{"dev", "did you mean personas/dev?"},
+		{"zzzz", "the names are git, personas/base, personas/dev, skill/git"},
+		{"./nope.toml", "no such configuration file"},
+	}
+	for _, tt := range cases {
+		_, err := rustWorkspace(t, tt.arg)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("--cfg %s: error %v, want one line containing %q", tt.arg, err, tt.want)
+		}
+		if !errors.Is(err, config.ErrInvalidValue) {
+			t.Errorf("--cfg %s: %v is not ErrInvalidValue", tt.arg, err)
+		}
+	}
+}
+
+func TestExtendsCycleRefused(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	writeFile(t, filepath.Join(w.root, ".jp", "config.toml"), `extends = ["config/a.toml"]`)
+	writeFile(t, filepath.Join(w.root, ".jp", "config", "a.toml"), `extends = ["b.toml"]`)
+	writeFile(t, filepath.Join(w.root, ".jp", "config", "b.toml"), `extends = ["a.toml"]`)
+	_, err := New().Load(context.Background(), w.source(nil, nil))
+	if err == nil || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("cycle: %v, want one line", err)
+	}
+	for _, want := range []string{"cycle", "a.toml -> ", "b.toml -> ", "remove one"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("cycle error %q lacks %q", err, want)
+		}
+	}
+	// A file extending itself.
+	writeFile(t, filepath.Join(w.root, ".jp", "config.toml"), `extends = ["config.toml"]`)
+	if _, err := New().Load(context.Background(), w.source(nil, nil)); err == nil || !strings.Contains(err.Error(), "cycle") {
+		t.Errorf("self extends: %v", err)
+	}
+	// A missing file is an error naming the key and file; a glob matching
+	// nothing is not.
+	writeFile(t, filepath.Join(w.root, ".jp", "config.toml"), `extends = ["nope.toml"]`)
+	if _, err := New().Load(context.Background(), w.source(nil, nil)); err == nil || !strings.Contains(err.Error(), "extends in ") {
+		t.Errorf("missing extends: %v", err)
+	}
+	writeFile(t, filepath.Join(w.root, ".jp", "config.toml"), `extends = ["config.d/**/*.toml"]`)
+	load(t, w.source(nil, nil))
+}
+
+func TestExtendsDiamondAppendsOnce(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	writeFile(t, filepath.Join(w.root, ".jp", "config.toml"), `extends = ["l.toml", "r.toml"]`)
+	writeFile(t, filepath.Join(w.root, ".jp", "l.toml"), `extends = ["base.toml"]`)
+	writeFile(t, filepath.Join(w.root, ".jp", "r.toml"), `extends = ["base.toml"]`)
+	writeFile(t, filepath.Join(w.root, ".jp", "base.toml"), "[assistant]\nsystem_prompt = { value = \"Be brief.\", strategy = \"append\" }\n")
+	if got := load(t, w.source(nil, nil)).Config.Assistant.SystemPrompt; got != "Be brief." {
+		t.Errorf("diamond: system_prompt = %q, want the shared block once", got)
+	}
+}
+
+func TestJPTypoStillRefused(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ file, want string }{
+		{"[assistant]\nsystem_promt = \"x\"\n", "did you mean assistant.system_prompt?"},
+		{"[assistant.model]\naliasses = { a = \"b/c\" }\n", "did you mean assistant.model.aliases?"},
+		{"[conversation.tools.x]\ncomand = [\"a\"]\n", "did you mean conversation.tools.x.command?"},
+		{"[assistant]\nsystem_prompt = { value = \"x\", stratgy = \"append\" }\n", "a merge table has the keys value, strategy"},
+		{"[assistant]\nsystem_prompt = { value = \"x\", strategy = \"sideways\" }\n", "expected one of append, prepend, replace"},
+		{"[assistant]\nsystem_prompt = { strategy = \"append\" }\n", "a merge table needs a value"},
+		{"[assistant]\nsystem_prompt_sections = [1]\n", "expected a string or a table at index 0"},
+		{"[assistant]\nsystem_prompt_sections = [{ content = \"a\", tga = \"b\" }]\n", "the keys of [assistant.system_prompt_sections.0] are content, tag, position"},
+		{"extends = 3\n", "expected an array of paths"},
+		{"stlye = {}\n", "unknown configuration key stlye"},
+	}
+	for _, tt := range cases {
+		w := newWorkspace(t)
+		writeFile(t, filepath.Join(w.root, ".jp", "config.toml"), tt.file)
+		_, err := New().Load(context.Background(), w.source(nil, nil))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: error %v, want %q", tt.file, err, tt.want)
+		}
+	}
+}
+
+func TestMergeStrategies(t *testing.T) {
+	t.Parallel()
+	root, _ := schema()
+	sp := root.at([]string{"assistant", "system_prompt"})
+	cases := []struct {
+		prev any
+		next map[string]any
+		want string
+	}{
+		{"A", map[string]any{"value": "B"}, "A\n\nB"},
+		{"A", map[string]any{"value": "B", "strategy": "append", "separator": "none"}, "AB"},
+		{"A", map[string]any{"value": "B", "strategy": "prepend", "separator": "line"}, "B\nA"},
+		{"A", map[string]any{"value": "B", "strategy": "replace"}, "B"},
+		{"A", map[string]any{"value": "B", "strategy": "append_space"}, "A B"},
+		{"A", map[string]any{"value": "B", "strategy": "append_line"}, "A\nB"},
+		{"", map[string]any{"value": "B", "strategy": "append"}, "B"},
+		{nil, map[string]any{"value": "B"}, "B"},
+		{"x\nA\ny", map[string]any{"value": "A"}, "x\nA\ny"},                             // block dedup
+		{"xAy", map[string]any{"value": "A"}, "xAy\n\nA"},                                // not a block
+		{"xAy", map[string]any{"value": "A", "dedup": "contains"}, "xAy"},                // contains
+		{"A", map[string]any{"value": "A", "dedup": "off", "separator": "space"}, "A A"}, // off
+	}
+	for _, tt := range cases {
+		if got := newMerger(root).value(tt.prev, tt.next, sp, "p"); got != tt.want {
+			t.Errorf("%q + %v = %q, want %q", tt.prev, tt.next, got, tt.want)
+		}
+	}
+	secs := root.at([]string{"assistant", "system_prompt_sections"})
+	a, b := map[string]any{"content": "a"}, map[string]any{"content": "b"}
+	lists := []struct {
+		next any
+		want []any
+	}{
+		{[]any{b}, []any{b}},
+		{map[string]any{"value": []any{b}}, []any{a, b}},
+		{map[string]any{"value": []any{b}, "strategy": "prepend"}, []any{b, a}},
+		{map[string]any{"value": []any{b}, "strategy": "replace"}, []any{b}},
+	}
+	for _, tt := range lists {
+		if got := newMerger(root).value([]any{a}, tt.next, secs, "p"); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("[a] + %v = %v, want %v", tt.next, got, tt.want)
+		}
+	}
+	// discard_when_merged: the next value replaces whatever its strategy.
+	mg := newMerger(root)
+	v := mg.value("", map[string]any{"value": "default", "discard_when_merged": true}, sp, "p")
+	if got := mg.value(v, map[string]any{"value": "mine", "strategy": "append"}, sp, "p"); got != "mine" {
+		t.Errorf("after discard_when_merged: %q", got)
+	}
+}
+
+func TestMergeTableFromFlagsAndEnv(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	writeFile(t, filepath.Join(w.root, ".jp", "config.toml"), "[assistant]\nsystem_prompt = \"A\"\n")
+	r := load(t, w.source(
+		[]string{`JP_CFG_ASSISTANT__SYSTEM_PROMPT={ value = "B", strategy = "append", separator = "line" }`},
+		[]string{`assistant.system_prompt={ value = "C", strategy = "prepend", separator = "space" }`, "assistant.model.aliases.q=demo/echo"}))
+	if got := r.Config.Assistant.SystemPrompt; got != "C A\nB" {
+		t.Errorf("system_prompt = %q", got)
+	}
+	if got, _ := r.Config.ResolveModel("q"); got != "demo/echo" {
+		t.Errorf("alias from --cfg: %q", got)
+	}
+	// config_load_paths appends across layers.
+	writeFile(t, filepath.Join(w.user, "config.toml"), `config_load_paths = ["u"]`)
+	writeFile(t, filepath.Join(w.root, ".jp", "config.toml"), `config_load_paths = ["w", "u"]`)
+	if got := load(t, w.source(nil, nil)).Config.ConfigLoadPaths; !slices.Equal(got, []string{"u", "w"}) {
+		t.Errorf("config_load_paths = %q", got)
+	}
+}
+
+func TestLoaderReportsOncePerRun(t *testing.T) {
+	t.Parallel()
+	var notice strings.Builder
+	l := NewWithOptions(Options{Notice: &notice})
+	root, _ := filepath.Abs(filepath.Join("testdata", "rustws"))
+	for range 2 {
+		if _, err := l.Load(context.Background(), ports.ConfigSource{WorkspaceRoot: root, LaunchDir: root}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := notice.String()
+	if strings.Count(out, "\n") != 1 || !strings.Contains(out, "jp: 27 configuration keys not supported by this jp were ignored (conversation.tools.fs_read_file.examples,") {
+		t.Errorf("notice = %q", out)
+	}
+}
