@@ -9,7 +9,6 @@ package wire
 import (
 	"github.com/jpcli/jp/adapters/pluginproc"
 	"github.com/jpcli/jp/adapters/sysclock"
-	"github.com/jpcli/jp/adapters/tomlconfig"
 	"github.com/jpcli/jp/app"
 )
 
@@ -25,7 +24,7 @@ func InitializeCLI(opts Options) (*app.App, func(), error) {
 	}
 	workspaces := app.NewWorkspaces(store, store)
 	conversations := app.NewConversations(store, store, clock)
-	loader := tomlconfig.New()
+	loader := provideConfigLoader(opts)
 	config := app.NewConfig(workspaces, loader)
 	factory := provideProviders(opts)
 	prompter := provideTerminalPrompter(opts)
@@ -100,7 +99,7 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 	}
 	workspaces := app.NewWorkspaces(store, store)
 	conversations := app.NewConversations(store, store, clock)
-	loader := tomlconfig.New()
+	loader := provideConfigLoader(opts)
 	config := app.NewConfig(workspaces, loader)
 	factory := provideProviders(opts)
 	script, err := provideScript(opts)
