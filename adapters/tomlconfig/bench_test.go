@@ -4,6 +4,8 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+
+	"github.com/jpcli/jp/ports"
 )
 
 // BenchmarkLoad measures one load with every layer present: user and
@@ -54,6 +56,24 @@ duration_secs = 5
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := l.Load(ctx, src); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkLoadRustWorkspace measures one load of testdata/rustws with
+// --cfg personas/dev: seven files through extends (a ** glob among them),
+// merge tables, and 28 ignored Rust keys.
+func BenchmarkLoadRustWorkspace(b *testing.B) {
+	root, err := filepath.Abs(filepath.Join("testdata", "rustws"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	src := ports.ConfigSource{WorkspaceRoot: root, LaunchDir: root, Overrides: []string{"personas/dev"}}
+	l := New()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := l.Load(context.Background(), src); err != nil {
 			b.Fatal(err)
 		}
 	}
