@@ -269,7 +269,7 @@ func TestSystemPromptSectionsAreComposed(t *testing.T) {
 	f.provider.mu.Lock()
 	defer f.provider.mu.Unlock()
 	if len(f.provider.calls) != 1 || f.provider.calls[0].System != "Base.\n\n<rules>\nRules.\n</rules>\n\nLast." {
-		t.Errorf("system = %q", f.provider.calls)
+		t.Errorf("calls = %+v", f.provider.calls)
 	}
 }
 
