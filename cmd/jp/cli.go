@@ -8,7 +8,7 @@ import (
 type Globals struct {
 	Workspace string           `short:"w" name:"workspace" placeholder:"ID|PATH|cwd" help:"Workspace to work in: a workspace ID, a path inside a checkout, or 'cwd' (the default)."`
 	Verbose   int              `short:"v" type:"counter" help:"More log output on stderr and in the log file (repeat: -vv debug, -vvv trace)."`
-	Cfg       []string         `name:"cfg" sep:"none" placeholder:"KEY=VALUE" help:"Override a configuration key for this run (repeatable), e.g. --cfg query.loop=never."`
+	Cfg       []string         `name:"cfg" sep:"none" placeholder:"KEY=VALUE|FILE|NAME" help:"Override configuration for this run (repeatable): a key (--cfg query.loop=never), a TOML file (--cfg ./x.toml) or a name under .jp/config (--cfg personas/dev)."`
 	Version   kong.VersionFlag `help:"Print jp's version and exit."`
 }
 
