@@ -40,7 +40,7 @@ var knownMetadataKeys = map[string]bool{
 // form neither is an empty title (the Rust reader takes it for a title).
 func (m Metadata) MarshalJSON() ([]byte, error) {
 	ts := func(t time.Time) string { return FormatTime(t, m.Format) }
-	var fs []field
+	fs := make([]field, 0, 6+len(m.Extra))
 	if m.Title != "" || m.Format != FormatRust {
 		fs = append(fs, field{"title", m.Title})
 	}

@@ -255,6 +255,7 @@ type field struct {
 
 func object(fields ...field) ([]byte, error) {
 	var buf bytes.Buffer
+	buf.Grow(64 * len(fields))
 	buf.WriteByte('{')
 	n := 0
 	for _, f := range fields {
@@ -265,17 +266,48 @@ func object(fields ...field) ([]byte, error) {
 			buf.WriteByte(',')
 		}
 		n++
-		k, _ := json.Marshal(f.key)
-		buf.Write(k)
-		buf.WriteByte(':')
-		v, err := json.Marshal(f.val)
-		if err != nil {
-			return nil, fmt.Errorf("field %s: %w", f.key, err)
+		if err := writeString(&buf, f.key); err != nil {
+			return nil, err
 		}
-		buf.Write(v)
+		buf.WriteByte(':')
+		switch v := f.val.(type) {
+		case string:
+			if err := writeString(&buf, v); err != nil {
+				return nil, err
+			}
+		case int:
+			buf.WriteString(strconv.Itoa(v))
+		case bool:
+			buf.WriteString(strconv.FormatBool(v))
+		default:
+			b, err := json.Marshal(v)
+			if err != nil {
+				return nil, fmt.Errorf("field %s: %w", f.key, err)
+			}
+			buf.Write(b)
+		}
 	}
 	buf.WriteByte('}')
 	return buf.Bytes(), nil
+}
+
+// writeString writes s as a JSON string: directly when it needs no
+// escaping, else through encoding/json (which escapes it as it always has).
+func writeString(buf *bytes.Buffer, s string) error {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, err := json.Marshal(s)
+			if err != nil {
+				return err
+			}
+			buf.Write(b)
+			return nil
+		}
+	}
+	buf.WriteByte('"')
+	buf.WriteString(s)
+	buf.WriteByte('"')
+	return nil
 }
 
 // rustAnswerTypes are the answer types the Rust reader knows.
