@@ -33,13 +33,15 @@ func (p *Printer) writeJSON(ch ports.Channel, text string, end bool) {
 const hexDigits = "0123456789abcdef"
 
 // writeJSONString writes s as a JSON string, as encoding/json would
-// (invalid UTF-8 becomes U+FFFD; U+2028 and U+2029 are escaped).
+// (invalid UTF-8 becomes U+FFFD; U+2028 and U+2029 are escaped), and also
+// escapes DEL and the C1 controls U+0080 to U+009F, which encoding/json
+// leaves raw: no byte of the record can drive a terminal.
 func writeJSONString(w *bufio.Writer, s string) {
 	_ = w.WriteByte('"')
 	start := 0
 	for i := 0; i < len(s); {
 		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' {
+			if b >= 0x20 && b != '"' && b != '\\' && b != 0x7f {
 				i++
 				continue
 			}
@@ -67,6 +69,15 @@ func writeJSONString(w *bufio.Writer, s string) {
 		if r == utf8.RuneError && size == 1 {
 			_, _ = w.WriteString(s[start:i])
 			_, _ = w.WriteString(`\ufffd`)
+			i += size
+			start = i
+			continue
+		}
+		if r >= 0x80 && r < 0xa0 {
+			_, _ = w.WriteString(s[start:i])
+			_, _ = w.WriteString(`\u00`)
+			_ = w.WriteByte(hexDigits[r>>4])
+			_ = w.WriteByte(hexDigits[r&0xf])
 			i += size
 			start = i
 			continue

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/jpcli/jp/internal/safetext"
 )
 
 // markdown streams content to a terminal as rendered markdown.
@@ -55,7 +57,7 @@ func newMarkdown(width, height int, style string, noColor bool) *markdown {
 
 // write takes a content delta; it returns whether the cursor is left mid-line.
 func (m *markdown) write(w *bufio.Writer, text string) (midLine bool) {
-	m.buf = appendSanitized(m.buf, text)
+	m.buf = safetext.Append(m.buf, text)
 	for {
 		m.dropLeadingBlankLines()
 		end := m.boundary()
@@ -246,20 +248,4 @@ func (m *markdown) render(block []byte) (out string, ok bool) {
 	}()
 	out, m.inList = m.theme.render(string(block), m.width, m.inList)
 	return out, true
-}
-
-// appendSanitized appends text to b, dropping CR and showing other control
-// characters except newline and tab in caret notation.
-func appendSanitized(b []byte, text string) []byte {
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		switch {
-		case c == '\r':
-		case passesThrough(c):
-			b = append(b, c)
-		default:
-			b = append(b, '^', c^0x40)
-		}
-	}
-	return b
 }

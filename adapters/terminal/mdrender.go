@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/jpcli/jp/internal/safetext"
 )
 
 // This file is the block half of the markdown renderer: it turns one
@@ -126,7 +128,7 @@ const (
 // leading or trailing blank lines. Control characters other than newline
 // and tab are shown in caret notation; no tab is output.
 func (t *theme) render(src string, width int, inList bool) (string, bool) {
-	src = sanitize(src)
+	src = safetext.String(src)
 	out, inList := t.blocks(strings.Split(src, "\n"), max(width, minWrap), 0, inList)
 	for len(out) > 0 && out[0] == "" {
 		out = out[1:]
@@ -148,17 +150,6 @@ func (t *theme) render(src string, width int, inList bool) (string, bool) {
 		b.WriteByte('\n')
 	}
 	return b.String(), inList
-}
-
-// sanitize shows control characters other than newline and tab in caret
-// notation, and drops CR, as appendSanitized does.
-func sanitize(s string) string {
-	for i := 0; i < len(s); i++ {
-		if !passesThrough(s[i]) {
-			return string(appendSanitized(make([]byte, 0, len(s)+16), s))
-		}
-	}
-	return s
 }
 
 // blocks renders lines, a sequence of markdown blocks, to width columns.

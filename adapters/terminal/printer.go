@@ -6,6 +6,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/jpcli/jp/internal/safetext"
 	"github.com/jpcli/jp/ports"
 )
 
@@ -123,7 +124,9 @@ func (p *Printer) Write(ch ports.Channel, text string) {
 		p.writeStyled(s, ch, text)
 		s.midLine = text[len(text)-1] != '\n'
 	default:
-		_, _ = s.w.WriteString(text)
+		// Piped or redirected output reaches a terminal just as often
+		// (jp q ... | less -R, | cat): it is sanitised all the same.
+		_ = safetext.WriteString(s.w, text)
 		s.midLine = text[len(text)-1] != '\n'
 	}
 	if s.tty || s == &p.err {
@@ -280,32 +283,12 @@ func (p *Printer) writeStyled(s *stream, ch ports.Channel, text string) {
 		style = ""
 	}
 	_, _ = s.w.WriteString(style)
-	// A chrome countdown may redraw its line with "\r".
-	writeSanitized(s.w, text, ch == ports.ChannelChrome)
-	_, _ = s.w.WriteString(sgrReset)
-}
-
-// writeSanitized writes text with C0 control characters other than
-// newline and tab (and CR when allowCR), and DEL, shown in caret notation
-// (ESC as ^[), so that model or plugin output cannot drive the terminal.
-func writeSanitized(w *bufio.Writer, text string, allowCR bool) {
-	start := 0
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		if passesThrough(c) || (c == '\r' && allowCR) {
-			continue
-		}
-		_, _ = w.WriteString(text[start:i])
-		_ = w.WriteByte('^')
-		_ = w.WriteByte(c ^ 0x40)
-		start = i + 1
+	// A chrome countdown redraws its line with a leading "\r"; any other
+	// CR is shown, as the sanitiser shows it.
+	if ch == ports.ChannelChrome && text[0] == '\r' {
+		_ = s.w.WriteByte('\r')
+		text = text[1:]
 	}
-	_, _ = w.WriteString(text[start:])
-}
-
-// passesThrough reports whether byte c of model, tool or plugin text may
-// reach the terminal as is: anything but C0 control characters (newline
-// and tab excepted) and DEL. The others are shown in caret notation.
-func passesThrough(c byte) bool {
-	return (c >= 0x20 && c != 0x7f) || c == '\n' || c == '\t'
+	_ = safetext.WriteString(s.w, text)
+	_, _ = s.w.WriteString(sgrReset)
 }

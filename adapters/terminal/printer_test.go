@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jpcli/jp/internal/testkit"
 	"github.com/jpcli/jp/ports"
@@ -61,7 +62,7 @@ func TestPipedText(t *testing.T) {
 	if err := p.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	wantOut := "thinking more\nHello **world**\x1b[31m raw\nbash {}\nbash: ok\n"
+	wantOut := "thinking more\nHello **world**^[[31m raw\nbash {}\nbash: ok\n"
 	if out.String() != wantOut {
 		t.Errorf("stdout = %q, want %q", out.String(), wantOut)
 	}
@@ -164,7 +165,63 @@ func FuzzJSONString(f *testing.F) {
 		if got.Text != want {
 			t.Fatalf("decoded %q, encoding/json gives %q", got.Text, want)
 		}
+		assertNoControl(t, out.String(), "\n")
 	})
+}
+
+// hostile is every byte and rune a terminal acts on: C0 (ESC among them),
+// DEL, lone CR, C1 both UTF-8 encoded and raw, and an OSC 52 clipboard
+// write.
+func hostile() string {
+	var b strings.Builder
+	b.WriteString("\x1b]52;c;aGVsbG8=\x07 \x1b]0;title\x1b\\ ")
+	for c := 0; c < 0x20; c++ {
+		b.WriteByte(byte(c))
+	}
+	b.WriteString("\x7f lone\rCR ")
+	for r := rune(0x80); r < 0xa0; r++ {
+		b.WriteRune(r)
+	}
+	for c := 0x80; c < 0xa0; c++ {
+		b.WriteByte(byte(c))
+	}
+	return b.String()
+}
+
+// assertNoControl fails if out holds a byte or rune a terminal would act
+// on, other than the bytes in allowed.
+func assertNoControl(t *testing.T, out, allowed string) {
+	t.Helper()
+	for i := 0; i < len(out); {
+		c := out[i]
+		r, size := utf8.DecodeRuneInString(out[i:])
+		switch {
+		case strings.IndexByte(allowed, c) >= 0:
+		case c < 0x20 || c == 0x7f:
+			t.Fatalf("control byte %#x at %d in %q", c, i, out)
+		case r >= 0x80 && r < 0xa0, r == utf8.RuneError && size == 1 && c >= 0x80 && c < 0xa0:
+			t.Fatalf("C1 control %#x at %d in %q", c, i, out)
+		}
+		i += size
+	}
+}
+
+// Piped text mode writes no control byte on any channel, whatever the
+// model, a tool or a plugin sent.
+func TestPipedSanitisesEveryChannel(t *testing.T) {
+	t.Parallel()
+	p, out, errb, _ := newPiped(PrinterOptions{})
+	for _, ch := range []ports.Channel{ports.ChannelContent, ports.ChannelReasoning, ports.ChannelToolCall,
+		ports.ChannelToolResult, ports.ChannelChrome, ports.ChannelError} {
+		p.Write(ch, hostile())
+		p.EndBlock(ch)
+	}
+	_ = p.Flush()
+	assertNoControl(t, out.String(), "\n\t")
+	assertNoControl(t, errb.String(), "\n\t")
+	if !strings.Contains(out.String(), "^[]52;c;aGVsbG8=^G") || !strings.Contains(out.String(), "M-^[") {
+		t.Fatalf("escapes not shown: %q", out.String())
+	}
 }
 
 func TestPipedWriteDoesNotAllocate(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/huh"
 
 	"github.com/jpcli/jp/domain/draft"
+	"github.com/jpcli/jp/internal/safetext"
 	"github.com/jpcli/jp/ports"
 )
 
@@ -90,7 +91,7 @@ func (p *Prompter) Ask(ctx context.Context, q ports.Question) (ports.Answer, err
 
 func (p *Prompter) confirm(ctx context.Context, q ports.Question) (ports.Answer, error) {
 	v, _ := q.Default.(bool)
-	f := huh.NewConfirm().Title(q.Message).Affirmative("Yes").Negative("No").Value(&v)
+	f := huh.NewConfirm().Title(safetext.String(q.Message)).Affirmative("Yes").Negative("No").Value(&v)
 	if _, err := p.runForm(ctx, f, false); err != nil {
 		return ports.Answer{}, err
 	}
@@ -107,10 +108,10 @@ func (p *Prompter) selectOne(ctx context.Context, q ports.Question) (ports.Answe
 			label = o.Answer()
 		}
 		labels[o.Answer()] = label
-		opts[i] = huh.NewOption(label, o.Answer())
+		opts[i] = huh.NewOption(oneLine(label), o.Answer())
 	}
 	var v string
-	f := huh.NewSelect[string]().Title(q.Message).Options(opts...).Value(&v)
+	f := huh.NewSelect[string]().Title(safetext.String(q.Message)).Options(opts...).Value(&v)
 	if _, err := p.runForm(ctx, f, false); err != nil {
 		return ports.Answer{}, err
 	}
@@ -120,7 +121,7 @@ func (p *Prompter) selectOne(ctx context.Context, q ports.Question) (ports.Answe
 
 func (p *Prompter) text(ctx context.Context, q ports.Question) (ports.Answer, error) {
 	v, _ := q.Default.(string)
-	f := huh.NewInput().Title(q.Message).CharLimit(0).Value(&v)
+	f := huh.NewInput().Title(safetext.String(q.Message)).CharLimit(0).Value(&v)
 	secret := q.Kind == ports.QuestionSecret
 	if secret {
 		v = ""
@@ -249,14 +250,9 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-// oneLine flattens text for a one-line summary, neutralising control
-// characters.
+// oneLine flattens text for a one-line summary, with control characters
+// shown as the output sanitiser shows them (tabs become spaces).
 func oneLine(s string) string {
 	s = strings.ReplaceAll(strings.TrimSpace(s), "\n", " ⏎ ")
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return '�'
-		}
-		return r
-	}, s)
+	return safetext.String(strings.ReplaceAll(s, "\t", " "))
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/jpcli/jp/internal/safetext"
 )
 
 // spinnerInterval is how often the spinner redraws; the first frame shows
@@ -117,7 +119,7 @@ func (p *Printer) drawSpinner() {
 	}
 	sp.frame = (sp.frame + 1) % len(spinnerFrames)
 	_, _ = p.err.w.WriteString("\r" + sgrDim + spinnerFrames[sp.frame] + " ")
-	writeSanitized(p.err.w, label, false)
+	_ = safetext.WriteString(p.err.w, label)
 	_, _ = p.err.w.WriteString(sgrReset + "\x1b[K")
 	_ = p.err.w.Flush()
 	sp.drawn = true

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -86,8 +87,17 @@ description = "Echo the arguments back"
 	srv := e.serve(e.a)
 	b := newBrowser(t, e)
 
-	// The workspaces page: the workspace with both checkouts, launched here.
+	// Without its token the server shows nothing.
 	b.open(srv + "/")
+	if got := b.text("body"); !strings.Contains(got, "needs its token") || strings.Contains(got, wsID) {
+		t.Fatalf("the page without the token = %q", got)
+	}
+	// The printed address, token included: the cookie it sets carries
+	// every later request, and the token leaves the address bar.
+	b.open(srv + "/?token=" + e.token)
+	b.waitJS(`location.search === '' && location.pathname === '/'`, "the address without the token")
+
+	// The workspaces page: the workspace with both checkouts, launched here.
 	b.waitJS(fmt.Sprintf(`document.querySelector('#ws-%s.launch') !== null`, wsID), "the launch workspace, highlighted")
 	card := b.text(fmt.Sprintf(`#ws-%s`, wsID))
 	for _, want := range []string{e.a, e.b, "launched here", wsID} {
@@ -275,6 +285,7 @@ type env struct {
 	serverDone chan struct{} // closed when jp serve web exited
 	serverErr  error         // its Wait error, once serverDone is closed
 	out, errs  *testkit.SyncBuffer
+	token      string // the token in the address jp serve web printed
 }
 
 func newEnv(t *testing.T) *env {
@@ -495,7 +506,9 @@ func (e *env) serve(dir string) string {
 		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", e.port))
 		if err == nil {
 			_ = c.Close()
-			if strings.Contains(e.out.String(), "jp serve web: "+url) {
+			m := regexp.MustCompile(`jp serve web: ` + regexp.QuoteMeta(url) + `\?token=([0-9a-f]{64})\n`).FindStringSubmatch(e.out.String())
+			if m != nil {
+				e.token = m[1]
 				return strings.TrimSuffix(url, "/")
 			}
 		}

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/cookiejar"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -14,6 +18,9 @@ import (
 	"github.com/jpcli/jp/adapters/pluginsdk/plugintest"
 	"github.com/jpcli/jp/domain/plugin"
 )
+
+// printedURL is the line jp serve web prints: its address with the token.
+var printedURL = regexp.MustCompile(`^jp serve web: (http://127\.0\.0\.1:\d+/)\?token=([0-9a-f]{64})\n$`)
 
 // startPlugin runs the plugin against a fake jp that sends init with
 // options, and waits for ready.
@@ -61,14 +68,15 @@ func TestRunServesUntilShutdown(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	f := startPlugin(t, `{"port":0}`)
 	pr := f.Recv()
-	url := regexp.MustCompile(`^jp serve web: (http://127\.0\.0\.1:\d+/)\n$`).FindStringSubmatch(fmt.Sprint(pr["text"]))
+	url := printedURL.FindStringSubmatch(fmt.Sprint(pr["text"]))
 	if pr["type"] != "print" || url == nil {
 		t.Fatalf("first output = %v", pr)
 	}
-	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	jar, _ := cookiejar.New(nil)
+	client := &http.Client{Jar: jar, Transport: &http.Transport{DisableKeepAlives: true}}
 	page := make(chan string, 1)
 	go func() {
-		resp, err := client.Get(url[1])
+		resp, err := client.Get(url[0][len("jp serve web: ") : len(url[0])-1])
 		if err != nil {
 			page <- err.Error()
 			return
@@ -91,6 +99,14 @@ func TestRunServesUntilShutdown(t *testing.T) {
 	if got := <-page; !strings.Contains(got, "proj") || !strings.Contains(got, "/src/proj") || !strings.Contains(got, "launched here") {
 		t.Fatalf("page = %s", got)
 	}
+	// Without the token (no cookie either): 401, and nothing reaches jp
+	// (the fake jp would fail on an unexpected request at exit).
+	anon := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	if resp, err := anon.Get(url[1]); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("GET without the token = %v, %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
 	f.Send(`{"type":"shutdown"}`)
 	m, code := f.Exit()
 	if code != 0 || m["code"] != float64(0) {
@@ -109,7 +125,7 @@ func TestDraftRequestsAreAddressed(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	f := startPlugin(t, `{"port":0}`)
 	pr := f.Recv()
-	url := regexp.MustCompile(`^jp serve web: (http://127\.0\.0\.1:\d+/)\n$`).FindStringSubmatch(fmt.Sprint(pr["text"]))
+	url := printedURL.FindStringSubmatch(fmt.Sprint(pr["text"]))
 	if url == nil {
 		t.Fatalf("first output = %v", pr)
 	}
@@ -119,6 +135,7 @@ func TestDraftRequestsAreAddressed(t *testing.T) {
 		req, _ := http.NewRequest(http.MethodPut, url[1]+"api/draft",
 			strings.NewReader(`{"workspace":"a1b2c3d","root":"/src/proj-wt","conversation":"17127583920","text":"Run the tests.","revision":""}`))
 		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+url[2])
 		resp, err := client.Do(req)
 		if err != nil {
 			answer <- err.Error()
@@ -155,4 +172,63 @@ func TestDraftRequestsAreAddressed(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	client.CloseIdleConnections()
+}
+
+// TestRunServesOnUnixSocket: with options.socket the server listens on a
+// Unix socket of mode 0600 (and on no TCP port), still behind the token.
+func TestRunServesOnUnixSocket(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	path := filepath.Join(t.TempDir(), "web.sock")
+	f := startPlugin(t, fmt.Sprintf(`{"socket":%q}`, path))
+	pr := f.Recv()
+	m := regexp.MustCompile(`^jp serve web: on the Unix socket (.*) \(mode 0600\); send Authorization: Bearer ([0-9a-f]{64})\n$`).FindStringSubmatch(fmt.Sprint(pr["text"]))
+	if m == nil || m[1] != path {
+		t.Fatalf("first output = %v", pr)
+	}
+	if lg := f.Recv(); lg["type"] != "log" || strings.Contains(fmt.Sprint(lg), m[2]) {
+		t.Fatalf("second message = %v (want the log line, without the token)", lg)
+	}
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode()&os.ModeSocket == 0 || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("socket %v, %v: want mode 0600", fi.Mode(), err)
+	}
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true,
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, "unix", path)
+		}}}
+	for _, tc := range []struct {
+		auth string
+		code int
+	}{{"", http.StatusUnauthorized}, {"Bearer " + strings.Repeat("0", 64), http.StatusForbidden}, {"Bearer " + m[2], http.StatusOK}} {
+		req, _ := http.NewRequest(http.MethodGet, "http://jp/static/style.css", nil)
+		if tc.auth != "" {
+			req.Header.Set("Authorization", tc.auth)
+		}
+		resp, err := client.Do(req)
+		if err != nil || resp.StatusCode != tc.code {
+			t.Fatalf("GET with %q = %v, %v; want %d", tc.auth, resp, err, tc.code)
+		}
+		resp.Body.Close()
+	}
+	f.Send(`{"type":"shutdown"}`)
+	if _, code := f.Exit(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	client.CloseIdleConnections()
+}
+
+func TestRunRefusesASocketPathInUse(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	path := filepath.Join(t.TempDir(), "not-a-socket")
+	if err := os.WriteFile(path, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f := startPlugin(t, fmt.Sprintf(`{"socket":%q}`, path))
+	m, code := f.Exit()
+	if code != 1 || !strings.Contains(fmt.Sprint(m["reason"]), "exists and is not a socket") {
+		t.Fatalf("exit %d %v", code, m)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "x" {
+		t.Fatal("the file at the socket path was changed")
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/jpcli/jp/app"
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/workspace"
+	"github.com/jpcli/jp/internal/safetext"
 )
 
 // ConversationCmd is jp conversation (alias c).
@@ -294,9 +295,14 @@ func (c *ConversationTitleCmd) Run(rt *Runtime) error {
 }
 
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	// DEL and C1 controls as \u escapes, as control characters already
+	// are: the JSON decodes the same and no byte of it drives a terminal.
+	_, err = w.Write(append(safetext.JSON(b), '\n'))
+	return err
 }
 
 // conversation builds the app, parses a conversation ID (before touching

@@ -94,17 +94,26 @@ web=$!
 trap 'kill -INT "$web" 2>/dev/null || true; wait "$web" 2>/dev/null || true; rm -rf "$tour"' EXIT
 url=""
 for _ in $(seq 100); do
-  url=$(grep -o 'http://127\.0\.0\.1:[0-9]*/' "$tour/web.log" | head -n 1 || true)
+  url=$(grep -o 'http://127\.0\.0\.1:[0-9]*/?token=[0-9a-f]*' "$tour/web.log" | head -n 1 || true)
   [ -n "$url" ] && break
   sleep 0.1
 done
 [ -n "$url" ] || { cat "$tour/web.log"; echo "jp serve web did not start" >&2; exit 1; }
 cat "$tour/web.log"
-port=${url#http://127.0.0.1:}; port=${port%/}
-exec 3<>"/dev/tcp/127.0.0.1/$port"
-printf 'GET / HTTP/1.0\r\nHost: 127.0.0.1:%s\r\n\r\n' "$port" >&3
-page=$(cat <&3); exec 3<&-
-echo "${dim}(GET $url: $(printf '%s' "$page" | head -n 1 | tr -d '\r'); the page lists workspace 'project' with its checkout)${off}"
+port=${url#http://127.0.0.1:}; port=${port%%/*}
+token=${url#*token=}
+get() { # get TOKEN: GET / with that token (none when empty)
+  local auth=""
+  [ -z "$1" ] || auth="Authorization: Bearer $1"$'\r\n'
+  exec 3<>"/dev/tcp/127.0.0.1/$port"
+  printf 'GET / HTTP/1.0\r\nHost: 127.0.0.1:%s\r\n%s\r\n' "$port" "$auth" >&3
+  cat <&3; exec 3<&-
+}
+page=$(get "")
+echo "${dim}(GET without the token: $(printf '%s' "$page" | head -n 1 | tr -d '\r'): only who has the printed address gets in)${off}"
+printf '%s' "$page" | head -n 1 | grep -q ' 401 ' || { echo "jp serve web answered without its token" >&2; exit 1; }
+page=$(get "$token")
+echo "${dim}(GET with the token: $(printf '%s' "$page" | head -n 1 | tr -d '\r'); the page lists workspace 'project' with its checkout)${off}"
 printf '%s' "$page" | grep -q 'project' || { echo "the page does not list the workspace" >&2; exit 1; }
 echo "${dim}(open that address in a browser while jp serve web runs: docs/web.md)${off}"
 kill -INT "$web"; wait "$web" || true

@@ -68,6 +68,9 @@ func TestScripts(t *testing.T) {
 			"rustws":     cmdRustWorkspace,
 			"keptevents": cmdKeptEvents,
 			"mode":       cmdMode,
+			"nocontrol":  cmdNoControl,
+			"hostile":    cmdHostile,
+			"errserver":  cmdErrServer,
 		},
 	})
 }

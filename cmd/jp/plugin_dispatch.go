@@ -153,9 +153,11 @@ func discovery(environ []string) *app.Plugins {
 
 // runPlugin sets up what Main sets up for a command (paths, streams, the
 // log), then runs the plugin, or prints its help for -h.
-func runPlugin(bin plugin.Binary, rest []string, pa pluginArgs, s Streams, environ []string) int {
+func runPlugin(bin plugin.Binary, rest []string, pa pluginArgs, raw Streams, environ []string) int {
+	s, flush := safeStreams(raw)
+	defer flush()
 	env := envMap(environ)
-	paths, logger, err := processSetup(s, environ, pa.verbose)
+	paths, logger, err := processSetup(raw, environ, pa.verbose)
 	if err != nil {
 		fmt.Fprintf(s.Err, "jp: %v\n", err)
 		return ExitError

@@ -16,6 +16,7 @@ import (
 	"github.com/jpcli/jp/adapters/logging"
 	"github.com/jpcli/jp/adapters/terminal"
 	"github.com/jpcli/jp/app"
+	"github.com/jpcli/jp/internal/safetext"
 	jpwire "github.com/jpcli/jp/wire"
 )
 
@@ -97,7 +98,9 @@ func (rt *Runtime) finish(err error) error {
 }
 
 // Main runs jp with args and returns the process exit code.
-func Main(args []string, s Streams, environ []string) int {
+func Main(args []string, raw Streams, environ []string) int {
+	s, flush := safeStreams(raw)
+	defer flush()
 	cli := &CLI{}
 	exitCode := -1
 	parser, err := kong.New(cli,
@@ -113,7 +116,7 @@ func Main(args []string, s Streams, environ []string) int {
 		fmt.Fprintf(s.Err, "jp: internal error: %v\n", err)
 		return 1
 	}
-	if code, ok := dispatchPlugin(parser, args, s, environ); ok {
+	if code, ok := dispatchPlugin(parser, args, raw, environ); ok {
 		return code // a command plugin (SPEC 7.1); built-ins win
 	}
 	var kctx *kong.Context
@@ -142,7 +145,7 @@ func Main(args []string, s Streams, environ []string) int {
 		return ExitUsage
 	}
 
-	paths, logger, err := processSetup(s, environ, cli.Verbose)
+	paths, logger, err := processSetup(raw, environ, cli.Verbose)
 	if err != nil {
 		fmt.Fprintf(s.Err, "jp: %v\n", err)
 		return ExitError
@@ -172,6 +175,21 @@ func Main(args []string, s Streams, environ []string) int {
 }
 
 type exitSentinel struct{}
+
+// safeStreams returns the streams every command writes its own lines to:
+// stdout and stderr through the one output sanitiser, since those lines
+// carry stored, model, tool, plugin and provider text (titles, answers,
+// paths, error bodies, a plugin's exit reason). Only the printer (which
+// sanitises what it writes and adds its own styles) and the terminal
+// prompts get the raw streams, through jpwire.Options. flush writes what
+// the sanitisers hold back (a CR or a cut UTF-8 sequence at the end).
+func safeStreams(raw Streams) (Streams, func()) {
+	out, errw := safetext.NewWriter(raw.Out), safetext.NewWriter(raw.Err)
+	return Streams{In: raw.In, Out: out, Err: errw}, func() {
+		_ = out.Flush()
+		_ = errw.Flush()
+	}
+}
 
 // dataDir is <data> = $XDG_DATA_HOME/jp.
 func dataDir(env map[string]string) string {

@@ -17,6 +17,9 @@ const DefaultPort = 3141
 type Options struct {
 	// Port is the TCP port on 127.0.0.1; 0 picks a free one.
 	Port int
+	// Socket, when set, is the path of a Unix socket (mode 0600) to serve
+	// on instead of the TCP port.
+	Socket string
 }
 
 // ParseOptions reads init's options and args. Every problem is one line
@@ -36,13 +39,13 @@ func ParseOptions(raw json.RawMessage, args []string) (Options, error) {
 	}
 	var unknown []string
 	for k := range m {
-		if k != "port" {
+		if k != "port" && k != "socket" {
 			unknown = append(unknown, k)
 		}
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		return o, fmt.Errorf("unknown option plugins.command.serve-web.options.%s (the only option is port)", unknown[0])
+		return o, fmt.Errorf("unknown option plugins.command.serve-web.options.%s (the options are port and socket)", unknown[0])
 	}
 	if p, ok := m["port"]; ok {
 		var n json.Number
@@ -54,6 +57,11 @@ func ParseOptions(raw json.RawMessage, args []string) (Options, error) {
 			return o, fmt.Errorf("plugins.command.serve-web.options.port must be a port number (0-65535), not %s", p)
 		}
 		o.Port = int(v)
+	}
+	if p, ok := m["socket"]; ok {
+		if json.Unmarshal(p, &o.Socket) != nil || o.Socket == "" || !strings.HasPrefix(o.Socket, "/") {
+			return o, fmt.Errorf("plugins.command.serve-web.options.socket must be the absolute path of a Unix socket, not %s", p)
+		}
 	}
 	return o, nil
 }

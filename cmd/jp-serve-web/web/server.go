@@ -26,9 +26,10 @@ var assets embed.FS
 // until its context ends; Close stops the turns it follows when Serve is
 // not used (tests driving Handler directly).
 type Server struct {
-	host Host
-	now  func() time.Time
-	log  func(string)
+	host  Host
+	token string // see auth.go
+	now   func() time.Time
+	log   func(string)
 
 	pages     map[string]*template.Template
 	fragments *template.Template
@@ -50,7 +51,7 @@ func New(h Host, now func() time.Time, logf func(string)) *Server {
 	if logf == nil {
 		logf = func(string) {}
 	}
-	s := &Server{host: h, now: now, log: logf, quit: make(chan struct{})}
+	s := &Server{host: h, token: newSecret(tokenBytes), now: now, log: logf, quit: make(chan struct{})}
 	s.turns = newTurnHub()
 	funcs := template.FuncMap{
 		"ago":   s.ago,
@@ -88,9 +89,10 @@ func (s *Server) Handler() http.Handler {
 }
 
 // guard refuses requests for another host name (a DNS rebinding page
-// would send its own) and cross-site POSTs and PUTs (a page elsewhere
-// could otherwise run turns or write drafts): the server has no
-// authentication (docs/web.md).
+// would send its own), requests without the server's token (any other
+// local user or process can connect to the port: auth.go), and
+// cross-site POSTs and PUTs (a page elsewhere could otherwise run turns
+// or write drafts through the browser that holds the cookie).
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
@@ -98,6 +100,9 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		s.mu.Unlock()
 		if hosts != nil && !hosts[strings.ToLower(r.Host)] {
 			http.Error(w, "jp serve web answers only on 127.0.0.1 and localhost", http.StatusMisdirectedRequest)
+			return
+		}
+		if !s.authorize(w, r) {
 			return
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead && !sameOrigin(r) {

@@ -58,7 +58,7 @@ func fixture() *fakeHost {
 func newServer(t *testing.T, f *fakeHost) (*Server, *httptest.Server) {
 	t.Helper()
 	s := New(f, func() time.Time { return t0.Add(5 * time.Minute) }, nil)
-	ts := httptest.NewServer(s.Handler())
+	ts := httptest.NewServer(withToken(s, s.Handler()))
 	t.Cleanup(func() {
 		s.Close()
 		ts.Close()
@@ -580,7 +580,7 @@ func TestServeShutsDownCleanly(t *testing.T) {
 	served := make(chan error, 1)
 	go func() { served <- s.Serve(ctx, ln) }()
 	base := "http://" + ln.Addr().String()
-	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	client := &http.Client{Transport: bearer{s.Token(), &http.Transport{DisableKeepAlives: true}}}
 
 	body := `{"workspace":"a1b2c3d","root":"/src/a","conversation":"17127583920","content":"x"}`
 	resp, err := client.Post(base+"/api/query", "application/json", strings.NewReader(body))
@@ -637,7 +637,7 @@ func TestOptions(t *testing.T) {
 		{`{"port":"8080"}`, nil, 0, `plugins.command.serve-web.options.port must be a port number (0-65535), not "8080"`},
 		{`{"port":70000}`, nil, 0, "must be a port number (0-65535), not 70000"},
 		{`{"port":1.5}`, nil, 0, "not 1.5"},
-		{`{"prot":1}`, nil, 0, "unknown option plugins.command.serve-web.options.prot (the only option is port)"},
+		{`{"prot":1}`, nil, 0, "unknown option plugins.command.serve-web.options.prot (the options are port and socket)"},
 		{`[1]`, nil, 0, "plugins.command.serve-web.options must be a table"},
 		{"{}", []string{"--port", "1"}, 0, `jp serve web takes no arguments (got "--port 1")`},
 	} {

@@ -91,7 +91,6 @@ type turnHub struct {
 	wg     sync.WaitGroup
 
 	mu       sync.Mutex
-	seq      int
 	byID     map[string]*turn
 	running  map[string]*turn // by workspace ID and conversation
 	finished []string
@@ -134,8 +133,9 @@ func (h *turnHub) start(ref workspace.Ref, conv string, pump func(*turn)) (*turn
 	if h.ctx.Err() != nil {
 		return nil, false
 	}
-	h.seq++
-	t := &turn{id: strconv.Itoa(h.seq), ref: ref, conv: conv, changed: make(chan struct{}), approvals: map[string]bool{}}
+	// Random, not sequential: a turn's ID addresses its events and its
+	// approvals, so it must not be guessable (128 bits).
+	t := &turn{id: newSecret(16), ref: ref, conv: conv, changed: make(chan struct{}), approvals: map[string]bool{}}
 	h.byID[t.id] = t
 	h.running[runKey(ref.ID, conv)] = t
 	h.wg.Add(1)
