@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/jpcli/jp/domain/conversation"
@@ -99,9 +98,9 @@ func (c *Conversations) Remove(ctx context.Context, loc workspace.Location, id c
 
 // SetTitle changes a conversation's title.
 func (c *Conversations) SetTitle(ctx context.Context, loc workspace.Location, id conversation.ID, title string) error {
-	title = strings.TrimSpace(title)
-	if title == "" || strings.ContainsAny(title, "\n\r") {
-		return &UserError{Msg: "a title must be one non-empty line"}
+	title, err := conversation.CheckTitle(title, false)
+	if err != nil {
+		return &UserError{Msg: err.Error(), Err: err}
 	}
 	return c.update(ctx, loc, id, func(m *conversation.Metadata) { m.Title = title })
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/jpcli/jp/domain/config"
@@ -108,6 +107,13 @@ const draftRetries = 3
 // kept.
 func (s *session) writeDraft(ctx context.Context, c *checkout, req plugin.WriteDraft) (plugin.Message, error) {
 	id := conversation.ID(req.Conversation)
+	res, err := s.configFor(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	if err := conversation.CheckSize("the draft", *req.Text, res.Config.Conversation.Limits.DraftBytes, "conversation.limits.draft_bytes"); err != nil {
+		return nil, err
+	}
 	if _, err := s.h.store.Get(ctx, c.loc, id); err != nil {
 		return nil, err
 	}
@@ -139,10 +145,11 @@ func staleDraft(rev string) error {
 }
 
 func (s *session) createConversation(ctx context.Context, c *checkout, req plugin.CreateConversation) (plugin.Message, error) {
-	if strings.ContainsAny(req.Title, "\r\n") {
-		return nil, errors.New("a title must be one line")
+	title, err := conversation.CheckTitle(req.Title, true)
+	if err != nil {
+		return nil, err
 	}
-	id, err := s.h.store.Create(ctx, c.loc, ports.NewConversation{Title: strings.TrimSpace(req.Title), Local: req.Local})
+	id, err := s.h.store.Create(ctx, c.loc, ports.NewConversation{Title: title, Local: req.Local})
 	if err != nil {
 		return nil, err
 	}
@@ -150,11 +157,11 @@ func (s *session) createConversation(ctx context.Context, c *checkout, req plugi
 }
 
 func (s *session) setTitle(ctx context.Context, c *checkout, req plugin.SetTitle) (plugin.Message, error) {
-	title := strings.TrimSpace(req.Title)
-	if title == "" || strings.ContainsAny(title, "\r\n") {
-		return nil, errors.New("a title must be one non-empty line")
+	title, err := conversation.CheckTitle(req.Title, false)
+	if err != nil {
+		return nil, err
 	}
-	err := s.updateMetadata(ctx, c, req.Conversation, func(m *conversation.Metadata) { m.Title = title })
+	err = s.updateMetadata(ctx, c, req.Conversation, func(m *conversation.Metadata) { m.Title = title })
 	if err != nil {
 		return nil, err
 	}

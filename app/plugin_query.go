@@ -186,6 +186,9 @@ func (s *session) runDelegated(c *checkout, req plugin.Query, d *delegation) plu
 		OnEvent: func(ev conversation.Event) { s.push(req.ID, ev, "") },
 		Approve: s.approver(d, res.Config.Plugins.RespondTimeout()),
 	})
+	if err := conversation.CheckSize("the query content", req.Content, res.Config.Conversation.Limits.MessageBytes, "conversation.limits.message_bytes"); err != nil {
+		return errorReply(hdr, err)
+	}
 	end, err := q.RunDelegated(ctx, DelegatedInput{
 		Loc: c.loc, Config: res.Config, Conversation: conversation.ID(req.Conversation),
 		Content: req.Content, Schema: req.Schema, Author: "plugin:" + s.name, Expected: req.ExpectedLastRoot,

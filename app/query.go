@@ -159,6 +159,9 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 		q.chromeLine(rs, "Nothing to send: the message is empty (any draft was kept).")
 		return QueryResult{Conversation: existing}, nil
 	}
+	if err := conversation.CheckSize("the message", text, rs.cfg.Conversation.Limits.MessageBytes, "conversation.limits.message_bytes"); err != nil {
+		return QueryResult{Conversation: existing}, &UserError{Msg: err.Error(), Err: err}
+	}
 
 	rs.id = existing
 	if rs.id == "" {

@@ -136,8 +136,19 @@ func (c CountdownConfig) Duration() time.Duration {
 
 // Conversation is the [conversation] table.
 type Conversation struct {
-	Tools Tools `toml:"tools" doc:"Tools offered to the model: defaults, and one table per local tool or per-tool policy."`
+	Tools  Tools  `toml:"tools" doc:"Tools offered to the model: defaults, and one table per local tool or per-tool policy."`
+	Limits Limits `toml:"limits" doc:"Size limits on what is stored: a value over one is refused with one line, and nothing is written."`
 }
+
+// Limits is the [conversation.limits] table.
+type Limits struct {
+	MessageBytes int `toml:"message_bytes" min:"1" doc:"The largest message a turn sends (jp query's message, a plugin's query content), in bytes."`
+	DraftBytes   int `toml:"draft_bytes" min:"1" doc:"The largest draft query text (QUERY_MESSAGE.md) a plugin's write_draft (the web page's message box) may write, in bytes."`
+}
+
+// DefaultLimitBytes is the default of conversation.limits.message_bytes
+// and conversation.limits.draft_bytes: 4 MiB.
+const DefaultLimitBytes = 4 << 20
 
 // MCP is the [mcp] table.
 type MCP struct {
@@ -252,7 +263,7 @@ func Default() Config {
 		Conversation: Conversation{Tools: Tools{
 			Defaults: ToolDefaults{Run: RunPolicyAsk, CancellationResponse: DefaultCancellationResponse},
 			Named:    map[string]Tool{},
-		}},
+		}, Limits: Limits{MessageBytes: DefaultLimitBytes, DraftBytes: DefaultLimitBytes}},
 		MCP:     MCP{IdleShutdownSecs: 300, MaxInstances: 16, Servers: map[string]MCPServer{}},
 		Plugins: Plugins{ShutdownTimeoutSecs: 5, RespondTimeoutSecs: 300, WriteTimeoutSecs: 10, Command: map[string]PluginCommand{}},
 	}
