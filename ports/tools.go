@@ -12,6 +12,9 @@ import (
 type ToolResult struct {
 	Content string
 	IsError bool
+	// Changed lists the files (relative to the checkout) the call wrote,
+	// moved or deleted; the turn records them in the conversation.
+	Changed []string
 }
 
 // ToolServer offers tools and runs them. Local command tools and MCP
@@ -23,4 +26,25 @@ type ToolServer interface {
 	// Call runs a tool by name. It returns an error only when the server
 	// itself failed; ctx cancellation must stop the tool promptly.
 	Call(ctx context.Context, name string, args json.RawMessage) (ToolResult, error)
+}
+
+// ToolPreview is what a write tool's call will do, planned without
+// writing, for the permission prompt.
+type ToolPreview struct {
+	// Summary is one line: "modify a.go (2 replacements)".
+	Summary string
+	// Diff is the unified diff the call will apply.
+	Diff string
+	// Files are the files it will change, relative to the checkout.
+	Files []string
+	// Error is set when the call would fail (a missing search text, a
+	// refused path): the prompt shows it instead of a diff.
+	Error string
+}
+
+// ToolPreviewer is the optional side of a ToolServer whose tools write
+// files: Preview plans a call without writing. ok is false for a tool
+// that has nothing to preview.
+type ToolPreviewer interface {
+	Preview(ctx context.Context, name string, args json.RawMessage) (p ToolPreview, ok bool, err error)
 }

@@ -261,7 +261,7 @@ func Default() Config {
 			LoopCountdown:          CountdownConfig{DurationSecs: 10, Action: CountdownActionPrompt, ComposeInEditor: ComposeInEditorFalse},
 		},
 		Conversation: Conversation{Tools: Tools{
-			Defaults: ToolDefaults{Run: RunPolicyAsk, CancellationResponse: DefaultCancellationResponse},
+			Defaults: ToolDefaults{Run: RunPolicyAsk, Result: ResultPolicyUnattended, CancellationResponse: DefaultCancellationResponse},
 			Named:    map[string]Tool{},
 		}, Limits: Limits{MessageBytes: DefaultLimitBytes, DraftBytes: DefaultLimitBytes}},
 		MCP:     MCP{IdleShutdownSecs: 300, MaxInstances: 16, Servers: map[string]MCPServer{}},

@@ -216,9 +216,11 @@ const (
 	RunPolicyAsk                  // ask before running
 	RunPolicyUnattended           // run without asking
 	RunPolicyDeny                 // refuse
+	RunPolicyEdit                 // open the arguments in the editor, then ask
+	RunPolicySkip                 // do not run; answer with the cancellation response
 )
 
-var runPolicyNames = enumNames{"unknown", "ask", "unattended", "deny"}
+var runPolicyNames = enumNames{"unknown", "ask", "unattended", "deny", "edit", "skip"}
 
 // String returns the configuration spelling.
 func (p RunPolicy) String() string { return runPolicyNames.name(int(p)) }
@@ -237,6 +239,39 @@ func (p RunPolicy) ConfigValue() any { return runPolicyNames.configValue(int(p))
 
 // SetConfigValue implements EnumSetter.
 func (p *RunPolicy) SetConfigValue(v any) error { return setEnum(p, v, runPolicyNames) }
+
+// ResultPolicy is a tool's result key: what happens to a result before
+// it is sent back to the model.
+type ResultPolicy int
+
+// Result policies. ResultPolicyUnknown on a tool means "inherit the
+// defaults".
+const (
+	ResultPolicyUnknown    ResultPolicy = iota
+	ResultPolicyUnattended              // send it as it is
+	ResultPolicyAsk                     // ask before sending it
+	ResultPolicyEdit                    // open it in the editor, send what is saved
+)
+
+var resultPolicyNames = enumNames{"unknown", "unattended", "ask", "edit"}
+
+// String returns the configuration spelling.
+func (p ResultPolicy) String() string { return resultPolicyNames.name(int(p)) }
+
+// ParseResultPolicy reads a result value.
+func ParseResultPolicy(s string) (ResultPolicy, error) {
+	i, err := resultPolicyNames.parse("result policy", s)
+	return ResultPolicy(i), err
+}
+
+// EnumValues implements Enum.
+func (p ResultPolicy) EnumValues() []any { return resultPolicyNames.values() }
+
+// ConfigValue implements Enum.
+func (p ResultPolicy) ConfigValue() any { return resultPolicyNames.configValue(int(p)) }
+
+// SetConfigValue implements EnumSetter.
+func (p *ResultPolicy) SetConfigValue(v any) error { return setEnum(p, v, resultPolicyNames) }
 
 // ChecksumAlgorithm is the algorithm of a pinned plugin checksum.
 type ChecksumAlgorithm int

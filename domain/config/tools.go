@@ -13,20 +13,25 @@ type Tools struct {
 
 // ToolDefaults is the [conversation.tools.defaults] table.
 type ToolDefaults struct {
-	Run                  RunPolicy `toml:"run" doc:"ask: ask before each call (y/Y/n/N). unattended: run without asking. deny: answer the call with an error."`
-	CancellationResponse string    `toml:"cancellation_response" doc:"The tool result sent to the model when the user cancels a call."`
+	Run                  RunPolicy    `toml:"run" doc:"ask: ask before each call. unattended: run without asking. edit: open the call's arguments in the editor, then ask. skip: do not run it; the model gets the cancellation response. deny: answer the call with an error."`
+	Result               ResultPolicy `toml:"result" doc:"unattended: send a tool's result to the model as it is. ask: ask before sending it. edit: open it in the editor and send what is saved."`
+	CancellationResponse string       `toml:"cancellation_response" doc:"The tool result sent to the model when the user cancels a call."`
 }
 
 // Tool is one [conversation.tools.<name>] table. Run and
 // CancellationResponse left unset (RunPolicyUnknown, "") inherit the
 // defaults; Config.Tool fills them in.
 type Tool struct {
-	Run                  RunPolicy      `toml:"run" doc:"ask, unattended or deny; unset inherits conversation.tools.defaults.run."`
+	Run                  RunPolicy      `toml:"run" doc:"ask, unattended, edit, skip or deny; unset inherits conversation.tools.defaults.run."`
+	Result               ResultPolicy   `toml:"result" doc:"unattended, ask or edit; unset inherits conversation.tools.defaults.result."`
 	CancellationResponse string         `toml:"cancellation_response" doc:"Unset inherits conversation.tools.defaults.cancellation_response."`
-	Command              []string       `toml:"command" doc:"A local tool: the program and its arguments, each of which may hold {{tool}}, {{context}} and their fields (see docs/configuration.md). A string is split at white space; a table { program, args } is the program and its arguments. It gets the call's arguments as a JSON object on stdin and writes the result to stdout."`
+	Command              []string       `toml:"command" doc:"A local tool: the program and its arguments, each of which may hold {{tool}}, {{context}} and their fields (see docs/configuration.md). A string is split at white space; a table { program, args } is the program and its arguments. It gets the call's arguments as a JSON object on stdin and writes the result to stdout. Without a command, a built-in tool's name (fs_read_file, fs_modify_file, shell, ...) enables that built-in tool."`
 	Enable               *bool          `toml:"enable" doc:"false: the local tool is not offered to the model. Unset: offered."`
-	Description          string         `toml:"description" doc:"What the tool does, as shown to the model."`
+	Description          string         `toml:"description" doc:"What the tool does, as shown to the model (a built-in tool has its own unless this is set)."`
 	Parameters           map[string]any `toml:"parameters" doc:"JSON Schema of the tool's arguments (an object schema)."`
+	Allow                []string       `toml:"allow" doc:"Built-in tools: globs (relative to the checkout, ** for any depth) of the paths the tool may touch; empty allows every path in the checkout."`
+	Deny                 []string       `toml:"deny" doc:"Built-in tools: globs of paths the tool must not touch, checked after allow."`
+	TimeoutSecs          int            `toml:"timeout_secs" doc:"The shell built-in tool: seconds a command may run before it is stopped; 0 means 120."`
 }
 
 // IsLocal reports whether the tool is a local command tool.
@@ -44,6 +49,9 @@ func (c Config) Tool(name string) Tool {
 	if t.Run == RunPolicyUnknown {
 		t.Run = c.Conversation.Tools.Defaults.Run
 	}
+	if t.Result == ResultPolicyUnknown {
+		t.Result = c.Conversation.Tools.Defaults.Result
+	}
 	if t.CancellationResponse == "" {
 		t.CancellationResponse = c.Conversation.Tools.Defaults.CancellationResponse
 	}
@@ -56,6 +64,17 @@ func (c Config) LocalTools() []string {
 	names := filterKeys(c.Conversation.Tools.Named, func(n string) bool {
 		t := c.Conversation.Tools.Named[n]
 		return t.IsLocal() && t.Enabled()
+	})
+	slices.Sort(names)
+	return names
+}
+
+// UnnamedTools returns the names of the [conversation.tools.<name>]
+// tables without a command, sorted: policies for MCP tools, and the
+// built-in tools the configuration enables.
+func (c Config) UnnamedTools() []string {
+	names := filterKeys(c.Conversation.Tools.Named, func(n string) bool {
+		return !c.Conversation.Tools.Named[n].IsLocal()
 	})
 	slices.Sort(names)
 	return names

@@ -1,0 +1,190 @@
+package builtintools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/jpcli/jp/ports"
+)
+
+// Limits of the git tools and shell.
+const (
+	maxExecOutput      = 64 << 10
+	defaultShellTimout = 120 * time.Second
+	gitTimeout         = 60 * time.Second
+	defaultLogCount    = 20
+)
+
+// killGrace is how long a cancelled command gets between SIGTERM and
+// SIGKILL.
+var killGrace = 2 * time.Second
+
+func (s *Server) git(ctx context.Context, name string, args json.RawMessage) (ports.ToolResult, error) {
+	var a struct {
+		Paths    []string `json:"paths"`
+		Staged   bool     `json:"staged"`
+		MaxCount int      `json:"max_count"`
+	}
+	if err := decode(args, &a); err != nil {
+		return ports.ToolResult{}, err
+	}
+	argv := []string{"git", "--no-pager", "-c", "core.quotepath=off", "-c", "color.ui=false"}
+	switch name {
+	case GitStatus:
+		argv = append(argv, "status", "--short", "--branch")
+	case GitDiff:
+		argv = append(argv, "diff", "--no-ext-diff", "--no-textconv")
+		if a.Staged {
+			argv = append(argv, "--cached")
+		}
+	case GitLog:
+		n := a.MaxCount
+		if n <= 0 {
+			n = defaultLogCount
+		}
+		argv = append(argv, "log", fmt.Sprintf("--max-count=%d", min(n, 500)), "--date=short", "--format=%h %ad %an%n    %s")
+	}
+	if len(a.Paths) > 0 {
+		argv = append(argv, "--")
+		for _, p := range a.Paths {
+			rel, err := s.readable(name, p)
+			if err != nil {
+				return ports.ToolResult{}, err
+			}
+			argv = append(argv, rel)
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
+	defer cancel()
+	out, code, err := s.run(ctx, argv, []string{"GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat"})
+	if err != nil {
+		return ports.ToolResult{}, err
+	}
+	if code != 0 {
+		return ports.ToolResult{}, refuse("%s failed (exit status %d): %s", strings.ReplaceAll(name, "_", " "), code, strings.TrimSpace(out))
+	}
+	if strings.TrimSpace(out) == "" {
+		switch name {
+		case GitDiff:
+			out = "No changes.\n"
+		case GitLog:
+			out = "No commits.\n"
+		}
+	}
+	return ports.ToolResult{Content: out}, nil
+}
+
+func (s *Server) shell(ctx context.Context, args json.RawMessage) (ports.ToolResult, error) {
+	var a struct {
+		Command     string `json:"command"`
+		TimeoutSecs int    `json:"timeout_secs"`
+	}
+	if err := decode(args, &a); err != nil {
+		return ports.ToolResult{}, err
+	}
+	if strings.TrimSpace(a.Command) == "" {
+		return ports.ToolResult{}, refuse("command is required: the command line to run")
+	}
+	limit := defaultShellTimout
+	if t := s.cfg[Shell].TimeoutSecs; t > 0 {
+		limit = time.Duration(t) * time.Second
+	}
+	if a.TimeoutSecs > 0 && time.Duration(a.TimeoutSecs)*time.Second < limit {
+		limit = time.Duration(a.TimeoutSecs) * time.Second
+	}
+	tctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	out, code, err := s.run(tctx, []string{"/bin/sh", "-c", a.Command}, nil)
+	if err != nil {
+		return ports.ToolResult{}, err
+	}
+	if ctx.Err() == nil && tctx.Err() != nil {
+		return ports.ToolResult{Content: out + fmt.Sprintf("\n[stopped after %s: the command did not finish in time]\n", limit), IsError: true}, nil
+	}
+	if code != 0 {
+		return ports.ToolResult{Content: out + fmt.Sprintf("\n[exit status %d]\n", code), IsError: true}, nil
+	}
+	return ports.ToolResult{Content: out}, nil
+}
+
+// run runs argv in the checkout with stdout and stderr together, capped.
+// A cancelled ctx stops the process group (SIGTERM, then SIGKILL).
+func (s *Server) run(ctx context.Context, argv []string, env []string) (string, int, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = s.dir
+	cmd.Env = append(os.Environ(), env...)
+	var out capped
+	out.max = maxExecOutput
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		if errors.Is(err, exec.ErrNotFound) {
+			return "", 0, refuse("%s is not installed or not on PATH", argv[0])
+		}
+		return "", 0, refuse("start %s: %v", argv[0], err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		t := time.NewTimer(killGrace)
+		select {
+		case err = <-done:
+		case <-t.C:
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			err = <-done
+		}
+		t.Stop()
+	}
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		return out.String(), 0, refuse("%s: %v", argv[0], err)
+	}
+	code := 0
+	if ee != nil {
+		code = ee.ExitCode()
+	}
+	return out.String(), code, nil
+}
+
+// capped keeps at most max bytes and notes truncation.
+type capped struct {
+	mu        sync.Mutex
+	buf       bytes.Buffer
+	max       int
+	truncated bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if room := c.max - c.buf.Len(); room < len(p) {
+		c.truncated = true
+		if room > 0 {
+			c.buf.Write(p[:room])
+		}
+		return len(p), nil
+	}
+	return c.buf.Write(p)
+}
+
+func (c *capped) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.truncated {
+		return c.buf.String() + fmt.Sprintf("\n[output cut at %d bytes]\n", c.max)
+	}
+	return c.buf.String()
+}

@@ -1,0 +1,357 @@
+package builtintools
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+
+	ignore "github.com/sabhiram/go-gitignore"
+
+	"github.com/jpcli/jp/ports"
+)
+
+// Limits of what one read-only call returns.
+const (
+	maxReadLines   = 2000      // fs_read_file lines per call
+	maxReadBytes   = 256 << 10 // fs_read_file bytes per call
+	maxLineBytes   = 2000      // one line longer than this is cut
+	maxListEntries = 2000      // fs_list_files paths per call
+	defaultMatches = 200       // fs_grep_files matches unless max_matches says
+	maxMatches     = 2000
+	maxGrepFile    = 8 << 20 // fs_grep_files skips larger files
+)
+
+func (s *Server) readFile(args json.RawMessage) (ports.ToolResult, error) {
+	var a struct {
+		Path      string `json:"path"`
+		StartLine int    `json:"start_line"`
+		EndLine   int    `json:"end_line"`
+	}
+	if err := decode(args, &a); err != nil {
+		return ports.ToolResult{}, err
+	}
+	rel, err := s.readable(ReadFile, a.Path)
+	if err != nil {
+		return ports.ToolResult{}, err
+	}
+	f, err := s.root.Open(rel)
+	if err != nil {
+		return ports.ToolResult{}, rootErr("read", rel, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return ports.ToolResult{}, rootErr("read", rel, err)
+	}
+	if fi.IsDir() {
+		return ports.ToolResult{}, refuse("%s is a directory; use fs_list_files to see what is in it", rel)
+	}
+	start := max(a.StartLine, 1)
+	if a.EndLine != 0 && a.EndLine < start {
+		return ports.ToolResult{}, refuse("end_line %d is before start_line %d", a.EndLine, start)
+	}
+	h := sha256.New()
+	r := bufio.NewReaderSize(io.TeeReader(f, h), 64<<10)
+	head, _ := r.Peek(8 << 10)
+	if bytes.IndexByte(head, 0) >= 0 {
+		return ports.ToolResult{}, refuse("%s is a binary file (%d bytes); fs_read_file reads text only", rel, fi.Size())
+	}
+	var out strings.Builder
+	n, shown, last, more := 0, 0, 0, false
+	for {
+		line, err := r.ReadString('\n')
+		if line != "" {
+			n++
+			if n >= start && (a.EndLine == 0 || n <= a.EndLine) {
+				if shown >= maxReadLines || out.Len()+len(line) > maxReadBytes {
+					more = true
+				} else {
+					if len(line) > maxLineBytes {
+						line = line[:maxLineBytes] + fmt.Sprintf("… [line cut at %d bytes]\n", maxLineBytes)
+					}
+					out.WriteString(line)
+					shown++
+					last = n
+				}
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return ports.ToolResult{}, rootErr("read", rel, err)
+		}
+	}
+	s.mu.Lock()
+	s.reads[rel] = hex.EncodeToString(h.Sum(nil))
+	s.mu.Unlock()
+	text := out.String()
+	if start > n && n > 0 {
+		return ports.ToolResult{}, refuse("%s has %d lines; start_line %d is past its end", rel, n, start)
+	}
+	switch {
+	case more:
+		text = strings.TrimSuffix(text, "\n") + fmt.Sprintf("\n[… %s: lines %d-%d of %d shown; call fs_read_file with start_line %d for more]\n", rel, start, last, n, last+1)
+	case start > 1 || (a.EndLine != 0 && a.EndLine < n):
+		text = fmt.Sprintf("[%s: lines %d-%d of %d]\n", rel, start, last, n) + text
+	case n == 0:
+		text = fmt.Sprintf("[%s is empty]\n", rel)
+	}
+	return ports.ToolResult{Content: text}, nil
+}
+
+// walker walks the checkout honouring .gitignore files (each applies to
+// its directory and below) and never entering .git.
+type walker struct {
+	s      *Server
+	tool   string
+	ignore map[string]*ignore.GitIgnore // dir -> its .gitignore, nil if none
+}
+
+func (s *Server) newWalker(tool string) *walker {
+	return &walker{s: s, tool: tool, ignore: map[string]*ignore.GitIgnore{}}
+}
+
+// ignored reports whether rel (a dir when isDir) is ignored by a
+// .gitignore of one of its ancestors.
+func (w *walker) ignored(rel string, isDir bool) bool {
+	dir := path.Dir(rel)
+	for {
+		if gi := w.ignore[dir]; gi != nil {
+			sub := rel
+			if dir != "." {
+				sub = strings.TrimPrefix(rel, dir+"/")
+			}
+			if gi.MatchesPath(sub) || (isDir && gi.MatchesPath(sub+"/")) {
+				return true
+			}
+		}
+		if dir == "." {
+			return false
+		}
+		dir = path.Dir(dir)
+	}
+}
+
+// walk calls fn for every file under start (relative) that is not
+// ignored and that allow/deny permit.
+func (w *walker) walk(ctx context.Context, start string, fn func(rel string, d fs.DirEntry) error) error {
+	fsys := w.s.root.FS()
+	return fs.WalkDir(fsys, start, func(rel string, d fs.DirEntry, err error) error {
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		if err != nil {
+			if rel == start {
+				return err
+			}
+			return nil // an unreadable entry is skipped
+		}
+		if d.IsDir() {
+			if d.Name() == ".git" && rel != "." {
+				return fs.SkipDir
+			}
+			if rel != start && w.ignored(rel, true) {
+				return fs.SkipDir
+			}
+			if b, err := fs.ReadFile(fsys, path.Join(rel, ".gitignore")); err == nil {
+				w.ignore[rel] = ignore.CompileIgnoreLines(strings.Split(string(b), "\n")...)
+			}
+			return nil
+		}
+		if w.ignored(rel, false) || !w.s.permitted(w.tool, rel) {
+			return nil
+		}
+		return fn(rel, d)
+	})
+}
+
+func (s *Server) listFiles(ctx context.Context, args json.RawMessage) (ports.ToolResult, error) {
+	var a struct {
+		Pattern string `json:"pattern"`
+		Path    string `json:"path"`
+	}
+	if err := decode(args, &a); err != nil {
+		return ports.ToolResult{}, err
+	}
+	start := "."
+	if a.Path != "" {
+		rel, err := s.readable(ListFiles, a.Path)
+		if err != nil {
+			return ports.ToolResult{}, err
+		}
+		start = rel
+	}
+	if a.Pattern != "" && !validGlob(a.Pattern) {
+		return ports.ToolResult{}, refuse("pattern %q is not a valid glob", a.Pattern)
+	}
+	var files []string
+	total := 0
+	err := s.newWalker(ListFiles).walk(ctx, start, func(rel string, _ fs.DirEntry) error {
+		if a.Pattern != "" && !globMatch(a.Pattern, rel) && !globMatch(a.Pattern, path.Base(rel)) {
+			return nil
+		}
+		total++
+		if len(files) < maxListEntries {
+			files = append(files, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return ports.ToolResult{}, err
+		}
+		return ports.ToolResult{}, rootErr("list", start, err)
+	}
+	sort.Strings(files)
+	text := strings.Join(files, "\n")
+	switch {
+	case total == 0:
+		text = "No files match."
+	case total > len(files):
+		text += fmt.Sprintf("\n[… %d more files not shown; narrow pattern or path]", total-len(files))
+	}
+	return ports.ToolResult{Content: text + "\n"}, nil
+}
+
+func (s *Server) grepFiles(ctx context.Context, args json.RawMessage) (ports.ToolResult, error) {
+	var a struct {
+		Pattern    string   `json:"pattern"`
+		Paths      []string `json:"paths"`
+		Context    int      `json:"context"`
+		MaxMatches int      `json:"max_matches"`
+		IgnoreCase bool     `json:"ignore_case"`
+	}
+	if err := decode(args, &a); err != nil {
+		return ports.ToolResult{}, err
+	}
+	if a.Pattern == "" {
+		return ports.ToolResult{}, refuse("pattern is required: a regular expression (RE2 syntax)")
+	}
+	expr := a.Pattern
+	if a.IgnoreCase {
+		expr = "(?i)" + expr
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return ports.ToolResult{}, refuse("pattern is not a valid regular expression: %v", err)
+	}
+	limit := a.MaxMatches
+	if limit <= 0 {
+		limit = defaultMatches
+	}
+	limit = min(limit, maxMatches)
+	ctxLines := min(max(a.Context, 0), 20)
+	var filters []string
+	for _, p := range a.Paths {
+		p = strings.TrimPrefix(p, "./")
+		if strings.HasPrefix(p, "/") || p == ".." || strings.HasPrefix(p, "../") {
+			if _, err := s.resolve(p); err != nil {
+				return ports.ToolResult{}, err
+			}
+		}
+		if !validGlob(p) {
+			return ports.ToolResult{}, refuse("paths: %q is not a valid glob", p)
+		}
+		filters = append(filters, p)
+	}
+	var out strings.Builder
+	found, files := 0, 0
+	errStop := errors.New("stop")
+	err = s.newWalker(GrepFiles).walk(ctx, ".", func(rel string, d fs.DirEntry) error {
+		if len(filters) > 0 && !matchesAny(filters, rel) {
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		if info, err := d.Info(); err != nil || info.Size() > maxGrepFile {
+			return nil
+		}
+		b, err := s.root.ReadFile(rel)
+		if err != nil || isBinary(b) || !re.Match(b) {
+			return nil
+		}
+		files++
+		found += grepFile(&out, rel, b, re, ctxLines, limit-found)
+		if found >= limit {
+			return errStop
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		if errors.Is(err, context.Canceled) {
+			return ports.ToolResult{}, err
+		}
+		return ports.ToolResult{}, rootErr("grep", ".", err)
+	}
+	text := out.String()
+	switch {
+	case found == 0:
+		text = "No matches.\n"
+	case found >= limit:
+		text += fmt.Sprintf("[… stopped at %d matches; narrow the pattern or paths, or raise max_matches]\n", limit)
+	}
+	return ports.ToolResult{Content: text}, nil
+}
+
+// grepFile writes the matching lines of one file as grep -n does
+// ("path:line:text", context lines "path-line-text", "--" between
+// groups) and returns how many matched (at most room).
+func grepFile(out *strings.Builder, rel string, b []byte, re *regexp.Regexp, ctxLines, room int) int {
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	found, printed := 0, -1 // printed: index of the last line written
+	for i, l := range lines {
+		if found >= room {
+			break
+		}
+		if !re.MatchString(l) {
+			continue
+		}
+		found++
+		from := max(i-ctxLines, printed+1)
+		if printed >= 0 && from > printed+1 && ctxLines > 0 {
+			out.WriteString("--\n")
+		}
+		for j := from; j < i; j++ {
+			fmt.Fprintf(out, "%s-%d-%s\n", rel, j+1, cut(lines[j]))
+		}
+		fmt.Fprintf(out, "%s:%d:%s\n", rel, i+1, cut(l))
+		printed = i
+		for j := i + 1; j <= min(i+ctxLines, len(lines)-1); j++ {
+			if re.MatchString(lines[j]) {
+				break
+			}
+			fmt.Fprintf(out, "%s-%d-%s\n", rel, j+1, cut(lines[j]))
+			printed = j
+		}
+	}
+	return found
+}
+
+func cut(l string) string {
+	if len(l) > maxLineBytes {
+		return l[:maxLineBytes] + "…"
+	}
+	return l
+}
+
+func matchesAny(globs []string, rel string) bool {
+	for _, g := range globs {
+		if globMatch(g, rel) || globMatch(g, path.Base(rel)) {
+			return true
+		}
+	}
+	return false
+}
