@@ -19,10 +19,11 @@ import (
 type DelegateHooks struct {
 	// OnEvent is called with every conversation event once it is stored.
 	OnEvent func(conversation.Event)
-	// Approve asks whether a tool call may run. why, when set, is the
-	// call's result when it does not run (a timeout). An error means the
-	// turn is being stopped.
-	Approve func(ctx context.Context, call llm.ToolCall) (ok bool, why string, err error)
+	// Approve asks whether a tool call may run; diff is the unified diff
+	// a write tool's call will apply ("" for other tools). why, when set,
+	// is the call's result when it does not run (a timeout). An error
+	// means the turn is being stopped.
+	Approve func(ctx context.Context, call llm.ToolCall, diff string) (ok bool, why string, err error)
 }
 
 // Delegate returns a copy of the use case whose output goes to printer,

@@ -235,15 +235,15 @@ func outcomeOf(end turn.End, err error) conversation.Outcome {
 
 // approver pushes a tool approval question and waits for its respond,
 // rejecting the call after timeout (plugins.respond_timeout_secs).
-func (s *session) approver(d *delegation, timeout time.Duration) func(context.Context, llm.ToolCall) (bool, string, error) {
-	return func(ctx context.Context, call llm.ToolCall) (bool, string, error) {
+func (s *session) approver(d *delegation, timeout time.Duration) func(context.Context, llm.ToolCall, string) (bool, string, error) {
+	return func(ctx context.Context, call llm.ToolCall, diff string) (bool, string, error) {
 		ch := d.await(call.ID)
 		defer d.forget(call.ID)
 		args := call.Arguments
 		if len(args) == 0 {
 			args = json.RawMessage("{}")
 		}
-		s.push(d.id, plugin.ApprovalData{Type: plugin.DataToolApproval, CallID: call.ID, Name: call.Name, Arguments: args}, plugin.RespondToolApproval)
+		s.push(d.id, plugin.ApprovalData{Type: plugin.DataToolApproval, CallID: call.ID, Name: call.Name, Arguments: args, Diff: diff}, plugin.RespondToolApproval)
 		t := time.NewTimer(timeout)
 		defer t.Stop()
 		select {

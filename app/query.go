@@ -35,7 +35,9 @@ type Query struct {
 	ckpts      ports.BlockCheckpoints
 	// approve, set on the copy that runs a delegated turn (Delegate),
 	// answers tool permissions instead of the prompter.
-	approve func(ctx context.Context, call llm.ToolCall) (ok bool, why string, err error)
+	approve func(ctx context.Context, call llm.ToolCall, diff string) (ok bool, why string, err error)
+	// configFiles writes "always for this workspace" answers.
+	configFiles ports.ConfigEditor
 }
 
 // QueryDeps are Query's ports, gathered so the constructor stays readable.
@@ -55,13 +57,17 @@ type QueryDeps struct {
 	// Checkpoints keeps the block being streamed across a SIGKILL; nil
 	// keeps none.
 	Checkpoints ports.BlockCheckpoints
+	// ConfigFiles writes the permission prompt's "always for this
+	// workspace" into a configuration file.
+	ConfigFiles ports.ConfigEditor
 }
 
 // NewQuery builds the use case.
 func NewQuery(ws *Workspaces, d QueryDeps) *Query {
 	return &Query{ws: ws, store: d.Store, drafts: d.Drafts, locker: d.Locker, config: d.Config,
 		providers: d.Providers, tools: d.Tools, printer: d.Printer, prompter: d.Prompter,
-		clock: d.Clock, ids: d.IDs, interrupts: d.Interrupts, timers: d.Timers, ckpts: d.Checkpoints}
+		clock: d.Clock, ids: d.IDs, interrupts: d.Interrupts, timers: d.Timers, ckpts: d.Checkpoints,
+		configFiles: d.ConfigFiles}
 }
 
 // QueryInput is one jp query invocation.
@@ -111,6 +117,9 @@ type runState struct {
 	composed  string          // the message this run composed (and sent)
 	turns     int             // Turns started so far: the running Turn's number
 	ckpt      blockCheckpoint // the checkpoint of the block being streamed
+	// userConfigDir is where "always for this workspace" goes outside a
+	// workspace.
+	userConfigDir string
 }
 
 // Run executes the query: the turn loop over RunTurnPhases.
@@ -126,7 +135,7 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 	if err != nil {
 		return QueryResult{}, err
 	}
-	rs := &runState{loc: loc, cfg: res.Config, approvals: run.NewApprovals(), chrome: map[string]bool{}}
+	rs := &runState{loc: loc, cfg: res.Config, approvals: run.NewApprovals(), chrome: map[string]bool{}, userConfigDir: in.UserConfigDir}
 	q.interrupts.SetCooldown(rs.cfg.Interrupt.EscalationCooldown())
 
 	existing, err := q.pickConversation(ctx, loc, in)

@@ -297,7 +297,7 @@ func TestRunScopedApprovalCoversTheSecondCall(t *testing.T) {
 				t.Fatalf("asked %d times, want %d", n, tt.asked)
 			}
 			q := f.prompter.AskCalls()[0].Q
-			if q.Topic != "tool_permission:fs_read" || len(q.Options) != 4 || q.Options[1].Label != "run, remember for this run" {
+			if q.Topic != "tool_permission:fs_read" || len(q.Options) != 7 || q.Options[1].Label != "run, remember for this run" {
 				t.Fatalf("permission question = %+v", q)
 			}
 			want := "turn_start,chat_request,tool_call_request,tool_call_response,tool_call_request,tool_call_response,chat_response,turn_end"

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -49,7 +49,10 @@ const (
 // and feeds the results to the machine. Every call gets exactly one result.
 func (q *Query) executeBatch(ctx context.Context, rs *runState, ts *turnState, calls []llm.ToolCall) []turn.Action {
 	results := cancelledResults(rs, calls)
-	approved, stopped := q.decide(ctx, rs, calls, results)
+	// The user may edit a call's arguments before it runs: the batch works
+	// on its own copy of the calls.
+	calls = slices.Clone(calls)
+	approved, edited, stopped := q.decide(ctx, rs, ts, calls, results)
 	if stopped {
 		ts.shutdown = true
 		return ts.m.Stop(results)
@@ -59,7 +62,14 @@ func (q *Query) executeBatch(ctx context.Context, rs *runState, ts *turnState, c
 		switch end {
 		case batchDone:
 			for i, c := range calls {
+				if edited[i] && approved[i] {
+					results[i].Content = fmt.Sprintf("(The user edited this call's arguments before it ran; it ran with %s.)\n", compact(c.Arguments)) + results[i].Content
+				}
 				q.printResult(c, results[i])
+			}
+			if stop := q.reviewResults(ctx, rs, calls, approved, results); stop {
+				ts.shutdown = true
+				return ts.m.Stop(results)
 			}
 			return ts.m.ToolResults(results)
 		case batchRespond:
@@ -73,37 +83,6 @@ func (q *Query) executeBatch(ctx context.Context, rs *runState, ts *turnState, c
 			q.chromeNote("Restarting the tool calls.")
 		}
 	}
-}
-
-// decide applies run policies and asks for permission where needed. It
-// fills results for calls that will not run. stopped is true when the
-// user pressed Ctrl-C in the prompt (an escalation) or shutdown began.
-func (q *Query) decide(ctx context.Context, rs *runState, calls []llm.ToolCall, results []turn.ToolResult) (approved []bool, stopped bool) {
-	approved = make([]bool, len(calls))
-	for i, c := range calls {
-		if ctx.Err() != nil || isClosed(q.interrupts.Shutdown()) {
-			return approved, true
-		}
-		tc := rs.cfg.Tool(c.Name)
-		switch rs.approvals.Decide(c.Name, tc.Run) {
-		case run.DecisionRun:
-			approved[i] = true
-		case run.DecisionDeny:
-			results[i].Content = fmt.Sprintf("The tool %s is not allowed here (conversation.tools.%s.run = \"deny\").", c.Name, c.Name)
-		case run.DecisionSkip:
-			// remembered "skip" for this run: the cancellation response stands.
-		case run.DecisionAsk:
-			ok, interrupted, msg := q.askPermission(ctx, rs, c)
-			approved[i] = ok
-			if msg != "" {
-				results[i].Content = msg
-			}
-			if interrupted {
-				return approved, true
-			}
-		}
-	}
-	return approved, false
 }
 
 // runApproved runs the approved calls concurrently. The goroutines are
@@ -128,7 +107,7 @@ func (q *Query) runApproved(ctx context.Context, rs *runState, ts *turnState, ca
 			case err != nil:
 				results[i] = turn.ToolResult{CallID: c.ID, Content: "the tool failed: " + err.Error(), IsError: true}
 			default:
-				results[i] = turn.ToolResult{CallID: c.ID, Content: r.Content, IsError: r.IsError}
+				results[i] = turn.ToolResult{CallID: c.ID, Content: r.Content, IsError: r.IsError, Files: r.Changed}
 			}
 		}()
 	}
@@ -154,47 +133,6 @@ func (q *Query) runApproved(ctx context.Context, rs *runState, ts *turnState, ca
 			}
 		}
 	}
-}
-
-// askPermission shows the permission prompt for one call.
-func (q *Query) askPermission(ctx context.Context, rs *runState, c llm.ToolCall) (ok, interrupted bool, msg string) {
-	if q.approve != nil {
-		ok, why, err := q.approve(ctx, c)
-		if err != nil {
-			return false, true, ""
-		}
-		return ok, false, why
-	}
-	if !q.prompter.Interactive() {
-		return false, false, fmt.Sprintf("The tool %s needs the user's permission, but there is no terminal to ask on. "+
-			"The user can allow it with conversation.tools.%s.run = \"unattended\" or answer from a --headless script.", c.Name, c.Name)
-	}
-	resume := q.printer.Suspend()
-	defer resume()
-	ans, err := q.prompter.Ask(ctx, ports.Question{
-		Kind:    ports.QuestionSelect,
-		Message: fmt.Sprintf("Run tool %s %s?", c.Name, compact(c.Arguments)),
-		Options: permissionOptions,
-		Topic:   "tool_permission:" + c.Name,
-	})
-	switch {
-	case errors.Is(err, ports.ErrInterrupted):
-		// Ctrl-C in a non-interrupt prompt escalates to graceful shutdown.
-		q.interrupts.Escalate()
-		return false, true, ""
-	case errors.Is(err, ports.ErrCancelled):
-		return false, false, ""
-	case err != nil:
-		q.printer.Write(ports.ChannelError, err.Error())
-		q.printer.EndBlock(ports.ChannelError)
-		return false, false, ""
-	}
-	d, lvl, perr := run.ParsePermission(ans.Text)
-	if perr != nil {
-		return false, false, ""
-	}
-	rs.approvals.Record(c.Name, d, lvl)
-	return d == run.DecisionRun, false, ""
 }
 
 func (q *Query) printResult(c llm.ToolCall, r turn.ToolResult) {

@@ -1505,6 +1505,96 @@ func (mock *ConfigLoaderMock) SchemaCalls() []struct {
 	return calls
 }
 
+// Ensure, that ConfigEditorMock does implement ports.ConfigEditor.
+// If this is not the case, regenerate this file with moq.
+var _ ports.ConfigEditor = &ConfigEditorMock{}
+
+// ConfigEditorMock is a mock implementation of ports.ConfigEditor.
+//
+//	func TestSomethingThatUsesConfigEditor(t *testing.T) {
+//
+//		// make and configure a mocked ports.ConfigEditor
+//		mockedConfigEditor := &ConfigEditorMock{
+//			SetStringFunc: func(ctx context.Context, file string, table []string, key string, value string) error {
+//				panic("mock out the SetString method")
+//			},
+//		}
+//
+//		// use mockedConfigEditor in code that requires ports.ConfigEditor
+//		// and then make assertions.
+//
+//	}
+type ConfigEditorMock struct {
+	// SetStringFunc mocks the SetString method.
+	SetStringFunc func(ctx context.Context, file string, table []string, key string, value string) error
+
+	// calls tracks calls to the methods.
+	calls struct {
+		// SetString holds details about calls to the SetString method.
+		SetString []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// File is the file argument value.
+			File string
+			// Table is the table argument value.
+			Table []string
+			// Key is the key argument value.
+			Key string
+			// Value is the value argument value.
+			Value string
+		}
+	}
+	lockSetString sync.RWMutex
+}
+
+// SetString calls SetStringFunc.
+func (mock *ConfigEditorMock) SetString(ctx context.Context, file string, table []string, key string, value string) error {
+	if mock.SetStringFunc == nil {
+		panic("ConfigEditorMock.SetStringFunc: method is nil but ConfigEditor.SetString was just called")
+	}
+	callInfo := struct {
+		Ctx   context.Context
+		File  string
+		Table []string
+		Key   string
+		Value string
+	}{
+		Ctx:   ctx,
+		File:  file,
+		Table: table,
+		Key:   key,
+		Value: value,
+	}
+	mock.lockSetString.Lock()
+	mock.calls.SetString = append(mock.calls.SetString, callInfo)
+	mock.lockSetString.Unlock()
+	return mock.SetStringFunc(ctx, file, table, key, value)
+}
+
+// SetStringCalls gets all the calls that were made to SetString.
+// Check the length with:
+//
+//	len(mockedConfigEditor.SetStringCalls())
+func (mock *ConfigEditorMock) SetStringCalls() []struct {
+	Ctx   context.Context
+	File  string
+	Table []string
+	Key   string
+	Value string
+} {
+	var calls []struct {
+		Ctx   context.Context
+		File  string
+		Table []string
+		Key   string
+		Value string
+	}
+	mock.lockSetString.RLock()
+	calls = mock.calls.SetString
+	mock.lockSetString.RUnlock()
+	return calls
+}
+
 // Ensure, that ProviderMock does implement ports.Provider.
 // If this is not the case, regenerate this file with moq.
 var _ ports.Provider = &ProviderMock{}
@@ -2095,6 +2185,84 @@ func (mock *ToolServerMock) ToolsCalls() []struct {
 	mock.lockTools.RLock()
 	calls = mock.calls.Tools
 	mock.lockTools.RUnlock()
+	return calls
+}
+
+// Ensure, that ToolPreviewerMock does implement ports.ToolPreviewer.
+// If this is not the case, regenerate this file with moq.
+var _ ports.ToolPreviewer = &ToolPreviewerMock{}
+
+// ToolPreviewerMock is a mock implementation of ports.ToolPreviewer.
+//
+//	func TestSomethingThatUsesToolPreviewer(t *testing.T) {
+//
+//		// make and configure a mocked ports.ToolPreviewer
+//		mockedToolPreviewer := &ToolPreviewerMock{
+//			PreviewFunc: func(ctx context.Context, name string, args json.RawMessage) (ports.ToolPreview, bool, error) {
+//				panic("mock out the Preview method")
+//			},
+//		}
+//
+//		// use mockedToolPreviewer in code that requires ports.ToolPreviewer
+//		// and then make assertions.
+//
+//	}
+type ToolPreviewerMock struct {
+	// PreviewFunc mocks the Preview method.
+	PreviewFunc func(ctx context.Context, name string, args json.RawMessage) (ports.ToolPreview, bool, error)
+
+	// calls tracks calls to the methods.
+	calls struct {
+		// Preview holds details about calls to the Preview method.
+		Preview []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Name is the name argument value.
+			Name string
+			// Args is the args argument value.
+			Args json.RawMessage
+		}
+	}
+	lockPreview sync.RWMutex
+}
+
+// Preview calls PreviewFunc.
+func (mock *ToolPreviewerMock) Preview(ctx context.Context, name string, args json.RawMessage) (ports.ToolPreview, bool, error) {
+	if mock.PreviewFunc == nil {
+		panic("ToolPreviewerMock.PreviewFunc: method is nil but ToolPreviewer.Preview was just called")
+	}
+	callInfo := struct {
+		Ctx  context.Context
+		Name string
+		Args json.RawMessage
+	}{
+		Ctx:  ctx,
+		Name: name,
+		Args: args,
+	}
+	mock.lockPreview.Lock()
+	mock.calls.Preview = append(mock.calls.Preview, callInfo)
+	mock.lockPreview.Unlock()
+	return mock.PreviewFunc(ctx, name, args)
+}
+
+// PreviewCalls gets all the calls that were made to Preview.
+// Check the length with:
+//
+//	len(mockedToolPreviewer.PreviewCalls())
+func (mock *ToolPreviewerMock) PreviewCalls() []struct {
+	Ctx  context.Context
+	Name string
+	Args json.RawMessage
+} {
+	var calls []struct {
+		Ctx  context.Context
+		Name string
+		Args json.RawMessage
+	}
+	mock.lockPreview.RLock()
+	calls = mock.calls.Preview
+	mock.lockPreview.RUnlock()
 	return calls
 }
 

@@ -44,3 +44,14 @@ type ConfigLoader interface {
 	// configuration.
 	Schema() ([]byte, error)
 }
+
+// ConfigEditor changes a configuration file in place, keeping the rest of
+// it as written (comments, order, keys it does not touch).
+type ConfigEditor interface {
+	// SetString sets key = value (a TOML string) in the table named by
+	// table (e.g. ["conversation", "tools", "fs_modify_file"]) of file,
+	// creating the file, its directory and the table when missing. The
+	// write is atomic. A file that is not TOML is a *config.SyntaxError
+	// and is left alone.
+	SetString(ctx context.Context, file string, table []string, key, value string) error
+}

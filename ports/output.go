@@ -105,6 +105,10 @@ type Question struct {
 	// Topic says who asks and about what, for scripted front ends: for
 	// example "tool_permission:<tool>", "plugin:<name>", "mcp:<server>".
 	Topic string
+	// Diff is a unified diff shown before the question: what a write
+	// tool's call will change. A terminal colours it and pages it when it
+	// is longer than the screen.
+	Diff string
 }
 
 // QuestionKind is the type of answer a Question wants.

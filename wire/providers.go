@@ -55,6 +55,8 @@ type Options struct {
 	Headless string
 	// Editor is $VISUAL or $EDITOR.
 	Editor string
+	// Pager is $PAGER: long diffs in permission prompts go through it.
+	Pager string
 	// Router is the process's interrupt router, started by cmd/jp before
 	// anything else and closed last.
 	Router *terminal.Interrupts
@@ -101,6 +103,7 @@ func providePrinter(o Options) *terminal.Printer {
 func provideTerminalPrompter(o Options) ports.Prompter {
 	return terminal.NewPrompter(terminal.PrompterOptions{
 		In: o.TTYIn, Out: o.TTYOut, Interactive: o.TTYIn != nil && o.TTYOut != nil, Editor: o.Editor,
+		Pager: o.Pager, Height: o.Height,
 	})
 }
 
@@ -142,7 +145,14 @@ func provideMCPPool(o Options, p ports.Prompter, c sysclock.Clock) (*mcp.Pool, f
 
 func provideToolSource(pool ports.MCPPool) *toolsource.Source { return toolsource.New(pool, nil) }
 
-func provideScript(o Options) (*headless.Script, error) { return headless.Load(o.Headless) }
+func provideScript(o Options) (*headless.Script, error) {
+	s, err := headless.Load(o.Headless)
+	if err != nil {
+		return nil, err
+	}
+	s.ShowTo(o.Stderr)
+	return s, nil
+}
 
 func provideHeadlessPrompter(s *headless.Script) ports.Prompter { return s.Prompter() }
 
@@ -165,6 +175,8 @@ var storageSet = wire.NewSet(
 var engineSet = wire.NewSet(
 	provideConfigLoader,
 	wire.Bind(new(ports.ConfigLoader), new(*tomlconfig.Loader)),
+	tomlconfig.NewEditor,
+	wire.Bind(new(ports.ConfigEditor), new(tomlconfig.Editor)),
 	provideProviders,
 	wire.Bind(new(ports.ProviderFactory), new(*providers.Factory)),
 	provideMCPPool,

@@ -185,7 +185,6 @@ func TestListFiles(t *testing.T) {
 	})
 }
 
-
 func TestGrepFiles(t *testing.T) {
 	t.Parallel()
 	runCases(t, []toolCase{
@@ -516,4 +515,10 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+func benchConfig() config.Config {
+	cfg := config.Default()
+	cfg.Conversation.Tools.Named[GrepFiles] = config.Tool{}
+	return cfg
 }

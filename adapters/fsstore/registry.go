@@ -29,6 +29,44 @@ const configTemplate = `# jp workspace configuration, committed with the project
 
 # [conversation.tools.defaults]
 # run = "ask"
+
+# jp's built-in tools (docs/tools.md), confined to this checkout.
+# Reading tools run without asking; tools that change files show the
+# diff and ask. Remove a table to switch a tool off.
+[conversation.tools.fs_read_file]
+run = "unattended"
+
+[conversation.tools.fs_list_files]
+run = "unattended"
+
+[conversation.tools.fs_grep_files]
+run = "unattended"
+
+[conversation.tools.git_status]
+run = "unattended"
+
+[conversation.tools.git_diff]
+run = "unattended"
+
+[conversation.tools.git_log]
+run = "unattended"
+
+[conversation.tools.fs_create_file]
+run = "ask"
+
+[conversation.tools.fs_modify_file]
+run = "ask"
+
+[conversation.tools.fs_delete_file]
+run = "ask"
+
+[conversation.tools.fs_move_file]
+run = "ask"
+
+# shell runs any command in the checkout: it is off unless you enable it.
+# [conversation.tools.shell]
+# run = "ask"
+# timeout_secs = 120
 `
 
 // existsError refuses to init a directory that is already a workspace.

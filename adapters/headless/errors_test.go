@@ -31,7 +31,7 @@ func TestParseErrors(t *testing.T) {
 		{"unclosed heredoc", "text <<END\nline\n", `ci.jph:1: <<END is never closed: end the text with a line holding only END`},
 		{"bad heredoc tag", "text <<", `ci.jph:1: bad heredoc tag "": use a word such as <<END`},
 		{"permission missing key", "permission bash", `ci.jph:1: permission needs a tool name and a key: permission TOOL y|Y|n|N (TOOL may be * or a pattern)`},
-		{"permission bad key", "permission bash yes", `ci.jph:1: permission key "yes": expected y (run), Y (run, remember), n (skip) or N (skip, remember); keys are case-sensitive`},
+		{"permission bad key", "permission bash yes", `ci.jph:1: permission key "yes": expected y (run), Y (run, remember), n (skip), N (skip, remember), e (edit the arguments), c (always for this conversation) or w (always for this workspace); keys are case-sensitive`},
 		{"empty at", "confirm @ yes", `ci.jph:1: "@": a topic or purpose must follow @`},
 		{"bad pattern", "confirm @[ yes", `ci.jph:1: bad pattern "@[": syntax error in pattern`},
 		{"cancel junk", "cancel now", `ci.jph:1: cancel takes an optional kind (confirm, select, text, secret, compose) and an optional @PATTERN, got "now"`},

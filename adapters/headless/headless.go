@@ -30,6 +30,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -50,7 +51,15 @@ type Script struct {
 	// failed holds the questions the script could not answer, so that
 	// Done reports them even when the caller went on after the error.
 	failed []error
+	// show receives what a question shows before it is answered (a write
+	// tool's diff); nil shows nothing.
+	show io.Writer
 }
+
+// ShowTo makes the script print what each question shows before it is
+// answered (a write tool's unified diff) to w, control characters
+// neutralised, so that a CI log holds the change it approved.
+func (s *Script) ShowTo(w io.Writer) { s.show = w }
 
 // Load reads and parses the script at path. A parse error names the file
 // and the line.
@@ -178,6 +187,9 @@ func (p *prompter) Ask(ctx context.Context, q ports.Question) (ports.Answer, err
 		return ports.Answer{}, fmt.Errorf("headless script %s: question %q has no kind: %w", p.name, q.Message, ports.ErrUnavailable)
 	}
 	s := (*Script)(p)
+	if q.Diff != "" && s.show != nil {
+		fmt.Fprintf(s.show, "%s\n%s", printable(q.Message), printable(q.Diff))
+	}
 	st, n, err := s.take(r)
 	if err != nil {
 		return ports.Answer{}, err
@@ -279,4 +291,14 @@ func (s *Script) mismatch(st step, n int, r request, reason string) *StepError {
 		Hint:     r.suggestion(),
 		Reason:   reason,
 	}
+}
+
+// printable replaces control characters other than newline and tab.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
 }

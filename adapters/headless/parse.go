@@ -184,9 +184,9 @@ func parsePermission(s *step, rest string) error {
 		return fmt.Errorf("permission needs a tool name and a key: permission TOOL y|Y|n|N (TOOL may be * or a pattern)")
 	}
 	switch key {
-	case "y", "Y", "n", "N":
+	case "y", "Y", "n", "N", "e", "c", "w":
 	default:
-		return fmt.Errorf("permission key %q: expected y (run), Y (run, remember), n (skip) or N (skip, remember); keys are case-sensitive", key)
+		return fmt.Errorf("permission key %q: expected y (run), Y (run, remember), n (skip), N (skip, remember), e (edit the arguments), c (always for this conversation) or w (always for this workspace); keys are case-sensitive", key)
 	}
 	s.target = targetSelect
 	s.value = key

@@ -32,6 +32,12 @@ type PrompterOptions struct {
 	// TempDir is where the external editor's file is written; "" means
 	// os.TempDir().
 	TempDir string
+	// Pager shows a diff longer than the screen ($PAGER, split on
+	// spaces); "" means "less -RFX" when less is installed, else the diff
+	// is printed whole.
+	Pager string
+	// Height is the terminal's height in lines; 0 asks the terminal.
+	Height int
 }
 
 // Prompter is the terminal ports.Prompter: huh forms for confirm, select,
@@ -72,6 +78,9 @@ func (p *Prompter) Ask(ctx context.Context, q ports.Question) (ports.Answer, err
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if q.Diff != "" {
+		p.showDiff(ctx, q.Diff)
+	}
 	switch q.Kind {
 	case ports.QuestionConfirm:
 		return p.confirm(ctx, q)

@@ -38,7 +38,7 @@ func TestLayerErrors(t *testing.T) {
 		{name: "unknown key in nested .jp.toml", file: subLocal, content: "[conversation.tools.fs]\ncomand = [\"x\"]\n",
 			want: "unknown configuration key conversation.tools.fs.comand in " + subLocal + "; did you mean conversation.tools.fs.command?", is: config.ErrUnknownKey},
 		{name: "unknown key under tools defaults", file: subLocal, content: "conversation.tools.defaults.command = [\"x\"]\n",
-			want: "unknown configuration key conversation.tools.defaults.command in " + subLocal + "; the keys of [conversation.tools.defaults] are run, cancellation_response", is: config.ErrUnknownKey},
+			want: "unknown configuration key conversation.tools.defaults.command in " + subLocal + "; the keys of [conversation.tools.defaults] are run, result, cancellation_response", is: config.ErrUnknownKey},
 		{name: "unknown key in environment", env: []string{"JP_CFG_QUERY__LOP=never"},
 			want: "unknown configuration key query.lop in environment variable JP_CFG_QUERY__LOP; did you mean query.loop?", is: config.ErrUnknownKey},
 		{name: "unknown key in flag", flags: []string{"mcp.server.x.command=[]"},

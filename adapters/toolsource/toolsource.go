@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/jpcli/jp/adapters/builtintools"
 	"github.com/jpcli/jp/adapters/localtools"
 	"github.com/jpcli/jp/domain/config"
 	"github.com/jpcli/jp/domain/llm"
@@ -72,11 +73,12 @@ func (s *Source) Open(ctx context.Context, cfg config.Config, root string) (port
 		release()
 		return nil, nil, err
 	}
-	all := []ports.ToolServer{localtools.New(cfg, root)}
+	builtin := builtintools.New(cfg, root)
+	all := []ports.ToolServer{localtools.New(cfg, root), builtin}
 	for _, l := range servers {
 		all = append(all, l)
 	}
-	return &merged{servers: all, log: s.log}, release, nil
+	return &merged{servers: all, log: s.log}, func() { release(); _ = builtin.Close() }, nil
 }
 
 // lazy is one MCP server of a turn: leased from the pool at Open (no
@@ -159,7 +161,7 @@ func (l *lazy) close() {
 
 // merged offers the tools of several servers and routes each call to the
 // server that offered the name. The first server offering a name wins
-// (local tools come first).
+// (local command tools come first, then the built-in tools).
 type merged struct {
 	servers []ports.ToolServer
 	log     *slog.Logger
@@ -194,6 +196,23 @@ func (m *merged) Tools(ctx context.Context) ([]llm.Tool, error) {
 	}
 	m.tools, m.route = tools, route
 	return append([]llm.Tool(nil), tools...), nil
+}
+
+var _ ports.ToolPreviewer = (*merged)(nil)
+
+// Preview asks the server that offered name to plan the call, when it
+// can (the built-in write tools).
+func (m *merged) Preview(ctx context.Context, name string, args json.RawMessage) (ports.ToolPreview, bool, error) {
+	if _, err := m.Tools(ctx); err != nil {
+		return ports.ToolPreview{}, false, err
+	}
+	m.mu.Lock()
+	srv := m.route[name]
+	m.mu.Unlock()
+	if p, ok := srv.(ports.ToolPreviewer); ok {
+		return p.Preview(ctx, name, args)
+	}
+	return ports.ToolPreview{}, false, nil
 }
 
 // Call runs name on the server that offered it.

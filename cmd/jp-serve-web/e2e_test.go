@@ -242,9 +242,22 @@ description = "Echo the arguments back"
 	if got := b.text(".ev.approval"); !strings.Contains(got, "echo") || !strings.Contains(got, "ping from the web") {
 		t.Fatalf("approval = %q", got)
 	}
+	// The built-in fs_create_file (jp init enables it) asks with the diff
+	// it will apply, coloured line by line.
+	b.waitJS(`document.querySelector('[data-approval="call_0_1"] pre.diff') !== null`, "the write tool's approval with its diff")
+	if got := b.text(`[data-approval="call_0_1"] pre.diff`); !strings.Contains(got, "--- /dev/null") || !strings.Contains(got, "+++ b/web.txt") || !strings.Contains(got, "+made on the web") {
+		t.Fatalf("approval diff = %q", got)
+	}
+	if got := b.text(`[data-approval="call_0_1"] pre.diff span.add`); got != "+made on the web" {
+		t.Fatalf("added line = %q", got)
+	}
 	b.shot("approval")
-	b.click(".ev.approval button.approve")
+	b.click(`[data-approval="call_0_0"] button.approve`)
+	b.click(`[data-approval="call_0_1"] button.approve`)
 	b.waitTurnDone()
+	if got := e.read(filepath.Join(e.d, "web.txt")); got != "made on the web\n" {
+		t.Fatalf("web.txt = %q", got)
+	}
 	b.waitJS(`[...document.querySelectorAll('.ev.tool.result')].some(e => e.textContent.includes('ping from the web'))`, "the tool result")
 	b.waitJS(`[...document.querySelectorAll('.ev.msg.assistant')].some(e => e.textContent.includes('The tool answered'))`, "the answer after the tool")
 	if got := b.text(".ev.approval .answer"); got != "Approved" {

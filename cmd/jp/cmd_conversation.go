@@ -110,10 +110,46 @@ func (c *ConversationShowCmd) Run(rt *Runtime) error {
 	w := bufio.NewWriter(rt.Streams.Out)
 	defer w.Flush()
 	fmt.Fprintf(w, "Conversation %s: %s\n", s.ID, trimTitle(s.Metadata.Title))
+	var changed turnFiles
 	for _, e := range evs {
+		if e.Type == conversation.EventTypeTurnEnd {
+			changed.write(w)
+		}
+		changed.add(e)
 		writeEvent(w, e)
 	}
 	return nil
+}
+
+// turnFiles gathers the files one turn's tool calls changed, for the
+// line show prints before the turn's end.
+type turnFiles struct {
+	seen  map[string]bool
+	files []string
+}
+
+func (t *turnFiles) add(e conversation.Event) {
+	if e.Type != conversation.EventTypeToolCallResponse {
+		return
+	}
+	for _, f := range e.Files {
+		if !t.seen[f] {
+			if t.seen == nil {
+				t.seen = map[string]bool{}
+			}
+			t.seen[f] = true
+			t.files = append(t.files, f)
+		}
+	}
+}
+
+// write prints "files changed: a, b" when the turn changed any, and
+// starts over.
+func (t *turnFiles) write(w io.Writer) {
+	if len(t.files) > 0 {
+		fmt.Fprintf(w, "files changed: %s\n", strings.Join(t.files, ", "))
+	}
+	*t = turnFiles{}
 }
 
 func writeEvent(w io.Writer, e conversation.Event) {

@@ -211,6 +211,7 @@ func processSetup(s Streams, environ []string, verbosity int) (jpwire.Options, *
 		LaunchDir: launch,
 		Stdout:    s.Out, Stderr: s.Err,
 		Editor: firstNonEmpty(env["VISUAL"], env["EDITOR"]),
+		Pager:  env["PAGER"],
 	}
 	terminalStreams(&paths, s)
 	logger := logging.New(s.Err, filepath.Join(paths.DataDir, "logs", "jp.log"), verbosity)

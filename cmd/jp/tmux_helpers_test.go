@@ -45,6 +45,9 @@ type tmuxWorld struct {
 	// proj is the workspace checkout jp runs in.
 	proj string
 	env  []string
+	// paneEnv is exported in the pane after the variables it unsets
+	// (VISUAL, EDITOR, ...), for a test that needs one of them.
+	paneEnv []string
 }
 
 // newTmuxWorld makes the directories and runs jp init.
@@ -185,6 +188,9 @@ func (w *tmuxWorld) startJP(args ...string) *tmuxPane {
 		s.WriteString("export " + shQuote(e) + "\n")
 	}
 	s.WriteString("unset JP_HEADLESS VISUAL EDITOR NO_COLOR TMUX\n")
+	for _, e := range w.paneEnv {
+		s.WriteString("export " + shQuote(e) + "\n")
+	}
 	s.WriteString("cd " + shQuote(w.proj) + " || exit 1\n")
 	s.WriteString(shQuote(w.jp))
 	for _, a := range args {

@@ -126,6 +126,9 @@ type Event struct {
 	Name      string
 	Arguments json.RawMessage
 	IsError   bool
+	// Files are the files a tool_call_response's call changed, relative
+	// to the checkout (the built-in write tools).
+	Files []string
 	// (tool_call_response reuses Content)
 	// inquiry_request / inquiry_response
 	InquiryID  string
@@ -168,6 +171,7 @@ type wireEvent struct {
 	Name       string          `json:"name,omitempty"`
 	Arguments  json.RawMessage `json:"arguments,omitempty"`
 	IsError    *bool           `json:"is_error,omitempty"`
+	Files      []string        `json:"files,omitempty"`
 	InquiryID  string          `json:"inquiry_id,omitempty"`
 	Question   *string         `json:"question,omitempty"`
 	Answer     json.RawMessage `json:"answer,omitempty"`
@@ -203,6 +207,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		w.CallID = e.CallID
 		w.Content = ptr(e.Content)
 		w.IsError = ptr(e.IsError)
+		w.Files = e.Files
 	case EventTypeInquiryRequest:
 		w.InquiryID = e.InquiryID
 		w.Question = ptr(e.Question)
@@ -261,7 +266,7 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 		Type: typ, Timestamp: w.Timestamp.Time,
 		Author: w.Author, Schema: w.Schema, Name: w.Name,
 		Arguments: w.Arguments, Answer: w.Answer,
-		AnswerType: w.AnswerType, Outcome: w.Outcome, Raw: raw,
+		AnswerType: w.AnswerType, Outcome: w.Outcome, Raw: raw, Files: w.Files,
 	}
 	e.Root = deref(w.Root)
 	e.Content = deref(w.Content)

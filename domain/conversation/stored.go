@@ -99,6 +99,7 @@ type storedEvent struct {
 	Name       string          `json:"name"`
 	Arguments  json.RawMessage `json:"arguments"`
 	IsError    *bool           `json:"is_error"`
+	Files      []string        `json:"files"`
 	InquiryID  string          `json:"inquiry_id"`
 	Question   json.RawMessage `json:"question"`
 	Answer     json.RawMessage `json:"answer"`

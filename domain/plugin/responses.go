@@ -211,6 +211,9 @@ type ApprovalData struct {
 	CallID    string          `json:"call_id"`
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
+	// Diff is the unified diff a write tool's call will apply (the
+	// built-in fs_* tools); absent for other tools.
+	Diff string `json:"diff,omitempty"`
 }
 
 // QueryComplete is the last answer to Query. Outcome is the turn_end

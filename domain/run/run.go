@@ -23,6 +23,11 @@ const (
 	PersistLevelNone
 	// PersistLevelRun: for the rest of this invocation.
 	PersistLevelRun
+	// PersistLevelConversation: for every later run of this conversation
+	// (stored in its metadata).
+	PersistLevelConversation
+	// PersistLevelWorkspace: written into the configuration file.
+	PersistLevelWorkspace
 )
 
 // String names the level.
@@ -32,6 +37,10 @@ func (p PersistLevel) String() string {
 		return "none"
 	case PersistLevelRun:
 		return "run"
+	case PersistLevelConversation:
+		return "conversation"
+	case PersistLevelWorkspace:
+		return "workspace"
 	}
 	return "unknown"
 }
@@ -46,6 +55,8 @@ const (
 	DecisionSkip
 	DecisionAsk
 	DecisionDeny
+	// DecisionEdit: open the arguments in the editor, then ask.
+	DecisionEdit
 )
 
 // Permission answers of the tool permission prompt.
@@ -54,6 +65,16 @@ const (
 	AnswerRunRemember  = "Y"
 	AnswerSkip         = "n"
 	AnswerSkipRemember = "N"
+	// AnswerEdit opens the call's arguments in the editor, then asks
+	// again (with the new diff).
+	AnswerEdit = "e"
+	// AnswerAlwaysConversation runs it, and every later call of the tool
+	// in this conversation, without asking.
+	AnswerAlwaysConversation = "c"
+	// AnswerAlwaysWorkspace runs it and writes run = "unattended" for the
+	// tool into the workspace's .jp/config.toml (the user config outside a
+	// workspace).
+	AnswerAlwaysWorkspace = "w"
 )
 
 // PermissionOption is one key of the permission prompt.
@@ -69,6 +90,9 @@ var PermissionOptions = []PermissionOption{
 	{AnswerRunRemember, "run, remember for this run"},
 	{AnswerSkip, "skip"},
 	{AnswerSkipRemember, "skip, remember for this run"},
+	{AnswerEdit, "edit the arguments"},
+	{AnswerAlwaysConversation, "always for this conversation"},
+	{AnswerAlwaysWorkspace, "always for this workspace"},
 }
 
 // ParsePermission maps a prompt key to a decision and its persist level.
@@ -82,8 +106,14 @@ func ParsePermission(key string) (Decision, PersistLevel, error) {
 		return DecisionSkip, PersistLevelNone, nil
 	case AnswerSkipRemember:
 		return DecisionSkip, PersistLevelRun, nil
+	case AnswerEdit:
+		return DecisionEdit, PersistLevelNone, nil
+	case AnswerAlwaysConversation:
+		return DecisionRun, PersistLevelConversation, nil
+	case AnswerAlwaysWorkspace:
+		return DecisionRun, PersistLevelWorkspace, nil
 	}
-	return DecisionUnknown, PersistLevelUnknown, fmt.Errorf("unknown permission answer %q: expected y, Y, n or N", key)
+	return DecisionUnknown, PersistLevelUnknown, fmt.Errorf("unknown permission answer %q: expected y, Y, n, N, e, c or w", key)
 }
 
 // Approvals are the answers remembered for the Run, keyed by tool name.
@@ -104,16 +134,22 @@ func (a *Approvals) Decide(tool string, p config.RunPolicy) Decision {
 		return DecisionRun
 	case config.RunPolicyDeny:
 		return DecisionDeny
+	case config.RunPolicySkip:
+		return DecisionSkip
 	}
 	if d, ok := a.remembered[tool]; ok {
 		return d
 	}
+	if p == config.RunPolicyEdit {
+		return DecisionEdit
+	}
 	return DecisionAsk
 }
 
-// Record notes an answer; only PersistLevelRun answers are remembered.
+// Record notes an answer; answers of PersistLevelRun and longer are
+// remembered for the rest of the run (the caller stores the longer ones).
 func (a *Approvals) Record(tool string, d Decision, lvl PersistLevel) {
-	if lvl == PersistLevelRun {
+	if lvl >= PersistLevelRun {
 		a.remembered[tool] = d
 	}
 }

@@ -42,6 +42,8 @@ func TestParsePermission(t *testing.T) {
 	}{
 		{"y", DecisionRun, PersistLevelNone}, {"Y", DecisionRun, PersistLevelRun},
 		{"n", DecisionSkip, PersistLevelNone}, {"N", DecisionSkip, PersistLevelRun},
+		{"e", DecisionEdit, PersistLevelNone}, {"c", DecisionRun, PersistLevelConversation},
+		{"w", DecisionRun, PersistLevelWorkspace},
 	} {
 		d, lvl, err := ParsePermission(tt.key)
 		if err != nil || d != tt.d || lvl != tt.lvl {
@@ -87,5 +89,27 @@ func TestSlotSubmitTable(t *testing.T) {
 				t.Fatalf("slot = %q %v", got, filled)
 			}
 		})
+	}
+}
+
+func TestRunModesSkipAndEdit(t *testing.T) {
+	a := NewApprovals()
+	if d := a.Decide("t", config.RunPolicySkip); d != DecisionSkip {
+		t.Fatalf("skip = %v", d)
+	}
+	if d := a.Decide("t", config.RunPolicyEdit); d != DecisionEdit {
+		t.Fatalf("edit = %v", d)
+	}
+	// "always for this conversation/workspace" also hold for the run.
+	a.Record("t", DecisionRun, PersistLevelWorkspace)
+	if d := a.Decide("t", config.RunPolicyEdit); d != DecisionRun {
+		t.Fatalf("edit after w = %v", d)
+	}
+	a.Record("u", DecisionRun, PersistLevelConversation)
+	if d := a.Decide("u", config.RunPolicyAsk); d != DecisionRun {
+		t.Fatalf("ask after c = %v", d)
+	}
+	if d := a.Decide("u", config.RunPolicySkip); d != DecisionSkip {
+		t.Fatal("skip wins over a remembered answer")
 	}
 }

@@ -125,6 +125,9 @@ type ToolResult struct {
 	CallID  string
 	Content string
 	IsError bool
+	// Files are the files the call changed (recorded on the
+	// tool_call_response).
+	Files []string
 }
 
 // ErrWrongPhase is returned (in an ActionEnd) for an input the current
@@ -320,7 +323,7 @@ func (m *Machine) answer(rs []ToolResult) ([]Action, error) {
 			return acts, fmt.Errorf("%w: no result for tool call %s", ErrWrongPhase, c.ID)
 		}
 		acts = append(acts, Action{Kind: ActionPersist, Event: conversation.Event{
-			Type: conversation.EventTypeToolCallResponse, CallID: c.ID, Content: r.Content, IsError: r.IsError,
+			Type: conversation.EventTypeToolCallResponse, CallID: c.ID, Content: r.Content, IsError: r.IsError, Files: r.Files,
 		}})
 	}
 	m.pending = nil

@@ -78,10 +78,43 @@ type approvalView struct {
 	CallID string
 	Name   string
 	Args   string
+	// Diff is the unified diff a write tool's call will apply, a line at
+	// a time with its class (add, del, hunk, head or ctx).
+	Diff []diffLine
+}
+
+// diffLine is one line of an approval's diff.
+type diffLine struct {
+	Class string
+	Text  string
 }
 
 func (s *Server) renderApproval(a plugin.ApprovalData) (template.HTML, error) {
-	return s.fragment("approval", approvalView{CallID: a.CallID, Name: a.Name, Args: prettyJSON(a.Arguments)})
+	return s.fragment("approval", approvalView{CallID: a.CallID, Name: a.Name, Args: prettyJSON(a.Arguments), Diff: diffLines(a.Diff)})
+}
+
+// diffLines classifies the lines of a unified diff for colouring.
+func diffLines(diff string) []diffLine {
+	if diff == "" {
+		return nil
+	}
+	var out []diffLine
+	for _, l := range strings.Split(strings.TrimRight(diff, "\n"), "\n") {
+		c := "ctx"
+		switch {
+		case strings.HasPrefix(l, "+++ "), strings.HasPrefix(l, "--- "), strings.HasPrefix(l, "diff --git "),
+			strings.HasPrefix(l, "rename from "), strings.HasPrefix(l, "rename to "):
+			c = "head"
+		case strings.HasPrefix(l, "+"):
+			c = "add"
+		case strings.HasPrefix(l, "-"):
+			c = "del"
+		case strings.HasPrefix(l, "@@"):
+			c = "hunk"
+		}
+		out = append(out, diffLine{Class: c, Text: l})
+	}
+	return out
 }
 
 func (s *Server) fragment(name string, data any) (template.HTML, error) {

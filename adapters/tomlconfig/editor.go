@@ -1,0 +1,165 @@
+package tomlconfig
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/jpcli/jp/ports"
+)
+
+// Editor is the ports.ConfigEditor: it edits TOML files as text, so that
+// comments and layout survive, and checks the result parses to what it
+// meant to write.
+type Editor struct{}
+
+var _ ports.ConfigEditor = Editor{}
+
+// NewEditor returns the editor.
+func NewEditor() Editor { return Editor{} }
+
+var bareKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+func tomlKey(k string) string {
+	if bareKey.MatchString(k) {
+		return k
+	}
+	return strconv.Quote(k)
+}
+
+// SetString implements ports.ConfigEditor.
+func (Editor) SetString(ctx context.Context, file string, table []string, key, value string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if _, err := readFile(file); err != nil {
+		return err
+	}
+	data, err := os.ReadFile(file)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("read configuration file %s: %w", file, err)
+	}
+	segs := make([]string, len(table))
+	for i, t := range table {
+		segs[i] = tomlKey(t)
+	}
+	header := "[" + strings.Join(segs, ".") + "]"
+	line := tomlKey(key) + " = " + strconv.Quote(value)
+	out := setLine(string(data), header, tomlKey(key), line)
+	if err := checkSet(out, table, key, value); err != nil {
+		return fmt.Errorf("cannot set %s.%s in %s (the file defines that table in a form jp does not edit: %v); add %s under %s by hand", strings.Join(table, "."), key, file, err, line, header)
+	}
+	return writeAtomic(file, []byte(out))
+}
+
+// setLine replaces or adds key's line in the table under header, or
+// appends the table.
+func setLine(text, header, key, line string) string {
+	lines := strings.Split(text, "\n")
+	headerRE := regexp.MustCompile(`^\s*` + regexp.QuoteMeta(header) + `\s*(#.*)?$`)
+	keyRE := regexp.MustCompile(`^\s*` + regexp.QuoteMeta(key) + `\s*=`)
+	for i, l := range lines {
+		if !headerRE.MatchString(l) {
+			continue
+		}
+		j := i + 1
+		for ; j < len(lines); j++ {
+			t := strings.TrimSpace(lines[j])
+			if strings.HasPrefix(t, "[") {
+				break
+			}
+			if keyRE.MatchString(lines[j]) {
+				lines[j] = line
+				return strings.Join(lines, "\n")
+			}
+		}
+		out := append([]string{}, lines[:i+1]...)
+		out = append(out, line)
+		return strings.Join(append(out, lines[i+1:]...), "\n")
+	}
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	if text != "" {
+		text += "\n"
+	}
+	return text + header + "\n" + line + "\n"
+}
+
+// checkSet parses text and checks table.key == value.
+func checkSet(text string, table []string, key, value string) error {
+	tmp, err := os.CreateTemp("", "jp-config-*.toml")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.WriteString(text); err != nil {
+		_ = tmp.Close()
+		return err
+	}
+	_ = tmp.Close()
+	tree, err := readFile(tmp.Name())
+	if err != nil {
+		return err
+	}
+	var cur any = tree
+	for _, t := range table {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return fmt.Errorf("%s is not a table", t)
+		}
+		cur = m[t]
+	}
+	m, ok := cur.(map[string]any)
+	if !ok || m[key] != value {
+		return errors.New("the edit did not take")
+	}
+	return nil
+}
+
+// writeAtomic writes data to path through a synced temporary file and a
+// rename, then syncs the directory.
+func writeAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("write configuration file %s: %w", path, err)
+	}
+	mode := fs.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	tmp := filepath.Join(dir, "."+filepath.Base(path)+"."+hex.EncodeToString(rnd[:])+".tmp")
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	if err != nil {
+		return fmt.Errorf("write configuration file %s: %w", path, err)
+	}
+	_, werr := f.Write(data)
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp, path)
+	}
+	if werr != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("write configuration file %s: %w", path, werr)
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+	return nil
+}

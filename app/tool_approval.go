@@ -1,0 +1,316 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/jpcli/jp/domain/config"
+	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/llm"
+	"github.com/jpcli/jp/domain/run"
+	"github.com/jpcli/jp/domain/turn"
+	"github.com/jpcli/jp/ports"
+)
+
+// decide applies run policies and asks for permission where needed. It
+// fills results for calls that will not run, and may replace a call's
+// arguments (edit). stopped is true when the user pressed Ctrl-C in the
+// prompt (an escalation) or shutdown began.
+func (q *Query) decide(ctx context.Context, rs *runState, ts *turnState, calls []llm.ToolCall, results []turn.ToolResult) (approved, edited []bool, stopped bool) {
+	approved = make([]bool, len(calls))
+	edited = make([]bool, len(calls))
+	for i := range calls {
+		c := &calls[i]
+		if ctx.Err() != nil || isClosed(q.interrupts.Shutdown()) {
+			return approved, edited, true
+		}
+		tc := rs.cfg.Tool(c.Name)
+		d := rs.approvals.Decide(c.Name, tc.Run)
+		if (d == run.DecisionAsk || d == run.DecisionEdit) && q.conversationApproved(ctx, rs, c.Name) {
+			d = run.DecisionRun
+		}
+		switch d {
+		case run.DecisionRun:
+			approved[i] = true
+		case run.DecisionDeny:
+			results[i].Content = fmt.Sprintf("The tool %s is not allowed here (conversation.tools.%s.run = \"deny\").", c.Name, c.Name)
+		case run.DecisionSkip:
+			// "skip" (the policy, or remembered for this run): the
+			// cancellation response stands.
+		case run.DecisionAsk, run.DecisionEdit:
+			ok, ed, interrupted, msg := q.askPermission(ctx, rs, ts, c, d == run.DecisionEdit)
+			approved[i], edited[i] = ok, ed
+			if msg != "" {
+				results[i].Content = msg
+			}
+			if interrupted {
+				return approved, edited, true
+			}
+		}
+	}
+	return approved, edited, false
+}
+
+// preview plans a write tool's call for the prompt (zero when the tool
+// has nothing to preview).
+func (q *Query) preview(ctx context.Context, ts *turnState, c llm.ToolCall) (ports.ToolPreview, bool) {
+	pv, ok := ts.tools.(ports.ToolPreviewer)
+	if !ok {
+		return ports.ToolPreview{}, false
+	}
+	p, ok, err := pv.Preview(ctx, c.Name, c.Arguments)
+	if err != nil {
+		return ports.ToolPreview{Error: err.Error()}, true
+	}
+	return p, ok
+}
+
+// askPermission shows the permission prompt for one call, with the diff
+// it will apply for a write tool. [e] opens the arguments in the editor
+// and asks again with the new diff; startEdit does that first (run =
+// "edit").
+func (q *Query) askPermission(ctx context.Context, rs *runState, ts *turnState, c *llm.ToolCall, startEdit bool) (ok, edited, interrupted bool, msg string) {
+	edit := startEdit
+	for {
+		if edit {
+			edit = false
+			args, changed, stop := q.editArguments(ctx, c)
+			if stop {
+				return false, edited, true, ""
+			}
+			if changed {
+				c.Arguments, edited = args, true
+			}
+		}
+		p, hasPreview := q.preview(ctx, ts, *c)
+		if q.approve != nil {
+			ok, why, err := q.approve(ctx, *c, p.Diff)
+			if err != nil {
+				return false, edited, true, ""
+			}
+			return ok, edited, false, why
+		}
+		if !q.prompter.Interactive() {
+			return false, edited, false, fmt.Sprintf("The tool %s needs the user's permission, but there is no terminal to ask on. "+
+				"The user can allow it with conversation.tools.%s.run = \"unattended\" or answer from a --headless script.", c.Name, c.Name)
+		}
+		question := ports.Question{
+			Kind:    ports.QuestionSelect,
+			Message: fmt.Sprintf("Run tool %s %s?", c.Name, compact(c.Arguments)),
+			Options: permissionOptions,
+			Topic:   "tool_permission:" + c.Name,
+		}
+		if hasPreview {
+			switch {
+			case p.Error != "":
+				question.Message = fmt.Sprintf("Run tool %s? It will fail: %s", c.Name, p.Error)
+			default:
+				question.Message = fmt.Sprintf("Run tool %s: %s?", c.Name, p.Summary)
+				question.Diff = p.Diff
+			}
+		}
+		resume := q.printer.Suspend()
+		ans, err := q.prompter.Ask(ctx, question)
+		resume()
+		switch {
+		case errors.Is(err, ports.ErrInterrupted):
+			// Ctrl-C in a non-interrupt prompt escalates to graceful shutdown.
+			q.interrupts.Escalate()
+			return false, edited, true, ""
+		case errors.Is(err, ports.ErrCancelled):
+			return false, edited, false, ""
+		case err != nil:
+			q.printer.Write(ports.ChannelError, err.Error())
+			q.printer.EndBlock(ports.ChannelError)
+			return false, edited, false, ""
+		}
+		d, lvl, perr := run.ParsePermission(ans.Text)
+		if perr != nil {
+			return false, edited, false, ""
+		}
+		if d == run.DecisionEdit {
+			edit = true
+			continue
+		}
+		rs.approvals.Record(c.Name, d, lvl)
+		switch lvl {
+		case run.PersistLevelConversation:
+			q.rememberForConversation(ctx, rs, c.Name)
+		case run.PersistLevelWorkspace:
+			q.rememberForWorkspace(ctx, rs, c.Name)
+		}
+		return d == run.DecisionRun, edited, false, ""
+	}
+}
+
+// editArguments opens the call's arguments (indented JSON) in the editor
+// until they are a JSON object or the user gives up (an empty buffer or
+// ESC keeps the arguments as they were).
+func (q *Query) editArguments(ctx context.Context, c *llm.ToolCall) (args json.RawMessage, changed, stop bool) {
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, orEmpty(c.Arguments), "", "  "); err != nil {
+		buf.Reset()
+		buf.Write(orEmpty(c.Arguments))
+	}
+	text := buf.String() + "\n"
+	for {
+		resume := q.printer.Suspend()
+		out, err := q.prompter.Compose(ctx, ports.ComposeRequest{
+			Purpose: "tool_arguments", Initial: text, InEditor: true, FallbackInline: true,
+		})
+		resume()
+		switch {
+		case errors.Is(err, ports.ErrInterrupted):
+			q.interrupts.Escalate()
+			return nil, false, true
+		case err != nil || strings.TrimSpace(out) == "":
+			if err != nil && !errors.Is(err, ports.ErrCancelled) {
+				q.printer.Write(ports.ChannelError, "edit the arguments: "+err.Error())
+				q.printer.EndBlock(ports.ChannelError)
+			}
+			return nil, false, false
+		}
+		var v map[string]any
+		if err := json.Unmarshal([]byte(out), &v); err != nil {
+			q.printer.Write(ports.ChannelError, fmt.Sprintf("the arguments of %s must be a JSON object: %v; edit them again", c.Name, err))
+			q.printer.EndBlock(ports.ChannelError)
+			text = out
+			continue
+		}
+		var cb bytes.Buffer
+		_ = json.Compact(&cb, []byte(out))
+		return json.RawMessage(cb.Bytes()), !bytes.Equal(cb.Bytes(), []byte(compact(c.Arguments))), false
+	}
+}
+
+func orEmpty(b json.RawMessage) json.RawMessage {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return json.RawMessage("{}")
+	}
+	return b
+}
+
+// conversationApproved reports whether the user answered "always for this
+// conversation" for tool in an earlier run (or earlier in this one).
+func (q *Query) conversationApproved(ctx context.Context, rs *runState, tool string) bool {
+	if rs.id == "" {
+		return false
+	}
+	s, err := q.store.Get(ctx, rs.loc, rs.id)
+	if err != nil {
+		return false
+	}
+	return slices.Contains(s.Metadata.ApprovedTools(), tool)
+}
+
+func (q *Query) rememberForConversation(ctx context.Context, rs *runState, tool string) {
+	err := q.store.UpdateMetadata(ctx, rs.loc, rs.id, func(m *conversation.Metadata) error {
+		m.ApproveTool(tool)
+		return nil
+	})
+	if err != nil {
+		q.printer.Write(ports.ChannelError, fmt.Sprintf("could not remember %s for this conversation (it is remembered for this run): %v", tool, err))
+		q.printer.EndBlock(ports.ChannelError)
+		return
+	}
+	q.chromeNote(fmt.Sprintf("%s runs without asking in this conversation from now on.", tool))
+}
+
+// rememberForWorkspace writes conversation.tools.<tool>.run =
+// "unattended" into the workspace's .jp/config.toml (the user config when
+// there is no workspace) and says which file.
+func (q *Query) rememberForWorkspace(ctx context.Context, rs *runState, tool string) {
+	file := workspaceConfigFile(rs)
+	if file == "" {
+		q.printer.Write(ports.ChannelError, fmt.Sprintf("there is no workspace or user configuration file to remember %s in; it is remembered for this run", tool))
+		q.printer.EndBlock(ports.ChannelError)
+		return
+	}
+	if q.configFiles == nil {
+		q.printer.Write(ports.ChannelError, "this front end cannot write configuration files; "+tool+" is remembered for this run")
+		q.printer.EndBlock(ports.ChannelError)
+		return
+	}
+	err := q.configFiles.SetString(ctx, file, []string{"conversation", "tools", tool}, "run", config.RunPolicyUnattended.String())
+	if err != nil {
+		q.printer.Write(ports.ChannelError, fmt.Sprintf("could not remember %s (it is remembered for this run): %v", tool, err))
+		q.printer.EndBlock(ports.ChannelError)
+		return
+	}
+	q.chromeNote(fmt.Sprintf("Wrote conversation.tools.%s.run = \"unattended\" to %s.", tool, file))
+}
+
+// workspaceConfigFile is <root>/.jp/config.toml when the run has a
+// workspace checkout, else <user config dir>/config.toml.
+func workspaceConfigFile(rs *runState) string {
+	if rs.loc.Root != "" {
+		return filepath.Join(rs.loc.Root, ".jp", "config.toml")
+	}
+	if rs.userConfigDir != "" {
+		return filepath.Join(rs.userConfigDir, "config.toml")
+	}
+	return ""
+}
+
+// resultOptions is the prompt of result = "ask".
+var resultOptions = []ports.Option{
+	{Key: "y", Label: "send it", Value: "y"},
+	{Key: "e", Label: "edit it first", Value: "e"},
+	{Key: "n", Label: "send the cancellation response instead", Value: "n"},
+}
+
+// reviewResults applies each tool's result policy: ask before a result
+// goes back to the model, or open it in the editor. stop is true on
+// Ctrl-C (an escalation).
+func (q *Query) reviewResults(ctx context.Context, rs *runState, calls []llm.ToolCall, approved []bool, results []turn.ToolResult) (stop bool) {
+	for i, c := range calls {
+		if !approved[i] {
+			continue
+		}
+		pol := rs.cfg.Tool(c.Name).Result
+		if pol == config.ResultPolicyAsk {
+			if !q.prompter.Interactive() {
+				continue
+			}
+			resume := q.printer.Suspend()
+			ans, err := q.prompter.Ask(ctx, ports.Question{
+				Kind: ports.QuestionSelect, Options: resultOptions, Topic: "tool_result:" + c.Name,
+				Message: fmt.Sprintf("Send the result of %s to the assistant?", c.Name),
+			})
+			resume()
+			switch {
+			case errors.Is(err, ports.ErrInterrupted):
+				q.interrupts.Escalate()
+				return true
+			case err != nil:
+				continue
+			}
+			switch ans.Text {
+			case "n":
+				results[i] = turn.ToolResult{CallID: c.ID, Content: rs.cfg.Tool(c.Name).CancellationResponse, IsError: true, Files: results[i].Files}
+				continue
+			case "e":
+				pol = config.ResultPolicyEdit
+			}
+		}
+		if pol == config.ResultPolicyEdit {
+			resume := q.printer.Suspend()
+			out, err := q.prompter.Compose(ctx, ports.ComposeRequest{Purpose: "tool_result", Initial: results[i].Content, InEditor: true, FallbackInline: true})
+			resume()
+			switch {
+			case errors.Is(err, ports.ErrInterrupted):
+				q.interrupts.Escalate()
+				return true
+			case err == nil:
+				results[i].Content = out
+			}
+		}
+	}
+	return false
+}
