@@ -13,8 +13,10 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 
 	ignore "github.com/sabhiram/go-gitignore"
 
@@ -266,9 +268,9 @@ func (s *Server) grepFiles(ctx context.Context, args json.RawMessage) (ports.Too
 		}
 		filters = append(filters, p)
 	}
-	var out strings.Builder
-	found, files := 0, 0
-	errStop := errors.New("stop")
+	// The walk lists the candidates in order; workers read and match them
+	// concurrently; the output keeps the walk's order.
+	var cands []string
 	err = s.newWalker(GrepFiles).walk(ctx, ".", func(rel string, d fs.DirEntry) error {
 		if len(filters) > 0 && !matchesAny(filters, rel) {
 			return nil
@@ -279,22 +281,38 @@ func (s *Server) grepFiles(ctx context.Context, args json.RawMessage) (ports.Too
 		if info, err := d.Info(); err != nil || info.Size() > maxGrepFile {
 			return nil
 		}
-		b, err := s.root.ReadFile(rel)
-		if err != nil || isBinary(b) || !re.Match(b) {
-			return nil
-		}
-		files++
-		found += grepFile(&out, rel, b, re, ctxLines, limit-found)
-		if found >= limit {
-			return errStop
-		}
+		cands = append(cands, rel)
 		return nil
 	})
-	if err != nil && !errors.Is(err, errStop) {
+	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			return ports.ToolResult{}, err
 		}
 		return ports.ToolResult{}, rootErr("grep", ".", err)
+	}
+	hits := s.matchFiles(ctx, cands, re, ctxLines, limit)
+	var out strings.Builder
+	found := 0
+	for i, rel := range cands {
+		if found >= limit {
+			break
+		}
+		h := hits[i]
+		switch {
+		case h.n == 0:
+		case found+h.n <= limit:
+			out.WriteString(h.text)
+			found += h.n
+		default:
+			// Only part of this file's matches fit: match it again with
+			// the room left.
+			if b, err := s.root.ReadFile(rel); err == nil {
+				found += grepFile(&out, rel, b, re, ctxLines, limit-found)
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return ports.ToolResult{}, err
 	}
 	text := out.String()
 	switch {
@@ -354,4 +372,39 @@ func matchesAny(globs []string, rel string) bool {
 		}
 	}
 	return false
+}
+
+// fileHits is one file's grep output and how many lines matched.
+type fileHits struct {
+	text string
+	n    int
+}
+
+// matchFiles reads the candidates with a few workers and greps each text
+// file (at most limit matches a file).
+func (s *Server) matchFiles(ctx context.Context, cands []string, re *regexp.Regexp, ctxLines, limit int) []fileHits {
+	hits := make([]fileHits, len(cands))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0)*2, 8) {
+		wg.Go(func() {
+			for i := range next {
+				b, err := s.root.ReadFile(cands[i])
+				if err == nil && !isBinary(b) && re.Match(b) {
+					var sb strings.Builder
+					n := grepFile(&sb, cands[i], b, re, ctxLines, limit)
+					hits[i] = fileHits{text: sb.String(), n: n}
+				}
+			}
+		})
+	}
+	for i := range cands {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return hits
 }

@@ -25,7 +25,7 @@ step "2. A question, answered offline by the demo model"
 show "$JP" q "hello, jp"
 
 step "3. A turn with tool calls: a local tool, and a headless script that answers the permission prompt"
-cat > .jp/config.toml <<'TOML'
+cat >> .jp/config.toml <<'TOML'
 [conversation.tools.word_count]
 command = ["sh", "-c", "f=$(jq -r .path); wc -w < \"$f\""]
 description = "Count the words in a file of the project."
@@ -44,6 +44,22 @@ JSON
 printf 'permission word_count Y\n' > answers.txt
 echo "${dim}(answers.txt says 'permission word_count Y': run, and remember for this run, so the second call is not asked)${off}"
 show "$JP" q --new --headless answers.txt --cfg providers.demo.script=script.json "How many words are in my notes?"
+
+step "3b. Built-in tools: the model reads, greps and edits a file; you approve the diff first"
+printf 'Hello world from the demo.\nSecond line.\n' > greet.txt
+cat > edit.json <<'JSON'
+{"responses": [
+  {"events": [{"text": "Let me look at greet.txt."},
+              {"tool_call": {"name": "fs_read_file", "arguments": {"path": "greet.txt"}}}]},
+  {"events": [{"tool_call": {"name": "fs_grep_files", "arguments": {"pattern": "world"}}}]},
+  {"events": [{"tool_call": {"name": "fs_modify_file", "arguments": {"patterns": [{"old": "Hello world", "new": "Hello jp", "paths": ["greet.txt"]}]}}}]},
+  {"events": [{"text": "Done: greet.txt now greets jp."}]}
+]}
+JSON
+printf 'permission fs_modify_file y\n' > edit.jph
+echo "${dim}(jp init enabled the built-in tools: reading ones run unattended, fs_modify_file asks and shows its diff; edit.jph answers y)${off}"
+show "$JP" q --new --headless edit.jph --cfg providers.demo.script=edit.json "Make greet.txt greet jp."
+show cat greet.txt
 
 step "4. A queued reply: compose the next message while the assistant keeps working"
 cat > slow.json <<'JSON'
