@@ -76,7 +76,9 @@ func (q *Query) preview(ctx context.Context, ts *turnState, c llm.ToolCall) (por
 // and asks again with the new diff; startEdit does that first (run =
 // "edit").
 func (q *Query) askPermission(ctx context.Context, rs *runState, ts *turnState, c *llm.ToolCall, startEdit bool) (ok, edited, interrupted bool, msg string) {
-	edit := startEdit
+	// A delegated turn's approvals go to the plugin, which has no editor
+	// here: run = "edit" asks it like "ask".
+	edit := startEdit && q.approve == nil
 	for {
 		if edit {
 			edit = false
@@ -269,6 +271,10 @@ var resultOptions = []ports.Option{
 // goes back to the model, or open it in the editor. stop is true on
 // Ctrl-C (an escalation).
 func (q *Query) reviewResults(ctx context.Context, rs *runState, calls []llm.ToolCall, approved []bool, results []turn.ToolResult) (stop bool) {
+	if q.approve != nil {
+		// A delegated turn: nobody at this terminal reviews its results.
+		return false
+	}
 	for i, c := range calls {
 		if !approved[i] {
 			continue
