@@ -117,11 +117,14 @@ type fixture struct {
 	router   *terminal.Interrupts
 	query    *app.Query
 	cfg      config.Config
+	// configFiles records "always for this workspace" writes.
+	configFiles *mocks.ConfigEditorMock
 }
 
 func newFixture(t *testing.T, resps ...resp) *fixture {
 	t.Helper()
-	f := &fixture{provider: &scriptProvider{resps: resps}, printer: &recordingPrinter{}, cfg: config.Default()}
+	f := &fixture{provider: &scriptProvider{resps: resps}, printer: &recordingPrinter{}, cfg: config.Default(),
+		configFiles: &mocks.ConfigEditorMock{SetStringFunc: func(context.Context, string, []string, string, string) error { return nil }}}
 	f.store = memstore.New(&fixedClock{t: time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC)})
 	f.prompter = &mocks.PrompterMock{
 		InteractiveFunc: func() bool { return true },
@@ -158,7 +161,7 @@ func newFixture(t *testing.T, resps ...resp) *fixture {
 			HasKeyFunc: func(config.Config, string) bool { return false },
 		},
 		Tools:   &echoTools{},
-		Printer: f.printer, Prompter: f.prompter,
+		Printer: f.printer, Prompter: f.prompter, ConfigFiles: f.configFiles,
 		Clock:      &fixedClock{t: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)},
 		IDs:        &counterIDs{},
 		Interrupts: f.router,

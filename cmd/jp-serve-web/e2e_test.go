@@ -242,8 +242,10 @@ description = "Echo the arguments back"
 	if got := b.text(".ev.approval"); !strings.Contains(got, "echo") || !strings.Contains(got, "ping from the web") {
 		t.Fatalf("approval = %q", got)
 	}
-	// The built-in fs_create_file (jp init enables it) asks with the diff
-	// it will apply, coloured line by line.
+	b.shot("approval")
+	b.click(`[data-approval="call_0_0"] button.approve`)
+	// Then the built-in fs_create_file (jp init enables it) asks, with the
+	// diff it will apply, coloured line by line.
 	b.waitJS(`document.querySelector('[data-approval="call_0_1"] pre.diff') !== null`, "the write tool's approval with its diff")
 	if got := b.text(`[data-approval="call_0_1"] pre.diff`); !strings.Contains(got, "--- /dev/null") || !strings.Contains(got, "+++ b/web.txt") || !strings.Contains(got, "+made on the web") {
 		t.Fatalf("approval diff = %q", got)
@@ -251,8 +253,7 @@ description = "Echo the arguments back"
 	if got := b.text(`[data-approval="call_0_1"] pre.diff span.add`); got != "+made on the web" {
 		t.Fatalf("added line = %q", got)
 	}
-	b.shot("approval")
-	b.click(`[data-approval="call_0_0"] button.approve`)
+	b.shot("approval-diff")
 	b.click(`[data-approval="call_0_1"] button.approve`)
 	b.waitTurnDone()
 	if got := e.read(filepath.Join(e.d, "web.txt")); got != "made on the web\n" {
