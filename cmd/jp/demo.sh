@@ -51,7 +51,7 @@ cat > edit.json <<'JSON'
 {"responses": [
   {"events": [{"text": "Let me look at greet.txt."},
               {"tool_call": {"name": "fs_read_file", "arguments": {"path": "greet.txt"}}}]},
-  {"events": [{"tool_call": {"name": "fs_grep_files", "arguments": {"pattern": "world"}}}]},
+  {"events": [{"tool_call": {"name": "fs_grep_files", "arguments": {"pattern": "world", "paths": ["*.txt"]}}}]},
   {"events": [{"tool_call": {"name": "fs_modify_file", "arguments": {"patterns": [{"old": "Hello world", "new": "Hello jp", "paths": ["greet.txt"]}]}}}]},
   {"events": [{"text": "Done: greet.txt now greets jp."}]}
 ]}
