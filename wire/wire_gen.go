@@ -9,6 +9,7 @@ package wire
 import (
 	"github.com/jpcli/jp/adapters/pluginproc"
 	"github.com/jpcli/jp/adapters/sysclock"
+	"github.com/jpcli/jp/adapters/tomlconfig"
 	"github.com/jpcli/jp/app"
 )
 
@@ -36,6 +37,7 @@ func InitializeCLI(opts Options) (*app.App, func(), error) {
 	printer := providePrinter(opts)
 	iDs := _wireIDsValue
 	interrupts := provideTerminalInterrupts(opts)
+	editor := tomlconfig.NewEditor()
 	queryDeps := app.QueryDeps{
 		Store:       store,
 		Drafts:      store,
@@ -50,6 +52,7 @@ func InitializeCLI(opts Options) (*app.App, func(), error) {
 		Interrupts:  interrupts,
 		Timers:      clock,
 		Checkpoints: store,
+		ConfigFiles: editor,
 	}
 	query := app.NewQuery(workspaces, queryDeps)
 	catalog := providePluginCatalog(opts)
@@ -115,6 +118,7 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 	printer := providePrinter(opts)
 	iDs := _wireIDsValue
 	interrupts := provideHeadlessInterrupts(script, opts)
+	editor := tomlconfig.NewEditor()
 	queryDeps := app.QueryDeps{
 		Store:       store,
 		Drafts:      store,
@@ -129,6 +133,7 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 		Interrupts:  interrupts,
 		Timers:      clock,
 		Checkpoints: store,
+		ConfigFiles: editor,
 	}
 	query := app.NewQuery(workspaces, queryDeps)
 	catalog := providePluginCatalog(opts)

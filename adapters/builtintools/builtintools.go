@@ -86,7 +86,7 @@ var (
 func Enabled(cfg config.Config) []string {
 	var out []string
 	for _, n := range Names {
-		if t, ok := cfg.Conversation.Tools.Named[n]; ok && !t.IsLocal() {
+		if t, ok := cfg.Conversation.Tools.Named[n]; ok && !t.IsLocal() && (t.Enable == nil || *t.Enable) {
 			out = append(out, n)
 		}
 	}
