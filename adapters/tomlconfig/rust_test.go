@@ -83,10 +83,10 @@ func TestRustWorkspaceLoads(t *testing.T) {
 		"assistant.instructions", "assistant.model.parameters", "assistant.name", "assistant.request.base_backoff_ms",
 		"assistant.request.cache", "assistant.request.max_backoff_secs", "assistant.tool_choice",
 		"conversation.attachments", "conversation.inquiry", "conversation.title",
-		"conversation.tools.defaults.result", "conversation.tools.defaults.style",
+		"conversation.tools.defaults.style",
 		"conversation.tools.fs_read_file.examples", "conversation.tools.fs_read_file.format",
 		"conversation.tools.fs_read_file.options", "conversation.tools.fs_read_file.questions",
-		"conversation.tools.fs_read_file.result", "conversation.tools.fs_read_file.source",
+		"conversation.tools.fs_read_file.source",
 		"conversation.tools.fs_read_file.style", "conversation.tools.fs_read_file.summary",
 		"editor", "inherit", `mcp.servers."*"`, "mcp.servers.github.tools",
 		"providers.llm.anthropic", "providers.mcp", "style",
@@ -345,7 +345,7 @@ func TestLoaderReportsOncePerRun(t *testing.T) {
 		}
 	}
 	out := notice.String()
-	if strings.Count(out, "\n") != 1 || !strings.Contains(out, "jp: 27 configuration keys not supported by this jp were ignored (conversation.tools.fs_read_file.examples,") {
+	if strings.Count(out, "\n") != 1 || !strings.Contains(out, "jp: 25 configuration keys not supported by this jp were ignored (conversation.tools.fs_read_file.examples,") {
 		t.Errorf("notice = %q", out)
 	}
 }
