@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"golang.org/x/term"
+
+	"github.com/jpcli/jp/internal/safetext"
 )
 
 // SGR colours of a diff.
@@ -23,7 +25,7 @@ const (
 func colourDiff(diff string) string {
 	var b strings.Builder
 	for _, l := range strings.Split(strings.TrimRight(diff, "\n"), "\n") {
-		l = sanitize(strings.TrimSuffix(l, "\r"))
+		l = safetext.String(strings.TrimSuffix(l, "\r"))
 		colour := ""
 		switch {
 		case strings.HasPrefix(l, "+++ "), strings.HasPrefix(l, "--- "), strings.HasPrefix(l, "diff --git "),
