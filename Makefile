@@ -19,7 +19,7 @@ install -m 0755 cmd/jp-titles/jp-titles $(1)/jp-titles
 install -m 0644 $(MANIFESTS) $(1)/
 endef
 
-.PHONY: all build install test test-deps check generate demo bench clean
+.PHONY: all build install test test-deps check generate demo bench fuzz clean
 
 all: build
 
@@ -61,6 +61,24 @@ test: test-deps check
 ## bench: run every Go benchmark
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -timeout 30m $(PKGS)
+
+## fuzz: run every fuzz target for FUZZTIME each (make test runs their
+## committed seed corpora, testdata/fuzz/..., as plain tests)
+FUZZTIME ?= 30s
+FUZZ_TARGETS := \
+  ./domain/plugin:FuzzDecodeMessage \
+  ./domain/conversation:FuzzDecodeEvents ./domain/conversation:FuzzMetadata \
+  ./adapters/fsstore:FuzzReadSiloEvents ./adapters/fsstore:FuzzFastMetadata ./adapters/fsstore:FuzzFastLocal \
+  ./adapters/headless:FuzzParse ./adapters/llm/demo:FuzzParseScript \
+  ./adapters/tomlconfig:FuzzLoad ./domain/draft:FuzzRoundTrip \
+  ./cmd/jp-serve-web/web:FuzzMarkdown ./internal/safetext:FuzzWriter \
+  ./adapters/terminal:FuzzRenderMarkdown ./adapters/terminal:FuzzJSONString
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  pkg=$${t%%:*}; name=$${t##*:}; \
+	  echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
+	  $(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) $$pkg; \
+	done
 
 ## demo: build jp and tour it offline on the built-in demo model
 demo: build
