@@ -41,7 +41,7 @@ func (q *Query) countdown(ctx context.Context, rs *runState) (string, bool, erro
 	timerRunning := true
 	for {
 		if timerRunning {
-			q.printer.Write(ports.ChannelChrome, "\r"+interrupt.CountdownLine(remaining))
+			q.printer.Write(ports.ChannelChrome, interrupt.CountdownRedraw(remaining))
 			_ = q.printer.Flush()
 			step := min(remaining, secondish)
 			select {

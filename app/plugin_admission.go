@@ -17,12 +17,30 @@ const (
 	admitNo       = "no"
 )
 
-// admit applies SPEC 7.2's admission to the routed binary under cfg:
-// run = "deny" refuses, a pinned checksum must match, "unattended" and
-// approved binaries run, and any other binary is asked about: yes once,
-// yes and remember (an approval record), or no. dir is where a describe
-// for the approval record runs.
-func (h *PluginHost) admit(ctx context.Context, in PluginRunInput, cfg config.Config, dir string) error {
+// admitLayer is one configuration admission reads, and where it is from.
+type admitLayer struct {
+	where string
+	cfg   config.Config
+}
+
+// admitAll admits the binary under the configuration the bootstrap
+// resolved: every one of b.admitUnder when set (the strictest wins: a
+// deny or checksum mismatch in any refuses, naming it; an ask in any
+// asks), else b.res.Config.
+func (h *PluginHost) admitAll(ctx context.Context, in PluginRunInput, b boot) error {
+	layers := b.admitUnder
+	if len(layers) == 0 {
+		layers = []admitLayer{{cfg: b.res.Config}}
+	}
+	return h.admit(ctx, in, layers, b.dir)
+}
+
+// admit applies admission to the routed binary under each layer: run =
+// "deny" refuses, a pinned checksum must match, "unattended" and approved
+// binaries run, and any other binary is asked about: yes once, yes and
+// remember (an approval record), or no. dir is where a describe for the
+// approval record runs.
+func (h *PluginHost) admit(ctx context.Context, in PluginRunInput, layers []admitLayer, dir string) error {
 	b := in.Binary
 	name := b.Name()
 	digest, err := h.catalog.Digest(ctx, b.Path)
@@ -35,9 +53,21 @@ func (h *PluginHost) admit(ctx context.Context, in PluginRunInput, cfg config.Co
 	} else if !errors.Is(err, ports.ErrNotFound) {
 		in.Log.Warn("plugin approval unreadable; asking again", "plugin", name, "error", err)
 	}
-	verdict, err := plugin.Admit(b, cfg.Plugin(name), digest, approved)
-	if err != nil {
-		return &UserError{Msg: err.Error(), Err: err}
+	verdict := plugin.VerdictRun
+	for _, l := range layers {
+		v, err := plugin.Admit(b, l.cfg.Plugin(name), digest, approved)
+		if err != nil {
+			var de *plugin.DeniedError
+			var ce *plugin.ChecksumError
+			switch {
+			case errors.As(err, &de):
+				de.Where = l.where
+			case errors.As(err, &ce):
+				ce.Where = l.where
+			}
+			return &UserError{Msg: err.Error(), Err: err}
+		}
+		verdict = max(verdict, v)
 	}
 	if verdict == plugin.VerdictRun {
 		return nil

@@ -161,4 +161,5 @@ var addressedTypes = map[string]bool{
 	plugin.TypeReadDraft: true, plugin.TypeWriteDraft: true, plugin.TypeCreateConversation: true,
 	plugin.TypeSetTitle: true, plugin.TypeArchive: true, plugin.TypeUnarchive: true,
 	plugin.TypeLock: true, plugin.TypeUnlock: true, plugin.TypeQuery: true, plugin.TypeInterrupt: true,
+	plugin.TypePushEvents: true,
 }

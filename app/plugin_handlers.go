@@ -216,7 +216,7 @@ func (s *session) lock(ctx context.Context, c *checkout, req plugin.Lock) (plugi
 		return nil, err
 	}
 	if s.locks.holds(lockKey(c, req.Conversation)) {
-		return plugin.Locked{ID: req.ID}, nil
+		return s.locked(req.ID, req.Conversation), nil
 	}
 	if err := s.turns.busy(lockKey(c, req.Conversation)); err != nil {
 		return nil, err
@@ -226,12 +226,54 @@ func (s *session) lock(ctx context.Context, c *checkout, req plugin.Lock) (plugi
 		return nil, lockError(err)
 	}
 	s.locks.add(lockKey(c, req.Conversation), release)
-	return plugin.Locked{ID: req.ID}, nil
+	return s.locked(req.ID, req.Conversation), nil
+}
+
+// locked is the answer to lock: protocol 1 names the conversation.
+func (s *session) locked(id, conv string) plugin.Locked {
+	if s.version.Load() < 2 {
+		return plugin.Locked{ID: id, Conversation: conv}
+	}
+	return plugin.Locked{ID: id}
 }
 
 func (s *session) unlock(ctx context.Context, c *checkout, req plugin.Unlock) (plugin.Message, error) {
 	if !s.locks.release(lockKey(c, req.Conversation), s.log, s.name) {
 		return nil, fmt.Errorf("conversation %s is not locked by this plugin", req.Conversation)
 	}
+	if s.version.Load() < 2 {
+		return plugin.Unlocked{ID: req.ID, Conversation: req.Conversation}, nil
+	}
 	return plugin.Unlocked{ID: req.ID}, nil
+}
+
+// pushEvents appends a protocol-1 plugin's events to a conversation it
+// holds the lock of. Each is decoded as a stored event; one without an
+// id or timestamp gets one; the store checks the stream's invariants, so
+// a batch that would break them is refused whole.
+func (s *session) pushEvents(ctx context.Context, c *checkout, req plugin.PushEvents) (plugin.Message, error) {
+	if !s.locks.holds(lockKey(c, req.Conversation)) {
+		return nil, fmt.Errorf("push_events needs the conversation's lock: send lock for conversation %s first", req.Conversation)
+	}
+	evs := make([]conversation.Event, 0, len(req.Events))
+	for i, raw := range req.Events {
+		var ev conversation.Event
+		if err := json.Unmarshal(raw, &ev); err != nil {
+			return nil, fmt.Errorf("events[%d] is not a conversation event: %v", i, err)
+		}
+		if ev.ID == "" {
+			if s.h.query == nil || s.h.query.ids == nil {
+				return nil, fmt.Errorf("events[%d] has no id, and this jp cannot give it one here: send an id", i)
+			}
+			ev.ID = s.h.query.ids.NewID()
+		}
+		if ev.Timestamp.IsZero() {
+			ev.Timestamp = s.h.clock.Now().UTC()
+		}
+		evs = append(evs, ev)
+	}
+	if err := s.h.store.Append(ctx, c.loc, conversation.ID(req.Conversation), evs...); err != nil {
+		return nil, fmt.Errorf("events not pushed (none were stored): %w", err)
+	}
+	return plugin.EventsPushed{ID: req.ID, Conversation: req.Conversation, Count: len(evs)}, nil
 }

@@ -81,6 +81,14 @@ var routes = map[string]route{
 	plugin.TypeInterrupt:          {serve: handleAt((*session).interrupt)},
 	plugin.TypeRespond:            {serve: handle((*session).respond)},
 	plugin.TypeListWorkspaces:     {serve: handle((*session).listWorkspaces)},
+	plugin.TypePushEvents:         {serve: handleAt((*session).pushEvents)},
+}
+
+// version2Types are the requests protocol version 2 added: a plugin that
+// declared version 1 is refused them.
+var version2Types = map[string]bool{
+	plugin.TypePrompt: true, plugin.TypeQuery: true, plugin.TypeInterrupt: true,
+	plugin.TypeRespond: true, plugin.TypeListWorkspaces: true,
 }
 
 // handleLine routes one line. It reports whether the loop ends (exit).
@@ -108,6 +116,8 @@ func (s *session) handleLine(line []byte, readyTimer *time.Timer) (stop bool) {
 		err = fmt.Errorf("unknown message type %q (see docs/plugins.md for the protocol)", hdr.Type)
 	case !s.ready && !r.early:
 		err = errors.New("send ready (the answer to init) before any request")
+	case version2Types[hdr.Type] && s.version.Load() < 2:
+		err = fmt.Errorf("%s needs plugin protocol version 2, and this plugin declares version 1 (a manifest or describe answer without protocol_version means 1): declare \"protocol_version\": 2 in both to use it", hdr.Type)
 	case hdr.Workspace != nil && s.scope == workspace.ScopeSingle:
 		err = errors.New(`workspace is only for plugins with workspace_scope "multi"; this plugin is single-scope: leave it out`)
 	}

@@ -73,6 +73,11 @@ type session struct {
 	fatal error
 	out   outputState
 
+	// version is the protocol version spoken with the plugin: init's,
+	// raised by a ready that asks for more. Protocol-1 plugins get the
+	// protocol-1 answer shapes and are refused the version-2 requests.
+	version atomic.Int32
+
 	shutdownTimeout time.Duration
 	writeTimeout    time.Duration
 	outq            *outbox
@@ -106,6 +111,7 @@ func newSession(h *PluginHost, in PluginRunInput, conn ports.PluginTransport, b 
 // run sends init and serves the plugin until it exits.
 func (s *session) run(ctx context.Context, init plugin.Init, shutdownTimeout time.Duration) error {
 	s.shutdownTimeout = shutdownTimeout
+	s.version.Store(int32(init.Version))
 	defer s.conn.Close()
 	wctx, wcancel := context.WithCancel(context.Background())
 	s.wcancel = wcancel
@@ -204,12 +210,13 @@ func (s *session) finish() error {
 		return s.fatal
 	case s.noReady.Load() && !s.ready:
 		return &UserError{Msg: fmt.Sprintf("plugin %s (%s) did not answer init with ready within %s: is it a jp plugin? (see docs/plugins.md)", s.name, path, s.in.ReadyTimeout)}
-	case s.interrupted.Load():
-		return fmt.Errorf("plugin %s stopped: %w", s.name, ports.ErrInterrupted)
 	case s.exit != nil && s.exit.Code == 0:
+		// Also after shutdown: the plugin stopped cleanly when asked.
 		return nil
 	case s.exit != nil:
 		return &PluginExitError{Plugin: s.name, Code: s.exit.Code, Reason: s.exit.Reason}
+	case s.interrupted.Load():
+		return fmt.Errorf("plugin %s stopped: %w", s.name, ports.ErrInterrupted)
 	}
 	return &UserError{Msg: fmt.Sprintf("plugin %s (%s) ended without sending exit (%s); its locks were released", s.name, path, st)}
 }
@@ -246,6 +253,9 @@ func (s *session) onReady(line []byte, readyTimer *time.Timer) {
 		s.fatal = &UserError{Msg: fmt.Sprintf("plugin %s needs plugin protocol version %d, and this jp speaks version %d: update jp to run it",
 			s.name, r.Protocol, plugin.ProtocolVersion)}
 		return
+	}
+	if int32(r.Protocol) > s.version.Load() {
+		s.version.Store(int32(r.Protocol))
 	}
 	if readyTimer.Stop() || !s.noReady.Load() {
 		s.ready = true

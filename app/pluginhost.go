@@ -123,7 +123,11 @@ func (h *PluginHost) Run(ctx context.Context, in PluginRunInput) error {
 	if err != nil {
 		return err
 	}
-	if err := h.admit(ctx, in, b.res.Config, b.dir); err != nil {
+	if b.note != "" {
+		h.printer.Write(ports.ChannelChrome, b.note)
+		h.printer.EndBlock(ports.ChannelChrome)
+	}
+	if err := h.admitAll(ctx, in, b); err != nil {
 		return err
 	}
 	init, err := h.initMessage(ctx, in, b)
@@ -152,6 +156,12 @@ type boot struct {
 	// dir is the plugin's working directory: the checkout root (single),
 	// the launch directory (multi).
 	dir string
+	// admitUnder, when set, are the configurations admission must all
+	// pass (-w ID with several live checkouts); res.Config otherwise.
+	admitUnder []admitLayer
+	// note is the line saying which configuration admits the plugin,
+	// when that is not the one -w named (recovery from a dead -w ID).
+	note string
 }
 
 // bootstrap resolves what the plugin's declared scope needs. Single
@@ -179,40 +189,95 @@ func (h *PluginHost) bootstrap(ctx context.Context, in PluginRunInput) (boot, er
 	return boot{scope: scope, loc: loc, launch: loc.ID, res: res, dir: loc.Root}, nil
 }
 
-// configOnly is seed 003's configuration-only bootstrap level for a
-// multi-scope plugin. Selection: -w when given, else the launch
-// directory's workspace; where SPEC 8 would ask (an ID with several live
-// checkouts) it takes the launch directory's workspace instead, and the
-// user-global layers when there is none. It does not fail because no
+// configOnly is the configuration-only bootstrap level of a multi-scope
+// plugin. Selection: -w when given, else the launch directory's
+// workspace, else the user-global layers. It does not fail because no
 // workspace exists, but malformed configuration and a -w naming nothing
-// known stay errors. It is read-only: no root registration, no silo
-// creation, no import.
+// known stay errors, and a -w naming a workspace is never answered from
+// another, more permissive configuration silently: an ID with several
+// live checkouts is admitted under all of their configurations (the
+// strictest wins, see admitAll), and an ID whose checkouts are all gone
+// falls back to the launch directory's workspace, else the user-global
+// layers, with a line saying so (recovery). It is read-only: no root
+// registration, no silo creation, no import.
 func (h *PluginHost) configOnly(ctx context.Context, in PluginRunInput) (boot, error) {
 	b := boot{scope: workspace.ScopeMulti, dir: in.LaunchDir}
-	target := in.Target
-	f, err := h.ws.Resolve(ctx, target, in.LaunchDir)
-	if errors.Is(err, workspace.ErrAmbiguousCheckout) {
-		// The ladder would ask which checkout: take the launch directory's
-		// workspace instead.
-		target = TargetCWD
-		f, err = h.ws.Resolve(ctx, target, in.LaunchDir)
+	if workspace.LooksLikeID(in.Target) {
+		id, _ := workspace.ParseID(in.Target)
+		if k, err := h.reg.Lookup(ctx, id); err == nil {
+			return h.configOnlyID(ctx, in, b, k)
+		} else if !errors.Is(err, ports.ErrNotFound) {
+			return boot{}, err
+		}
+		// Not a known ID: Resolve tries it as a path and says what is wrong.
 	}
+	f, err := h.ws.Resolve(ctx, in.Target, in.LaunchDir)
 	if err != nil {
-		if !errors.Is(err, ports.ErrNoWorkspace) || (target != "" && target != TargetCWD) {
+		if !errors.Is(err, ports.ErrNoWorkspace) || (in.Target != "" && in.Target != TargetCWD) {
 			return boot{}, err
 		}
 		f = ports.Found{} // outside any workspace: the user-global layers
 	}
 	b.launch = f.ID
-	res, err := h.loader.Load(ctx, ports.ConfigSource{
-		UserConfigDir: in.UserConfigDir, WorkspaceRoot: f.Root, LaunchDir: in.LaunchDir,
-		Env: in.Environ, Overrides: in.Overrides,
-	})
-	if err != nil {
+	if b.res, err = h.loadAt(ctx, in, f.Root); err != nil {
 		return boot{}, err
 	}
-	b.res = res
 	return b, nil
+}
+
+// configOnlyID is configOnly for -w naming a known workspace ID.
+func (h *PluginHost) configOnlyID(ctx context.Context, in PluginRunInput, b boot, k workspace.Known) (boot, error) {
+	live := k.LiveCheckouts()
+	if len(live) == 0 {
+		return h.recoverDead(ctx, in, b, k)
+	}
+	b.launch = k.ID
+	for i, c := range live {
+		res, err := h.loadAt(ctx, in, c.Path)
+		if err != nil {
+			return boot{}, err
+		}
+		if i == 0 {
+			// options and timeouts come from the most recently used one.
+			b.res = res
+		}
+		if len(live) > 1 {
+			where := fmt.Sprintf("checkout %s of workspace %s (one of its %d live checkouts; the strictest configuration decides)", c.Path, k.ID, len(live))
+			b.admitUnder = append(b.admitUnder, admitLayer{where: where, cfg: res.Config})
+		}
+	}
+	return b, nil
+}
+
+// recoverDead is the recovery for -w naming a workspace whose checkouts
+// are all gone: the launch directory's workspace, else the user-global
+// layers, and one line saying which configuration admits the plugin.
+func (h *PluginHost) recoverDead(ctx context.Context, in PluginRunInput, b boot, k workspace.Known) (boot, error) {
+	_, why := workspace.SelectCheckout(k)
+	f, err := h.reg.Find(ctx, in.LaunchDir)
+	switch {
+	case err == nil:
+		b.launch = f.ID
+		b.note = fmt.Sprintf("%v: plugin %s is admitted under the configuration of the launch directory's workspace %s (%s)", why, in.Binary.Name(), f.ID, f.Root)
+	case errors.Is(err, ports.ErrNoWorkspace):
+		f = ports.Found{}
+		b.note = fmt.Sprintf("%v: plugin %s is admitted under the user-global configuration (%s is in no workspace)", why, in.Binary.Name(), in.LaunchDir)
+	default:
+		return boot{}, err
+	}
+	if b.res, err = h.loadAt(ctx, in, f.Root); err != nil {
+		return boot{}, err
+	}
+	return b, nil
+}
+
+// loadAt loads the invocation's configuration with root's workspace
+// layers ("" for none: the user-global layers).
+func (h *PluginHost) loadAt(ctx context.Context, in PluginRunInput, root string) (config.Resolved, error) {
+	return h.loader.Load(ctx, ports.ConfigSource{
+		UserConfigDir: in.UserConfigDir, WorkspaceRoot: root, LaunchDir: in.LaunchDir,
+		Env: in.Environ, Overrides: in.Overrides,
+	})
 }
 
 func withDefaults(in PluginRunInput) PluginRunInput {
@@ -254,7 +319,7 @@ func (h *PluginHost) initMessage(ctx context.Context, in PluginRunInput, b boot)
 		opts = enc
 	}
 	init := plugin.Init{
-		Version: plugin.ProtocolVersion, Options: opts, Args: in.Args,
+		Version: declaredProtocol(in.Binary), Options: opts, Args: in.Args,
 		LogLevel: logLevel(in.Verbosity), OutputFormat: in.OutputFormat,
 		Paths: plugin.Paths{UserData: h.reg.DataDir(), UserConfig: in.UserConfigDir},
 	}
@@ -271,6 +336,17 @@ func (h *PluginHost) initMessage(ctx context.Context, in PluginRunInput, b boot)
 	init.Workspace = &plugin.WorkspaceInfo{Root: b.loc.Root, Storage: filepath.Join(b.loc.Root, ".jp"), ID: string(b.loc.ID)}
 	init.Config = tree
 	return init, nil
+}
+
+// declaredProtocol is the protocol version init announces: the one the
+// plugin's manifest (or recorded describe answer) declares, 1 when it
+// says nothing. A binary with no manifest at all gets 1, the base
+// protocol every plugin speaks; its ready may ask for more.
+func declaredProtocol(b plugin.Binary) int {
+	if b.Manifest == nil || b.Manifest.ProtocolVersion < 1 {
+		return 1
+	}
+	return min(b.Manifest.ProtocolVersion, plugin.ProtocolVersion)
 }
 
 // logLevel maps the -v count to init's log_level: no -v is warn.
@@ -294,7 +370,7 @@ func (h *PluginHost) Help(ctx context.Context, in PluginRunInput) (string, error
 	if err != nil {
 		return "", err
 	}
-	if err := h.admit(ctx, in, bt.res.Config, bt.dir); err != nil {
+	if err := h.admitAll(ctx, in, bt); err != nil {
 		return "", err
 	}
 	m, err := h.describe(ctx, in, bt.dir)

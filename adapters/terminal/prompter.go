@@ -133,8 +133,10 @@ func (p *Prompter) text(ctx context.Context, q ports.Question) (ports.Answer, er
 	f := huh.NewInput().Title(safetext.String(q.Message)).CharLimit(0).Value(&v)
 	secret := q.Kind == ports.QuestionSecret
 	if secret {
+		// No echo: nothing appears while typing, not even a mask whose
+		// length would give the secret's away.
 		v = ""
-		f.EchoMode(huh.EchoModePassword)
+		f.EchoMode(huh.EchoModeNone).Description("(typing is hidden)")
 	}
 	if _, err := p.runForm(ctx, f, false); err != nil {
 		return ports.Answer{}, err

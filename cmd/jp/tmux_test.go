@@ -59,6 +59,44 @@ func TestTmux(t *testing.T) {
 		w.checkQueuedReplySent("user:write a long answer", "queued:now summarise it")
 	})
 
+	// The countdown redraws its line in place: going from 10s to 9s (one
+	// character shorter) leaves nothing of the longer line behind.
+	t.Run("CountdownRedrawClearsLine", func(t *testing.T) {
+		t.Parallel()
+		w := newTmuxWorld(t, jp)
+		script := w.file("slow.json", slowScript)
+		p := w.startJP("q", "--new",
+			"--cfg", "providers.demo.script="+script,
+			"--cfg", "interrupt.loop_countdown.duration_secs=10",
+			"write a long answer")
+
+		p.queueReply("then this")
+		p.waitFor(queuedNote)
+		p.waitFor("Sending queued reply in 10s")
+		scr := p.waitFor("Sending queued reply in 9s")
+		const want = "⏳ Sending queued reply in 9s… (^C to review)"
+		found := false
+		for _, line := range strings.Split(scr, "\n") {
+			if strings.Contains(line, countdownText) {
+				found = true
+				if got := strings.TrimRight(line, " "); got != want {
+					t.Errorf("the countdown line reads %q, want %q", got, want)
+				}
+			}
+		}
+		if !found {
+			t.Fatalf("no countdown line on the screen:\n%s", scr)
+		}
+		// Send it now rather than wait out the countdown.
+		p.keys("C-c")
+		p.waitFor(countdownMenuLine)
+		p.keys("n")
+		p.waitForAfter("› Send now", "You said: then this")
+		if code := p.exitCode(); code != 0 {
+			t.Fatalf("jp exited with %d; the screen shows:\n%s", code, p.screen())
+		}
+	})
+
 	// Ctrl-C during the countdown opens the countdown menu; [e] edits the
 	// queued reply (the composer is seeded with it) and returns to the menu
 	// with no countdown running; [n] sends the edited text.

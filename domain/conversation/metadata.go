@@ -213,6 +213,10 @@ type LocalMetadata struct {
 	LastRoot *LastRoot
 	Local    bool
 	Extra    map[string]json.RawMessage
+	// LastRootExtra are the keys of the stored last_root object this
+	// version does not know; they are written back into last_root, also
+	// when a turn replaces its path and last_used.
+	LastRootExtra map[string]json.RawMessage
 }
 
 // MarshalJSON writes known keys and preserves unknown ones.
@@ -222,8 +226,12 @@ func (m LocalMetadata) MarshalJSON() ([]byte, error) {
 		out[k] = v
 	}
 	if m.LastRoot != nil {
-		lr := *m.LastRoot
-		lr.Live = nil
+		lr := make(map[string]any, len(m.LastRootExtra)+2)
+		for k, v := range m.LastRootExtra {
+			lr[k] = v
+		}
+		lr["path"] = m.LastRoot.Path
+		lr["last_used"] = m.LastRoot.LastUsed
 		out["last_root"] = lr
 	}
 	if m.Local {
@@ -247,6 +255,16 @@ func (m *LocalMetadata) UnmarshalJSON(b []byte) error {
 			}
 			lr.Live = nil
 			m.LastRoot = &lr
+			inner := map[string]json.RawMessage{}
+			if err := json.Unmarshal(v, &inner); err != nil {
+				return err
+			}
+			delete(inner, "path")
+			delete(inner, "last_used")
+			delete(inner, "live") // derived, never stored
+			if len(inner) > 0 {
+				m.LastRootExtra = inner
+			}
 		}
 		delete(raw, "last_root")
 	}

@@ -178,6 +178,12 @@ func (e *Escalation) Reset() { e.count = 0 }
 // Count is the number of presses since the last reset.
 func (e *Escalation) Count() int { return e.count }
 
+// CountdownRedraw is what redraws the countdown line in place: a
+// carriage return and the line. The printer clears the rest of the line
+// after the carriage return, so "10s" going to "9s" leaves no stray
+// character behind.
+func CountdownRedraw(remaining time.Duration) string { return "\r" + CountdownLine(remaining) }
+
 // CountdownLine is the chrome line shown while a queued reply waits.
 func CountdownLine(remaining time.Duration) string {
 	secs := int((remaining + time.Second - 1) / time.Second)

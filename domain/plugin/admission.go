@@ -23,10 +23,14 @@ const (
 // ConfigKey is the configuration table of the plugin named name.
 func ConfigKey(name string) string { return config.JoinPath("plugins", "command", name) }
 
-// DeniedError: the configuration says run = "deny".
-type DeniedError struct{ Name string }
+// DeniedError: the configuration says run = "deny". Where, when set,
+// names the configuration that says so (one of several admission read).
+type DeniedError struct{ Name, Where string }
 
 func (e *DeniedError) Error() string {
+	if e.Where != "" {
+		return fmt.Sprintf("plugin %s is not allowed to run: %s.run = \"deny\" in the configuration of %s; set it to \"ask\" or \"unattended\" there to run it", e.Name, ConfigKey(e.Name), e.Where)
+	}
 	return fmt.Sprintf("plugin %s is not allowed to run: %s.run = \"deny\"; set it to \"ask\" or \"unattended\" to run it", e.Name, ConfigKey(e.Name))
 }
 
@@ -34,11 +38,17 @@ func (e *DeniedError) Error() string {
 type ChecksumError struct {
 	Name, Path       string
 	Expected, Actual string
+	// Where, when set, names the configuration that pins it.
+	Where string
 }
 
 func (e *ChecksumError) Error() string {
-	return fmt.Sprintf("plugin %s (%s) does not match its pinned checksum: expected sha256 %s, got %s; if you trust this binary, set %s.checksum.value = %q",
-		e.Name, e.Path, e.Expected, e.Actual, ConfigKey(e.Name), e.Actual)
+	in := ""
+	if e.Where != "" {
+		in = " in the configuration of " + e.Where
+	}
+	return fmt.Sprintf("plugin %s (%s) does not match its pinned checksum%s: expected sha256 %s, got %s; if you trust this binary, set %s.checksum.value = %q",
+		e.Name, e.Path, in, e.Expected, e.Actual, ConfigKey(e.Name), e.Actual)
 }
 
 // ProtocolError: the plugin needs a newer protocol, or declares something

@@ -44,11 +44,40 @@ type Manifest struct {
 	// WorkspaceScope is "single" (the default) or "multi" (seed 003).
 	WorkspaceScope string `json:"workspace_scope,omitempty"`
 	// ProtocolVersion is the lowest protocol version the plugin needs.
+	// Absent, it is 1 (the base protocol); "protocol", the Rust jp's
+	// name for it, is read too.
 	ProtocolVersion int `json:"protocol_version"`
 	// Help is shown by jp <command> -h.
 	Help       string `json:"help,omitempty"`
 	Author     string `json:"author,omitempty"`
 	Repository string `json:"repository,omitempty"`
+}
+
+// UnmarshalJSON reads a manifest or describe answer: protocol_version,
+// else protocol (the Rust jp's key), else 1, the base protocol a plugin
+// that says nothing speaks. Both keys with different values are an error.
+func (m *Manifest) UnmarshalJSON(b []byte) error {
+	type plain Manifest
+	var aux struct {
+		plain
+		ProtocolVersion *int `json:"protocol_version"`
+		Protocol        *int `json:"protocol"`
+	}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	*m = Manifest(aux.plain)
+	switch pv, p := aux.ProtocolVersion, aux.Protocol; {
+	case pv != nil && p != nil && *pv != *p:
+		return fmt.Errorf("protocol_version %d and protocol %d disagree: keep one", *pv, *p)
+	case pv != nil:
+		m.ProtocolVersion = *pv
+	case p != nil:
+		m.ProtocolVersion = *p
+	default:
+		m.ProtocolVersion = 1
+	}
+	return nil
 }
 
 // ParseManifest reads and validates a manifest file's content. Keys it
@@ -77,7 +106,7 @@ func (m Manifest) Validate() error {
 		return fmt.Errorf("%w: version is required", ErrBadManifest)
 	}
 	if m.ProtocolVersion < 1 {
-		return fmt.Errorf("%w: protocol_version is required (the lowest protocol version the plugin needs; this jp speaks %d)", ErrBadManifest, ProtocolVersion)
+		return fmt.Errorf("%w: protocol_version must be 1 or more (the lowest protocol version the plugin needs; this jp speaks %d), not %d", ErrBadManifest, ProtocolVersion, m.ProtocolVersion)
 	}
 	if _, err := workspace.ParseScope(m.WorkspaceScope); err != nil {
 		return fmt.Errorf("%w: %v", ErrBadManifest, err)

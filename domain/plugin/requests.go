@@ -31,6 +31,7 @@ const (
 	TypeRespond            = "respond"
 	TypePrompt             = "prompt"
 	TypeListWorkspaces     = "list_workspaces"
+	TypePushEvents         = "push_events"
 )
 
 // Ready answers init: the plugin is up. Protocol, when set, is the lowest
@@ -140,6 +141,16 @@ type Lock ConversationRequest
 // Unlock releases a lock the plugin took; the answer is Unlocked.
 type Unlock ConversationRequest
 
+// PushEvents appends events to a conversation whose lock the plugin
+// holds (the protocol-1 write): the answer is EventsPushed. The events
+// are checked against the stream's invariants as any append is; an event
+// without an id or a timestamp gets one from the host.
+type PushEvents struct {
+	ID           string            `json:"id,omitempty"`
+	Conversation string            `json:"conversation"`
+	Events       []json.RawMessage `json:"events"`
+}
+
 // Query runs a delegated turn (SPEC 7.4): the answer is QueryStarted,
 // then Event pushes, then QueryComplete, all with the query's id; a
 // refusal (the last-root precondition, a lock held elsewhere) is an Error
@@ -203,6 +214,7 @@ func (Interrupt) MessageType() string          { return TypeInterrupt }
 func (Respond) MessageType() string            { return TypeRespond }
 func (ListWorkspaces) MessageType() string     { return TypeListWorkspaces }
 func (Prompt) MessageType() string             { return TypePrompt }
+func (PushEvents) MessageType() string         { return TypePushEvents }
 
 // Validate implementations: required fields and closed values. A
 // conversation ID must be well-formed (digits only, no path characters).
@@ -238,8 +250,19 @@ func (r Archive) Validate() error          { return checkConversation(r.Conversa
 func (r Unarchive) Validate() error        { return checkConversation(r.Conversation) }
 func (r Lock) Validate() error             { return checkConversation(r.Conversation) }
 func (r Unlock) Validate() error           { return checkConversation(r.Conversation) }
-func (r Interrupt) Validate() error        { return checkConversation(r.Conversation) }
-func (ListWorkspaces) Validate() error     { return nil }
+
+// Validate checks the conversation and that there is an event to push.
+func (r PushEvents) Validate() error {
+	if err := checkConversation(r.Conversation); err != nil {
+		return err
+	}
+	if len(r.Events) == 0 {
+		return fmt.Errorf("%w: events must hold at least one event", ErrBadField)
+	}
+	return nil
+}
+func (r Interrupt) Validate() error    { return checkConversation(r.Conversation) }
+func (ListWorkspaces) Validate() error { return nil }
 
 // Validate checks the conversation and that text is present.
 func (r WriteDraft) Validate() error {

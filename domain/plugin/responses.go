@@ -22,6 +22,7 @@ const (
 	TypeUnarchived     = "unarchived"
 	TypeLocked         = "locked"
 	TypeUnlocked       = "unlocked"
+	TypeEventsPushed   = "events_pushed"
 	TypeQueryStarted   = "query_started"
 	TypeEvent          = "event"
 	TypeQueryComplete  = "query_complete"
@@ -162,11 +163,26 @@ type Archived Ack
 // Unarchived answers Unarchive.
 type Unarchived Ack
 
-// Locked answers Lock.
-type Locked Ack
+// Locked answers Lock. Conversation is set for a protocol-1 plugin,
+// whose answers name the conversation; a protocol-2 answer has the id
+// only.
+type Locked struct {
+	ID           string `json:"id,omitempty"`
+	Conversation string `json:"conversation,omitempty"`
+}
 
-// Unlocked answers Unlock.
-type Unlocked Ack
+// Unlocked answers Unlock, shaped as Locked.
+type Unlocked struct {
+	ID           string `json:"id,omitempty"`
+	Conversation string `json:"conversation,omitempty"`
+}
+
+// EventsPushed answers PushEvents: Count events were appended.
+type EventsPushed struct {
+	ID           string `json:"id,omitempty"`
+	Conversation string `json:"conversation"`
+	Count        int    `json:"count"`
+}
 
 // QueryStarted is the first answer to Query.
 type QueryStarted struct {
@@ -308,6 +324,7 @@ func (Archived) MessageType() string        { return TypeArchived }
 func (Unarchived) MessageType() string      { return TypeUnarchived }
 func (Locked) MessageType() string          { return TypeLocked }
 func (Unlocked) MessageType() string        { return TypeUnlocked }
+func (EventsPushed) MessageType() string    { return TypeEventsPushed }
 func (QueryStarted) MessageType() string    { return TypeQueryStarted }
 func (Event) MessageType() string           { return TypeEvent }
 func (QueryComplete) MessageType() string   { return TypeQueryComplete }

@@ -171,6 +171,26 @@ func (e *AmbiguousError) Error() string {
 // Unwrap lets callers test with errors.Is(err, ErrAmbiguousCheckout).
 func (e *AmbiguousError) Unwrap() error { return ErrAmbiguousCheckout }
 
+// DeadError: an ID none of whose recorded checkouts is live.
+type DeadError struct {
+	ID ID
+	// Recorded are the checkouts recorded for it, none live.
+	Recorded []string
+}
+
+func (e *DeadError) Error() string {
+	switch len(e.Recorded) {
+	case 0:
+		return fmt.Sprintf("workspace %s has no recorded checkout: run jp inside one of its directories", e.ID)
+	case 1:
+		return fmt.Sprintf("workspace %s has no live checkout: its recorded checkout %s no longer holds it; run jp inside a checkout of it, or pass -w PATH", e.ID, e.Recorded[0])
+	}
+	return fmt.Sprintf("workspace %s has no live checkout: its recorded checkouts %s no longer hold it; run jp inside a checkout of it, or pass -w PATH", e.ID, strings.Join(e.Recorded, ", "))
+}
+
+// Unwrap lets callers test with errors.Is(err, ErrNoLiveCheckout).
+func (e *DeadError) Unwrap() error { return ErrNoLiveCheckout }
+
 // SelectCheckout picks the checkout an ID addresses (SPEC section 8): the
 // only live one; an AmbiguousError when several are live; ErrNoLiveCheckout
 // when none is.
@@ -183,10 +203,9 @@ func SelectCheckout(k Known) (CheckoutStatus, error) {
 			recorded = append(recorded, c.Path)
 		}
 		if len(recorded) == 0 {
-			return CheckoutStatus{}, fmt.Errorf("%w: workspace %s has no recorded checkout; run jp inside one of its directories", ErrNoLiveCheckout, k.ID)
+			return CheckoutStatus{}, &DeadError{ID: k.ID}
 		}
-		return CheckoutStatus{}, fmt.Errorf("%w: workspace %s has no live checkout (recorded: %s no longer hold it); run jp inside a checkout of it",
-			ErrNoLiveCheckout, k.ID, strings.Join(recorded, ", "))
+		return CheckoutStatus{}, &DeadError{ID: k.ID, Recorded: recorded}
 	case 1:
 		return live[0], nil
 	}

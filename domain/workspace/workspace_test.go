@@ -102,7 +102,8 @@ func TestSelectCheckout(t *testing.T) {
 	}{
 		{"one live", []CheckoutStatus{co("/a", true), co("/b", false)}, "/a", nil, ""},
 		{"none recorded", nil, "", ErrNoLiveCheckout, "no recorded checkout"},
-		{"none live", []CheckoutStatus{co("/a", false)}, "", ErrNoLiveCheckout, "recorded: /a no longer hold it"},
+		{"none live", []CheckoutStatus{co("/a", false)}, "", ErrNoLiveCheckout, "workspace a1b2c3d has no live checkout: its recorded checkout /a no longer holds it;"},
+		{"none of two live", []CheckoutStatus{co("/a", false), co("/b", false)}, "", ErrNoLiveCheckout, "its recorded checkouts /a, /b no longer hold it;"},
 		{"two live", []CheckoutStatus{co("/b", true), co("/a", true)}, "", ErrAmbiguousCheckout, "has 2 live checkouts (/a, /b): pass one of them as -w PATH"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
