@@ -250,3 +250,23 @@ func TestMetadataJSONKeepsUnknownKeys(t *testing.T) {
 		t.Errorf("plain = %s", plain)
 	}
 }
+
+// TestLocalMetadataKeepsNestedUnknownKeys: keys this version does not know
+// inside last_root survive a rewrite, also one that moves the record;
+// the derived live flag is never stored.
+func TestLocalMetadataKeepsNestedUnknownKeys(t *testing.T) {
+	in := `{"last_root":{"path":"/a","last_used":"2026-01-02T03:04:05Z","zz_inner":1,"zz_obj":{"b":[true]},"live":true},"zz_top":"x"}`
+	var m LocalMetadata
+	if err := json.Unmarshal([]byte(in), &m); err != nil {
+		t.Fatal(err)
+	}
+	m.LastRoot = &LastRoot{Path: "/b", LastUsed: time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC)}
+	out, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"last_root":{"last_used":"2026-02-03T04:05:06Z","path":"/b","zz_inner":1,"zz_obj":{"b":[true]}},"zz_top":"x"}`
+	if string(out) != want {
+		t.Fatalf("rewritten:\n%s\nwant\n%s", out, want)
+	}
+}

@@ -19,7 +19,8 @@ func TestParseManifest(t *testing.T) {
 		{"no name", `{"version":"1","protocol_version":1}`, "name"},
 		{"bad name", `{"name":"My Plugin","version":"1","protocol_version":1}`, "lower-case"},
 		{"no version", `{"name":"x","protocol_version":1}`, "version is required"},
-		{"no protocol", `{"name":"x","version":"1"}`, "protocol_version is required"},
+		{"zero protocol", `{"name":"x","version":"1","protocol_version":0}`, "protocol_version must be 1 or more"},
+		{"protocol keys disagree", `{"name":"x","version":"1","protocol_version":2,"protocol":1}`, "disagree"},
 		{"bad scope", `{"name":"x","version":"1","protocol_version":2,"workspace_scope":"all"}`, "workspace_scope"},
 		{"flag in command", `{"name":"x","version":"1","protocol_version":1,"command":["-x"]}`, "one word"},
 		{"space in command", `{"name":"x","version":"1","protocol_version":1,"command":["a b"]}`, "one word"},
@@ -33,6 +34,17 @@ func TestParseManifest(t *testing.T) {
 				t.Fatalf("err = %v, want one containing %q", err, tt.msg)
 			}
 		})
+	}
+	// Without protocol_version the plugin speaks protocol 1; the Rust
+	// jp's key, protocol, is read the same way.
+	for in, want := range map[string]int{
+		`{"name":"x","version":"1"}`:                                   1,
+		`{"name":"x","version":"1","protocol":2}`:                      2,
+		`{"name":"x","version":"1","protocol":1,"protocol_version":1}`: 1,
+	} {
+		if m, err := ParseManifest([]byte(in)); err != nil || m.ProtocolVersion != want {
+			t.Errorf("ParseManifest(%s) = %d, %v; want %d", in, m.ProtocolVersion, err, want)
+		}
 	}
 	if _, err := ParseManifest([]byte(strings.Repeat(" ", maxManifest+1))); err == nil {
 		t.Fatal("an oversized manifest must be refused")
