@@ -238,7 +238,11 @@ func TestPrompterInTmux(t *testing.T) {
 			if strings.Contains(p.screen(), "hunter2") {
 				t.Errorf("a secret is left on the screen:\n%s", p.screen())
 			}
-			if out, ok := p.recorded(); ok && (strings.Contains(out, "hunter2") || strings.Contains(out, "*")) {
+			out, ok := p.recorded()
+			if tt.scenario == "secret" && !ok {
+				t.Errorf("nothing was recorded while the secret was typed")
+			}
+			if ok && (strings.Contains(out, "hunter2") || strings.Contains(out, "*")) {
 				t.Errorf("typing the secret showed it or a growing mask; the terminal received:\n%q", out)
 			}
 		})
