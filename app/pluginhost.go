@@ -253,15 +253,19 @@ func (h *PluginHost) configOnlyID(ctx context.Context, in PluginRunInput, b boot
 // are all gone: the launch directory's workspace, else the user-global
 // layers, and one line saying which configuration admits the plugin.
 func (h *PluginHost) recoverDead(ctx context.Context, in PluginRunInput, b boot, k workspace.Known) (boot, error) {
-	_, why := workspace.SelectCheckout(k)
+	recorded := make([]string, 0, len(k.Checkouts))
+	for _, c := range k.Checkouts {
+		recorded = append(recorded, c.Path)
+	}
+	dead := fmt.Sprintf("workspace %s has no live checkout (%s)", k.ID, (&workspace.DeadError{ID: k.ID, Recorded: recorded}).Gone())
 	f, err := h.reg.Find(ctx, in.LaunchDir)
 	switch {
 	case err == nil:
 		b.launch = f.ID
-		b.note = fmt.Sprintf("%v: plugin %s is admitted under the configuration of the launch directory's workspace %s (%s)", why, in.Binary.Name(), f.ID, f.Root)
+		b.note = fmt.Sprintf("%s: plugin %s is admitted under the configuration of the launch directory's workspace %s (%s)", dead, in.Binary.Name(), f.ID, f.Root)
 	case errors.Is(err, ports.ErrNoWorkspace):
 		f = ports.Found{}
-		b.note = fmt.Sprintf("%v: plugin %s is admitted under the user-global configuration (%s is in no workspace)", why, in.Binary.Name(), in.LaunchDir)
+		b.note = fmt.Sprintf("%s: plugin %s is admitted under the user-global configuration (%s is in no workspace)", dead, in.Binary.Name(), in.LaunchDir)
 	default:
 		return boot{}, err
 	}

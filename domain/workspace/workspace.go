@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -179,13 +180,24 @@ type DeadError struct {
 }
 
 func (e *DeadError) Error() string {
-	switch len(e.Recorded) {
-	case 0:
+	if len(e.Recorded) == 0 {
 		return fmt.Sprintf("workspace %s has no recorded checkout: run jp inside one of its directories", e.ID)
-	case 1:
-		return fmt.Sprintf("workspace %s has no live checkout: its recorded checkout %s no longer holds it; run jp inside a checkout of it, or pass -w PATH", e.ID, e.Recorded[0])
 	}
-	return fmt.Sprintf("workspace %s has no live checkout: its recorded checkouts %s no longer hold it; run jp inside a checkout of it, or pass -w PATH", e.ID, strings.Join(e.Recorded, ", "))
+	return fmt.Sprintf("workspace %s has no live checkout: %s; run jp inside a checkout of it, or pass -w PATH", e.ID, e.Gone())
+}
+
+// Gone says what became of the recorded checkouts, sorted by path: "its
+// recorded checkout /a no longer holds it", or "checkouts /a, /b ...
+// hold it".
+func (e *DeadError) Gone() string {
+	paths := slices.Sorted(slices.Values(e.Recorded))
+	switch len(paths) {
+	case 0:
+		return "it has no recorded checkout"
+	case 1:
+		return fmt.Sprintf("its recorded checkout %s no longer holds it", paths[0])
+	}
+	return fmt.Sprintf("its recorded checkouts %s no longer hold it", strings.Join(paths, ", "))
 }
 
 // Unwrap lets callers test with errors.Is(err, ErrNoLiveCheckout).
