@@ -85,9 +85,10 @@ func TestPluginCtrlCInPromptEscalatesToShutdown(t *testing.T) {
 	h.prompter.AskFunc = func(ctx context.Context, q ports.Question) (ports.Answer, error) {
 		return ports.Answer{}, fmt.Errorf("prompt: %w", ports.ErrInterrupted)
 	}
+	// The plugin stops cleanly (exit 0) when asked: jp exits 0 too.
 	err := h.run(ready, send(`{"type":"prompt","kind":"confirm","message":"Sure?"}`), until("shutdown"), exit0)
-	if !errors.Is(err, ports.ErrInterrupted) {
-		t.Fatalf("Run = %v, want interrupted", err)
+	if err != nil {
+		t.Fatalf("Run = %v, want nil: the plugin exited 0 after shutdown", err)
 	}
 	if got := h.transcript()[1:]; len(got) != 1 || got[0] != `{"type":"shutdown"}` {
 		t.Fatalf("the plugin got %v, want only shutdown", got)
@@ -159,11 +160,29 @@ func TestPluginShutdownRelayedOnInterrupt(t *testing.T) {
 		}
 	}
 	err := h.host.Run(ctx, h.input(ready, send(`{"type":"print","text":"waiting"}`), until("shutdown"), exit0))
-	if !errors.Is(err, ports.ErrInterrupted) {
-		t.Fatalf("Run = %v", err)
+	if err != nil {
+		t.Fatalf("Run = %v, want nil: the plugin exited 0 after shutdown", err)
 	}
 	if got := h.transcript(); got[len(got)-1] != `{"type":"shutdown"}` {
 		t.Fatalf("transcript = %v", got)
+	}
+}
+
+// TestPluginNonZeroExitAfterShutdownIsInterrupted: a plugin that answers
+// shutdown with a failing exit leaves jp interrupted (130), as one that
+// never answers does.
+func TestPluginNonZeroExitAfterShutdownIsInterrupted(t *testing.T) {
+	h := newHost(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	h.printer.onWrite = func(_ ports.Channel, text string) {
+		if text == "waiting" {
+			cancel()
+		}
+	}
+	err := h.host.Run(ctx, h.input(ready, send(`{"type":"print","text":"waiting"}`), until("shutdown"), send(`{"type":"exit","code":3,"reason":"stopped"}`)))
+	if !errors.Is(err, ports.ErrInterrupted) {
+		t.Fatalf("Run = %v, want interrupted", err)
 	}
 }
 

@@ -213,10 +213,10 @@ func (s *session) finish() error {
 	case s.exit != nil && s.exit.Code == 0:
 		// Also after shutdown: the plugin stopped cleanly when asked.
 		return nil
-	case s.exit != nil:
-		return &PluginExitError{Plugin: s.name, Code: s.exit.Code, Reason: s.exit.Reason}
 	case s.interrupted.Load():
 		return fmt.Errorf("plugin %s stopped: %w", s.name, ports.ErrInterrupted)
+	case s.exit != nil:
+		return &PluginExitError{Plugin: s.name, Code: s.exit.Code, Reason: s.exit.Reason}
 	}
 	return &UserError{Msg: fmt.Sprintf("plugin %s (%s) ended without sending exit (%s); its locks were released", s.name, path, st)}
 }
