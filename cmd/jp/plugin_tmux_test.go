@@ -120,15 +120,19 @@ func TestPluginPromptsInTmux(t *testing.T) {
 	}
 }
 
-// TestPluginSecretInTmux: a secret prompt does not echo, and its value is
-// absent from the log file written at the highest verbosity.
+// TestPluginSecretInTmux: a secret prompt does not echo, not even as a
+// mask that grows with each key, and its value is absent from the log
+// file written at the highest verbosity.
 func TestPluginSecretInTmux(t *testing.T) {
 	const secret = "hunter2-SECRET-f00d"
 	e := newPromptSandbox(t)
 	p := startPluginPrompts(t, e, "secret")
 	p.waitFor("┃ Registry token") // the prompt, not the -vvv trace of the request
+	before := p.waitFor("(typing is hidden)")
+	// Everything jp writes to the terminal from here on is recorded.
+	rec := filepath.Join(e.dir, "typed.out")
+	p.tmux(nil, "pipe-pane", "-t", p.session, "-o", "cat >> "+shQuote(rec))
 	p.literal(secret)
-	before := p.waitFor("┃ > " + strings.Repeat("*", len(secret)))
 	p.keys("Enter")
 	status, got := p.exit()
 	if status != "0" || len(got) != 1 || got[0].Outcome != "answered" || got[0].Value != fmt.Sprintf("%d characters", len(secret)) {
@@ -139,6 +143,13 @@ func TestPluginSecretInTmux(t *testing.T) {
 	}
 	if strings.Contains(before, secret) || strings.Contains(p.screen(), secret) {
 		t.Fatalf("the secret was echoed:\n%s\n---\n%s", before, p.screen())
+	}
+	typed, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatalf("nothing was recorded while the secret was typed: %v", err)
+	}
+	if strings.Contains(string(typed), secret) || strings.Contains(string(typed), "***") {
+		t.Fatalf("typing the secret showed it, or a mask as long as it; the terminal received:\n%q", typed)
 	}
 	log, err := os.ReadFile(filepath.Join(e.data, "logs", "jp.log"))
 	if err != nil {

@@ -44,7 +44,7 @@ func TestProtocolV1Plugin(t *testing.T) {
 		`^{"type":"error","request":"push_events","message":"events not pushed \(none were stored\): .*chat_request outside a turn.*"}$`,
 		`^{"type":"unlocked","conversation":"\d+"}$`,
 		`^{"type":"error","request":"push_events","message":"push_events needs the conversation's lock: send lock for conversation \d+ first"}$`,
-		`^{"type":"error","request":"prompt","message":"prompt needs plugin protocol version 2, and this plugin declares version 1 \(a manifest or describe answer without protocol_version means 1\): declare \\"protocol_version\\": 2 in both to use it"}$`,
+		`^{"type":"error","request":"prompt","message":"prompt needs plugin protocol version 2, and this plugin speaks version 1 \(it declared no protocol_version, which means 1\): declare \\"protocol_version\\": 2 in its manifest and describe answer, or answer init with {\\"type\\":\\"ready\\",\\"protocol\\":2}"}$`,
 		`^{"type":"error","request":"list_workspaces","message":"list_workspaces needs plugin protocol version 2`,
 		`^events \["first question","You said: first question","pushed by a protocol-1 plugin","stored"\]$`,
 	}
