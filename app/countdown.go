@@ -39,9 +39,11 @@ func (q *Query) countdown(ctx context.Context, rs *runState) (string, bool, erro
 	remaining := cd.Duration()
 	q.interrupts.Progress(ports.Progress{Turn: rs.turns, Phase: "countdown"})
 	timerRunning := true
+	shown := "" // the countdown line on screen, which a redraw must cover
 	for {
 		if timerRunning {
-			q.printer.Write(ports.ChannelChrome, interrupt.CountdownRedraw(remaining))
+			q.printer.Write(ports.ChannelChrome, interrupt.CountdownRedraw(remaining, shown))
+			shown = interrupt.CountdownLine(remaining)
 			_ = q.printer.Flush()
 			step := min(remaining, secondish)
 			select {
@@ -63,6 +65,7 @@ func (q *Query) countdown(ctx context.Context, rs *runState) (string, bool, erro
 				return "", false, errShutdown
 			case <-scope.C():
 				q.printer.EndBlock(ports.ChannelChrome)
+				shown = "" // the menu starts a new line
 			}
 		}
 		act, escalated := q.menu(ctx, interrupt.CountdownMenu, configured)

@@ -270,6 +270,9 @@ func (s *session) pushEvents(ctx context.Context, c *checkout, req plugin.PushEv
 		if ev.Timestamp.IsZero() {
 			ev.Timestamp = s.h.clock.Now().UTC()
 		}
+		// A pushed event is jp's append, held to the stream's rules, even
+		// when it came without an id (which reads as the Rust jp's form).
+		ev.Legacy = false
 		evs = append(evs, ev)
 	}
 	if err := s.h.store.Append(ctx, c.loc, conversation.ID(req.Conversation), evs...); err != nil {

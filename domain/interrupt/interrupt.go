@@ -7,7 +7,9 @@ package interrupt
 
 import (
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Action is what the user chose in an interrupt menu.
@@ -179,10 +181,16 @@ func (e *Escalation) Reset() { e.count = 0 }
 func (e *Escalation) Count() int { return e.count }
 
 // CountdownRedraw is what redraws the countdown line in place: a
-// carriage return and the line. The printer clears the rest of the line
-// after the carriage return, so "10s" going to "9s" leaves no stray
-// character behind.
-func CountdownRedraw(remaining time.Duration) string { return "\r" + CountdownLine(remaining) }
+// carriage return, the line, and as many spaces as the previous line
+// (prev, "" for the first draw) was longer, so that the rest of the line
+// is cleared on every redraw: "10s" going to "9s" leaves no stray
+// character behind. It needs no terminal escape, so it passes the
+// printer's control-character filter.
+func CountdownRedraw(remaining time.Duration, prev string) string {
+	line := CountdownLine(remaining)
+	pad := utf8.RuneCountInString(prev) - utf8.RuneCountInString(line)
+	return "\r" + line + strings.Repeat(" ", max(pad, 0))
+}
 
 // CountdownLine is the chrome line shown while a queued reply waits.
 func CountdownLine(remaining time.Duration) string {

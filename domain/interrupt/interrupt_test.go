@@ -102,3 +102,16 @@ func TestCountdownLine(t *testing.T) {
 		}
 	}
 }
+
+// TestCountdownRedrawCoversTheLongerLine: a redraw overwrites the whole
+// previous line, so going from 10s to 9s leaves no stray character.
+func TestCountdownRedrawCoversTheLongerLine(t *testing.T) {
+	ten := CountdownLine(10 * time.Second)
+	got := CountdownRedraw(9*time.Second, ten)
+	if got != "\r"+CountdownLine(9*time.Second)+" " {
+		t.Fatalf("redraw = %q", got)
+	}
+	if got := CountdownRedraw(10*time.Second, ""); got != "\r"+ten {
+		t.Fatalf("first draw = %q", got)
+	}
+}
