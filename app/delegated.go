@@ -14,7 +14,7 @@ import (
 	"github.com/jpcli/jp/ports"
 )
 
-// DelegateHooks are how a delegated turn (SPEC 7.4) reaches the plugin
+// DelegateHooks are how a delegated turn (docs/plugins.md) reaches the plugin
 // that asked for it instead of the terminal.
 type DelegateHooks struct {
 	// OnEvent is called with every conversation event once it is stored.
@@ -84,7 +84,7 @@ var ErrNotStarted = errors.New("the turn did not start")
 
 // RunDelegated runs one Turn for a plugin: it takes the conversation lock
 // (unless the plugin holds it), checks the last-root record under it
-// (seed 003: before any root is recorded or tool runs), then runs the
+// (before any root is recorded or tool runs), then runs the
 // same turn phases as jp query in the addressed checkout.
 func (q *Query) RunDelegated(ctx context.Context, in DelegatedInput) (turn.End, error) {
 	notStarted := func(err error) (turn.End, error) {

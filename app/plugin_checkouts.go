@@ -14,8 +14,8 @@ import (
 )
 
 // checkout is one checkout a plugin works on: the bootstrapped one of a
-// single-scope plugin, or one a multi-scope plugin addressed (seed 003's
-// WorkspaceCtx). It is opened on first reference and kept for the
+// single-scope plugin, or one a multi-scope plugin addressed (a
+// WorkspaceCtx, docs/plugins.md). It is opened on first reference and kept for the
 // plugin's run: a delegated turn outlives the request that started it.
 type checkout struct {
 	loc workspace.Location
@@ -73,7 +73,7 @@ var errNoWorkspaceRef = errors.New(`this plugin declares workspace_scope "multi"
 
 // address returns the checkout a data or mutation request is about: the
 // bootstrapped one for a single-scope plugin, the one the request's
-// WorkspaceRef names for a multi-scope plugin (seed 003's rules: root may
+// WorkspaceRef names for a multi-scope plugin (the rules: root may
 // be left out only when the workspace has exactly one live checkout).
 // A bad reference changes nothing.
 func (s *session) address(ctx context.Context, ref *workspace.Ref) (*checkout, error) {

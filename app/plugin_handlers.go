@@ -14,7 +14,7 @@ import (
 	"github.com/jpcli/jp/ports"
 )
 
-// The data and mutation requests of SPEC 7.4, each a small function over
+// The data and mutation requests of docs/plugins.md, each a small function over
 // the storage and configuration ports. Requests have been validated: a
 // conversation ID is well-formed.
 

@@ -14,7 +14,7 @@ import (
 	"github.com/jpcli/jp/ports"
 )
 
-// The requests that reach the user: prompt (seed 000), print and log.
+// The requests that reach the user: prompt (docs/plugins.md), print and log.
 
 // secretAnswer is the answer to a secret prompt: sent as is, traced with
 // its value hidden (session.send).

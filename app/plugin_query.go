@@ -16,7 +16,7 @@ import (
 	"github.com/jpcli/jp/ports"
 )
 
-// Delegated turns (SPEC 7.4): query runs the turn engine for the plugin in
+// Delegated turns (docs/plugins.md): query runs the turn engine for the plugin in
 // the addressed checkout, on a goroutine the session owns (counted in
 // inflight, so the run ends only after it), holding the conversation lock.
 // Its output reaches the plugin as event pushes tagged with the query's

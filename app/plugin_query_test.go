@@ -32,7 +32,7 @@ func pushed(got []map[string]any, id string) []map[string]any {
 	return out
 }
 
-// TestPluginDelegatedTurn runs a delegated turn (SPEC 7.4) on the demo
+// TestPluginDelegatedTurn runs a delegated turn (docs/plugins.md) on the demo
 // model: query_started, the conversation events and the streamed deltas
 // as pushes tagged with the query's id, then query_complete; the turn is
 // stored like a jp query turn, authored by the plugin, and records its

@@ -7,7 +7,7 @@ import (
 	"github.com/jpcli/jp/domain/plugin"
 )
 
-// listWorkspaces answers list_workspaces (seed 003): the registry's known
+// listWorkspaces answers list_workspaces (docs/plugins.md): the registry's known
 // workspaces, in its order, each with its live checkouts, most recently
 // used first. A workspace whose every recorded checkout is gone is listed
 // with no roots, as jp workspace ls lists it. Launch marks the workspace

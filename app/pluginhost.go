@@ -19,7 +19,7 @@ import (
 // DefaultReadyTimeout is how long a plugin has to answer init with ready.
 const DefaultReadyTimeout = 10 * time.Second
 
-// PluginHost is the use case that runs a command plugin (SPEC 7): admit
+// PluginHost is the use case that runs a command plugin (docs/plugins.md): admit
 // it, spawn it with init, and serve its requests until it exits. The
 // message loop is a router from message type to a small handler over
 // ports (plugin_router.go, plugin_handlers.go, plugin_prompt.go).
@@ -110,7 +110,7 @@ func (e *PluginExitError) Error() string {
 // a prompt: the plugin was sent shutdown), and a *UserError naming the
 // plugin when it broke the protocol or died without exit.
 //
-// The dispatch runs in seed 003's fixed order: the declared scope (read
+// The dispatch runs in the fixed order: the declared scope (read
 // from the manifest, nothing run) chooses the bootstrap; the binary is
 // admitted once, under the configuration that bootstrap resolved; only
 // then is it spawned with init.
@@ -310,7 +310,7 @@ func (h *PluginHost) spec(in PluginRunInput, dir string) ports.PluginSpec {
 	}
 }
 
-// initMessage builds init: seed 003's table. A multi-scope plugin gets
+// initMessage builds init: the table. A multi-scope plugin gets
 // no workspace, no user_workspace and no config: it addresses checkouts
 // per request and reads their configuration with read_config.
 func (h *PluginHost) initMessage(ctx context.Context, in PluginRunInput, b boot) (plugin.Init, error) {

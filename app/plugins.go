@@ -8,7 +8,7 @@ import (
 	"github.com/jpcli/jp/ports"
 )
 
-// Plugins is the use case behind plugin discovery (SPEC 7.1): the Plugins
+// Plugins is the use case behind plugin discovery (docs/plugins.md): the Plugins
 // section of jp -h, and routing a command that is not built in. It reads
 // files only; it never runs a plugin.
 type Plugins struct {

@@ -113,7 +113,7 @@ type runState struct {
 	approvals *run.Approvals
 	chrome    map[string]bool // chrome lines already shown this run
 	failed    int             // provider calls that failed before output this run
-	slot      run.Slot        // the queued reply (seed 002)
+	slot      run.Slot        // the queued reply (docs/interrupts.md)
 	composed  string          // the message this run composed (and sent)
 	turns     int             // Turns started so far: the running Turn's number
 	ckpt      blockCheckpoint // the checkpoint of the block being streamed
@@ -351,7 +351,7 @@ func (q *Query) keepDraft(ctx context.Context, loc workspace.Location, id conver
 }
 
 // chooseModel applies --model, assistant.model.id, then the default choice
-// of SPEC 6.3, returning a chrome note when the default was used.
+// of docs/configuration.md, returning a chrome note when the default was used.
 func (q *Query) chooseModel(flag string, cfg config.Config) (llm.ModelID, string, error) {
 	id := flag
 	if id == "" {

@@ -129,7 +129,7 @@ func (q *Query) persist(ctx context.Context, rs *runState, ev conversation.Event
 	rs.events = append(rs.events, ev)
 	switch ev.Type {
 	case conversation.EventTypeTurnStart:
-		// The last-root record (seed 003): written when a turn first persists.
+		// The last-root record (docs/plugins.md): written when a turn first persists.
 		err := q.store.UpdateLocalMetadata(wctx, rs.loc, rs.id, func(m *conversation.LocalMetadata) error {
 			m.LastRoot = &conversation.LastRoot{Path: rs.loc.Root, LastUsed: ev.Timestamp}
 			return nil

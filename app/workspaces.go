@@ -44,7 +44,7 @@ func (w *Workspaces) Init(ctx context.Context, dir string) (ports.Found, error) 
 // TargetCWD is the -w value that means "the launch directory".
 const TargetCWD = "cwd"
 
-// Resolve picks the checkout a command works in (SPEC section 8), without
+// Resolve picks the checkout a command works in (docs/storage.md), without
 // writing anything: target is -w's value ("" or "cwd" for the launch
 // directory, a workspace ID, or a path).
 func (w *Workspaces) Resolve(ctx context.Context, target, launchDir string) (ports.Found, error) {

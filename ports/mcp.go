@@ -16,7 +16,7 @@ var ErrMCPLimit = errors.New("too many MCP server instances")
 // MCPServerSpec names one instance of an MCP server: the server's name,
 // its resolved [mcp.servers.<name>] table and the directory it is spawned
 // in (the turn's checkout root). Two specs that differ in any of the three
-// are two instances (seed 003: one pool, instances keyed by server,
+// are two instances (one pool, instances keyed by server,
 // configuration and spawn directory).
 type MCPServerSpec struct {
 	Name   string

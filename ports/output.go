@@ -2,7 +2,7 @@ package ports
 
 import "context"
 
-// Channel is an output channel of the Printer (SPEC section 6.4).
+// Channel is an output channel of the Printer (docs/architecture.md).
 type Channel int
 
 // Output channels.
@@ -114,7 +114,7 @@ type Question struct {
 // QuestionKind is the type of answer a Question wants.
 type QuestionKind int
 
-// Question kinds; they mirror the plugin prompt kinds of seed 000.
+// Question kinds; they mirror the plugin prompt kinds of docs/plugins.md.
 const (
 	QuestionUnknown QuestionKind = iota
 	QuestionConfirm

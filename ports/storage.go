@@ -18,7 +18,7 @@ type NewConversation struct {
 
 // ConversationStore keeps conversations: the user-local silo is the source
 // of truth; non-local conversations are also projected into the checkout's
-// .jp/conversations (SPEC section 2). All methods are safe for concurrent
+// .jp/conversations (docs/storage.md). All methods are safe for concurrent
 // use; writers of one conversation serialise through the Locker.
 type ConversationStore interface {
 	// List returns the conversations visible from loc: the silo's plus those

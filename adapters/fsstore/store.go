@@ -1,5 +1,5 @@
 // Package fsstore keeps conversations, drafts, locks and the workspace
-// registry on the file system, in the layout of SPEC section 2 (see
+// registry on the file system, in the layout of docs/storage.md (see
 // docs/storage.md):
 //
 //	<data>/workspace/<slug>-<id>/                 user-local silo

@@ -1,5 +1,5 @@
 // Package localtools runs the local command tools configured under
-// [conversation.tools.<name>] (SPEC section 6.2): the call's arguments go
+// [conversation.tools.<name>] (docs/tools.md): the call's arguments go
 // to the command's stdin as a JSON object, its stdout is the result, and a
 // non-zero exit is an error result. Arguments are validated against the
 // tool's JSON Schema first; a mismatch is an error result too, so the model

@@ -37,7 +37,7 @@
 //
 // Query (Client.Query, or Checkout.Query addressed) starts a turn and
 // returns a QueryStream once jp answered query_started; a refusal, such
-// as the last-root precondition of seed 003, is a HostError whose
+// as the last-root precondition (docs/plugins.md), is a HostError whose
 // LastRoot is the stored record. The stream's Next returns the turn's
 // event pushes in order (stored conversation events, chat_response_delta
 // pieces, tool_approval questions to answer with Respond) and io.EOF

@@ -31,7 +31,7 @@ func (r PromptResult) Text() string {
 	return s
 }
 
-// Prompt asks the user a question through jp (seed 000) and returns the
+// Prompt asks the user a question through jp (docs/plugins.md) and returns the
 // outcome: answered with a value, cancelled (ESC), or unavailable (no
 // terminal; the plugin should name its non-interactive alternative). It
 // returns ErrShutdown when jp asked the plugin to shut down instead (the

@@ -183,9 +183,9 @@ func (s *QueryStream) signal() {
 	}
 }
 
-// Query runs a delegated turn in the checkout (SPEC 7.4): q.Conversation
+// Query runs a delegated turn in the checkout (docs/plugins.md): q.Conversation
 // and q.Content are required; q.ExpectedLastRoot is the record the user
-// was shown (seed 003), nil for a checkout the user picked. q.ID and
+// was shown (docs/plugins.md), nil for a checkout the user picked. q.ID and
 // q.Workspace are set by Query.
 //
 // It returns once jp answered query_started, with the stream of the

@@ -10,7 +10,7 @@ import (
 
 // Checkout is a view of a Client that addresses one checkout on every
 // data and mutation request: c.At(ref) for a multi-scope plugin, whose
-// requests must each name a workspace (seed 003). The zero ref (from the
+// requests must each name a workspace (docs/plugins.md). The zero ref (from the
 // Client's own methods) sends no workspace field, as a single-scope
 // plugin must. A Checkout is a small value; make one per request or keep
 // it, as convenient. Its methods are safe for concurrent use.
@@ -201,7 +201,7 @@ func (w Checkout) Unlock(ctx context.Context, conversation string) error {
 
 // ListWorkspaces returns every workspace this machine knows, each with
 // its live checkouts (Roots, empty when every recorded one is gone);
-// Launch marks the one jp was launched in (seed 003). It names no
+// Launch marks the one jp was launched in (docs/plugins.md). It names no
 // workspace, so it is a method of the Client only.
 func (c *Client) ListWorkspaces(ctx context.Context) ([]plugin.WorkspaceEntry, error) {
 	id := c.newID()

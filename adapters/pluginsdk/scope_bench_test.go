@@ -10,7 +10,7 @@ import (
 	"github.com/jpcli/jp/domain/plugin"
 )
 
-// Benchmarks of seed 003 on the real host over pipes, with the store on
+// Benchmarks of workspace scope and addressing on the real host over pipes, with the store on
 // disk (fsstore): what addressing a checkout costs per request (the
 // registry is read on every request, so that a checkout deleted meanwhile
 // is noticed), and how long a delegated turn takes from query to

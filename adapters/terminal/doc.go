@@ -3,7 +3,7 @@
 //
 // # Printer
 //
-// Where each channel goes (SPEC section 6.4):
+// Where each channel goes (docs/architecture.md):
 //
 //	mode            content          reasoning, tool_call, tool_result   chrome, error
 //	text, piped     stdout, as is    stdout, as is                       stderr (chrome: not with --quiet)

@@ -1,4 +1,4 @@
-// Package tomlconfig loads jp's layered TOML configuration (SPEC section 4,
+// Package tomlconfig loads jp's layered TOML configuration (docs/configuration.md,
 // docs/configuration.md): built-in defaults, the user, workspace and
 // .jp.toml files, JP_CFG_* environment variables and --cfg flags. Each
 // layer is validated on its own against the schema derived from the

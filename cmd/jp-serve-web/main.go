@@ -1,5 +1,5 @@
 // Command jp-serve-web is the web frontend of jp, a multi-scope command
-// plugin (seed 003): jp serve web serves a page on 127.0.0.1 that browses
+// plugin (docs/plugins.md): jp serve web serves a page on 127.0.0.1 that browses
 // every workspace's checkouts and conversations and runs delegated turns,
 // streaming their answers. See docs/web.md.
 package main

@@ -11,7 +11,7 @@ import (
 	"github.com/jpcli/jp/ports"
 )
 
-// Exit codes (SPEC section 10). This file is the one place errors become
+// Exit codes (docs/architecture.md). This file is the one place errors become
 // exit codes.
 const (
 	ExitOK          = 0

@@ -130,7 +130,7 @@ func hasCommands(n *kong.Node) bool {
 }
 
 // dispatchPlugin runs the command plugin args name, when they name no
-// built-in command (SPEC 7.1): it returns jp's exit code and true. It
+// built-in command (docs/plugins.md): it returns jp's exit code and true. It
 // returns false to let kong parse args (built-ins win; an unknown command
 // no plugin claims is kong's usage error).
 func dispatchPlugin(parser *kong.Kong, args []string, s Streams, environ []string) (int, bool) {

@@ -117,7 +117,7 @@ func Main(args []string, raw Streams, environ []string) int {
 		return 1
 	}
 	if code, ok := dispatchPlugin(parser, args, raw, environ); ok {
-		return code // a command plugin (SPEC 7.1); built-ins win
+		return code // a command plugin (docs/plugins.md); built-ins win
 	}
 	var kctx *kong.Context
 	code, done := func() (code int, done bool) {

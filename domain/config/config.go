@@ -91,7 +91,7 @@ type Demo struct {
 	Script string `toml:"script" doc:"Path of a JSON script of responses to play; empty echoes the last user message."`
 }
 
-// Query is the [query] table (seed 002).
+// Query is the [query] table (docs/interrupts.md).
 type Query struct {
 	Loop            LoopPolicy      `toml:"loop" doc:"When to run another turn after one ends. never: end the invocation; a queued reply stays as a draft for the next jp q. if_pending: run another turn when a reply is queued."`
 	ComposeInEditor ComposeInEditor `toml:"compose_in_editor" doc:"Where a query is composed. false: inline widget, Ctrl+X escapes to the editor. true: the editor, falling back to the inline widget. \"always\": the editor only. \"never\": the inline widget only."`

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// EventType is the closed set of event kinds of SPEC section 3.
+// EventType is the closed set of event kinds of docs/storage.md.
 type EventType int
 
 // Event kinds. The zero value is EventTypeUnknown and never valid on disk.
@@ -106,7 +106,7 @@ const (
 
 // Event is one entry of a conversation's event stream. Only the fields of
 // its Type are meaningful; the JSON form carries exactly those fields (see
-// SPEC section 3 and docs/storage.md).
+// docs/storage.md).
 type Event struct {
 	Type      EventType
 	ID        string

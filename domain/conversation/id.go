@@ -1,5 +1,5 @@
 // Package conversation holds the conversation model of jp: IDs, the events
-// of SPEC section 3, metadata, and the invariants every event stream keeps.
+// of docs/storage.md, metadata, and the invariants every event stream keeps.
 //
 // It does no I/O. Storage lives in adapters/fsstore and adapters/memstore;
 // the on-disk format is described in docs/storage.md.

@@ -193,7 +193,7 @@ type Summary struct {
 	LastRoot *LastRoot `json:"last_root,omitempty"`
 }
 
-// LastRoot is the checkout a conversation's latest turn ran in (seed 003).
+// LastRoot is the checkout a conversation's latest turn ran in (docs/plugins.md).
 // Live is derived at read time and never stored.
 type LastRoot struct {
 	Path     string    `json:"path"`

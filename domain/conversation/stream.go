@@ -9,7 +9,7 @@ import (
 var ErrInvariant = errors.New("event stream invariant violated")
 
 // Stream tracks the state of an event stream so that each appended event
-// can be checked against the invariants of SPEC section 3:
+// can be checked against the invariants of docs/storage.md:
 //
 //   - a chat_request is preceded by a turn_start of the same turn;
 //   - every tool_call_response matches an earlier tool_call_request;

@@ -1,4 +1,4 @@
-// Package draft is the query document of SPEC section 5: the text of
+// Package draft is the query document of docs/interrupts.md: the text of
 // QUERY_MESSAGE.md and of the external-editor compose buffer.
 //
 // A document is the query text, optionally followed by the cut line and a

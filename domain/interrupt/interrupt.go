@@ -1,5 +1,5 @@
 // Package interrupt holds what Ctrl-C does, as data: the three menus of
-// seed 002 (streaming, tool call, countdown) with their keys, labels and
+// docs/interrupts.md (streaming, tool call, countdown) with their keys, labels and
 // actions, the escalation counter with its cooldown, and the countdown
 // line. Rendering and signals live in adapters (terminal, headless); the
 // engine in app/ acts on the Actions chosen here. See docs/interrupts.md.

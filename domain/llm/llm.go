@@ -1,5 +1,5 @@
 // Package llm holds the provider-neutral model of a chat request and of
-// the typed events a provider streams back (SPEC section 6.3). Provider
+// the typed events a provider streams back (docs/configuration.md). Provider
 // adapters in adapters/llm translate it to and from each vendor's API.
 package llm
 

@@ -8,7 +8,7 @@ import (
 	"github.com/jpcli/jp/domain/workspace"
 )
 
-// Verdict is what admission decides before a plugin may run (SPEC 7.2).
+// Verdict is what admission decides before a plugin may run (docs/plugins.md).
 type Verdict int
 
 // Verdicts.
@@ -74,7 +74,7 @@ func CheckRunnable(b Binary) error {
 		return &ProtocolError{Name: b.Name(), Msg: fmt.Sprintf("needs plugin protocol version %d, and this jp speaks version %d: update jp to run it", v, ProtocolVersion)}
 	}
 	if b.Manifest.Scope() == workspace.ScopeMulti && b.Manifest.ProtocolVersion < ProtocolVersion {
-		// Seed 003: an older host would bootstrap a workspace for it, so
+		// an older host would bootstrap a workspace for it, so
 		// multi scope comes with the protocol version that introduced it.
 		return &ProtocolError{Name: b.Name(), Msg: fmt.Sprintf(`declares workspace_scope "multi" with protocol_version %d: multi scope needs protocol_version %d; fix its manifest`, b.Manifest.ProtocolVersion, ProtocolVersion)}
 	}
@@ -82,7 +82,7 @@ func CheckRunnable(b Binary) error {
 }
 
 // Admit applies the configuration to a binary whose SHA-256 is digest, in
-// SPEC 7.2's order: run = "deny" refuses; a pinned checksum must match;
+// the order: run = "deny" refuses; a pinned checksum must match;
 // then "unattended" runs, and "ask" runs an approved binary and asks for
 // any other.
 func Admit(b Binary, pc config.PluginCommand, digest string, approved bool) (Verdict, error) {

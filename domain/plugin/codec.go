@@ -27,7 +27,7 @@ type Request interface {
 
 // Header is what every plugin-to-host message carries besides its own
 // fields: the type, the optional correlation ID, and the optional
-// WorkspaceRef of a multi-scope plugin (seed 003).
+// WorkspaceRef of a multi-scope plugin (docs/plugins.md).
 type Header struct {
 	Type      string         `json:"type"`
 	ID        string         `json:"id,omitempty"`

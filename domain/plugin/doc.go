@@ -1,5 +1,5 @@
-// Package plugin is the wire format of jp's command plugin protocol (SPEC
-// section 7, seed 000 for the prompt channel): every message as a Go type
+// Package plugin is the wire format of jp's command plugin protocol
+// (docs/plugins.md, the prompt channel included): every message as a Go type
 // with its exact JSON shape, the protocol version, the plugin manifest, the
 // prompt kinds and outcomes, command routing and the admission rules.
 //
@@ -13,7 +13,7 @@ package plugin
 
 // ProtocolVersion is the protocol this jp speaks. Version 1 had no prompt
 // channel, no workspace scope and no addressing; version 2 adds the prompt
-// request of seed 000. A plugin whose manifest (or ready message) needs a
+// request of docs/plugins.md. A plugin whose manifest (or ready message) needs a
 // higher version is refused.
 const ProtocolVersion = 2
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// PromptKind is what a prompt request asks for (seed 000): the type of its
+// PromptKind is what a prompt request asks for (docs/plugins.md): the type of its
 // answer.
 type PromptKind int
 
@@ -47,7 +47,7 @@ func (k *PromptKind) UnmarshalText(b []byte) error {
 	return err
 }
 
-// PromptOutcome is how the host answered a prompt (seed 000). Cancelled
+// PromptOutcome is how the host answered a prompt (docs/plugins.md). Cancelled
 // and unavailable are outcomes, not errors.
 type PromptOutcome int
 

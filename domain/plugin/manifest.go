@@ -41,7 +41,7 @@ type Manifest struct {
 	// Command is the command path it handles: ["serve", "web"] answers
 	// jp serve web. Empty: the binary name minus "jp-", split on '-'.
 	Command []string `json:"command,omitempty"`
-	// WorkspaceScope is "single" (the default) or "multi" (seed 003).
+	// WorkspaceScope is "single" (the default) or "multi" (docs/plugins.md).
 	WorkspaceScope string `json:"workspace_scope,omitempty"`
 	// ProtocolVersion is the lowest protocol version the plugin needs.
 	// Absent, it is 1 (the base protocol); "protocol", the Rust jp's

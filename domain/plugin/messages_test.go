@@ -30,7 +30,7 @@ func decodeAs(t *testing.T, line string, want Message) Message {
 	return v.Elem().Interface().(Message)
 }
 
-// TestGoldenDecode decodes the literal JSON of seed 000, SPEC 7.4 and RFD
+// TestGoldenDecode decodes the literal JSON of docs/plugins.md and RFD
 // 072's examples into their types.
 func TestGoldenDecode(t *testing.T) {
 	ts := time.Date(2025, 7, 20, 10, 30, 0, 0, time.UTC)
@@ -39,7 +39,7 @@ func TestGoldenDecode(t *testing.T) {
 		line string
 		want Message
 	}{
-		// seed 000: the four prompt kinds and the three outcomes.
+		// the four prompt kinds and the three outcomes.
 		{"prompt confirm", `{ "type": "prompt", "kind": "confirm", "message": "Delete 14 stale entries?", "default": false }`,
 			Prompt{Kind: PromptKindConfirm, Message: "Delete 14 stale entries?", Default: false}},
 		{"prompt select", `{ "type": "prompt", "kind": "select", "message": "Which branch?", "options": ["main", "develop", "release"] }`,
@@ -54,7 +54,7 @@ func TestGoldenDecode(t *testing.T) {
 			PromptResponse{Outcome: PromptOutcomeCancelled}},
 		{"unavailable", `{"type": "prompt_response", "outcome": "unavailable", "reason": "no interactive terminal"}`,
 			PromptResponse{Outcome: PromptOutcomeUnavailable, Reason: "no interactive terminal"}},
-		// SPEC 7.4 / RFD 072.
+		// Delegated turns and RFD 072.
 		{"ready", `{"type":"ready"}`, Ready{}},
 		{"exit", `{"type": "exit", "code": 1, "reason": "use jp serve --web to start the web server"}`,
 			Exit{Code: 1, Reason: "use jp serve --web to start the web server"}},
@@ -171,7 +171,7 @@ func TestEncodeShapes(t *testing.T) {
 }
 
 func TestHeaderCarriesWorkspaceRef(t *testing.T) {
-	// seed 003's addressed request.
+	// the addressed request.
 	h, err := DecodeHeader([]byte(`{ "type": "read_events", "id": "b", "workspace": { "id": "a1b2c3d" }, "conversation": "17127583920" }`))
 	if err != nil || h.Workspace == nil || *h.Workspace != (workspace.Ref{ID: "a1b2c3d"}) || h.ID != "b" {
 		t.Fatalf("header = %+v, %v", h, err)

@@ -151,11 +151,11 @@ type PushEvents struct {
 	Events       []json.RawMessage `json:"events"`
 }
 
-// Query runs a delegated turn (SPEC 7.4): the answer is QueryStarted,
+// Query runs a delegated turn (docs/plugins.md): the answer is QueryStarted,
 // then Event pushes, then QueryComplete, all with the query's id; a
 // refusal (the last-root precondition, a lock held elsewhere) is an Error
 // with that id. ExpectedLastRoot is the record the frontend showed the
-// user (seed 003).
+// user (docs/plugins.md).
 type Query struct {
 	ID               string                 `json:"id,omitempty"`
 	Workspace        *workspace.Ref         `json:"workspace,omitempty"`
@@ -176,12 +176,12 @@ type Respond struct {
 	Action string `json:"action"`
 }
 
-// ListWorkspaces asks for the known workspaces (seed 003).
+// ListWorkspaces asks for the known workspaces (docs/plugins.md).
 type ListWorkspaces struct {
 	ID string `json:"id,omitempty"`
 }
 
-// Prompt asks the user a question through the host (seed 000); the answer
+// Prompt asks the user a question through the host (docs/plugins.md); the answer
 // is PromptResponse. Options are required for select; Default is a bool
 // for confirm and a string for text.
 type Prompt struct {

@@ -264,7 +264,7 @@ func (r PromptResponse) Redacted() PromptResponse {
 	return r
 }
 
-// WorkspaceEntry is one entry of Workspaces (seed 003). Launch marks the
+// WorkspaceEntry is one entry of Workspaces (docs/plugins.md). Launch marks the
 // workspace jp was launched in; Roots are its live checkouts, empty (never
 // null) when every recorded one is gone.
 type WorkspaceEntry struct {

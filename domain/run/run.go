@@ -16,7 +16,7 @@ import (
 // PersistLevel is how long an answer to a tool question is remembered.
 type PersistLevel int
 
-// Persist levels (seed 002: there is no Turn level).
+// Persist levels (there is no Turn level).
 const (
 	PersistLevelUnknown PersistLevel = iota
 	// PersistLevelNone: this time only.
@@ -154,7 +154,7 @@ func (a *Approvals) Record(tool string, d Decision, lvl PersistLevel) {
 	}
 }
 
-// Slot is the one queued reply of a Run (seed 002). It caches the draft
+// Slot is the one queued reply of a Run (docs/interrupts.md). It caches the draft
 // file, which is the slot's durable form: the caller writes the draft when
 // the slot is filled and deletes it when the slot is sent or discarded.
 type Slot struct {

@@ -60,7 +60,7 @@ func (p Phase) String() string {
 	return "unknown"
 }
 
-// End is how RunTurnPhases ended a turn (seed 002's TurnEnd).
+// End is how RunTurnPhases ended a turn (the TurnEnd).
 type End int
 
 // Turn ends. A fatal failure is reported as an error next to EndUnknown.

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// Scope is a command plugin's declared workspace_scope (seed 003).
+// Scope is a command plugin's declared workspace_scope (docs/plugins.md).
 type Scope int
 
 // Plugin scopes. ScopeUnknown is never valid; the wire default is single.

@@ -203,7 +203,7 @@ func (e *DeadError) Gone() string {
 // Unwrap lets callers test with errors.Is(err, ErrNoLiveCheckout).
 func (e *DeadError) Unwrap() error { return ErrNoLiveCheckout }
 
-// SelectCheckout picks the checkout an ID addresses (SPEC section 8): the
+// SelectCheckout picks the checkout an ID addresses (docs/storage.md): the
 // only live one; an AmbiguousError when several are live; ErrNoLiveCheckout
 // when none is.
 func SelectCheckout(k Known) (CheckoutStatus, error) {

@@ -1,6 +1,6 @@
 // Package anthropic implements ports.Provider over the Anthropic Messages
 // streaming API with the official SDK: text, thinking (as reasoning) and
-// tool use. SPEC section 6.3; see docs/ for configuration.
+// tool use. See docs/configuration.md for its configuration.
 package anthropic
 
 import (

@@ -1,7 +1,7 @@
 // Package openai implements ports.Provider over the OpenAI Chat Completions
 // streaming API with the official SDK. With a BaseURL it serves any
 // OpenAI-compatible server (Ollama, llama.cpp, vLLM, DeepSeek, ...).
-// SPEC section 6.3; see docs/ for configuration.
+// See docs/configuration.md for its configuration.
 package openai
 
 import (
