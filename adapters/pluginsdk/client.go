@@ -21,8 +21,8 @@
 //
 // A single-scope plugin (the default) works on the workspace jp was
 // launched in: it calls the Client's methods, and its requests carry no
-// workspace. A multi-scope plugin (manifest workspace_scope "multi", seed
-// 003) is told no workspace: it lists them with ListWorkspaces and names a
+// workspace. A multi-scope plugin (manifest workspace_scope "multi",
+// docs/plugins.md) is told no workspace: it lists them with ListWorkspaces and names a
 // checkout on every data and mutation request through an addressed view,
 //
 //	ws, err := c.ListWorkspaces(ctx)

@@ -291,8 +291,8 @@ type Workspaces struct {
 // Error answers a request the host could not parse, does not know, or
 // failed: Request is the request's type ("" when unreadable).
 //
-// LastRoot is set on a query refused by the last-root precondition (seed
-// 003): the record as stored now, with its derived live flag, for the
+// LastRoot is set on a query refused by the last-root precondition
+// (docs/plugins.md): the record as stored now, with its derived live flag, for the
 // frontend to show.
 type Error struct {
 	ID       string                 `json:"id,omitempty"`
