@@ -140,6 +140,21 @@ func (w *tmuxWorld) draftExists(id string) bool {
 	return len(m) > 0
 }
 
+// draftText is conversation id's QUERY_MESSAGE.md in the user-local
+// store, "" when there is none.
+func (w *tmuxWorld) draftText(id string) string {
+	w.t.Helper()
+	m, err := filepath.Glob(filepath.Join(w.base, "data", "jp", "workspace", "*", "conversations", id, "QUERY_MESSAGE.md"))
+	if err != nil || len(m) == 0 {
+		return ""
+	}
+	b, err := os.ReadFile(m[0])
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return string(b)
+}
+
 // chatRequests renders the conversation's chat requests as
 // "author:content", in order.
 func chatRequests(evs []tmuxEvent) []string {
