@@ -406,10 +406,17 @@ func FillIDs(evs []Event) {
 // EncodeEvents renders events as the JSON array stored in events.json, one
 // event per line so that diffs of committed projections stay readable.
 func EncodeEvents(evs []Event) ([]byte, error) {
+	return encodeLines(evs, func(e Event) ([]byte, error) { return json.Marshal(e) })
+}
+
+// encodeLines renders events as a JSON array, one event per line, each
+// encoded by enc: the one layout of events.json, whatever form its events
+// are stored in.
+func encodeLines(evs []Event, enc func(Event) ([]byte, error)) ([]byte, error) {
 	var buf bytes.Buffer
 	buf.WriteString("[")
 	for i, e := range evs {
-		b, err := json.Marshal(e)
+		b, err := enc(e)
 		if err != nil {
 			return nil, err
 		}

@@ -228,24 +228,7 @@ func (e Event) Stored(f Format) ([]byte, error) {
 // EncodeStoredEvents renders events as events.json in format f: a JSON
 // array, one event per line, events read from a file as they were stored.
 func EncodeStoredEvents(evs []Event, f Format) ([]byte, error) {
-	var buf bytes.Buffer
-	buf.WriteString("[")
-	for i, e := range evs {
-		b, err := e.Stored(f)
-		if err != nil {
-			return nil, err
-		}
-		if i > 0 {
-			buf.WriteString(",")
-		}
-		buf.WriteString("\n")
-		buf.Write(b)
-	}
-	if len(evs) > 0 {
-		buf.WriteString("\n")
-	}
-	buf.WriteString("]\n")
-	return buf.Bytes(), nil
+	return encodeLines(evs, func(e Event) ([]byte, error) { return e.Stored(f) })
 }
 
 // field is one key of an object written in a fixed order.
