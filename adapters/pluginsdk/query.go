@@ -204,8 +204,15 @@ func (w Checkout) Query(ctx context.Context, q plugin.Query) (*QueryStream, erro
 	select {
 	case <-s.started:
 	case <-ctx.Done():
-		s.Close()
-		return nil, ctx.Err()
+		// query_started may have raced the cancellation (shutdown cancels
+		// the run's context itself): a stream jp started is returned, and
+		// its owner sees the cancellation on Next.
+		select {
+		case <-s.started:
+		default:
+			s.Close()
+			return nil, ctx.Err()
+		}
 	}
 	s.mu.Lock()
 	ended, err, conv := s.ended, s.err, s.conversation
