@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -30,6 +31,8 @@ type MCPServerView struct {
 	Name    string   `json:"name"`
 	Enabled bool     `json:"enabled"`
 	Command []string `json:"command"`
+	// URL is a remote server's endpoint (without query or user info).
+	URL string `json:"url,omitempty"`
 	// EnvKeys names the variables of its env table (values may be secrets).
 	EnvKeys []string `json:"env_keys,omitempty"`
 }
@@ -71,7 +74,7 @@ func (m *MCP) List(ctx context.Context, in ConfigInput) ([]MCPServerView, error)
 		s := cfg.MCP.Servers[n]
 		keys := lo.Keys(s.Env)
 		slices.Sort(keys)
-		out = append(out, MCPServerView{Name: n, Enabled: s.Enable, Command: s.Command, EnvKeys: keys})
+		out = append(out, MCPServerView{Name: n, Enabled: s.Enable, Command: s.Command, URL: redactURL(s.URL), EnvKeys: keys})
 	}
 	return out, nil
 }
@@ -124,4 +127,18 @@ func listOrNone(names []string) string {
 		return "none"
 	}
 	return strings.Join(names, ", ")
+}
+
+// redactURL is u without the user info and query that may hold
+// credentials ("" stays "").
+func redactURL(u string) string {
+	if u == "" {
+		return ""
+	}
+	p, err := url.Parse(u)
+	if err != nil {
+		return "(an unparsable URL)"
+	}
+	p.User, p.RawQuery, p.Fragment = nil, "", ""
+	return p.String()
 }

@@ -20,15 +20,20 @@ import (
 	"github.com/jpcli/jp/ports"
 )
 
-// conn is one running server instance: its process and the MCP client
-// session over the process's stdio.
+// conn is one running server instance: the MCP client session over a
+// child process's stdio (proc set) or over Streamable HTTP to a remote
+// server (proc nil).
 type conn struct {
 	name    string
 	dir     string
 	spec    ports.MCPServerSpec
 	cache   *toolCache
+	log     *slog.Logger
 	proc    *process
 	session *sdk.ClientSession
+	// ended is closed when a remote session's connection ended (the
+	// session's Wait returned); nil for a subprocess.
+	ended chan struct{}
 	// broken is set when the session failed under a call: the next lease
 	// starts a fresh instance even if the process still runs.
 	broken atomic.Bool
@@ -40,15 +45,17 @@ type conn struct {
 	cancel context.CancelFunc
 }
 
-// start spawns spec's server and runs the MCP initialize handshake. ctx
-// bounds the handshake only; the process lives until close.
+// start connects to spec's server: it spawns a command and runs the MCP
+// initialize handshake over its stdio, or connects to a url over
+// Streamable HTTP. ctx bounds the handshake only; the instance lives
+// until close.
 func start(ctx context.Context, spec ports.MCPServerSpec, o *Options, el *elicitor, cache *toolCache) (*conn, error) {
-	proc, err := spawn(spec.Name, spec.Server, spec.Dir, o.Log)
-	if err != nil {
-		return nil, err
+	srv := spec.Server
+	if srv.Remote() && len(srv.Command) > 0 {
+		return nil, fmt.Errorf("MCP server %s sets both command and url: keep one in [mcp.servers.%s]", spec.Name, spec.Name)
 	}
 	life, cancel := context.WithCancel(context.Background())
-	c := &conn{name: spec.Name, dir: spec.Dir, spec: spec, cache: cache, proc: proc, life: life, cancel: cancel}
+	c := &conn{name: spec.Name, dir: spec.Dir, spec: spec, cache: cache, log: o.Log, life: life, cancel: cancel}
 	orders := &orderRecorder{}
 	client := sdk.NewClient(&sdk.Implementation{Name: "jp", Version: o.ClientVersion}, &sdk.ClientOptions{
 		Logger: o.Log,
@@ -61,6 +68,15 @@ func start(ctx context.Context, spec ports.MCPServerSpec, o *Options, el *elicit
 		// turn starts the server and lists them again.
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { cache.forget(spec) },
 	})
+	if srv.Remote() {
+		return c.connectRemote(ctx, client, orders, o)
+	}
+	proc, err := spawn(spec.Name, srv, spec.Dir, o.Log)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	c.proc = proc
 	client.AddRoots(&sdk.Root{URI: fileURI(spec.Dir), Name: filepath.Base(spec.Dir)})
 	tr := &orderTransport{inner: &sdk.IOTransport{Reader: proc.stdout, Writer: proc.stdin}, rec: orders}
 	hctx, hcancel := context.WithTimeout(ctx, StartTimeout)
@@ -84,19 +100,69 @@ func start(ctx context.Context, spec ports.MCPServerSpec, o *Options, el *elicit
 }
 
 // dead reports whether the instance can no longer serve: its process
-// exited or its session broke.
-func (c *conn) dead() bool { return c.proc.done() || c.broken.Load() }
+// exited, its remote connection ended, or its session broke.
+func (c *conn) dead() bool {
+	if c.broken.Load() {
+		return true
+	}
+	if c.proc != nil {
+		return c.proc.done()
+	}
+	select {
+	case <-c.ended:
+		return true
+	default:
+		return false
+	}
+}
+
+// gone reports whether the server itself went away (its process exited
+// or its connection ended), as opposed to answering with an error.
+func (c *conn) gone() bool {
+	if c.proc != nil {
+		return c.proc.done()
+	}
+	select {
+	case <-c.ended:
+		return true
+	default:
+		return false
+	}
+}
+
+// pid is the server process's ID; 0 for a remote server.
+func (c *conn) pid() int {
+	if c.proc == nil {
+		return 0
+	}
+	return c.proc.pid()
+}
+
+// status describes how the server ended (a process's exit and last
+// stderr lines), or the remote endpoint.
+func (c *conn) status() string {
+	if c.proc == nil {
+		return "remote server " + redactURL(c.spec.Server.URL)
+	}
+	return c.proc.status()
+}
 
 // close stops the instance: ends its prompts, stops its process (close
-// stdin, grace, SIGTERM, SIGKILL) and closes the session.
+// stdin, grace, SIGTERM, SIGKILL) and closes the session. A remote
+// session is closed (the transport ends it with an HTTP DELETE).
 func (c *conn) close() {
 	grace := StopGrace
 	if c.pending.Load() == 0 {
 		grace = IdleStopGrace
 	}
 	c.cancel()
-	c.proc.stop(grace)
+	if c.proc != nil {
+		c.proc.stop(grace)
+	}
 	_ = c.session.Close()
+	if c.ended != nil {
+		<-c.ended
+	}
 }
 
 // mergeCancel returns a context that ends when either ctx or other ends.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -34,6 +35,12 @@ type Options struct {
 	// CacheDir keeps each instance's last tools/list answer (see
 	// CachedTools); "" keeps none.
 	CacheDir string
+	// Auth gives remote servers without bearer_token_env their OAuth
+	// handler; nil connects without OAuth.
+	Auth Auth
+	// HTTPTransport carries remote servers' requests (default
+	// http.DefaultTransport).
+	HTTPTransport http.RoundTripper
 }
 
 // Pool is the ports.MCPPool: one per process, shared by every turn.
@@ -94,10 +101,16 @@ func NewPool(o Options) (*Pool, error) {
 }
 
 // instanceKey is the pool key: server name, resolved configuration and
-// spawn directory.
+// spawn directory. A remote server is not spawned anywhere: its key is
+// its name and configuration (the URL among it), so turns in every
+// checkout share one connection.
 func instanceKey(s ports.MCPServerSpec) string {
 	cfg, _ := json.Marshal(s.Server) // maps marshal with sorted keys
-	return strings.Join([]string{s.Name, string(cfg), s.Dir}, "\x00")
+	dir := s.Dir
+	if s.Server.Remote() {
+		dir = ""
+	}
+	return strings.Join([]string{s.Name, string(cfg), dir}, "\x00")
 }
 
 // Lease implements ports.MCPPool.
@@ -168,7 +181,7 @@ func (p *Pool) start(ctx context.Context, in *instance, lim ports.MCPLimits) (po
 		return nil, nil, fmt.Errorf("lease MCP server %s: %w", in.spec.Name, ErrClosed)
 	}
 	p.mu.Unlock()
-	p.o.Log.Debug("MCP server started", "server", in.spec.Name, "dir", in.spec.Dir, "pid", c.proc.pid())
+	p.o.Log.Debug("MCP server started", "server", in.spec.Name, "dir", in.spec.Dir, "pid", c.pid())
 	return p.newLease(in), p.releaser(in, lim), nil
 }
 
@@ -312,7 +325,7 @@ func (p *Pool) Instances() []InstanceInfo {
 		if in.c == nil {
 			continue
 		}
-		out = append(out, InstanceInfo{Name: in.spec.Name, Dir: in.spec.Dir, PID: in.c.proc.pid(), Leases: in.leases})
+		out = append(out, InstanceInfo{Name: in.spec.Name, Dir: in.spec.Dir, PID: in.c.pid(), Leases: in.leases})
 	}
 	slices.SortFunc(out, func(a, b InstanceInfo) int { return strings.Compare(a.Name+"\x00"+a.Dir, b.Name+"\x00"+b.Dir) })
 	return out
@@ -323,7 +336,7 @@ func (p *Pool) Instances() []InstanceInfo {
 func (p *Pool) sweepDeadLocked() {
 	for _, in := range p.insts {
 		if in.c != nil && in.c.dead() {
-			p.o.Log.Info("MCP server exited; the next lease starts it again", "server", in.spec.Name, "dir", in.spec.Dir, "status", in.c.proc.status())
+			p.o.Log.Info("MCP server exited; the next lease starts it again", "server", in.spec.Name, "dir", in.spec.Dir, "status", in.c.status())
 			p.cancelIdleLocked(in)
 			p.removeLocked(in)
 			p.stopAsyncLocked(in)

@@ -75,7 +75,7 @@ func (l *lease) Tools(ctx context.Context) ([]llm.Tool, error) {
 		}
 		name := ToolName(l.c.name, t.Name)
 		if _, dup := byName[name]; dup {
-			l.c.proc.stderr.log.Warn("MCP tool name clash; offering the first only", "server", l.c.name, "tool", t.Name, "name", name)
+			l.c.log.Warn("MCP tool name clash; offering the first only", "server", l.c.name, "tool", t.Name, "name", name)
 			continue
 		}
 		byName[name] = t.Name
@@ -142,10 +142,13 @@ func (l *lease) Call(ctx context.Context, name string, args json.RawMessage) (po
 // crash (the next lease starts a fresh instance) or the server's error.
 func (l *lease) describe(err error) error {
 	var wire *jsonrpc.Error
-	if errors.As(err, &wire) && !l.c.proc.done() {
+	if errors.As(err, &wire) && !l.c.gone() {
 		return err // the server answered with an error: it is alive
 	}
 	l.c.broken.Store(true)
+	if l.c.proc == nil {
+		return fmt.Errorf("the connection to the server failed (%v); the next turn connects again", err)
+	}
 	l.c.proc.waitFor(StopGrace)
 	return fmt.Errorf("the server stopped during the call (%s); the next turn starts it again", l.c.proc.status())
 }

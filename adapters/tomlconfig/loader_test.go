@@ -146,6 +146,7 @@ env = { B = "2" }
 	}
 	if v, _ := config.Lookup(r.Tree, "mcp.servers.fs"); !reflect.DeepEqual(v, map[string]any{
 		"command": []any{"c"}, "enable": false, "env": map[string]any{"A": "1", "B": "2"},
+		"url": "", "bearer_token_env": "", "oauth": map[string]any{"client_id": "", "client_secret": ""},
 	}) {
 		t.Errorf("tree mcp.servers.fs = %#v", v)
 	}

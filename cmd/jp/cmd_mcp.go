@@ -40,13 +40,17 @@ func (c *McpLsCmd) Run(rt *Runtime) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(rt.Streams.Out, 0, 2, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tENABLED\tCOMMAND\tENV")
+	fmt.Fprintln(tw, "NAME\tENABLED\tCOMMAND/URL\tENV")
 	for _, s := range list {
 		env := strings.Join(s.EnvKeys, ",")
 		if env == "" {
 			env = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, yesNo(s.Enabled), strings.Join(s.Command, " "), env)
+		target := strings.Join(s.Command, " ")
+		if s.URL != "" {
+			target = s.URL
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", s.Name, yesNo(s.Enabled), target, env)
 	}
 	return tw.Flush()
 }

@@ -71,6 +71,7 @@ func TestScripts(t *testing.T) {
 			"nocontrol":  cmdNoControl,
 			"hostile":    cmdHostile,
 			"errserver":  cmdErrServer,
+			"mcphttp":    cmdMCPHTTP,
 		},
 	})
 }

@@ -174,6 +174,25 @@ type MCPServer struct {
 	Command []string          `toml:"command" doc:"The program and its arguments; the server speaks MCP over stdio."`
 	Env     map[string]string `toml:"env" doc:"Extra environment variables for the server."`
 	Enable  bool              `toml:"enable" doc:"Whether the server's tools are offered."`
+	// URL, instead of Command, names a remote server spoken to over MCP's
+	// Streamable HTTP transport.
+	URL            string            `toml:"url" doc:"The endpoint of a remote server (Streamable HTTP), instead of command."`
+	Headers        map[string]string `toml:"headers" doc:"Extra HTTP headers sent with every request to a remote server."`
+	BearerTokenEnv string            `toml:"bearer_token_env" doc:"The environment variable whose value is sent to a remote server as Authorization: Bearer <value>."`
+	OAuth          MCPOAuth          `toml:"oauth" doc:"A pre-registered OAuth client for a remote server (jp mcp login NAME)."`
+}
+
+// Remote reports whether the server is reached over HTTP (url) rather
+// than started as a subprocess (command).
+func (s MCPServer) Remote() bool { return s.URL != "" }
+
+// MCPOAuth is the [mcp.servers.<name>.oauth] table: a client registered
+// with the server's authorization server beforehand. Without client_id,
+// jp registers itself dynamically where the server allows it.
+type MCPOAuth struct {
+	ClientID     string   `toml:"client_id" doc:"The OAuth client ID registered for jp with the server's authorization server."`
+	ClientSecret string   `toml:"client_secret" doc:"The client secret of a confidential pre-registered client."`
+	Scopes       []string `toml:"scopes" doc:"The scopes to ask for, instead of those the server advertises."`
 }
 
 // SetDefaults implements Defaulter: servers are enabled unless disabled.
