@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"slices"
@@ -141,4 +142,121 @@ func redactURL(u string) string {
 	}
 	p.User, p.RawQuery, p.Fragment = nil, "", ""
 	return p.String()
+}
+
+// session leases name's instance (enabled or not, as jp mcp check NAME
+// does) for jp mcp call, resources and prompts, and jp q --mcp-prompt.
+func (m *MCP) session(ctx context.Context, in ConfigInput, name string) (ports.MCPSession, func(), error) {
+	cfg, dir, err := m.load(ctx, in)
+	if err != nil {
+		return nil, nil, err
+	}
+	srv, ok := cfg.MCP.Servers[name]
+	if !ok {
+		known := lo.Keys(cfg.MCP.Servers)
+		slices.Sort(known)
+		return nil, nil, &UserError{Msg: fmt.Sprintf("no MCP server %q is configured (configured: %s); add [mcp.servers.%s] to a config file, see docs/mcp.md",
+			name, listOrNone(known), name)}
+	}
+	lim := ports.MCPLimits{IdleShutdown: cfg.MCP.IdleShutdown(), MaxInstances: cfg.MCP.MaxInstances}
+	s, release, err := m.pool.Open(ctx, ports.MCPServerSpec{Name: name, Server: srv, Dir: dir}, lim)
+	if err != nil {
+		return nil, nil, &UserError{Msg: err.Error(), Err: err}
+	}
+	return s, release, nil
+}
+
+// Call calls server name's tool (by the server's own name for it) with
+// args, a JSON object. A tool that reports an error is a result with
+// IsError set, not an error.
+func (m *MCP) Call(ctx context.Context, in ConfigInput, name, tool string, args json.RawMessage) (ports.MCPToolResult, error) {
+	s, release, err := m.session(ctx, in, name)
+	if err != nil {
+		return ports.MCPToolResult{}, err
+	}
+	defer release()
+	res, err := s.CallTool(ctx, tool, args)
+	if err != nil {
+		return res, &UserError{Msg: err.Error(), Err: err}
+	}
+	return res, nil
+}
+
+// Resources lists server name's resources and resource templates.
+func (m *MCP) Resources(ctx context.Context, in ConfigInput, name string) ([]ports.MCPResource, error) {
+	s, release, err := m.session(ctx, in, name)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	res, err := s.Resources(ctx)
+	if err != nil {
+		return nil, &UserError{Msg: err.Error(), Err: err}
+	}
+	return res, nil
+}
+
+// ReadResource reads one resource of server name.
+func (m *MCP) ReadResource(ctx context.Context, in ConfigInput, name, uri string) ([]ports.MCPResourceContent, error) {
+	s, release, err := m.session(ctx, in, name)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	res, err := s.ReadResource(ctx, uri)
+	if err != nil {
+		return nil, &UserError{Msg: err.Error(), Err: err}
+	}
+	return res, nil
+}
+
+// Prompts lists server name's prompts.
+func (m *MCP) Prompts(ctx context.Context, in ConfigInput, name string) ([]ports.MCPPrompt, error) {
+	s, release, err := m.session(ctx, in, name)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	res, err := s.Prompts(ctx)
+	if err != nil {
+		return nil, &UserError{Msg: err.Error(), Err: err}
+	}
+	return res, nil
+}
+
+// GetPrompt renders server name's prompt with args.
+func (m *MCP) GetPrompt(ctx context.Context, in ConfigInput, name, prompt string, args map[string]string) (ports.MCPPromptResult, error) {
+	s, release, err := m.session(ctx, in, name)
+	if err != nil {
+		return ports.MCPPromptResult{}, err
+	}
+	defer release()
+	res, err := s.GetPrompt(ctx, prompt, args)
+	if err != nil {
+		return res, &UserError{Msg: err.Error(), Err: err}
+	}
+	return res, nil
+}
+
+// PromptMessage renders server name's prompt as the text of a query:
+// the messages' text, in order, separated by blank lines; an assistant
+// message is marked "Assistant:" so the model can tell it from the
+// user's words.
+func (m *MCP) PromptMessage(ctx context.Context, in ConfigInput, name, prompt string, args map[string]string) (string, error) {
+	res, err := m.GetPrompt(ctx, in, name, prompt, args)
+	if err != nil {
+		return "", err
+	}
+	parts := make([]string, 0, len(res.Messages))
+	for _, msg := range res.Messages {
+		if msg.Role == "assistant" {
+			parts = append(parts, "Assistant: "+msg.Text)
+			continue
+		}
+		parts = append(parts, msg.Text)
+	}
+	if strings.TrimSpace(strings.Join(parts, "")) == "" {
+		return "", &UserError{Msg: fmt.Sprintf("MCP server %s's prompt %s rendered no text", name, prompt)}
+	}
+	return strings.Join(parts, "\n\n"), nil
 }

@@ -98,3 +98,58 @@ func TestMCPCheckStartsListsAndStopsEachServer(t *testing.T) {
 		t.Fatalf("unknown server: %v", err)
 	}
 }
+
+func TestMCPPromptMessageJoinsMessagesAndMarksTheAssistant(t *testing.T) {
+	released := 0
+	var gotArgs map[string]string
+	sess := &mocks.MCPSessionMock{GetPromptFunc: func(_ context.Context, name string, args map[string]string) (ports.MCPPromptResult, error) {
+		if name != "greet" {
+			t.Errorf("prompt %q", name)
+		}
+		gotArgs = args
+		return ports.MCPPromptResult{Messages: []ports.MCPPromptMessage{
+			{Role: "user", Text: "Hello " + args["who"]},
+			{Role: "assistant", Text: "Hi."},
+			{Role: "user", Text: "Go on."},
+		}}, nil
+	}}
+	pool := &mocks.MCPPoolMock{OpenFunc: func(_ context.Context, spec ports.MCPServerSpec, _ ports.MCPLimits) (ports.MCPSession, func(), error) {
+		if spec.Name != "off" || spec.Dir != "/proj" {
+			t.Errorf("opened %+v", spec)
+		}
+		return sess, func() { released++ }, nil
+	}}
+	m, in := newMCP(t, mcpConfig(), pool)
+	msg, err := m.PromptMessage(context.Background(), in, "off", "greet", map[string]string{"who": "Ada"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg != "Hello Ada\n\nAssistant: Hi.\n\nGo on." || gotArgs["who"] != "Ada" || released != 1 {
+		t.Fatalf("msg = %q, args %v, released %d", msg, gotArgs, released)
+	}
+}
+
+func TestMCPCallOfAnUnknownServerNamesTheConfigured(t *testing.T) {
+	m, in := newMCP(t, mcpConfig(), &mocks.MCPPoolMock{})
+	_, err := m.Call(context.Background(), in, "ghost", "echo", nil)
+	var ue *app.UserError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), `no MCP server "ghost" is configured (configured: broken, everything, off)`) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestMCPCallFailureIsAUserErrorAndReleases(t *testing.T) {
+	released := 0
+	sess := &mocks.MCPSessionMock{CallToolFunc: func(context.Context, string, json.RawMessage) (ports.MCPToolResult, error) {
+		return ports.MCPToolResult{}, errors.New("MCP server everything: echo: boom")
+	}}
+	pool := &mocks.MCPPoolMock{OpenFunc: func(context.Context, ports.MCPServerSpec, ports.MCPLimits) (ports.MCPSession, func(), error) {
+		return sess, func() { released++ }, nil
+	}}
+	m, in := newMCP(t, mcpConfig(), pool)
+	_, err := m.Call(context.Background(), in, "everything", "echo", json.RawMessage(`{}`))
+	var ue *app.UserError
+	if !errors.As(err, &ue) || err.Error() != "MCP server everything: echo: boom" || released != 1 {
+		t.Fatalf("err = %v, released %d", err, released)
+	}
+}

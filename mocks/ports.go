@@ -3613,6 +3613,9 @@ var _ ports.MCPPool = &MCPPoolMock{}
 //			LeaseFunc: func(ctx context.Context, spec ports.MCPServerSpec, lim ports.MCPLimits) (ports.ToolServer, func(), error) {
 //				panic("mock out the Lease method")
 //			},
+//			OpenFunc: func(ctx context.Context, spec ports.MCPServerSpec, lim ports.MCPLimits) (ports.MCPSession, func(), error) {
+//				panic("mock out the Open method")
+//			},
 //			ShutdownFunc: func(ctx context.Context) error {
 //				panic("mock out the Shutdown method")
 //			},
@@ -3631,6 +3634,9 @@ type MCPPoolMock struct {
 
 	// LeaseFunc mocks the Lease method.
 	LeaseFunc func(ctx context.Context, spec ports.MCPServerSpec, lim ports.MCPLimits) (ports.ToolServer, func(), error)
+
+	// OpenFunc mocks the Open method.
+	OpenFunc func(ctx context.Context, spec ports.MCPServerSpec, lim ports.MCPLimits) (ports.MCPSession, func(), error)
 
 	// ShutdownFunc mocks the Shutdown method.
 	ShutdownFunc func(ctx context.Context) error
@@ -3654,6 +3660,15 @@ type MCPPoolMock struct {
 			// Lim is the lim argument value.
 			Lim ports.MCPLimits
 		}
+		// Open holds details about calls to the Open method.
+		Open []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Spec is the spec argument value.
+			Spec ports.MCPServerSpec
+			// Lim is the lim argument value.
+			Lim ports.MCPLimits
+		}
 		// Shutdown holds details about calls to the Shutdown method.
 		Shutdown []struct {
 			// Ctx is the ctx argument value.
@@ -3669,6 +3684,7 @@ type MCPPoolMock struct {
 	}
 	lockCachedTools sync.RWMutex
 	lockLease       sync.RWMutex
+	lockOpen        sync.RWMutex
 	lockShutdown    sync.RWMutex
 	lockStop        sync.RWMutex
 }
@@ -3745,6 +3761,46 @@ func (mock *MCPPoolMock) LeaseCalls() []struct {
 	return calls
 }
 
+// Open calls OpenFunc.
+func (mock *MCPPoolMock) Open(ctx context.Context, spec ports.MCPServerSpec, lim ports.MCPLimits) (ports.MCPSession, func(), error) {
+	if mock.OpenFunc == nil {
+		panic("MCPPoolMock.OpenFunc: method is nil but MCPPool.Open was just called")
+	}
+	callInfo := struct {
+		Ctx  context.Context
+		Spec ports.MCPServerSpec
+		Lim  ports.MCPLimits
+	}{
+		Ctx:  ctx,
+		Spec: spec,
+		Lim:  lim,
+	}
+	mock.lockOpen.Lock()
+	mock.calls.Open = append(mock.calls.Open, callInfo)
+	mock.lockOpen.Unlock()
+	return mock.OpenFunc(ctx, spec, lim)
+}
+
+// OpenCalls gets all the calls that were made to Open.
+// Check the length with:
+//
+//	len(mockedMCPPool.OpenCalls())
+func (mock *MCPPoolMock) OpenCalls() []struct {
+	Ctx  context.Context
+	Spec ports.MCPServerSpec
+	Lim  ports.MCPLimits
+} {
+	var calls []struct {
+		Ctx  context.Context
+		Spec ports.MCPServerSpec
+		Lim  ports.MCPLimits
+	}
+	mock.lockOpen.RLock()
+	calls = mock.calls.Open
+	mock.lockOpen.RUnlock()
+	return calls
+}
+
 // Shutdown calls ShutdownFunc.
 func (mock *MCPPoolMock) Shutdown(ctx context.Context) error {
 	if mock.ShutdownFunc == nil {
@@ -3810,6 +3866,378 @@ func (mock *MCPPoolMock) StopCalls() []struct {
 	mock.lockStop.RLock()
 	calls = mock.calls.Stop
 	mock.lockStop.RUnlock()
+	return calls
+}
+
+// Ensure, that MCPSessionMock does implement ports.MCPSession.
+// If this is not the case, regenerate this file with moq.
+var _ ports.MCPSession = &MCPSessionMock{}
+
+// MCPSessionMock is a mock implementation of ports.MCPSession.
+//
+//	func TestSomethingThatUsesMCPSession(t *testing.T) {
+//
+//		// make and configure a mocked ports.MCPSession
+//		mockedMCPSession := &MCPSessionMock{
+//			CallFunc: func(ctx context.Context, name string, args json.RawMessage) (ports.ToolResult, error) {
+//				panic("mock out the Call method")
+//			},
+//			CallToolFunc: func(ctx context.Context, tool string, args json.RawMessage) (ports.MCPToolResult, error) {
+//				panic("mock out the CallTool method")
+//			},
+//			GetPromptFunc: func(ctx context.Context, name string, args map[string]string) (ports.MCPPromptResult, error) {
+//				panic("mock out the GetPrompt method")
+//			},
+//			PromptsFunc: func(ctx context.Context) ([]ports.MCPPrompt, error) {
+//				panic("mock out the Prompts method")
+//			},
+//			ReadResourceFunc: func(ctx context.Context, uri string) ([]ports.MCPResourceContent, error) {
+//				panic("mock out the ReadResource method")
+//			},
+//			ResourcesFunc: func(ctx context.Context) ([]ports.MCPResource, error) {
+//				panic("mock out the Resources method")
+//			},
+//			ToolsFunc: func(ctx context.Context) ([]llm.Tool, error) {
+//				panic("mock out the Tools method")
+//			},
+//		}
+//
+//		// use mockedMCPSession in code that requires ports.MCPSession
+//		// and then make assertions.
+//
+//	}
+type MCPSessionMock struct {
+	// CallFunc mocks the Call method.
+	CallFunc func(ctx context.Context, name string, args json.RawMessage) (ports.ToolResult, error)
+
+	// CallToolFunc mocks the CallTool method.
+	CallToolFunc func(ctx context.Context, tool string, args json.RawMessage) (ports.MCPToolResult, error)
+
+	// GetPromptFunc mocks the GetPrompt method.
+	GetPromptFunc func(ctx context.Context, name string, args map[string]string) (ports.MCPPromptResult, error)
+
+	// PromptsFunc mocks the Prompts method.
+	PromptsFunc func(ctx context.Context) ([]ports.MCPPrompt, error)
+
+	// ReadResourceFunc mocks the ReadResource method.
+	ReadResourceFunc func(ctx context.Context, uri string) ([]ports.MCPResourceContent, error)
+
+	// ResourcesFunc mocks the Resources method.
+	ResourcesFunc func(ctx context.Context) ([]ports.MCPResource, error)
+
+	// ToolsFunc mocks the Tools method.
+	ToolsFunc func(ctx context.Context) ([]llm.Tool, error)
+
+	// calls tracks calls to the methods.
+	calls struct {
+		// Call holds details about calls to the Call method.
+		Call []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Name is the name argument value.
+			Name string
+			// Args is the args argument value.
+			Args json.RawMessage
+		}
+		// CallTool holds details about calls to the CallTool method.
+		CallTool []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Tool is the tool argument value.
+			Tool string
+			// Args is the args argument value.
+			Args json.RawMessage
+		}
+		// GetPrompt holds details about calls to the GetPrompt method.
+		GetPrompt []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Name is the name argument value.
+			Name string
+			// Args is the args argument value.
+			Args map[string]string
+		}
+		// Prompts holds details about calls to the Prompts method.
+		Prompts []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+		}
+		// ReadResource holds details about calls to the ReadResource method.
+		ReadResource []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// URI is the uri argument value.
+			URI string
+		}
+		// Resources holds details about calls to the Resources method.
+		Resources []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+		}
+		// Tools holds details about calls to the Tools method.
+		Tools []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+		}
+	}
+	lockCall         sync.RWMutex
+	lockCallTool     sync.RWMutex
+	lockGetPrompt    sync.RWMutex
+	lockPrompts      sync.RWMutex
+	lockReadResource sync.RWMutex
+	lockResources    sync.RWMutex
+	lockTools        sync.RWMutex
+}
+
+// Call calls CallFunc.
+func (mock *MCPSessionMock) Call(ctx context.Context, name string, args json.RawMessage) (ports.ToolResult, error) {
+	if mock.CallFunc == nil {
+		panic("MCPSessionMock.CallFunc: method is nil but MCPSession.Call was just called")
+	}
+	callInfo := struct {
+		Ctx  context.Context
+		Name string
+		Args json.RawMessage
+	}{
+		Ctx:  ctx,
+		Name: name,
+		Args: args,
+	}
+	mock.lockCall.Lock()
+	mock.calls.Call = append(mock.calls.Call, callInfo)
+	mock.lockCall.Unlock()
+	return mock.CallFunc(ctx, name, args)
+}
+
+// CallCalls gets all the calls that were made to Call.
+// Check the length with:
+//
+//	len(mockedMCPSession.CallCalls())
+func (mock *MCPSessionMock) CallCalls() []struct {
+	Ctx  context.Context
+	Name string
+	Args json.RawMessage
+} {
+	var calls []struct {
+		Ctx  context.Context
+		Name string
+		Args json.RawMessage
+	}
+	mock.lockCall.RLock()
+	calls = mock.calls.Call
+	mock.lockCall.RUnlock()
+	return calls
+}
+
+// CallTool calls CallToolFunc.
+func (mock *MCPSessionMock) CallTool(ctx context.Context, tool string, args json.RawMessage) (ports.MCPToolResult, error) {
+	if mock.CallToolFunc == nil {
+		panic("MCPSessionMock.CallToolFunc: method is nil but MCPSession.CallTool was just called")
+	}
+	callInfo := struct {
+		Ctx  context.Context
+		Tool string
+		Args json.RawMessage
+	}{
+		Ctx:  ctx,
+		Tool: tool,
+		Args: args,
+	}
+	mock.lockCallTool.Lock()
+	mock.calls.CallTool = append(mock.calls.CallTool, callInfo)
+	mock.lockCallTool.Unlock()
+	return mock.CallToolFunc(ctx, tool, args)
+}
+
+// CallToolCalls gets all the calls that were made to CallTool.
+// Check the length with:
+//
+//	len(mockedMCPSession.CallToolCalls())
+func (mock *MCPSessionMock) CallToolCalls() []struct {
+	Ctx  context.Context
+	Tool string
+	Args json.RawMessage
+} {
+	var calls []struct {
+		Ctx  context.Context
+		Tool string
+		Args json.RawMessage
+	}
+	mock.lockCallTool.RLock()
+	calls = mock.calls.CallTool
+	mock.lockCallTool.RUnlock()
+	return calls
+}
+
+// GetPrompt calls GetPromptFunc.
+func (mock *MCPSessionMock) GetPrompt(ctx context.Context, name string, args map[string]string) (ports.MCPPromptResult, error) {
+	if mock.GetPromptFunc == nil {
+		panic("MCPSessionMock.GetPromptFunc: method is nil but MCPSession.GetPrompt was just called")
+	}
+	callInfo := struct {
+		Ctx  context.Context
+		Name string
+		Args map[string]string
+	}{
+		Ctx:  ctx,
+		Name: name,
+		Args: args,
+	}
+	mock.lockGetPrompt.Lock()
+	mock.calls.GetPrompt = append(mock.calls.GetPrompt, callInfo)
+	mock.lockGetPrompt.Unlock()
+	return mock.GetPromptFunc(ctx, name, args)
+}
+
+// GetPromptCalls gets all the calls that were made to GetPrompt.
+// Check the length with:
+//
+//	len(mockedMCPSession.GetPromptCalls())
+func (mock *MCPSessionMock) GetPromptCalls() []struct {
+	Ctx  context.Context
+	Name string
+	Args map[string]string
+} {
+	var calls []struct {
+		Ctx  context.Context
+		Name string
+		Args map[string]string
+	}
+	mock.lockGetPrompt.RLock()
+	calls = mock.calls.GetPrompt
+	mock.lockGetPrompt.RUnlock()
+	return calls
+}
+
+// Prompts calls PromptsFunc.
+func (mock *MCPSessionMock) Prompts(ctx context.Context) ([]ports.MCPPrompt, error) {
+	if mock.PromptsFunc == nil {
+		panic("MCPSessionMock.PromptsFunc: method is nil but MCPSession.Prompts was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+	}{
+		Ctx: ctx,
+	}
+	mock.lockPrompts.Lock()
+	mock.calls.Prompts = append(mock.calls.Prompts, callInfo)
+	mock.lockPrompts.Unlock()
+	return mock.PromptsFunc(ctx)
+}
+
+// PromptsCalls gets all the calls that were made to Prompts.
+// Check the length with:
+//
+//	len(mockedMCPSession.PromptsCalls())
+func (mock *MCPSessionMock) PromptsCalls() []struct {
+	Ctx context.Context
+} {
+	var calls []struct {
+		Ctx context.Context
+	}
+	mock.lockPrompts.RLock()
+	calls = mock.calls.Prompts
+	mock.lockPrompts.RUnlock()
+	return calls
+}
+
+// ReadResource calls ReadResourceFunc.
+func (mock *MCPSessionMock) ReadResource(ctx context.Context, uri string) ([]ports.MCPResourceContent, error) {
+	if mock.ReadResourceFunc == nil {
+		panic("MCPSessionMock.ReadResourceFunc: method is nil but MCPSession.ReadResource was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+		URI string
+	}{
+		Ctx: ctx,
+		URI: uri,
+	}
+	mock.lockReadResource.Lock()
+	mock.calls.ReadResource = append(mock.calls.ReadResource, callInfo)
+	mock.lockReadResource.Unlock()
+	return mock.ReadResourceFunc(ctx, uri)
+}
+
+// ReadResourceCalls gets all the calls that were made to ReadResource.
+// Check the length with:
+//
+//	len(mockedMCPSession.ReadResourceCalls())
+func (mock *MCPSessionMock) ReadResourceCalls() []struct {
+	Ctx context.Context
+	URI string
+} {
+	var calls []struct {
+		Ctx context.Context
+		URI string
+	}
+	mock.lockReadResource.RLock()
+	calls = mock.calls.ReadResource
+	mock.lockReadResource.RUnlock()
+	return calls
+}
+
+// Resources calls ResourcesFunc.
+func (mock *MCPSessionMock) Resources(ctx context.Context) ([]ports.MCPResource, error) {
+	if mock.ResourcesFunc == nil {
+		panic("MCPSessionMock.ResourcesFunc: method is nil but MCPSession.Resources was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+	}{
+		Ctx: ctx,
+	}
+	mock.lockResources.Lock()
+	mock.calls.Resources = append(mock.calls.Resources, callInfo)
+	mock.lockResources.Unlock()
+	return mock.ResourcesFunc(ctx)
+}
+
+// ResourcesCalls gets all the calls that were made to Resources.
+// Check the length with:
+//
+//	len(mockedMCPSession.ResourcesCalls())
+func (mock *MCPSessionMock) ResourcesCalls() []struct {
+	Ctx context.Context
+} {
+	var calls []struct {
+		Ctx context.Context
+	}
+	mock.lockResources.RLock()
+	calls = mock.calls.Resources
+	mock.lockResources.RUnlock()
+	return calls
+}
+
+// Tools calls ToolsFunc.
+func (mock *MCPSessionMock) Tools(ctx context.Context) ([]llm.Tool, error) {
+	if mock.ToolsFunc == nil {
+		panic("MCPSessionMock.ToolsFunc: method is nil but MCPSession.Tools was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+	}{
+		Ctx: ctx,
+	}
+	mock.lockTools.Lock()
+	mock.calls.Tools = append(mock.calls.Tools, callInfo)
+	mock.lockTools.Unlock()
+	return mock.ToolsFunc(ctx)
+}
+
+// ToolsCalls gets all the calls that were made to Tools.
+// Check the length with:
+//
+//	len(mockedMCPSession.ToolsCalls())
+func (mock *MCPSessionMock) ToolsCalls() []struct {
+	Ctx context.Context
+} {
+	var calls []struct {
+		Ctx context.Context
+	}
+	mock.lockTools.RLock()
+	calls = mock.calls.Tools
+	mock.lockTools.RUnlock()
 	return calls
 }
 

@@ -2,6 +2,7 @@ package ports
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -48,10 +49,87 @@ type MCPPool interface {
 	// when none is known. A started instance's listing replaces the
 	// entry, and a server's tools/list_changed notification drops it.
 	CachedTools(spec MCPServerSpec) ([]llm.Tool, bool)
+	// Open leases spec's instance as Lease does, for jp mcp call,
+	// resources and prompts: the session also reaches the server's tools
+	// by their own names, its resources and its prompts.
+	Open(ctx context.Context, spec MCPServerSpec, lim MCPLimits) (session MCPSession, release func(), err error)
 	// Stop stops spec's instance now unless a lease holds it (jp mcp
 	// check starts, lists and stops each server).
 	Stop(ctx context.Context, spec MCPServerSpec) error
 	// Shutdown stops every instance (close stdin, a grace period, then
 	// SIGTERM and SIGKILL to its process group) and refuses later leases.
 	Shutdown(ctx context.Context) error
+}
+
+// MCPSession is a leased MCP server instance beyond its tools as the
+// model sees them.
+type MCPSession interface {
+	ToolServer
+	// CallTool calls the server's tool by its own name (not the
+	// <server>__<tool> name offered to the model).
+	CallTool(ctx context.Context, tool string, args json.RawMessage) (MCPToolResult, error)
+	// Resources lists the server's resources and resource templates.
+	Resources(ctx context.Context) ([]MCPResource, error)
+	// ReadResource reads one resource by its URI.
+	ReadResource(ctx context.Context, uri string) ([]MCPResourceContent, error)
+	// Prompts lists the server's prompts.
+	Prompts(ctx context.Context) ([]MCPPrompt, error)
+	// GetPrompt renders one prompt with its arguments.
+	GetPrompt(ctx context.Context, name string, args map[string]string) (MCPPromptResult, error)
+}
+
+// MCPToolResult is a tool's result: as the model would see it (Text) and
+// as the server sent it (JSON, the MCP CallToolResult object).
+type MCPToolResult struct {
+	Text    string
+	IsError bool
+	JSON    json.RawMessage
+}
+
+// MCPResource is one resource, or a resource template (Template set,
+// URI empty), a server offers.
+type MCPResource struct {
+	URI         string `json:"uri,omitempty"`
+	Template    string `json:"uri_template,omitempty"`
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	MIMEType    string `json:"mime_type,omitempty"`
+}
+
+// MCPResourceContent is one part of a read resource: Text, or Blob for
+// binary contents.
+type MCPResourceContent struct {
+	URI      string
+	MIMEType string
+	Text     string
+	Blob     []byte
+}
+
+// MCPPrompt is one prompt a server offers.
+type MCPPrompt struct {
+	Name        string              `json:"name"`
+	Title       string              `json:"title,omitempty"`
+	Description string              `json:"description,omitempty"`
+	Arguments   []MCPPromptArgument `json:"arguments"`
+}
+
+// MCPPromptArgument is one argument of a prompt.
+type MCPPromptArgument struct {
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Required    bool   `json:"required"`
+}
+
+// MCPPromptResult is a rendered prompt: its messages, each as text
+// (non-text content described in one line).
+type MCPPromptResult struct {
+	Description string             `json:"description,omitempty"`
+	Messages    []MCPPromptMessage `json:"messages"`
+}
+
+// MCPPromptMessage is one message of a rendered prompt.
+type MCPPromptMessage struct {
+	Role string `json:"role"`
+	Text string `json:"text"`
 }

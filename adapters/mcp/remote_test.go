@@ -34,6 +34,12 @@ func newRemoteServer(t *testing.T) *remoteServer {
 		sdk.AddTool(s, &sdk.Tool{Name: "echo", Description: "Echoes."}, func(_ context.Context, _ *sdk.CallToolRequest, in echoIn) (*sdk.CallToolResult, any, error) {
 			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "Echo: " + in.Message}}}, nil, nil
 		})
+		s.AddResource(&sdk.Resource{URI: "test://readme", Name: "readme", MIMEType: "text/plain"}, func(context.Context, *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: "test://readme", MIMEType: "text/plain", Text: "read me"}}}, nil
+		})
+		s.AddPrompt(&sdk.Prompt{Name: "greet", Arguments: []*sdk.PromptArgument{{Name: "who", Required: true}}}, func(_ context.Context, r *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+			return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: "Hello " + r.Params.Arguments["who"]}}}}, nil
+		})
 		return s
 	}, nil)
 	rs.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -138,5 +144,42 @@ func TestRedactURLDropsCredentials(t *testing.T) {
 	got := redactURL("https://user:pw@example.test/mcp?token=abc#x")
 	if got != "https://example.test/mcp" {
 		t.Fatalf("redactURL = %q", got)
+	}
+}
+
+func TestRemoteSessionResourcesPromptsAndRawCalls(t *testing.T) {
+	rs := newRemoteServer(t)
+	p, _, _ := newTestPool(t, nil)
+	ctx := context.Background()
+	s, release, err := p.Open(ctx, remoteSpec(rs.URL, ""), limits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	res, err := s.CallTool(ctx, "echo", []byte(`{"message":"raw"}`))
+	if err != nil || res.Text != "Echo: raw" || res.IsError || !strings.Contains(string(res.JSON), `"content":[{"type":"text","text":"Echo: raw"}]`) {
+		t.Fatalf("CallTool = %+v (%s), %v", res, res.JSON, err)
+	}
+	if _, err := s.CallTool(ctx, "echo", []byte(`[1]`)); err == nil || !strings.Contains(err.Error(), "must be a JSON object") {
+		t.Fatalf("array arguments: %v", err)
+	}
+	list, err := s.Resources(ctx)
+	if err != nil || len(list) != 1 || list[0].URI != "test://readme" || list[0].MIMEType != "text/plain" {
+		t.Fatalf("Resources = %+v, %v", list, err)
+	}
+	got, err := s.ReadResource(ctx, "test://readme")
+	if err != nil || len(got) != 1 || got[0].Text != "read me" {
+		t.Fatalf("ReadResource = %+v, %v", got, err)
+	}
+	prompts, err := s.Prompts(ctx)
+	if err != nil || len(prompts) != 1 || prompts[0].Name != "greet" || len(prompts[0].Arguments) != 1 || !prompts[0].Arguments[0].Required {
+		t.Fatalf("Prompts = %+v, %v", prompts, err)
+	}
+	pr, err := s.GetPrompt(ctx, "greet", map[string]string{"who": "Ada"})
+	if err != nil || len(pr.Messages) != 1 || pr.Messages[0].Role != "user" || pr.Messages[0].Text != "Hello Ada" {
+		t.Fatalf("GetPrompt = %+v, %v", pr, err)
+	}
+	if _, err := s.GetPrompt(ctx, "nope", nil); err == nil {
+		t.Fatal("an unknown prompt did not fail")
 	}
 }

@@ -10,8 +10,11 @@ import (
 
 // McpCmd is jp mcp: the MCP servers of [mcp.servers.<name>] (docs/mcp.md).
 type McpCmd struct {
-	Ls    McpLsCmd    `cmd:"" aliases:"list" help:"List the configured MCP servers."`
-	Check McpCheckCmd `cmd:"" help:"Start each enabled MCP server (or only NAME), list its tools as the model sees them, and stop it."`
+	Ls        McpLsCmd        `cmd:"" aliases:"list" help:"List the configured MCP servers."`
+	Check     McpCheckCmd     `cmd:"" help:"Start each enabled MCP server (or only NAME), list its tools as the model sees them, and stop it."`
+	Call      McpCallCmd      `cmd:"" help:"Call one tool of MCP server NAME and print its result."`
+	Resources McpResourcesCmd `cmd:"" help:"List the resources of MCP server NAME, or read one."`
+	Prompts   McpPromptsCmd   `cmd:"" help:"List the prompts of MCP server NAME (jp q --mcp-prompt NAME/PROMPT starts a query from one)."`
 }
 
 // McpLsCmd is jp mcp ls.

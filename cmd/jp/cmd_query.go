@@ -21,6 +21,7 @@ type QueryCmd struct {
 	Format       string   `enum:"text,json" default:"text" help:"Output: text, or json (one JSON object per event)."`
 	Quiet        bool     `short:"q" help:"No chrome (status lines)."`
 	Headless     string   `placeholder:"FILE" env:"JP_HEADLESS" help:"Answer prompts from a script file instead of the terminal (see docs/headless.md)."`
+	MCPPrompt    string   `name:"mcp-prompt" placeholder:"SERVER/PROMPT" help:"Start the query from an MCP server's prompt; the words after it are the prompt's arguments as key=value."`
 }
 
 // Run sends the message and runs the turn loop.
@@ -28,7 +29,7 @@ func (c *QueryCmd) Run(rt *Runtime) error {
 	rt.Front = FrontOptions{Format: c.Format, Quiet: c.Quiet, Headless: c.Headless}
 	msg := strings.Join(c.Message, " ")
 	has := len(c.Message) > 0
-	if !has && !isTerminal(rt.Streams.In) && rt.Streams.In != nil {
+	if c.MCPPrompt == "" && !has && !isTerminal(rt.Streams.In) && rt.Streams.In != nil {
 		b, err := io.ReadAll(io.LimitReader(rt.Streams.In, 64<<20))
 		if err != nil {
 			return fmt.Errorf("read message from stdin: %w", err)
@@ -40,6 +41,12 @@ func (c *QueryCmd) Run(rt *Runtime) error {
 	a, err := rt.App()
 	if err != nil {
 		return err
+	}
+	if c.MCPPrompt != "" {
+		if msg, err = mcpPromptMessage(rt, a, c.MCPPrompt, c.Message); err != nil {
+			return err
+		}
+		has = true
 	}
 	_, err = a.Query.Run(rt.Ctx, app.QueryInput{
 		Target: rt.Globals.Workspace, LaunchDir: rt.Paths.LaunchDir,
