@@ -1,10 +1,13 @@
 package fsstore
 
 import (
+	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -27,6 +30,16 @@ type siloEvents struct {
 // interrupted before it removed the log) are skipped, and so is a trailing
 // partial line (a write interrupted by a crash).
 func readSiloEvents(dir string) (siloEvents, error) {
+	se, err := readSiloBase(dir)
+	if err != nil {
+		return se, err
+	}
+	se.addPartial(dir)
+	return se, nil
+}
+
+// readSiloBase is readSiloEvents without the block in flight.
+func readSiloBase(dir string) (siloEvents, error) {
 	var se siloEvents
 	logPath := filepath.Join(dir, logFile)
 	raw, err := os.ReadFile(logPath)
@@ -47,7 +60,6 @@ func readSiloEvents(dir string) (siloEvents, error) {
 		return se, &ports.CorruptError{Path: jsonPath, Err: err}
 	}
 	if len(lines) == 0 {
-		se.addPartial(dir)
 		return se, nil
 	}
 	tail := se.events[max(0, len(se.events)-len(lines)):]
@@ -67,7 +79,6 @@ func readSiloEvents(dir string) (siloEvents, error) {
 		se.events = append(se.events, e)
 	}
 	conversation.FillIDs(se.events)
-	se.addPartial(dir)
 	return se, nil
 }
 
@@ -102,7 +113,7 @@ func (s *Store) Events(ctx context.Context, loc workspace.Location, id conversat
 		return nil, err
 	}
 	if p.inSilo {
-		se, err := readSiloEvents(p.siloConv)
+		se, err := s.readSilo(p.siloConv)
 		if err != nil {
 			return nil, fmt.Errorf("conversation %s: %w", id, err)
 		}
@@ -201,14 +212,13 @@ func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversat
 	if !turnEnd && st.logSize < s.foldThreshold {
 		return nil
 	}
-	events, err := s.fold(p.siloConv, st, p.format)
-	if err != nil {
+	if _, err := s.fold(p.siloConv, st, p.format, nil); err != nil {
 		return fmt.Errorf("append to conversation %s: %w", id, err)
 	}
 	if st.local || loc.Root == "" {
 		return nil
 	}
-	return s.projectFiles(p.projConv, id, p.siloConv, events)
+	return s.projectFiles(p.projConv, id, p.siloConv, nil)
 }
 
 // appendLog appends whole lines to events.log with one write and fsyncs it.
@@ -237,80 +247,154 @@ func (s *Store) appendLog(dir string, data []byte, st *streamState) error {
 	return nil
 }
 
-// fold moves the log's events into events.json: an atomic rewrite of
-// events.json (splicing the log's lines in, without decoding the events
-// already there), then removal of the log. A crash between the two leaves
-// log events that readers recognise as folded by their IDs. It returns
-// the new events.json, or nil when there was no log to fold.
-func (s *Store) fold(dir string, st *streamState, f conversation.Format) ([]byte, error) {
+// fold moves the log's events, then the lines of extra, into events.json:
+// an atomic rewrite of events.json that copies the events already there
+// as they are (file to file, in the kernel where it can: neither read into
+// memory nor decoded) and adds the new lines, then removal of the log. A
+// crash between the two leaves log events that readers recognise as
+// folded by their IDs. It reports whether there was anything to fold.
+func (s *Store) fold(dir string, st *streamState, f conversation.Format, extra []byte) (bool, error) {
 	logPath := filepath.Join(dir, logFile)
 	raw, err := os.ReadFile(logPath)
-	if isNotExist(err) || (err == nil && len(raw) == 0) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("fold events: %w", err)
-	}
-	jsonPath := filepath.Join(dir, eventsFile)
-	arr, err := os.ReadFile(jsonPath)
 	if err != nil && !isNotExist(err) {
-		return nil, fmt.Errorf("fold events: %w", err)
+		return false, fmt.Errorf("fold events: %w", err)
 	}
-	if len(arr) == 0 {
-		arr = []byte("[]")
+	hadLog := len(raw) > 0
+	if len(raw) == 0 && len(extra) == 0 {
+		return false, nil
 	}
-	merged, ok := spliceEvents(arr, raw)
+	lines, _ := splitLines(raw)
+	more, _ := splitLines(extra)
+	lines = append(lines, more...)
+	jsonPath := filepath.Join(dir, eventsFile)
+	ok, err := s.appendToArray(jsonPath, lines)
+	if err != nil {
+		return false, err
+	}
 	if !ok {
 		se, err := readSiloEvents(dir)
 		if err != nil {
-			return nil, err
+			return false, err
 		}
 		if se.block { // a checkpoint is not an event
 			se.events = se.events[:len(se.events)-1]
 		}
-		if merged, err = conversation.EncodeStoredEvents(se.events, f); err != nil {
-			return nil, fmt.Errorf("fold events: %w", err)
+		for i, l := range more {
+			var e conversation.Event
+			if err := json.Unmarshal(l, &e); err != nil {
+				return false, fmt.Errorf("fold events: new event %d: %w", i+1, err)
+			}
+			se.events = append(se.events, e)
+		}
+		merged, err := conversation.EncodeStoredEvents(se.events, f)
+		if err != nil {
+			return false, fmt.Errorf("fold events: %w", err)
+		}
+		if err := s.writeFile(jsonPath, merged, 0o600); err != nil {
+			return false, err
 		}
 	}
-	if err := s.writeFile(jsonPath, merged, 0o600); err != nil {
-		return nil, err
-	}
-	if err := os.Remove(logPath); err != nil && !isNotExist(err) {
-		return nil, fmt.Errorf("fold events: %w", err)
-	}
-	if err := s.syncDir(dir); err != nil {
-		return nil, err
+	if hadLog {
+		if err := os.Remove(logPath); err != nil && !isNotExist(err) {
+			return false, fmt.Errorf("fold events: %w", err)
+		}
+		if err := s.syncDir(dir); err != nil {
+			return false, err
+		}
 	}
 	if st != nil {
 		if st.json, err = os.Stat(jsonPath); err != nil {
-			return nil, fmt.Errorf("fold events: %w", err)
+			return false, fmt.Errorf("fold events: %w", err)
 		}
 		st.logSize = 0
 	}
-	return merged, nil
+	return true, nil
 }
 
-// spliceEvents appends the complete lines of log to the JSON array arr,
-// one event per line as conversation.EncodeEvents writes them. ok is false
-// when arr does not look like a JSON array.
-func spliceEvents(arr, log []byte) ([]byte, bool) {
-	body := bytes.TrimRight(arr, " \t\r\n")
-	if len(body) < 2 || body[len(body)-1] != ']' || bytes.TrimLeft(body, " \t\r\n")[0] != '[' {
-		return nil, false
+// appendToArray replaces the JSON array of events at path (one event per
+// line, as conversation.EncodeEvents writes it; a missing file is empty)
+// with one that also holds lines, atomically. The array's events are
+// copied file to file. ok is false, and nothing is written, when the file
+// does not end like such an array.
+func (s *Store) appendToArray(path string, lines [][]byte) (ok bool, err error) {
+	src, err := os.Open(path)
+	if isNotExist(err) {
+		src = nil
+	} else if err != nil {
+		return false, fmt.Errorf("fold events: %w", err)
+	} else if fi, err := src.Stat(); err == nil && fi.Size() == 0 {
+		_ = src.Close() // an empty file is an empty array
+		src = nil
 	}
-	body = bytes.TrimRight(body[:len(body)-1], " \t\r\n")
-	lines, _ := splitLines(log)
-	out := make([]byte, 0, len(body)+len(log)+8)
-	out = append(out, body...)
-	empty := body[len(body)-1] == '['
-	for _, l := range lines {
-		if empty {
-			out = append(out, '\n')
-			empty = false
-		} else {
-			out = append(out, ",\n"...)
+	var body int64 // bytes of the array before its closing bracket
+	empty := true
+	if src != nil {
+		defer func() { _ = src.Close() }()
+		if body, empty, ok = arrayBody(src); !ok {
+			return false, nil
 		}
-		out = append(out, l...)
 	}
-	return append(out, "\n]\n"...), true
+	err = s.writeFileFunc(path, 0o600, func(w *os.File) error {
+		if src != nil {
+			if _, err := src.Seek(0, io.SeekStart); err != nil {
+				return err
+			}
+			// *os.File reads from a LimitedReader of a file with
+			// copy_file_range: the kernel copies (or shares) the blocks.
+			if n, err := io.Copy(w, io.LimitReader(src, body)); err != nil || n != body {
+				return cmp.Or(err, io.ErrUnexpectedEOF)
+			}
+		} else if _, err := w.WriteString("["); err != nil {
+			return err
+		}
+		bw := bufio.NewWriterSize(w, 64<<10)
+		for _, l := range lines {
+			if empty {
+				_ = bw.WriteByte('\n')
+				empty = false
+			} else {
+				_, _ = bw.WriteString(",\n")
+			}
+			_, _ = bw.Write(l)
+		}
+		if _, err := bw.WriteString("\n]\n"); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
+	return err == nil, err
+}
+
+// arrayBody finds the end of a JSON array's last element in f (the offset
+// of the white space and bracket closing it). empty reports an array with
+// no element; ok is false when f does not hold a JSON array by its first
+// and last bytes.
+func arrayBody(f *os.File) (end int64, empty, ok bool) {
+	fi, err := f.Stat()
+	if err != nil || fi.Size() < 2 {
+		return 0, false, false
+	}
+	size := fi.Size()
+	head := make([]byte, min(size, 512))
+	if _, err := f.ReadAt(head, 0); err != nil {
+		return 0, false, false
+	}
+	head = bytes.TrimLeft(head, " \t\r\n")
+	if len(head) == 0 || head[0] != '[' {
+		return 0, false, false
+	}
+	n := min(size, 4096)
+	tail := make([]byte, n)
+	if _, err := f.ReadAt(tail, size-n); err != nil {
+		return 0, false, false
+	}
+	t := bytes.TrimRight(tail, " \t\r\n")
+	if len(t) == 0 || t[len(t)-1] != ']' {
+		return 0, false, false
+	}
+	t = bytes.TrimRight(t[:len(t)-1], " \t\r\n")
+	if len(t) == 0 {
+		return 0, false, false // white space all along the tail: not what this store writes
+	}
+	return size - n + int64(len(t)), t[len(t)-1] == '[', true
 }

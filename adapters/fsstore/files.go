@@ -19,7 +19,15 @@ import (
 // permission bits (a user who made a file 0600 keeps it 0600); perm is for
 // a new file. The rename replaces a symbolic link at path rather than
 // writing through it.
-func (s *Store) writeFile(path string, data []byte, perm fs.FileMode) (err error) {
+func (s *Store) writeFile(path string, data []byte, perm fs.FileMode) error {
+	return s.writeFileFunc(path, perm, func(f *os.File) error {
+		_, err := f.Write(data)
+		return err
+	})
+}
+
+// writeFileFunc is writeFile with the content written by fill.
+func (s *Store) writeFileFunc(path string, perm fs.FileMode, fill func(*os.File) error) (err error) {
 	dir := filepath.Dir(path)
 	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() {
 		perm = fi.Mode().Perm()
@@ -35,7 +43,7 @@ func (s *Store) writeFile(path string, data []byte, perm fs.FileMode) (err error
 			_ = os.Remove(tmp)
 		}
 	}()
-	if _, err = f.Write(data); err != nil {
+	if err = fill(f); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err = f.Chmod(perm); err != nil {

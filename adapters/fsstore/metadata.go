@@ -63,14 +63,13 @@ func (s *Store) UpdateMetadata(ctx context.Context, loc workspace.Location, id c
 	if !project {
 		return nil
 	}
-	var events []byte
 	if st != nil && st.logSize > 0 {
-		if events, err = s.fold(p.siloConv, st, p.format); err != nil {
+		if _, err = s.fold(p.siloConv, st, p.format, nil); err != nil {
 			s.dropStream(p.siloConv)
 			return fmt.Errorf("update metadata of conversation %s: %w", id, err)
 		}
 	}
-	return s.projectFiles(p.projConv, id, p.siloConv, events)
+	return s.projectFiles(p.projConv, id, p.siloConv, nil)
 }
 
 // moveArchived moves a conversation of a Rust jp workspace into the Rust
@@ -248,31 +247,33 @@ func (s *Store) projectFiles(dir string, id conversation.ID, siloConv string, ev
 		return fmt.Errorf("project conversation %s: %w", id, err)
 	}
 	if existed {
-		if err := checkProjection(dir, id); err != nil {
+		if err := s.checkProjection(dir, siloConv, id); err != nil {
 			return err
 		}
 		sweepTemps(dir)
 	} else if err := s.syncDir(filepath.Dir(dir)); err != nil {
 		return err
 	}
-	if events == nil {
-		if events, err = os.ReadFile(filepath.Join(siloConv, eventsFile)); err != nil {
-			return fmt.Errorf("project conversation %s: %w", id, err)
-		}
-	}
 	meta, err := os.ReadFile(filepath.Join(siloConv, metadataFile))
 	if err != nil {
 		return fmt.Errorf("project conversation %s: %w", id, err)
 	}
-	if err := s.writeFile(filepath.Join(dir, eventsFile), events, 0o644); err != nil {
+	if events != nil {
+		err = s.writeFile(filepath.Join(dir, eventsFile), events, 0o644)
+	} else {
+		err = s.copyFile(filepath.Join(siloConv, eventsFile), filepath.Join(dir, eventsFile), 0o644)
+	}
+	if err != nil {
 		return fmt.Errorf("project conversation %s: %w", id, err)
 	}
+	s.markValid(filepath.Join(dir, eventsFile))
 	if err := s.copyBaseConfig(siloConv, dir); err != nil {
 		return fmt.Errorf("project conversation %s: %w", id, err)
 	}
 	if err := s.writeFile(filepath.Join(dir, metadataFile), meta, 0o644); err != nil {
 		return fmt.Errorf("project conversation %s: %w", id, err)
 	}
+	s.markValid(filepath.Join(dir, metadataFile))
 	return nil
 }
 

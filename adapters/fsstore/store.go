@@ -92,7 +92,14 @@ type Store struct {
 	formats map[string]conversation.Format
 	// ckpts holds the silo conversation directories whose events.partial
 	// this process is writing: the block is live, not debris to fold in.
-	ckpts  map[string]bool
+	ckpts map[string]bool
+	// lastRead is the last silo conversation read whole, so that the
+	// first append of a turn does not read and decode again what the turn
+	// just read (see readSilo).
+	lastRead *readCache
+	// valid holds checkout copies known to parse, as they were when
+	// known (see checkProjection).
+	valid  map[string]os.FileInfo
 	convMu [64]sync.Mutex // striped per-conversation write locks
 }
 
@@ -138,6 +145,7 @@ func New(dataDir string, clock ports.Clock, opts ...Option) (*Store, error) {
 		streams:       map[string]*streamState{},
 		formats:       map[string]conversation.Format{},
 		ckpts:         map[string]bool{},
+		valid:         map[string]os.FileInfo{},
 	}
 	for _, o := range opts {
 		o(s)

@@ -87,7 +87,7 @@ func (s *Store) streamFor(p place) (*streamState, error) {
 		// The checkout copy is synced when the turn ends: a copy that no
 		// longer parses (a merge left conflict markers in it) stops the
 		// write now, before the turn, rather than being overwritten then.
-		if err := checkProjection(p.projConv, conversation.ID(filepath.Base(p.projConv))); err != nil {
+		if err := s.checkProjection(p.projConv, p.siloConv, conversation.ID(filepath.Base(p.projConv))); err != nil {
 			return nil, err
 		}
 	}
@@ -96,10 +96,27 @@ func (s *Store) streamFor(p place) (*streamState, error) {
 
 // checkProjection fails with a *ports.CorruptError naming the first
 // managed file of the checkout copy dir that is not valid JSON. jp never
-// overwrites such a file: it may hold someone's unresolved merge.
-func checkProjection(dir string, id conversation.ID) error {
+// overwrites such a file: it may hold someone's unresolved merge. A file
+// this process wrote or checked and that is still the same file, or one
+// with the bytes of the user-local copy in siloDir (which this store
+// wrote), is not parsed again: a long conversation's copy is megabytes.
+func (s *Store) checkProjection(dir, siloDir string, id conversation.ID) error {
 	for _, n := range []string{eventsFile, metadataFile} {
 		path := filepath.Join(dir, n)
+		fi, err := os.Stat(path)
+		if isNotExist(err) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("check checkout copy of conversation %s: %w", id, err)
+		}
+		if s.knownValid(path, fi) {
+			continue
+		}
+		if sameContent(path, filepath.Join(siloDir, n)) {
+			s.markValid(path)
+			continue
+		}
 		b, err := os.ReadFile(path)
 		if isNotExist(err) {
 			continue
@@ -111,6 +128,7 @@ func checkProjection(dir string, id conversation.ID) error {
 			return &ports.CorruptError{Path: path, Err: errors.New("it does not parse as JSON"), Hint: fmt.Sprintf(
 				"jp never overwrites the checkout copy of conversation %s: resolve the merge in it (or delete it; jp writes it again from the user-local copy), then run jp again", id)}
 		}
+		s.markValid(path)
 	}
 	return nil
 }
@@ -122,7 +140,8 @@ func checkProjection(dir string, id conversation.ID) error {
 // sequence readers see and removing the log.
 func (s *Store) loadStream(dir string, f conversation.Format) (*streamState, error) {
 	sweepTemps(dir)
-	se, err := readSiloEvents(dir)
+	se, err := s.readSilo(dir)
+	s.dropRead(dir) // the stream state replaces it
 	if err != nil {
 		return nil, err
 	}

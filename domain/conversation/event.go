@@ -233,7 +233,11 @@ func (e Event) MarshalJSON() ([]byte, error) {
 // jp's, or the Rust jp's (decoded: base64 storage fields, object
 // questions, "id" as the call or inquiry ID). An event of a type this jp
 // does not know becomes EventTypeForeign. The bytes are kept in Raw.
-func (e *Event) UnmarshalJSON(b []byte) error {
+func (e *Event) UnmarshalJSON(b []byte) error { return e.decode(b, true) }
+
+// decode reads one stored event. Its Raw is a copy of b with copyRaw, else b
+// itself (the caller owns b and leaves it as it is).
+func (e *Event) decode(b []byte, copyRaw bool) error {
 	var w storedEvent
 	if err := json.Unmarshal(b, &w); err != nil {
 		// An event of a type this jp does not know may have fields of
@@ -251,7 +255,10 @@ func (e *Event) UnmarshalJSON(b []byte) error {
 	if w.Type == "" {
 		return fmt.Errorf("event without a type")
 	}
-	raw := append(json.RawMessage(nil), b...)
+	raw := json.RawMessage(b)
+	if copyRaw {
+		raw = append(json.RawMessage(nil), b...)
+	}
 	typ, err := ParseEventType(w.Type)
 	if err != nil {
 		*e = Event{Type: EventTypeForeign, Kind: w.Type, Timestamp: w.Timestamp.Time, Raw: raw}
@@ -377,18 +384,6 @@ var RedactedAnswer = json.RawMessage(`{"redacted":true}`)
 // IsRedacted reports whether an inquiry answer was stored redacted.
 func IsRedacted(answer json.RawMessage) bool {
 	return bytes.Equal(bytes.TrimSpace(answer), RedactedAnswer)
-}
-
-// DecodeEvents parses the JSON array form of events.json (either stored
-// form) and gives events stored without an ID one from their position
-// (FillIDs).
-func DecodeEvents(b []byte) ([]Event, error) {
-	var evs []Event
-	if err := json.Unmarshal(b, &evs); err != nil {
-		return nil, err
-	}
-	FillIDs(evs)
-	return evs, nil
 }
 
 // FillIDs gives each event without an ID (Legacy: the Rust jp stored it

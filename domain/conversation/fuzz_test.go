@@ -1,7 +1,10 @@
 package conversation
 
 import (
+	"bytes"
 	"encoding/json"
+	"reflect"
+	"strconv"
 	"testing"
 )
 
@@ -24,11 +27,17 @@ func FuzzDecodeEvents(f *testing.F) {
 [{}]
 >>>>>>> theirs`,
 		`[{"type":"chat_request","timestamp":"not a time"}]`, `{"type":"x"}`, `[null]`, `[1]`,
+		`[{"type":"turn_start","id":"a\"]}","timestamp":"2026-09-26T09:14:00Z"} , {"type":"x]","id":"b","t":[{"}":"["}]}]`,
+		`[{"type":"x","id":"a"}}]`, `[{"type":"x","id":"a"},]`, `[{"type":"x","id":"a"}] x`, ` [ ] `, `[true]`, `["s"]`,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		evs, err := DecodeEvents(b)
+		slow, serr := decodeEventsSlow(b)
+		if (err == nil) != (serr == nil) || (err != nil && err.Error() != serr.Error()) || !reflect.DeepEqual(evs, slow) {
+			t.Fatalf("DecodeEvents = %d events, %v; json.Unmarshal of the array: %d, %v", len(evs), err, len(slow), serr)
+		}
 		if err != nil {
 			return
 		}
@@ -83,4 +92,50 @@ func FuzzMetadata(f *testing.F) {
 		}
 		_, _ = CheckTitle(string(b), true)
 	})
+}
+
+// TestDecodeEventsLong decodes an events.json long enough to be decoded
+// in parallel: every event comes back as json.Unmarshal of the whole
+// array gives it, in order, and a bad event anywhere gives its error.
+func TestDecodeEventsLong(t *testing.T) {
+	t.Parallel()
+	var b []byte
+	b = append(b, '[')
+	const n = 5*decodeChunk + 17
+	for i := range n {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '\n')
+		switch i % 4 {
+		case 0:
+			b = append(b, `{"type":"turn_start","id":"t`...)
+		case 1:
+			b = append(b, `{"type":"chat_request","content":"with \"quotes\" and ] [ } {","id":"r`...)
+		case 2:
+			b = append(b, `{"type":"config_delta","delta":{"a":[1,{"b":null}]},"id":"c`...)
+		default:
+			b = append(b, `{"type":"chat_response","message":"m","timestamp":"2025-02-19 21:20:00.000000","event_id":"m`...)
+		}
+		b = append(b, []byte(strconv.Itoa(i))...)
+		b = append(b, `","timestamp":"2026-09-26T09:14:00Z"}`...)
+	}
+	b = append(b, "\n]\n"...)
+	evs, err := DecodeEvents(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow, err := decodeEventsSlow(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != n || !reflect.DeepEqual(evs, slow) {
+		t.Fatalf("DecodeEvents gave %d events, json.Unmarshal %d, and they differ", len(evs), len(slow))
+	}
+	bad := bytes.Replace(b, []byte(`"id":"c4002"`), []byte(`"id":"c4002",`), 1)
+	_, err = DecodeEvents(bad)
+	_, serr := decodeEventsSlow(bad)
+	if err == nil || serr == nil || err.Error() != serr.Error() {
+		t.Fatalf("a bad event: DecodeEvents %v, json.Unmarshal %v", err, serr)
+	}
 }

@@ -1,0 +1,191 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jpcli/jp/adapters/fsstore"
+	"github.com/jpcli/jp/adapters/storetest"
+	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/workspace"
+	"github.com/jpcli/jp/ports"
+)
+
+// longConversation is the generator of the scale benchmarks: it makes a
+// workspace whose one conversation holds about n events (turns of a
+// question, two tool calls and an answer, about 100 bytes an event, as a
+// real agentic conversation), written through the real store, and returns
+// the checkout, the env and the conversation ID.
+func longConversation(b *testing.B, bin string, n int) (dir string, env []string, id conversation.ID) {
+	b.Helper()
+	dir, env = benchWorkspace(b, bin, 0)
+	data := ""
+	for _, e := range env {
+		if v, ok := strings.CutPrefix(e, "XDG_DATA_HOME="); ok {
+			data = filepath.Join(v, "jp")
+		}
+	}
+	st, err := fsstore.New(data, storetest.NewClock(storetest.Start))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	f, err := st.Find(ctx, dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	loc := workspace.Location{ID: f.ID, Root: f.Root}
+	if id, err = st.Create(ctx, loc, ports.NewConversation{Title: fmt.Sprintf("%d events", n)}); err != nil {
+		b.Fatal(err)
+	}
+	ev := storetest.NewEventMaker("gen-", storetest.Start)
+	var evs []conversation.Event
+	for i := 0; len(evs) < n; i++ {
+		if n-len(evs) < 7 { // a short last turn keeps the count exact
+			evs = append(evs, ev.TurnStart(f.Root), ev.ChatRequest("q"), ev.TurnEnd(conversation.OutcomeCompleted))
+			continue
+		}
+		evs = append(evs, ev.Turn(f.Root, fmt.Sprintf("question %d about the code", i), 2)...)
+	}
+	if err := st.Append(ctx, loc, id, evs...); err != nil {
+		b.Fatal(err)
+	}
+	return dir, env, id
+}
+
+// runMeasured runs the command b.N times and reports the median wall time
+// and the largest peak resident memory of the jp process.
+func runMeasured(b *testing.B, dir string, env []string, bin string, args ...string) {
+	b.Helper()
+	durs := make([]time.Duration, 0, b.N)
+	var rss int64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir, cmd.Env = dir, env
+		start := time.Now()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("jp %v: %v\n%s", args, err, out)
+		}
+		durs = append(durs, time.Since(start))
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			rss = max(rss, int64(ru.Maxrss)) // KiB on Linux
+		}
+	}
+	b.StopTimer()
+	slices.Sort(durs)
+	b.ReportMetric(float64(durs[len(durs)/2].Microseconds())/1000, "median-ms")
+	b.ReportMetric(float64(rss)/1024, "peak-MB")
+}
+
+// BenchmarkQueryLongConversation: jp q -c ID on the demo model and the
+// real store, on conversations of 10, 1,000, 10,000 and 100,000 events
+// (target: the 100,000-event turn under 5x the 10-event turn's time, and
+// under 100 MB). Every run adds a turn, so the conversation grows by a
+// few events per run.
+func BenchmarkQueryLongConversation(b *testing.B) {
+	bin := buildJPBinary(b, b.TempDir())
+	for _, n := range []int{10, 1000, 10000, 100000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			dir, env, id := longConversation(b, bin, n)
+			runMeasured(b, dir, env, bin, "q", "--model", "demo/echo", "-c", string(id), "hi")
+		})
+	}
+}
+
+// BenchmarkShowLongConversation: jp conversation show on 100,000 events:
+// the time to the first byte of output and the total.
+func BenchmarkShowLongConversation(b *testing.B) {
+	bin := buildJPBinary(b, b.TempDir())
+	dir, env, id := longConversation(b, bin, 100000)
+	first := make([]time.Duration, 0, b.N)
+	total := make([]time.Duration, 0, b.N)
+	var rss int64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		cmd := exec.Command(bin, "conversation", "show", string(id))
+		cmd.Dir, cmd.Env = dir, env
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			b.Fatal(err)
+		}
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		start := time.Now()
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		r := bufio.NewReader(out)
+		if _, err := r.ReadByte(); err != nil {
+			b.Fatalf("jp conversation show wrote nothing: %v %s", err, stderr.Bytes())
+		}
+		first = append(first, time.Since(start))
+		if _, err := io.Copy(io.Discard, r); err != nil {
+			b.Fatal(err)
+		}
+		if err := cmd.Wait(); err != nil {
+			b.Fatalf("jp conversation show: %v %s", err, stderr.Bytes())
+		}
+		total = append(total, time.Since(start))
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			rss = max(rss, int64(ru.Maxrss))
+		}
+	}
+	b.StopTimer()
+	slices.Sort(first)
+	slices.Sort(total)
+	b.ReportMetric(float64(first[len(first)/2].Microseconds())/1000, "first-byte-ms")
+	b.ReportMetric(float64(total[len(total)/2].Microseconds())/1000, "median-ms")
+	b.ReportMetric(float64(rss)/1024, "peak-MB")
+}
+
+// BenchmarkQueryBigMessage: jp q with a 20 MB message on the demo model
+// (target: under 1 s and under 4x the message size in peak memory). The
+// message comes from a file on stdin.
+func BenchmarkQueryBigMessage(b *testing.B) {
+	bin := buildJPBinary(b, b.TempDir())
+	dir, env := benchWorkspace(b, bin, 0)
+	msg := filepath.Join(b.TempDir(), "msg.txt")
+	line := strings.Repeat("a line of a very long pasted log file ", 2) + "\n"
+	if err := os.WriteFile(msg, bytes.Repeat([]byte(line), 20<<20/len(line)), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	durs := make([]time.Duration, 0, b.N)
+	var rss int64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		in, err := os.Open(msg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		cmd := exec.Command(bin, "q", "--new", "--model", "demo/echo", "--cfg", "conversation.limits.message_bytes=33554432")
+		cmd.Dir, cmd.Env, cmd.Stdin, cmd.Stdout = dir, env, in, io.Discard
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		start := time.Now()
+		err = cmd.Run()
+		durs = append(durs, time.Since(start))
+		_ = in.Close()
+		if err != nil {
+			b.Fatalf("jp q: %v\n%s", err, stderr.Bytes())
+		}
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			rss = max(rss, int64(ru.Maxrss))
+		}
+	}
+	b.StopTimer()
+	slices.Sort(durs)
+	b.ReportMetric(float64(durs[len(durs)/2].Microseconds())/1000, "median-ms")
+	b.ReportMetric(float64(rss)/1024, "peak-MB")
+}

@@ -1,0 +1,181 @@
+package conversation
+
+import (
+	"encoding/json"
+	"runtime"
+	"sync"
+)
+
+// decodeChunk is how many events one decoding goroutine takes at a time.
+const decodeChunk = 2048
+
+// DecodeEvents parses the JSON array form of events.json (either stored
+// form) and gives events stored without an ID one from their position
+// (FillIDs). The events' Raw bytes are sub-slices of b: b must not be
+// changed afterwards.
+//
+// events.json of a long conversation is megabytes: the array is split
+// into its elements in one pass and the elements are decoded in parallel,
+// each once (json.Unmarshal of the whole array would validate it first and
+// then decode every element twice over). Anything the split does not
+// accept, and any element that does not decode, is decoded again by
+// json.Unmarshal, so errors read as they always did.
+func DecodeEvents(b []byte) ([]Event, error) {
+	elems, ok := splitArray(b)
+	if !ok {
+		return decodeEventsSlow(b)
+	}
+	evs := make([]Event, len(elems))
+	workers := min(runtime.GOMAXPROCS(0), (len(elems)+decodeChunk-1)/decodeChunk)
+	failed := false
+	if workers <= 1 {
+		for i, el := range elems {
+			if evs[i].decode(el, false) != nil {
+				failed = true
+				break
+			}
+		}
+	} else {
+		var (
+			wg   sync.WaitGroup
+			mu   sync.Mutex
+			next int
+		)
+		for range workers {
+			wg.Go(func() {
+				for {
+					mu.Lock()
+					lo := next
+					next += decodeChunk
+					stop := failed
+					mu.Unlock()
+					if stop || lo >= len(elems) {
+						return
+					}
+					for i := lo; i < min(lo+decodeChunk, len(elems)); i++ {
+						if evs[i].decode(elems[i], false) != nil {
+							mu.Lock()
+							failed = true
+							mu.Unlock()
+							return
+						}
+					}
+				}
+			})
+		}
+		wg.Wait()
+	}
+	if failed {
+		return decodeEventsSlow(b)
+	}
+	FillIDs(evs)
+	return evs, nil
+}
+
+// decodeEventsSlow is DecodeEvents by json.Unmarshal of the whole array.
+func decodeEventsSlow(b []byte) ([]Event, error) {
+	var evs []Event
+	if err := json.Unmarshal(b, &evs); err != nil {
+		return nil, err
+	}
+	FillIDs(evs)
+	return evs, nil
+}
+
+// splitArray returns the elements of the JSON array b, or false when b is
+// not an array with well-delimited elements. It checks the structure only
+// (brackets, strings, commas); the elements' own syntax is checked when
+// they are decoded.
+func splitArray(b []byte) ([][]byte, bool) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return nil, false
+	}
+	i = skipSpace(b, i+1)
+	var elems [][]byte
+	if i < len(b) && b[i] == ']' {
+		return elems, skipSpace(b, i+1) == len(b)
+	}
+	for {
+		end, ok := valueEnd(b, i)
+		if !ok {
+			return nil, false
+		}
+		elems = append(elems, b[i:end])
+		i = skipSpace(b, end)
+		if i >= len(b) {
+			return nil, false
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case ']':
+			return elems, skipSpace(b, i+1) == len(b)
+		default:
+			return nil, false
+		}
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// valueEnd returns the end of the JSON value starting at b[i].
+func valueEnd(b []byte, i int) (int, bool) {
+	if i >= len(b) {
+		return 0, false
+	}
+	switch b[i] {
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1, true
+				}
+			case '"':
+				end, ok := stringEnd(b, i)
+				if !ok {
+					return 0, false
+				}
+				i = end - 1
+			}
+		}
+		return 0, false
+	case '"':
+		return stringEnd(b, i)
+	case ',', ']', '}', ':':
+		return 0, false
+	}
+	// A number or a literal: up to the next delimiter.
+	j := i
+	for j < len(b) {
+		switch b[j] {
+		case ',', ']', '}', ' ', '\t', '\n', '\r':
+			return j, true
+		}
+		j++
+	}
+	return j, true
+}
+
+// stringEnd returns the end of the JSON string starting at b[i] (a quote).
+func stringEnd(b []byte, i int) (int, bool) {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1, true
+		}
+	}
+	return 0, false
+}
