@@ -115,6 +115,9 @@ func (q *Query) RunDelegated(ctx context.Context, in DelegatedInput) (turn.End, 
 	}
 	rs := &runState{loc: in.Loc, id: in.Conversation, cfg: in.Config, model: model, provider: provider,
 		approvals: run.NewApprovals(), chrome: map[string]bool{}}
+	if rs.params, err = modelParams(in.Config); err != nil {
+		return notStarted(err)
+	}
 	if rs.events, err = q.store.Events(ctx, in.Loc, in.Conversation); err != nil {
 		return notStarted(err)
 	}

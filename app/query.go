@@ -1,7 +1,9 @@
 package app
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -88,6 +90,11 @@ type QueryInput struct {
 	// Edit (-e) composes even with a message; NoEdit (-E) never composes.
 	Edit   bool
 	NoEdit bool
+	// Schema (--schema) asks for structured output matching it.
+	Schema json.RawMessage
+	// HideReasoning (--hide-reasoning) drops streamed reasoning from the
+	// output; it is still recorded.
+	HideReasoning bool
 	// Config layers.
 	UserConfigDir string
 	Environ       []string
@@ -120,6 +127,11 @@ type runState struct {
 	// userConfigDir is where "always for this workspace" goes outside a
 	// workspace.
 	userConfigDir string
+	params    llm.Params      // assistant.model.parameters
+	schema    []byte          // --schema, for the first turn
+	// hideReasoning drops streamed reasoning from the output (it is
+	// still recorded).
+	hideReasoning bool
 }
 
 // Run executes the query: the turn loop over RunTurnPhases.
@@ -142,13 +154,30 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 	if err != nil {
 		return QueryResult{}, err
 	}
-	model, note, err := q.chooseModel(in.Model, rs.cfg)
+	if rs.params, err = modelParams(rs.cfg); err != nil {
+		return QueryResult{}, err
+	}
+	rs.hideReasoning, rs.schema = in.HideReasoning, in.Schema
+	if len(in.Schema) > 0 && !json.Valid(in.Schema) {
+		return QueryResult{}, &UsageError{Msg: "--schema: not valid JSON (give a JSON Schema object, or a file holding one)"}
+	}
+	last := ""
+	if existing != "" && in.Model == "" && rs.cfg.Assistant.Model.ID == "" {
+		if last, err = q.lastModel(ctx, loc, existing); err != nil {
+			return QueryResult{}, err
+		}
+	}
+	model, note, err := q.chooseModel(cmp.Or(in.Model, last), rs.cfg)
 	if err != nil {
 		return QueryResult{}, err
 	}
 	rs.model = model
 	rs.provider, err = q.providers.Provider(ctx, rs.cfg, model)
 	if err != nil {
+		if last != "" {
+			msg := fmt.Sprintf("conversation %s last used %s: %v (or pick another model with --model)", existing, last, err)
+			return QueryResult{}, &UserError{Msg: msg, Err: err}
+		}
 		return QueryResult{}, &UserError{Msg: err.Error(), Err: err}
 	}
 
@@ -215,9 +244,10 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 // while a reply is queued and query.loop allows it. A new Turn starts only
 // when the previous one completed on its own.
 func (q *Query) turnLoop(ctx context.Context, rs *runState, text string) (turn.End, error) {
-	author := conversation.AuthorUser
+	author, schema := conversation.AuthorUser, rs.schema
 	for {
-		end, err := q.RunTurnPhases(ctx, rs, turn.Request{Root: rs.loc.Root, Content: text, Author: author})
+		end, err := q.RunTurnPhases(ctx, rs, turn.Request{Root: rs.loc.Root, Content: text, Author: author, Schema: schema})
+		schema = nil // a queued reply is free text
 		if err != nil || end != turn.EndCompleted {
 			if _, queued := rs.slot.Text(); queued {
 				q.chromeNote(keptLine)
@@ -348,6 +378,16 @@ func (q *Query) keepDraft(ctx context.Context, loc workspace.Location, id conver
 	}
 	_, err := q.drafts.WriteDraft(ctx, loc, id, doc.WithQuery(text).Render(), "")
 	return err
+}
+
+// lastModel is the model the conversation last used, "" when it has
+// none recorded.
+func (q *Query) lastModel(ctx context.Context, loc workspace.Location, id conversation.ID) (string, error) {
+	evs, err := q.store.Events(ctx, loc, id)
+	if err != nil {
+		return "", err
+	}
+	return turn.LastModel(evs), nil
 }
 
 // chooseModel applies --model, assistant.model.id, then the default choice

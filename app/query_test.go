@@ -326,7 +326,10 @@ func TestSkipUsesCancellationResponse(t *testing.T) {
 	}
 }
 
-func TestTransientErrorRetriesAndKeepsPartial(t *testing.T) {
+// A retried call keeps one copy: the failed attempt's partial output is
+// not stored, and the retry sends the same history (no partial assistant
+// message as a prefill).
+func TestTransientErrorRetriesKeepOneCopy(t *testing.T) {
 	f := newFixture(t,
 		resp{events: []llm.Event{text("partial ")}, err: &llm.Error{Kind: llm.ErrorTransient, Provider: "p", Status: 503}},
 		resp{err: &llm.Error{Kind: llm.ErrorTransient, Provider: "p", Status: 429}},
@@ -336,18 +339,17 @@ func TestTransientErrorRetriesAndKeepsPartial(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := types(evs); got != "turn_start,chat_request,chat_response,chat_response,turn_end" {
+	if got := types(evs); got != "turn_start,chat_request,chat_response,turn_end" {
 		t.Fatalf("events = %s", got)
 	}
-	if evs[2].Message != "partial " || evs[3].Message != "rest" {
-		t.Fatalf("messages = %q %q", evs[2].Message, evs[3].Message)
+	if evs[2].Message != "rest" {
+		t.Fatalf("message = %q", evs[2].Message)
 	}
 	if len(f.ticks) != 2 || f.ticks[1] <= f.ticks[0] {
 		t.Fatalf("backoff = %v", f.ticks)
 	}
-	// The retry continued from the partial response.
 	last := f.provider.calls[2].Messages
-	if last[len(last)-1].Role != llm.RoleAssistant || last[len(last)-1].Text != "partial " {
+	if len(last) != 1 || last[0].Role != llm.RoleUser {
 		t.Fatalf("retry history = %+v", last)
 	}
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -27,6 +28,10 @@ type turnState struct {
 	deltas int
 	// shutdown is set when a graceful shutdown ended the turn.
 	shutdown bool
+	// schema is the turn's structured-output schema, sent on every call.
+	schema json.RawMessage
+	// step is what the current provider call said about itself.
+	step turn.Step
 }
 
 // errShutdown reports a turn ended by graceful shutdown (escalation or
@@ -48,7 +53,8 @@ func (q *Query) RunTurnPhases(ctx context.Context, rs *runState, req turn.Reques
 		return turn.EndUnknown, err
 	}
 	rs.turns++
-	ts := &turnState{m: turn.New(rs.cfg.Assistant.Request.MaxRetries), tools: tools, offered: offered}
+	ts := &turnState{m: turn.New(rs.cfg.Assistant.Request.MaxRetries), tools: tools, offered: offered, schema: req.Schema}
+	req.ContinueOnLength = rs.cfg.Query.ContinueOnLength
 
 	// The turn scope covers the gaps between streaming and tools: a
 	// Ctrl-C there stops the turn, saving what it has.
@@ -85,9 +91,9 @@ func (q *Query) RunTurnPhases(ctx context.Context, rs *runState, req turn.Reques
 		case turn.ActionExecute:
 			queue = append(queue, q.executeBatch(ctx, rs, ts, a.Calls)...)
 		case turn.ActionEnd:
+			q.usageLine(rs, ts)
 			if a.Err != nil {
-				q.printer.Write(ports.ChannelError, a.Err.Error())
-				q.printer.EndBlock(ports.ChannelError)
+				// Returned, not printed: the caller prints it once.
 				return a.End, &UserError{Msg: a.Err.Error(), Err: a.Err}
 			}
 			if ts.shutdown {
@@ -157,8 +163,11 @@ func (q *Query) stream(ctx context.Context, rs *runState, ts *turnState) []turn.
 		System:     rs.cfg.Assistant.ComposeSystemPrompt(),
 		Messages:   turn.History(rs.events),
 		Tools:      ts.offered,
+		Schema:     ts.schema,
+		Params:     rs.params,
 		PriorCalls: turn.ProviderSteps(rs.events) + rs.failed,
 	}
+	ts.step = turn.Step{Model: rs.model.String()}
 	// The scope is pushed before the provider starts, so a Ctrl-C at the
 	// first token already reaches the streaming menu.
 	scope := q.interrupts.Push("streaming")
@@ -197,15 +206,15 @@ func (q *Query) stream(ctx context.Context, rs *runState, ts *turnState) []turn.
 			if reasoning {
 				ch = ports.ChannelReasoning
 			}
-			if flushed, ok := ts.m.Delta(ev.Text, reasoning); ok {
+			if ts.inBlock != ch {
 				q.endBlock(ts)
-				if err := q.persist(ctx, rs, flushed); err != nil {
-					return err
-				}
 			}
 			q.checkpoint(ctx, rs, ev.Text, reasoning)
+			ts.m.Delta(ev.Text, reasoning)
 			ts.inBlock = ch
-			q.printer.Write(ch, ev.Text)
+			if !reasoning || !rs.hideReasoning {
+				q.printer.Write(ch, ev.Text)
+			}
 			q.interrupts.Progress(ports.Progress{Turn: rs.turns, Phase: "streaming", Deltas: ts.deltas})
 		case llm.EventToolCall:
 			produced = true
@@ -221,6 +230,12 @@ func (q *Query) stream(ctx context.Context, rs *runState, ts *turnState) []turn.
 			}
 			q.printer.Write(ports.ChannelToolCall, fmt.Sprintf("%s %s", ev.ToolCall.Name, compact(ev.ToolCall.Arguments)))
 			q.printer.EndBlock(ports.ChannelToolCall)
+		case llm.EventReasoningSignature:
+			ts.m.Signature(ev.Text)
+		case llm.EventUsage:
+			ts.step.Usage = ts.step.Usage.Add(ev.Usage)
+		case llm.EventDone:
+			ts.step.Stop = ev.Stop
 		case llm.EventChrome:
 			q.chromeLine(rs, ev.Text)
 		}
@@ -281,14 +296,25 @@ func (q *Query) stream(ctx context.Context, rs *runState, ts *turnState) []turn.
 // streamEnded turns the provider's return into the machine's input.
 func (q *Query) streamEnded(ctx context.Context, rs *runState, ts *turnState, err error, produced bool) []turn.Action {
 	if err == nil {
-		return ts.m.StreamDone()
+		acts := ts.m.StreamDone(ts.step)
+		if ts.step.Stop == llm.StopLength {
+			q.lengthNote(rs, acts)
+		}
+		return acts
 	}
 	if ctx.Err() != nil {
 		// SIGTERM-style cancellation while streaming: stop, saving what arrived.
 		ts.shutdown = true
 		return ts.m.Stop(nil)
 	}
-	if !produced {
+	if llm.IsTransient(err) {
+		// A retry discards the failed call's blocks: the next delta starts
+		// a fresh checkpoint instead of adding to the discarded one.
+		rs.ckpt = blockCheckpoint{}
+	}
+	if llm.IsTransient(err) && len(ts.m.Pending()) == 0 {
+		// The retry discards this call's output (see turn.Machine): it
+		// left no step in the conversation, so the count says it was made.
 		rs.failed++
 	}
 	ts.retryHint = 0

@@ -273,7 +273,7 @@ func TestTTYChannels(t *testing.T) {
 	p.Write(ports.ChannelChrome, "\rcount 2")
 	p.Write(ports.ChannelChrome, "\rcount 1")
 	p.EndBlock(ports.ChannelChrome)
-	want := "hmm^[]0;title^G\nfailed\ncount 1"
+	want := "reasoning: hmm^[]0;title^G\nfailed\ncount 1"
 	if got := v.String(); got != want {
 		t.Errorf("screen:\n%s\nwant:\n%s", got, want)
 	}
@@ -312,7 +312,7 @@ func TestMarkdownEndAfterOtherChannel(t *testing.T) {
 	p.EndBlock(ports.ChannelContent)
 	p.Write(ports.ChannelContent, "new *para*")
 	p.EndBlock(ports.ChannelContent)
-	want := "abc\nthinking\nnew para"
+	want := "abc\nreasoning: thinking\nnew para"
 	if got := v.String(); got != want {
 		t.Errorf("screen:\n%s\nwant:\n%s", got, want)
 	}

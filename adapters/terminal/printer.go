@@ -116,7 +116,13 @@ func (p *Printer) Write(ch ports.Channel, text string) {
 		return
 	}
 	s := p.route(ch)
+	label := ch == ports.ChannelReasoning && s.tty && s.ch != ch
 	p.prepare(s, ch)
+	if label {
+		// A reasoning block starts: say what it is, so it is never read
+		// as the answer.
+		p.writeStyled(s, ch, "reasoning: ")
+	}
 	switch {
 	case s.tty && ch == ports.ChannelContent:
 		s.midLine = p.md.write(s.w, text)
@@ -210,9 +216,11 @@ func (p *Printer) Flush() error {
 	return err
 }
 
-// route returns the stream a channel goes to in text mode.
+// route returns the stream a channel goes to in text mode. Reasoning goes
+// to stderr when stdout is not a terminal: piped stdout carries the answer
+// alone.
 func (p *Printer) route(ch ports.Channel) *stream {
-	if ch == ports.ChannelChrome || ch == ports.ChannelError {
+	if ch == ports.ChannelChrome || ch == ports.ChannelError || (ch == ports.ChannelReasoning && !p.out.tty) {
 		return &p.err
 	}
 	return &p.out

@@ -62,11 +62,12 @@ func TestPipedText(t *testing.T) {
 	if err := p.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	wantOut := "thinking more\nHello **world**^[[31m raw\nbash {}\nbash: ok\n"
+	// Piped stdout carries the answer alone: reasoning goes to stderr.
+	wantOut := "Hello **world**^[[31m raw\nbash {}\nbash: ok\n"
 	if out.String() != wantOut {
 		t.Errorf("stdout = %q, want %q", out.String(), wantOut)
 	}
-	if errb.String() != "retrying\nboom\n" {
+	if errb.String() != "thinking more\nretrying\nboom\n" {
 		t.Errorf("stderr = %q", errb.String())
 	}
 	// The chrome line comes after the content written before it.

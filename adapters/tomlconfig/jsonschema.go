@@ -72,6 +72,10 @@ func schemaOf(n *node, def any) map[string]any {
 		}
 		s["type"] = "array"
 		s["items"] = item
+	case kindScalar:
+		for k, v := range reflect.Zero(n.typ).Interface().(config.Scalar).ScalarSchema() {
+			s[k] = v
+		}
 	case kindEnum:
 		vals := n.enum.EnumValues()
 		s["enum"] = vals

@@ -21,6 +21,7 @@ const (
 	kindBool                // bool
 	kindStrings             // []string
 	kindEnum                // a config.Enum
+	kindScalar              // a config.Scalar
 	kindList                // []T of a struct T: an array of tables (or of strings, when *T is a config.StringSetter)
 )
 
@@ -64,6 +65,7 @@ type field struct {
 
 var (
 	enumType   = reflect.TypeFor[config.Enum]()
+	scalarType = reflect.TypeFor[config.Scalar]()
 	setterType = reflect.TypeFor[config.EnumSetter]()
 )
 
@@ -75,6 +77,10 @@ func buildNode(t reflect.Type, doc string, min int64) *node {
 	if t.Implements(enumType) && reflect.PointerTo(t).Implements(setterType) {
 		n.kind = kindEnum
 		n.enum = reflect.Zero(t).Interface().(config.Enum)
+		return n
+	}
+	if t.Implements(scalarType) && reflect.PointerTo(t).Implements(setterType) {
+		n.kind = kindScalar
 		return n
 	}
 	switch t.Kind() {
@@ -255,7 +261,7 @@ func decode(v any, n *node, dst reflect.Value) error {
 			out[i] = it.(string)
 		}
 		dst.Set(reflect.ValueOf(out))
-	case kindEnum:
+	case kindEnum, kindScalar:
 		return dst.Addr().Interface().(config.EnumSetter).SetConfigValue(v)
 	case kindList:
 		items := v.([]any)
@@ -363,6 +369,8 @@ func encode(v reflect.Value, n *node) any {
 			out[i] = encode(v.Index(i), n.elem)
 		}
 		return out
+	case kindScalar:
+		return v.Interface().(config.Scalar).ConfigValue()
 	}
 	return nil
 }

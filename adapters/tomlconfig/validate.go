@@ -94,6 +94,11 @@ func (vd *validator) value(v any, n *node, path []string) error {
 		if err := probe.SetConfigValue(v); err != nil {
 			return invalid(fmt.Sprintf("expected one of %s, got %s", config.ExpectedValues(n.enum), describe(v)))
 		}
+	case kindScalar:
+		probe := reflect.New(n.typ).Interface().(config.EnumSetter)
+		if err := probe.SetConfigValue(v); err != nil {
+			return invalid(err.Error())
+		}
 	case kindList:
 		items, ok := v.([]any)
 		if !ok {

@@ -1,9 +1,13 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/jpcli/jp/app"
@@ -22,6 +26,66 @@ type QueryCmd struct {
 	Quiet        bool     `short:"q" help:"No chrome (status lines)."`
 	Headless     string   `placeholder:"FILE" env:"JP_HEADLESS" help:"Answer prompts from a script file instead of the terminal (see docs/headless.md)."`
 	MCPPrompt    string   `name:"mcp-prompt" placeholder:"SERVER/PROMPT" help:"Start the query from an MCP server's prompt; the words after it are the prompt's arguments as key=value."`
+	Attach       []string `short:"a" name:"attach" sep:"none" placeholder:"PATH|cmd:COMMAND|URL|-" help:"Attach a file, a directory (honouring .gitignore), a glob, a command's output (cmd:COMMAND, run in the checkout), an http(s) URL, or stdin (-). Repeatable; see docs/attachments.md."`
+	Param        []string `short:"p" name:"param" sep:"none" placeholder:"KEY=VALUE" help:"Set a model parameter for this run (repeatable): max_tokens, temperature, top_p, stop, reasoning, tool_choice (assistant.model.parameters)."`
+	Reasoning    string   `placeholder:"LEVEL" help:"How much the model thinks: off, auto, low, medium, high, max, or a token budget."`
+	NoReasoning  bool     `name:"no-reasoning" help:"Turn reasoning off (--reasoning off)."`
+	HideReason   bool     `name:"hide-reasoning" help:"Do not show the model's reasoning (it is still recorded)."`
+	ToolChoice   string   `name:"tool-choice" placeholder:"auto|none|required|NAME" help:"Whether the model must call a tool: auto, none, required, or a tool's name."`
+	Schema       string   `placeholder:"FILE|JSON" help:"Ask for structured output matching this JSON Schema (a file, or the JSON itself); the JSON answer alone is printed on stdout."`
+}
+
+// overrides turns the model-parameter flags into configuration overrides
+// of assistant.model.parameters, after the --cfg ones (so they win).
+func (c *QueryCmd) overrides(cfg []string) ([]string, error) {
+	out := append([]string(nil), cfg...)
+	const prefix = "assistant.model.parameters."
+	for _, p := range c.Param {
+		k, v, ok := strings.Cut(p, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" || strings.ContainsAny(k, ". ") {
+			return nil, &app.UsageError{Msg: fmt.Sprintf("--param %q: expected KEY=VALUE, e.g. --param max_tokens=4096 (keys: max_tokens, temperature, top_p, stop, reasoning, tool_choice)", p)}
+		}
+		out = append(out, prefix+k+"="+v)
+	}
+	if c.Reasoning != "" && c.NoReasoning {
+		return nil, &app.UsageError{Msg: "--reasoning and --no-reasoning exclude each other"}
+	}
+	if c.Reasoning != "" {
+		out = append(out, prefix+"reasoning="+c.Reasoning)
+	}
+	if c.NoReasoning {
+		out = append(out, prefix+"reasoning=off")
+	}
+	if c.ToolChoice != "" {
+		out = append(out, prefix+"tool_choice="+strconv.Quote(c.ToolChoice))
+	}
+	return out, nil
+}
+
+// schema reads --schema: a file when one exists at that path, else the
+// JSON itself.
+func (c *QueryCmd) schema(launchDir string) ([]byte, error) {
+	if c.Schema == "" {
+		return nil, nil
+	}
+	text := strings.TrimSpace(c.Schema)
+	if !strings.HasPrefix(text, "{") {
+		path := text
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(launchDir, path)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, &app.UsageError{Msg: fmt.Sprintf("--schema %s: %v (give a file holding a JSON Schema, or the JSON itself)", c.Schema, errors.Unwrap(err))}
+		}
+		text = string(b)
+	}
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(text), &obj); err != nil || obj == nil {
+		return nil, &app.UsageError{Msg: fmt.Sprintf("--schema: not a JSON object (%v)", err)}
+	}
+	return []byte(text), nil
 }
 
 // Run sends the message and runs the turn loop.
@@ -38,6 +102,14 @@ func (c *QueryCmd) Run(rt *Runtime) error {
 			msg, has = s, true
 		}
 	}
+	overrides, err := c.overrides(rt.Globals.Cfg)
+	if err != nil {
+		return err
+	}
+	schema, err := c.schema(rt.Paths.LaunchDir)
+	if err != nil {
+		return err
+	}
 	a, err := rt.App()
 	if err != nil {
 		return err
@@ -52,8 +124,8 @@ func (c *QueryCmd) Run(rt *Runtime) error {
 		Target: rt.Globals.Workspace, LaunchDir: rt.Paths.LaunchDir,
 		Message: msg, HasMessage: has,
 		Conversation: c.Conversation, New: c.New, Local: c.Local, Model: c.Model,
-		Edit: c.Edit, NoEdit: c.NoEdit,
-		UserConfigDir: rt.Paths.ConfigDir, Environ: rt.Environ, Overrides: rt.Globals.Cfg,
+		Edit: c.Edit, NoEdit: c.NoEdit, Schema: schema, HideReasoning: c.HideReason,
+		UserConfigDir: rt.Paths.ConfigDir, Environ: rt.Environ, Overrides: overrides,
 	})
 	return err
 }

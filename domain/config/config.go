@@ -46,8 +46,9 @@ type Assistant struct {
 
 // Model is the [assistant.model] table.
 type Model struct {
-	ID      string            `toml:"id" doc:"\"<provider>/<model>\", e.g. \"anthropic/claude-sonnet-4-5\" or \"demo/echo\", or an alias. Empty: anthropic if its API key is set, else openai if its key is set, else demo/echo."`
-	Aliases map[string]string `toml:"aliases" doc:"Short names for models, e.g. fast = \"anthropic/claude-haiku-4-5\"; usable in --model and assistant.model.id."`
+	ID         string            `toml:"id" doc:"\"<provider>/<model>\", e.g. \"anthropic/claude-sonnet-4-5\" or \"demo/echo\", or an alias. Empty: anthropic if its API key is set, else openai if its key is set, else demo/echo."`
+	Aliases    map[string]string `toml:"aliases" doc:"Short names for models, e.g. fast = \"anthropic/claude-haiku-4-5\"; usable in --model and assistant.model.id."`
+	Parameters ModelParameters   `toml:"parameters" doc:"Model parameters sent with every request (flags: --param KEY=VALUE, --reasoning, --no-reasoning, --tool-choice)."`
 }
 
 // Request is the [assistant.request] table.
@@ -71,14 +72,16 @@ type LLM struct {
 
 // OpenAI is the [providers.openai] table.
 type OpenAI struct {
-	BaseURL   string `toml:"base_url" doc:"Base URL of the Chat Completions API."`
-	APIKeyEnv string `toml:"api_key_env" doc:"Name of the environment variable holding the API key."`
+	BaseURL   string             `toml:"base_url" doc:"Base URL of the Chat Completions API."`
+	APIKeyEnv string             `toml:"api_key_env" doc:"Name of the environment variable holding the API key."`
+	Pricing   map[string]Pricing `toml:"pricing" doc:"Prices per model name, for the cost shown at the end of a turn; they override the built-in table."`
 }
 
 // Anthropic is the [providers.anthropic] table.
 type Anthropic struct {
-	BaseURL   string `toml:"base_url" doc:"Base URL of the Messages API; empty uses the SDK's default."`
-	APIKeyEnv string `toml:"api_key_env" doc:"Name of the environment variable holding the API key."`
+	BaseURL   string             `toml:"base_url" doc:"Base URL of the Messages API; empty uses the SDK's default."`
+	APIKeyEnv string             `toml:"api_key_env" doc:"Name of the environment variable holding the API key."`
+	Pricing   map[string]Pricing `toml:"pricing" doc:"Prices per model name, for the cost shown at the end of a turn; they override the built-in table."`
 }
 
 // Ollama is the [providers.ollama] table.
@@ -93,8 +96,9 @@ type Demo struct {
 
 // Query is the [query] table (docs/interrupts.md).
 type Query struct {
-	Loop            LoopPolicy      `toml:"loop" doc:"When to run another turn after one ends. never: end the invocation; a queued reply stays as a draft for the next jp q. if_pending: run another turn when a reply is queued."`
-	ComposeInEditor ComposeInEditor `toml:"compose_in_editor" doc:"Where a query is composed. false: inline widget, Ctrl+X escapes to the editor. true: the editor, falling back to the inline widget. \"always\": the editor only. \"never\": the inline widget only."`
+	Loop             LoopPolicy      `toml:"loop" doc:"When to run another turn after one ends. never: end the invocation; a queued reply stays as a draft for the next jp q. if_pending: run another turn when a reply is queued."`
+	ComposeInEditor  ComposeInEditor `toml:"compose_in_editor" doc:"Where a query is composed. false: inline widget, Ctrl+X escapes to the editor. true: the editor, falling back to the inline widget. \"always\": the editor only. \"never\": the inline widget only."`
+	ContinueOnLength int             `toml:"continue_on_length" doc:"When a response is cut by the token limit (assistant.model.parameters.max_tokens), ask the model to continue it up to this many times in the same turn. 0: stop and say so."`
 }
 
 // Interrupt is the [interrupt] table.
@@ -136,8 +140,9 @@ func (c CountdownConfig) Duration() time.Duration {
 
 // Conversation is the [conversation] table.
 type Conversation struct {
-	Tools  Tools  `toml:"tools" doc:"Tools offered to the model: defaults, and one table per local tool or per-tool policy."`
-	Limits Limits `toml:"limits" doc:"Size limits on what is stored: a value over one is refused with one line, and nothing is written."`
+	Tools       Tools    `toml:"tools" doc:"Tools offered to the model: defaults, and one table per local tool or per-tool policy."`
+	Limits      Limits   `toml:"limits" doc:"Size limits on what is stored: a value over one is refused with one line, and nothing is written."`
+	Attachments []string `toml:"attachments" doc:"Attached to every query's message, like -a: paths (files, directories, globs, relative to the checkout), cmd:COMMAND, http(s) URLs. See docs/attachments.md."`
 }
 
 // Limits is the [conversation.limits] table.

@@ -115,12 +115,20 @@ type Event struct {
 	// turn_start
 	Root string
 	// chat_request
-	Content string
-	Author  string
-	Schema  json.RawMessage
-	// chat_response (exactly one of Message and Reasoning)
-	Message   string
-	Reasoning string
+	Content     string
+	Author      string
+	Schema      json.RawMessage
+	Attachments []Attachment
+	// chat_response (exactly one of Message and Reasoning). Signature is
+	// the provider's signature of a reasoning block. The last block of a
+	// provider response also carries the Model that answered, its Usage
+	// and its StopReason.
+	Message    string
+	Reasoning  string
+	Signature  string
+	Model      string
+	Usage      *Usage
+	StopReason string
 	// tool_call_request / tool_call_response
 	CallID    string
 	Name      string
@@ -135,7 +143,7 @@ type Event struct {
 	Question   string
 	Answer     json.RawMessage
 	AnswerType string
-	// turn_end
+	// turn_end (Model and Usage also: the last model and the turn's total)
 	Outcome Outcome
 
 	// Kind is the wire name of an EventTypeForeign event.
@@ -156,6 +164,42 @@ type Event struct {
 	Raw json.RawMessage
 }
 
+// Attachment is one attachment of a chat_request, stored whole so that
+// the conversation can be replayed: text in Content, an image's bytes in
+// Data (base64 in JSON).
+type Attachment struct {
+	// Source is what was attached: a path relative to the launch
+	// directory or the checkout, "cmd:<command>", a URL, or "stdin".
+	Source    string `json:"source"`
+	MediaType string `json:"media_type"`
+	Content   string `json:"content,omitempty"`
+	Data      []byte `json:"data,omitempty"`
+	// Size is the attached content's size in bytes; SHA256 its hex digest.
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+}
+
+// Usage counts a response's tokens. InputTokens includes the cache reads
+// and writes; ReasoningTokens are part of OutputTokens.
+type Usage struct {
+	InputTokens      int `json:"input_tokens"`
+	OutputTokens     int `json:"output_tokens"`
+	ReasoningTokens  int `json:"reasoning_tokens,omitempty"`
+	CacheReadTokens  int `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
+}
+
+// Add returns the sum of u and v.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{
+		InputTokens:      u.InputTokens + v.InputTokens,
+		OutputTokens:     u.OutputTokens + v.OutputTokens,
+		ReasoningTokens:  u.ReasoningTokens + v.ReasoningTokens,
+		CacheReadTokens:  u.CacheReadTokens + v.CacheReadTokens,
+		CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens,
+	}
+}
+
 // wireEvent is jp's stored form of an event, used for encoding.
 type wireEvent struct {
 	Type       EventType       `json:"type"`
@@ -165,8 +209,13 @@ type wireEvent struct {
 	Content    *string         `json:"content,omitempty"`
 	Author     string          `json:"author,omitempty"`
 	Schema     json.RawMessage `json:"schema,omitempty"`
+	Attach     []Attachment    `json:"attachments,omitempty"`
 	Message    *string         `json:"message,omitempty"`
 	Reasoning  *string         `json:"reasoning,omitempty"`
+	Signature  string          `json:"signature,omitempty"`
+	Model      string          `json:"model,omitempty"`
+	Usage      *Usage          `json:"usage,omitempty"`
+	StopReason string          `json:"stop_reason,omitempty"`
 	CallID     string          `json:"call_id,omitempty"`
 	Name       string          `json:"name,omitempty"`
 	Arguments  json.RawMessage `json:"arguments,omitempty"`
@@ -191,12 +240,15 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		w.Content = ptr(e.Content)
 		w.Author = e.Author
 		w.Schema = e.Schema
+		w.Attach = e.Attachments
 	case EventTypeChatResponse:
 		if e.Reasoning != "" && e.Message == "" {
 			w.Reasoning = ptr(e.Reasoning)
+			w.Signature = e.Signature
 		} else {
 			w.Message = ptr(e.Message)
 		}
+		w.Model, w.Usage, w.StopReason = e.Model, e.Usage, e.StopReason
 	case EventTypeToolCallRequest:
 		w.CallID, w.Name = e.CallID, e.Name
 		w.Arguments = e.Arguments
@@ -218,6 +270,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		w.AnswerType = e.AnswerType
 	case EventTypeTurnEnd:
 		w.Outcome = e.Outcome
+		w.Model, w.Usage = e.Model, e.Usage
 	case EventTypeForeign:
 		if len(e.Raw) == 0 {
 			return nil, fmt.Errorf("marshal event %q: foreign event without its stored form", e.ID)
@@ -274,6 +327,7 @@ func (e *Event) decode(b []byte, copyRaw bool) error {
 		Author: w.Author, Schema: w.Schema, Name: w.Name,
 		Arguments: w.Arguments, Answer: w.Answer,
 		AnswerType: w.AnswerType, Outcome: w.Outcome, Raw: raw, Files: w.Files,
+		Attachments: w.Attach, Signature: w.Signature, Model: w.Model, Usage: w.Usage, StopReason: w.StopReason,
 	}
 	e.Root = deref(w.Root)
 	e.Content = deref(w.Content)

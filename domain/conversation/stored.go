@@ -93,8 +93,13 @@ type storedEvent struct {
 	Content    *string         `json:"content"`
 	Author     string          `json:"author"`
 	Schema     json.RawMessage `json:"schema"`
+	Attach     []Attachment    `json:"attachments"`
 	Message    *string         `json:"message"`
 	Reasoning  *string         `json:"reasoning"`
+	Signature  string          `json:"signature"`
+	Model      string          `json:"model"`
+	Usage      *Usage          `json:"usage"`
+	StopReason string          `json:"stop_reason"`
 	CallID     string          `json:"call_id"`
 	Name       string          `json:"name"`
 	Arguments  json.RawMessage `json:"arguments"`

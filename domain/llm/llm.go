@@ -44,17 +44,60 @@ type ToolCall struct {
 
 // Message is one entry of the history sent to a provider.
 //
-//   - RoleUser: Text.
-//   - RoleAssistant: Text and/or Reasoning, and ToolCalls.
+//   - RoleUser: Text, and Attachments (sent before the text).
+//   - RoleAssistant: Text and/or Reasoning (with its Thinking blocks), and
+//     ToolCalls.
 //   - RoleTool: the result of ToolCallID in Text, IsError when it failed.
 type Message struct {
-	Role       Role
-	Text       string
-	Reasoning  string
-	ToolCalls  []ToolCall
-	ToolCallID string
-	IsError    bool
+	Role      Role
+	Text      string
+	Reasoning string
+	// Thinking are the reasoning blocks of an assistant message in order,
+	// each with the provider's signature when it sent one. A provider that
+	// needs its reasoning back (Anthropic thinking with tool use) sends the
+	// signed ones; the others ignore them.
+	Thinking    []Thinking
+	Attachments []Attachment
+	ToolCalls   []ToolCall
+	ToolCallID  string
+	IsError     bool
 }
+
+// Thinking is one reasoning block as the provider streamed it.
+type Thinking struct {
+	Text      string
+	Signature string
+}
+
+// Attachment is context attached to a user message: text (a file, a
+// command's output, a web page) or an image.
+type Attachment struct {
+	// Name says where it came from: a path, "cmd:<command>", a URL, "-".
+	Name string
+	// MediaType is "text/plain" for text, or the image's type
+	// ("image/png", "image/jpeg", "image/gif", "image/webp").
+	MediaType string
+	// Text is the content of a text attachment.
+	Text string
+	// Data is the content of an image.
+	Data []byte
+}
+
+// AttachmentText is how a text attachment is put before the message: the
+// content between delimiter lines that name its source.
+func AttachmentText(a Attachment) string {
+	text := a.Text
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	return "<attachment source=\"" + a.Name + "\">\n" + text + "</attachment>"
+}
+
+// IsImage reports whether the attachment is an image.
+func (a Attachment) IsImage() bool { return strings.HasPrefix(a.MediaType, "image/") }
+
+// ImageTypes are the image media types attachments may carry.
+var ImageTypes = []string{"image/png", "image/jpeg", "image/gif", "image/webp"}
 
 // Tool is a tool offered to the model.
 type Tool struct {
@@ -74,6 +117,10 @@ type Request struct {
 	Tools    []Tool
 	// Schema, when set, asks for structured output matching it.
 	Schema json.RawMessage
+	// Params are the model parameters (assistant.model.parameters and
+	// their flags); the zero value leaves every one to the provider's
+	// default for the model.
+	Params Params
 	// PriorCalls is how many provider calls the conversation already had
 	// (derived from stored events). The demo provider uses it to pick the
 	// script entry; other providers ignore it.
@@ -101,20 +148,64 @@ const (
 	// EventChrome carries a line for the chrome channel in Text (the demo
 	// model's notice).
 	EventChrome
+	// EventReasoningSignature carries, in Text, the provider's signature of
+	// the reasoning block being streamed (Anthropic's signature_delta).
+	EventReasoningSignature
 )
 
-// Usage counts tokens.
+// Usage counts tokens. InputTokens counts every input token, those read
+// from or written to the prompt cache included; ReasoningTokens are part
+// of OutputTokens.
 type Usage struct {
-	InputTokens  int
-	OutputTokens int
+	InputTokens      int
+	OutputTokens     int
+	ReasoningTokens  int
+	CacheReadTokens  int
+	CacheWriteTokens int
 }
 
-// Event is one typed item of a provider stream.
+// Add returns the sum of u and v.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{
+		InputTokens:      u.InputTokens + v.InputTokens,
+		OutputTokens:     u.OutputTokens + v.OutputTokens,
+		ReasoningTokens:  u.ReasoningTokens + v.ReasoningTokens,
+		CacheReadTokens:  u.CacheReadTokens + v.CacheReadTokens,
+		CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens,
+	}
+}
+
+// IsZero reports whether no token was counted.
+func (u Usage) IsZero() bool { return u == Usage{} }
+
+// StopReason is why a response ended, provider-neutral.
+type StopReason string
+
+// Stop reasons. A provider's own reason without an equivalent is passed
+// through as it is.
+const (
+	// StopEnd: the model finished its answer.
+	StopEnd StopReason = "end"
+	// StopToolUse: the model stopped to call tools.
+	StopToolUse StopReason = "tool_use"
+	// StopLength: the response hit the token limit (max_tokens).
+	StopLength StopReason = "length"
+	// StopSequence: a stop sequence was generated.
+	StopSequence StopReason = "stop_sequence"
+	// StopRefusal: the model (or a content filter) refused.
+	StopRefusal StopReason = "refusal"
+)
+
+// Event is one typed item of a provider stream. EventDone carries the
+// response's Stop reason and the Model that answered, when the provider
+// said.
 type Event struct {
 	Kind     EventKind
 	Text     string
 	ToolCall ToolCall
 	Usage    Usage
+	Stop     StopReason
+	Model    string
 }
 
 // ErrorKind classifies provider failures.

@@ -39,14 +39,20 @@ func History(evs []conversation.Event) []llm.Message {
 			closeOpen()
 		case conversation.EventTypeChatRequest:
 			closeOpen()
-			msgs = append(msgs, llm.Message{Role: llm.RoleUser, Text: e.Content})
+			msgs = append(msgs, llm.Message{Role: llm.RoleUser, Text: e.Content, Attachments: attachments(e.Attachments)})
 		case conversation.EventTypeChatResponse:
+			if e.Message == "" && e.Reasoning == "" {
+				continue
+			}
 			if len(open) > 0 {
 				closeOpen()
 			}
 			a := assistant()
 			a.Text += e.Message
 			a.Reasoning += e.Reasoning
+			if e.Reasoning != "" {
+				a.Thinking = append(a.Thinking, llm.Thinking{Text: e.Reasoning, Signature: e.Signature})
+			}
 		case conversation.EventTypeToolCallRequest:
 			a := assistant()
 			a.ToolCalls = append(a.ToolCalls, llm.ToolCall{ID: e.CallID, Name: e.Name, Arguments: e.Arguments})
@@ -58,6 +64,28 @@ func History(evs []conversation.Event) []llm.Message {
 	}
 	closeOpen()
 	return msgs
+}
+
+func attachments(as []conversation.Attachment) []llm.Attachment {
+	if len(as) == 0 {
+		return nil
+	}
+	out := make([]llm.Attachment, len(as))
+	for i, a := range as {
+		out[i] = llm.Attachment{Name: a.Source, MediaType: a.MediaType, Text: a.Content, Data: a.Data}
+	}
+	return out
+}
+
+// LastModel is the model the conversation last used ("<provider>/<model>"
+// as recorded on turn_end), or "".
+func LastModel(evs []conversation.Event) string {
+	for i := len(evs) - 1; i >= 0; i-- {
+		if evs[i].Type == conversation.EventTypeTurnEnd && evs[i].Model != "" {
+			return evs[i].Model
+		}
+	}
+	return ""
 }
 
 // ProviderSteps counts the provider calls a conversation already had: each

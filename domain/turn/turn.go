@@ -21,6 +21,11 @@
 // Streamed text is merged into one chat_response per content block: a
 // block ends when the stream switches between text and reasoning, when a
 // tool call arrives, and when the stream ends, fails, or is stopped.
+//
+// The blocks of one provider call are held until the call's first tool
+// call, its end, or the turn's end: a call that fails and is retried
+// leaves nothing in the conversation (no partial copy per attempt, and no
+// partial answer sent back to the model as if it were its own).
 package turn
 
 import (
@@ -114,10 +119,21 @@ type Action struct {
 
 // Request starts a turn.
 type Request struct {
-	Root    string          // the checkout the turn runs in
-	Content string          // the user's message
-	Author  string          // "user", "queued", "plugin:<name>"
-	Schema  json.RawMessage // optional structured-output schema
+	Root        string                    // the checkout the turn runs in
+	Content     string                    // the user's message
+	Author      string                    // "user", "queued", "plugin:<name>"
+	Schema      json.RawMessage           // optional structured-output schema
+	Attachments []conversation.Attachment // what was attached to the message
+	// ContinueOnLength is how many times a response cut by the token limit
+	// is continued in this turn (query.continue_on_length).
+	ContinueOnLength int
+}
+
+// Step is what the provider said about one finished call.
+type Step struct {
+	Model string
+	Usage llm.Usage
+	Stop  llm.StopReason
 }
 
 // ToolResult answers one call of the current batch.
@@ -149,7 +165,16 @@ type Machine struct {
 	retries    int
 	block      block
 	buf        strings.Builder
+	sig        string // the signature of the reasoning block in buf
+	held       []conversation.Event
 	pending    []llm.ToolCall
+	// continues left for responses cut by the token limit.
+	continues int
+	// model is the last model that answered; usage the turn's total.
+	model string
+	usage llm.Usage
+	// lastStop is the stop reason of the last finished call.
+	lastStop llm.StopReason
 }
 
 // New returns a machine in PhaseIdle with a retry budget of maxRetries.
@@ -169,31 +194,46 @@ func (m *Machine) Start(r Request) []Action {
 		return m.wrong("start")
 	}
 	m.phase = PhaseStreaming
+	m.continues = r.ContinueOnLength
 	return []Action{
 		{Kind: ActionPersist, Event: conversation.Event{Type: conversation.EventTypeTurnStart, Root: r.Root}},
-		{Kind: ActionPersist, Event: conversation.Event{Type: conversation.EventTypeChatRequest, Content: r.Content, Author: r.Author, Schema: r.Schema}},
+		{Kind: ActionPersist, Event: conversation.Event{Type: conversation.EventTypeChatRequest, Content: r.Content, Author: r.Author, Schema: r.Schema, Attachments: r.Attachments}},
 		{Kind: ActionRequest},
 	}
 }
 
 // Delta adds streamed text (reasoning when reasoning is true). It is the
-// hot path and allocates nothing: when the delta switches block kind, the
-// finished block is returned for persisting (ok = true).
-func (m *Machine) Delta(text string, reasoning bool) (flushed conversation.Event, ok bool) {
+// hot path: when the delta switches block kind, the finished block is
+// held until the call ends (see the package doc).
+func (m *Machine) Delta(text string, reasoning bool) {
 	if m.phase != PhaseStreaming {
-		return conversation.Event{}, false
+		return
 	}
 	want := blockText
 	if reasoning {
 		want = blockReasoning
 	}
 	if m.block != want {
-		flushed, ok = m.flush()
+		m.hold()
 		m.block = want
 	}
 	m.buf.WriteString(text)
-	return flushed, ok
 }
+
+// Signature records the provider's signature of the reasoning block being
+// streamed; it is stored with the block and sent back in later requests.
+func (m *Machine) Signature(sig string) {
+	if m.phase == PhaseStreaming && m.block == blockReasoning {
+		m.sig += sig
+	}
+}
+
+// Usage is the tokens the turn used so far, and the last model that
+// answered.
+func (m *Machine) Usage() (llm.Usage, string) { return m.usage, m.model }
+
+// LastStop is the stop reason of the last finished provider call.
+func (m *Machine) LastStop() llm.StopReason { return m.lastStop }
 
 // ToolCall records a complete tool call from the stream.
 func (m *Machine) ToolCall(c llm.ToolCall) []Action {
@@ -212,42 +252,73 @@ func (m *Machine) ToolCall(c llm.ToolCall) []Action {
 	}})
 }
 
-// StreamDone ends a provider step: execute its tool calls, or complete.
-func (m *Machine) StreamDone() []Action {
+// StreamDone ends a provider step: execute its tool calls, continue a
+// response cut by the token limit (while ContinueOnLength allows), or
+// complete. The step's model, usage and stop reason are recorded on its
+// last block.
+func (m *Machine) StreamDone(st Step) []Action {
 	if m.phase != PhaseStreaming {
 		return m.wrong("stream done")
 	}
-	acts := m.flushActions()
+	m.hold()
+	if st.Model != "" {
+		m.model = st.Model
+	}
+	m.usage = m.usage.Add(st.Usage)
+	m.lastStop = st.Stop
+	if n := len(m.held); n > 0 {
+		last := &m.held[n-1]
+		last.Model, last.StopReason = st.Model, string(st.Stop)
+		if !st.Usage.IsZero() {
+			u := usageOf(st.Usage)
+			last.Usage = &u
+		}
+	}
+	acts := m.release()
 	if len(m.pending) > 0 {
 		m.phase = PhaseExecuting
 		return append(acts, Action{Kind: ActionExecute, Calls: m.pending})
 	}
+	if st.Stop == llm.StopLength && m.continues > 0 {
+		m.continues--
+		return append(acts, Action{Kind: ActionRequest})
+	}
 	m.phase = PhaseComplete
-	return append(acts, endActions(EndCompleted, conversation.OutcomeCompleted, nil)...)
+	return append(acts, m.endActions(EndCompleted, conversation.OutcomeCompleted, nil)...)
 }
 
-// StreamError handles a failed provider call. The partial block is kept.
-// A transient failure retries while the budget lasts; calls that arrived
-// before a drop are executed first, since their requests are recorded.
+func usageOf(u llm.Usage) conversation.Usage {
+	return conversation.Usage{
+		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, ReasoningTokens: u.ReasoningTokens,
+		CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens,
+	}
+}
+
+// StreamError handles a failed provider call. A transient failure retries
+// while the budget lasts: the failed call's blocks since its last tool call
+// are discarded (the retry answers again from the same history); calls
+// that arrived before a drop are executed first, since their requests are
+// recorded. When the turn ends with the error, the partial block is kept.
 func (m *Machine) StreamError(err error, transient bool) []Action {
 	if m.phase != PhaseStreaming {
 		return m.wrong("stream error")
 	}
-	acts := m.flushActions()
 	if transient && m.retries < m.maxRetries {
+		m.discard()
 		if len(m.pending) > 0 {
 			m.phase = PhaseExecuting
-			return append(acts, Action{Kind: ActionExecute, Calls: m.pending})
+			return []Action{{Kind: ActionExecute, Calls: m.pending}}
 		}
 		m.retries++
-		return append(acts, Action{Kind: ActionRetry, Attempt: m.retries})
+		return []Action{{Kind: ActionRetry, Attempt: m.retries}}
 	}
+	acts := m.flushActions()
 	acts = append(acts, m.cancelPending("The model's response failed before this tool ran.")...)
 	m.phase = PhaseComplete
 	if transient {
 		err = fmt.Errorf("%w (gave up after %d retries)", err, m.retries)
 	}
-	return append(acts, endActions(EndUnknown, conversation.OutcomeError, err)...)
+	return append(acts, m.endActions(EndUnknown, conversation.OutcomeError, err)...)
 }
 
 // ToolResults answers the batch (every pending call exactly once, in any
@@ -287,14 +358,14 @@ func (m *Machine) Stop(rs []ToolResult) []Action {
 		acts := m.flushActions()
 		acts = append(acts, m.cancelPending("The user stopped the turn before this tool ran.")...)
 		m.phase = PhaseComplete
-		return append(acts, endActions(EndStopped, conversation.OutcomeStopped, nil)...)
+		return append(acts, m.endActions(EndStopped, conversation.OutcomeStopped, nil)...)
 	case PhaseExecuting:
 		acts, err := m.answer(rs)
 		if err != nil {
 			return append(acts, Action{Kind: ActionEnd, Err: err})
 		}
 		m.phase = PhaseComplete
-		return append(acts, endActions(EndStopped, conversation.OutcomeStopped, nil)...)
+		return append(acts, m.endActions(EndStopped, conversation.OutcomeStopped, nil)...)
 	}
 	return m.wrong("stop")
 }
@@ -304,11 +375,10 @@ func (m *Machine) Abort() []Action {
 	if m.phase != PhaseStreaming && m.phase != PhaseExecuting {
 		return m.wrong("abort")
 	}
-	m.buf.Reset()
-	m.block = blockNone
+	m.discard()
 	acts := m.cancelPending("The user aborted the turn.")
 	m.phase = PhaseComplete
-	return append(acts, endActions(EndAborted, conversation.OutcomeAborted, nil)...)
+	return append(acts, m.endActions(EndAborted, conversation.OutcomeAborted, nil)...)
 }
 
 func (m *Machine) answer(rs []ToolResult) ([]Action, error) {
@@ -339,37 +409,59 @@ func (m *Machine) cancelPending(why string) []Action {
 	return acts
 }
 
-func (m *Machine) flush() (conversation.Event, bool) {
+// hold ends the block being streamed, keeping it with the call's others.
+func (m *Machine) hold() {
+	defer func() { m.block, m.sig = blockNone, "" }()
 	if m.block == blockNone || m.buf.Len() == 0 {
-		m.block = blockNone
-		return conversation.Event{}, false
+		return
 	}
 	ev := conversation.Event{Type: conversation.EventTypeChatResponse}
 	if m.block == blockReasoning {
-		ev.Reasoning = m.buf.String()
+		ev.Reasoning, ev.Signature = m.buf.String(), m.sig
 	} else {
 		ev.Message = m.buf.String()
 	}
 	m.buf.Reset()
-	m.block = blockNone
-	return ev, true
+	m.held = append(m.held, ev)
 }
 
-// flushActions persists the finished block, if any.
-func (m *Machine) flushActions() []Action {
-	if ev, ok := m.flush(); ok {
-		return []Action{{Kind: ActionPersist, Event: ev}}
+// release persists the held blocks.
+func (m *Machine) release() []Action {
+	acts := make([]Action, 0, len(m.held))
+	for _, ev := range m.held {
+		acts = append(acts, Action{Kind: ActionPersist, Event: ev})
 	}
-	return nil
+	m.held = m.held[:0]
+	return acts
+}
+
+// discard drops the block being streamed and the held ones.
+func (m *Machine) discard() {
+	m.buf.Reset()
+	m.block, m.sig = blockNone, ""
+	m.held = m.held[:0]
+}
+
+// flushActions ends the block being streamed and persists the held
+// blocks.
+func (m *Machine) flushActions() []Action {
+	m.hold()
+	return m.release()
 }
 
 func (m *Machine) wrong(what string) []Action {
 	return []Action{{Kind: ActionEnd, Err: fmt.Errorf("%w: %s in phase %s", ErrWrongPhase, what, m.phase)}}
 }
 
-func endActions(e End, o conversation.Outcome, err error) []Action {
+// endActions records turn_end, with the turn's model and total usage.
+func (m *Machine) endActions(e End, o conversation.Outcome, err error) []Action {
+	ev := conversation.Event{Type: conversation.EventTypeTurnEnd, Outcome: o, Model: m.model}
+	if !m.usage.IsZero() {
+		u := usageOf(m.usage)
+		ev.Usage = &u
+	}
 	return []Action{
-		{Kind: ActionPersist, Event: conversation.Event{Type: conversation.EventTypeTurnEnd, Outcome: o}},
+		{Kind: ActionPersist, Event: ev},
 		{Kind: ActionEnd, End: e, Err: err},
 	}
 }

@@ -14,24 +14,23 @@ type step func(m *Machine) []Action
 func start(m *Machine) []Action { return m.Start(Request{Root: "/r", Content: "hi", Author: "user"}) }
 func text(s string) step {
 	return func(m *Machine) []Action {
-		if ev, ok := m.Delta(s, false); ok {
-			return []Action{{Kind: ActionPersist, Event: ev}}
-		}
+		m.Delta(s, false)
 		return nil
 	}
 }
 func reasoning(s string) step {
 	return func(m *Machine) []Action {
-		if ev, ok := m.Delta(s, true); ok {
-			return []Action{{Kind: ActionPersist, Event: ev}}
-		}
+		m.Delta(s, true)
 		return nil
 	}
 }
 func call(id string) step {
 	return func(m *Machine) []Action { return m.ToolCall(llm.ToolCall{ID: id, Name: "ls"}) }
 }
-func done(m *Machine) []Action { return m.StreamDone() }
+func done(m *Machine) []Action { return m.StreamDone(Step{}) }
+func lengthStop(m *Machine) []Action {
+	return m.StreamDone(Step{Model: "m1", Stop: llm.StopLength, Usage: llm.Usage{InputTokens: 10, OutputTokens: 5}})
+}
 func transient(m *Machine) []Action {
 	return m.StreamError(errors.New("503"), true)
 }
@@ -106,8 +105,14 @@ func TestTransitions(t *testing.T) {
 		{"tool batch then answer", 5, []step{start, text("let me"), call("c1"), call("c2"), done, results("c2", "c1"), text("done"), done},
 			[]string{"P:turn_start", "P:chat_request", "R", "P:chat_response(let me)", "P:tool_call_request(c1)", "P:tool_call_request(c2)", "X",
 				"P:tool_call_response(c1)", "P:tool_call_response(c2)", "R", "P:chat_response(done)", "P:turn_end(completed)", "E:completed"}, PhaseComplete},
-		{"transient keeps partial and retries", 5, []step{start, text("par"), transient, text("tial"), done},
-			[]string{"P:turn_start", "P:chat_request", "R", "P:chat_response(par)", "W", "P:chat_response(tial)", "P:turn_end(completed)", "E:completed"}, PhaseComplete},
+		{"transient discards the failed call and retries", 5, []step{start, reasoning("th"), text("par"), transient, reasoning("th"), text("partial"), done},
+			[]string{"P:turn_start", "P:chat_request", "R", "W", "P:chat_response(~th)", "P:chat_response(partial)", "P:turn_end(completed)", "E:completed"}, PhaseComplete},
+		{"blocks before a tool call stand when the call fails after it", 5, []step{start, text("a"), call("c1"), text("lost"), transient, results("c1"), text("b"), done},
+			[]string{"P:turn_start", "P:chat_request", "R", "P:chat_response(a)", "P:tool_call_request(c1)", "X", "P:tool_call_response(c1)", "R", "P:chat_response(b)", "P:turn_end(completed)", "E:completed"}, PhaseComplete},
+		{"a fatal error keeps the partial answer", 5, []step{start, text("par"), fatal},
+			[]string{"P:turn_start", "P:chat_request", "R", "P:chat_response(par)", "P:turn_end(error)", "E:unknown!"}, PhaseComplete},
+		{"a length stop without continues completes", 5, []step{start, text("cut"), lengthStop},
+			[]string{"P:turn_start", "P:chat_request", "R", "P:chat_response(cut)", "P:turn_end(completed)", "E:completed"}, PhaseComplete},
 		{"retry budget spent", 1, []step{start, transient, transient},
 			[]string{"P:turn_start", "P:chat_request", "R", "W", "P:turn_end(error)", "E:unknown!"}, PhaseComplete},
 		{"fatal", 5, []step{start, text("a"), fatal},
@@ -240,5 +245,38 @@ func TestHistoryAndProviderSteps(t *testing.T) {
 	}
 	if n := ProviderSteps(evs); n != 2 {
 		t.Fatalf("ProviderSteps = %d, want 2", n)
+	}
+}
+
+func TestLengthStopContinuesAndRecordsUsage(t *testing.T) {
+	m := New(5)
+	m.Start(Request{Root: "/r", Content: "hi", Author: "user", ContinueOnLength: 1})
+	m.Delta("thinking", true)
+	m.Signature("sig-")
+	m.Signature("1")
+	m.Delta("first half", false)
+	acts := m.StreamDone(Step{Model: "m1", Stop: llm.StopLength, Usage: llm.Usage{InputTokens: 10, OutputTokens: 5, CacheReadTokens: 2}})
+	if got := summary(acts); len(got) != 3 || got[2] != "R" {
+		t.Fatalf("first call: %v", got)
+	}
+	r, txt := acts[0].Event, acts[1].Event
+	if r.Reasoning != "thinking" || r.Signature != "sig-1" || r.Usage != nil || r.Model != "" {
+		t.Errorf("reasoning block = %+v", r)
+	}
+	if txt.Message != "first half" || txt.Model != "m1" || txt.StopReason != "length" || txt.Usage == nil ||
+		*txt.Usage != (conversation.Usage{InputTokens: 10, OutputTokens: 5, CacheReadTokens: 2}) {
+		t.Errorf("text block = %+v", txt)
+	}
+	m.Delta(" second half", false)
+	acts = m.StreamDone(Step{Model: "m1", Stop: llm.StopLength, Usage: llm.Usage{InputTokens: 20, OutputTokens: 5}})
+	if got := summary(acts); len(got) != 3 || got[1] != "P:turn_end(completed)" {
+		t.Fatalf("second call: %v (the continue budget is spent)", got)
+	}
+	end := acts[1].Event
+	if end.Model != "m1" || end.Usage == nil || *end.Usage != (conversation.Usage{InputTokens: 30, OutputTokens: 10, CacheReadTokens: 2}) {
+		t.Errorf("turn_end = %+v", end)
+	}
+	if m.LastStop() != llm.StopLength {
+		t.Errorf("last stop = %q", m.LastStop())
 	}
 }

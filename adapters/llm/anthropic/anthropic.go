@@ -1,6 +1,9 @@
 // Package anthropic implements ports.Provider over the Anthropic Messages
-// streaming API with the official SDK: text, thinking (as reasoning) and
-// tool use. See docs/configuration.md for its configuration.
+// streaming API with the official SDK: text, thinking (as reasoning, with
+// its signatures sent back), tool use, images, structured output, and the
+// model parameters (max_tokens, temperature, top_p, stop sequences,
+// thinking budget or adaptive thinking with effort, tool choice). See docs/configuration.md
+// for its configuration.
 package anthropic
 
 import (
@@ -18,9 +21,6 @@ import (
 	"github.com/jpcli/jp/ports"
 )
 
-// DefaultMaxTokens is the max_tokens sent when Options.MaxTokens is 0.
-const DefaultMaxTokens = 8192
-
 // Options configure a Provider.
 type Options struct {
 	// BaseURL of the API; empty means the SDK's default
@@ -36,7 +36,8 @@ type Options struct {
 	HTTPClient *http.Client
 	// Name of the provider in errors; empty means "anthropic".
 	Name string
-	// MaxTokens caps the response; 0 means DefaultMaxTokens.
+	// MaxTokens caps the response when the request's parameters do not;
+	// 0 means the model's maximum output (ModelMaxTokens).
 	MaxTokens int64
 }
 
@@ -63,9 +64,6 @@ func New(opts Options) (*Provider, error) {
 		return nil, errors.New(name + ": max_tokens must not be negative")
 	}
 	maxTokens := opts.MaxTokens
-	if maxTokens == 0 {
-		maxTokens = DefaultMaxTokens
-	}
 	hc := opts.HTTPClient
 	if hc == nil {
 		hc = &http.Client{}

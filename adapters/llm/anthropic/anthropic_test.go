@@ -50,7 +50,7 @@ func TestStreamText(t *testing.T) {
 		t.Errorf("request %s key=%q version=%q", r.Path, r.Header.Get("X-Api-Key"), r.Header.Get("Anthropic-Version"))
 	}
 	body := r.JSON(t)
-	if body["model"] != "claude-sonnet-4-5" || body["stream"] != true || body["max_tokens"] != float64(DefaultMaxTokens) {
+	if body["model"] != "claude-sonnet-4-5" || body["stream"] != true || body["max_tokens"] != float64(64000) {
 		t.Errorf("model %v stream %v max_tokens %v", body["model"], body["stream"], body["max_tokens"])
 	}
 }
@@ -94,7 +94,7 @@ func TestStreamToolUseAndHistoryMapping(t *testing.T) {
 		calls[1].ID != "toolu_02" || calls[1].Name != "now" || string(calls[1].Arguments) != "{}" {
 		t.Errorf("calls = %+v", calls)
 	}
-	if u := rec.Usages(); len(u) != 1 || u[0] != (llm.Usage{InputTokens: 482, OutputTokens: 89}) {
+	if u := rec.Usages(); len(u) != 1 || u[0] != (llm.Usage{InputTokens: 482, OutputTokens: 89, CacheReadTokens: 10}) {
 		t.Errorf("usage = %+v", u)
 	}
 

@@ -27,15 +27,41 @@ type streamState struct {
 
 	tools   map[int64]*toolBlock
 	usage   llm.Usage
+	stop    llm.StopReason
 	stopped bool
+}
+
+// usageOf reads the SDK's counts: input includes the cache reads and
+// writes, reasoning is the thinking part of the output.
+func usageOf(in, cacheWrite, cacheRead, out, thinking int64) llm.Usage {
+	return llm.Usage{
+		InputTokens: int(in + cacheWrite + cacheRead), OutputTokens: int(out), ReasoningTokens: int(thinking),
+		CacheReadTokens: int(cacheRead), CacheWriteTokens: int(cacheWrite),
+	}
+}
+
+// stopReason maps the API's stop_reason.
+func stopReason(r sdk.StopReason) llm.StopReason {
+	switch r {
+	case sdk.StopReasonEndTurn, sdk.StopReasonPauseTurn:
+		return llm.StopEnd
+	case sdk.StopReasonMaxTokens, sdk.StopReasonModelContextWindowExceeded:
+		return llm.StopLength
+	case sdk.StopReasonToolUse:
+		return llm.StopToolUse
+	case sdk.StopReasonStopSequence:
+		return llm.StopSequence
+	case sdk.StopReasonRefusal:
+		return llm.StopRefusal
+	}
+	return llm.StopReason(r)
 }
 
 func (s *streamState) event(ev sdk.MessageStreamEventUnion) error {
 	switch ev.Type {
 	case "message_start":
 		u := ev.Message.Usage
-		s.usage.InputTokens = int(u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens)
-		s.usage.OutputTokens = int(u.OutputTokens)
+		s.usage = usageOf(u.InputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, u.OutputTokens, u.OutputTokensDetails.ThinkingTokens)
 	case "content_block_start":
 		return s.blockStart(ev.Index, ev.ContentBlock)
 	case "content_block_delta":
@@ -43,12 +69,20 @@ func (s *streamState) event(ev sdk.MessageStreamEventUnion) error {
 	case "content_block_stop":
 		return s.blockStop(ev.Index)
 	case "message_delta":
+		// Its counts are cumulative; a zero means "not sent again".
 		u := ev.Usage
-		if in := u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens; in > 0 {
-			s.usage.InputTokens = int(in)
+		d := usageOf(u.InputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, u.OutputTokens, u.OutputTokensDetails.ThinkingTokens)
+		if d.InputTokens > 0 {
+			s.usage.InputTokens, s.usage.CacheReadTokens, s.usage.CacheWriteTokens = d.InputTokens, d.CacheReadTokens, d.CacheWriteTokens
 		}
-		if u.OutputTokens > 0 {
-			s.usage.OutputTokens = int(u.OutputTokens)
+		if d.OutputTokens > 0 {
+			s.usage.OutputTokens = d.OutputTokens
+		}
+		if d.ReasoningTokens > 0 {
+			s.usage.ReasoningTokens = d.ReasoningTokens
+		}
+		if ev.Delta.StopReason != "" {
+			s.stop = stopReason(ev.Delta.StopReason)
 		}
 	case "message_stop":
 		s.stopped = true
@@ -81,6 +115,10 @@ func (s *streamState) blockDelta(index int64, d sdk.MessageStreamEventUnionDelta
 		return s.text(llm.EventTextDelta, d.Text)
 	case "thinking_delta":
 		return s.text(llm.EventReasoningDelta, d.Thinking)
+	case "signature_delta":
+		if d.Signature != "" {
+			return s.emit(llm.Event{Kind: llm.EventReasoningSignature, Text: d.Signature})
+		}
 	case "input_json_delta":
 		if tb := s.tools[index]; tb != nil {
 			tb.input.WriteString(d.PartialJSON)
@@ -117,5 +155,5 @@ func (s *streamState) finish() error {
 			return err
 		}
 	}
-	return s.emit(llm.Event{Kind: llm.EventDone})
+	return s.emit(llm.Event{Kind: llm.EventDone, Stop: cmp.Or(s.stop, llm.StopEnd)})
 }

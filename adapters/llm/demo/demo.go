@@ -7,6 +7,7 @@ package demo
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -171,12 +172,19 @@ func (p *Provider) play(ctx context.Context, index int, req llm.Request, emit fu
 	return emit(llm.Event{Kind: llm.EventDone})
 }
 
-// echo emits chrome, then the echo text word by word, then EventDone.
+// echo emits chrome, then the echo text word by word (with a schema, a
+// JSON value matching it: see SchemaEcho), then the usage (one token per
+// word) and EventDone.
 func echo(ctx context.Context, req llm.Request, chrome string, emit func(llm.Event) error) error {
 	if err := emit(llm.Event{Kind: llm.EventChrome, Text: chrome}); err != nil {
 		return err
 	}
-	for _, w := range Words(EchoText(req.Messages)) {
+	answer := EchoText(req.Messages)
+	if len(req.Schema) > 0 {
+		answer = SchemaEcho(req.Schema, answer)
+	}
+	words := Words(answer)
+	for _, w := range words {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -184,7 +192,28 @@ func echo(ctx context.Context, req llm.Request, chrome string, emit func(llm.Eve
 			return err
 		}
 	}
-	return emit(llm.Event{Kind: llm.EventDone})
+	usage := llm.Usage{InputTokens: inputWords(req), OutputTokens: len(words)}
+	if err := emit(llm.Event{Kind: llm.EventUsage, Usage: usage}); err != nil {
+		return err
+	}
+	return emit(llm.Event{Kind: llm.EventDone, Stop: llm.StopEnd})
+}
+
+// inputWords counts the words of a request (system prompt, messages and
+// text attachments), the echo model's input tokens; an image counts one.
+func inputWords(req llm.Request) int {
+	n := len(strings.Fields(req.System))
+	for _, m := range req.Messages {
+		n += len(strings.Fields(m.Text))
+		for _, a := range m.Attachments {
+			if a.IsImage() {
+				n++
+				continue
+			}
+			n += len(strings.Fields(a.Text))
+		}
+	}
+	return n
 }
 
 // EchoText is the echo model's answer to a history: "Done." right after
@@ -199,7 +228,11 @@ func EchoText(msgs []llm.Message) string {
 			if strings.TrimSpace(msgs[i].Text) == "" {
 				break
 			}
-			return "You said: " + msgs[i].Text
+			said := "You said: " + msgs[i].Text
+			if n := len(msgs[i].Attachments); n > 0 {
+				said += fmt.Sprintf(" (with %d attachment%s: %s)", n, plural(n), attachmentNames(msgs[i].Attachments))
+			}
+			return said
 		}
 	}
 	return "You said nothing."
@@ -235,4 +268,70 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func attachmentNames(as []llm.Attachment) string {
+	names := make([]string, len(as))
+	for i, a := range as {
+		names[i] = a.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// SchemaEcho is the echo model's structured answer: a JSON value of the
+// schema's shape, strings holding text, numbers 0, booleans false, arrays
+// one item; object keys come out sorted.
+func SchemaEcho(schema []byte, text string) string {
+	var s map[string]any
+	if json.Unmarshal(schema, &s) != nil {
+		return "{}"
+	}
+	b, err := json.Marshal(instance(s, text, 0))
+	if err != nil {
+		return "{}"
+	}
+	return string(b)
+}
+
+func instance(s map[string]any, text string, depth int) any {
+	if depth > 8 {
+		return nil
+	}
+	if enum, ok := s["enum"].([]any); ok && len(enum) > 0 {
+		return enum[0]
+	}
+	typ, _ := s["type"].(string)
+	if types, ok := s["type"].([]any); ok && len(types) > 0 {
+		typ, _ = types[0].(string)
+	}
+	switch typ {
+	case "object", "":
+		props, _ := s["properties"].(map[string]any)
+		if typ == "" && props == nil {
+			return text
+		}
+		out := map[string]any{}
+		for name, p := range props {
+			ps, _ := p.(map[string]any)
+			out[name] = instance(ps, text, depth+1)
+		}
+		return out
+	case "array":
+		items, _ := s["items"].(map[string]any)
+		return []any{instance(items, text, depth+1)}
+	case "integer", "number":
+		return 0
+	case "boolean":
+		return false
+	case "null":
+		return nil
+	}
+	return text
 }

@@ -65,7 +65,7 @@ func TestEcho(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantKinds := []llm.EventKind{llm.EventChrome, llm.EventTextDelta, llm.EventTextDelta, llm.EventTextDelta,
-		llm.EventTextDelta, llm.EventTextDelta, llm.EventDone}
+		llm.EventTextDelta, llm.EventTextDelta, llm.EventUsage, llm.EventDone}
 	var kinds []llm.EventKind
 	var words []string
 	for _, e := range rec.Events {
@@ -79,6 +79,10 @@ func TestEcho(t *testing.T) {
 	}
 	if want := []string{"You ", "said: ", "hello  ", "big\n", "world"}; !reflect.DeepEqual(words, want) {
 		t.Errorf("words = %q, want %q", words, want)
+	}
+	// One token per word: the history's 7 words in, the 5 words out.
+	if u := rec.Usages(); len(u) != 1 || u[0] != (llm.Usage{InputTokens: 7, OutputTokens: 5}) {
+		t.Errorf("usage = %+v", u)
 	}
 	if rec.Chrome() != EchoChrome || !strings.Contains(EchoChrome, "--model openai/gpt-4o") {
 		t.Errorf("chrome = %q", rec.Chrome())
@@ -236,5 +240,22 @@ func TestMissingScriptFile(t *testing.T) {
 	_, err := New(Options{ScriptPath: filepath.Join(t.TempDir(), "nope.json")})
 	if !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "providers.demo.script") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+func TestEchoWithSchemaAndAttachments(t *testing.T) {
+	p, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec llmtest.Recorder
+	req := llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Text: "title", Attachments: []llm.Attachment{{Name: "a.txt", Text: "x"}}}},
+		Schema: []byte(`{"type":"object","properties":{"title":{"type":"string"},"n":{"type":"integer"},"tags":{"type":"array","items":{"type":"string"}}}}`)}
+	if err := p.Stream(context.Background(), req, rec.Emit); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"n":0,"tags":["You said: title (with 1 attachment: a.txt)"],"title":"You said: title (with 1 attachment: a.txt)"}`
+	if rec.Text() != want {
+		t.Errorf("text = %s, want %s", rec.Text(), want)
 	}
 }

@@ -49,11 +49,12 @@ type Options struct {
 
 // Provider streams Chat Completions. It is safe for concurrent use.
 type Provider struct {
-	name   string
-	key    apierr.Key
-	client oai.Client
-	newID  func() string
-	now    func() time.Time
+	name     string
+	official bool // OpenAI's own API (DefaultBaseURL)
+	key      apierr.Key
+	client   oai.Client
+	newID    func() string
+	now      func() time.Time
 }
 
 var _ ports.Provider = (*Provider)(nil)
@@ -83,23 +84,27 @@ func New(opts Options) (*Provider, error) {
 		option.WithMaxRetries(0),
 	)
 	return &Provider{
-		name:   name,
-		key:    apierr.Key{Env: opts.APIKeyEnv, Set: opts.APIKey != ""},
-		client: client,
-		newID:  randomID,
-		now:    time.Now,
+		name:     name,
+		official: strings.TrimRight(base, "/") == DefaultBaseURL,
+		key:      apierr.Key{Env: opts.APIKeyEnv, Set: opts.APIKey != ""},
+		client:   client,
+		newID:    randomID,
+		now:      time.Now,
 	}, nil
 }
 
 // Stream sends req and emits the streamed response. See ports.Provider.
 func (p *Provider) Stream(ctx context.Context, req llm.Request, emit func(llm.Event) error) error {
-	params, err := buildParams(req)
+	params, extra, err := buildParams(req, p.official)
 	if err != nil {
 		return apierr.Fatal(p.name, "%v", err)
 	}
 	var res, seen *http.Response
-	err = p.client.Post(ctx, "chat/completions", params, &res,
-		option.WithJSONSet("stream", true), option.WithResponseInto(&seen))
+	opts := []option.RequestOption{option.WithJSONSet("stream", true), option.WithResponseInto(&seen)}
+	for k, v := range extra {
+		opts = append(opts, option.WithJSONSet(k, v))
+	}
+	err = p.client.Post(ctx, "chat/completions", params, &res, opts...)
 	if err != nil {
 		if seen != nil && seen.Body != nil {
 			defer func() { _ = seen.Body.Close() }()

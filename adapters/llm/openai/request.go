@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 
@@ -16,7 +17,10 @@ func emptySchema() map[string]any {
 }
 
 // buildParams maps a provider-neutral request to Chat Completions params.
-func buildParams(req llm.Request) (oai.ChatCompletionNewParams, error) {
+// official is set for OpenAI's own API, whose reasoning models take
+// max_completion_tokens; other servers get max_tokens, which they read.
+// extra are fields the SDK has no parameter for.
+func buildParams(req llm.Request, official bool) (oai.ChatCompletionNewParams, map[string]any, error) {
 	params := oai.ChatCompletionNewParams{
 		Model:         shared.ChatModel(req.Model),
 		Messages:      buildMessages(req.Messages),
@@ -28,7 +32,7 @@ func buildParams(req llm.Request) (oai.ChatCompletionNewParams, error) {
 	for _, t := range req.Tools {
 		schema, err := schemaObject(t.Parameters)
 		if err != nil {
-			return params, fmt.Errorf("tool %s: parameters: %w", t.Name, err)
+			return params, nil, fmt.Errorf("tool %s: parameters: %w", t.Name, err)
 		}
 		def := shared.FunctionDefinitionParam{Name: t.Name, Parameters: schema}
 		if t.Description != "" {
@@ -39,7 +43,7 @@ func buildParams(req llm.Request) (oai.ChatCompletionNewParams, error) {
 	if len(req.Schema) > 0 {
 		schema, err := schemaObject(req.Schema)
 		if err != nil {
-			return params, fmt.Errorf("response schema: %w", err)
+			return params, nil, fmt.Errorf("response schema: %w", err)
 		}
 		params.ResponseFormat = oai.ChatCompletionNewParamsResponseFormatUnion{
 			OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{
@@ -47,7 +51,73 @@ func buildParams(req llm.Request) (oai.ChatCompletionNewParams, error) {
 			},
 		}
 	}
-	return params, nil
+	extra := applyParams(&params, req.Params, official)
+	return params, extra, nil
+}
+
+// applyParams maps the model parameters. Reasoning becomes
+// reasoning_effort (a budget picks the nearest level), which OpenAI's
+// reasoning models, vLLM, llama.cpp and Ollama read; "off" is also sent to
+// OpenAI-compatible servers as chat_template_kwargs.enable_thinking =
+// false, the switch of Qwen-style templates.
+func applyParams(params *oai.ChatCompletionNewParams, p llm.Params, official bool) map[string]any {
+	var extra map[string]any
+	if p.MaxTokens > 0 {
+		if official {
+			params.MaxCompletionTokens = oai.Int(int64(p.MaxTokens))
+		} else {
+			extra = map[string]any{"max_tokens": p.MaxTokens}
+		}
+	}
+	if p.Temperature != nil {
+		params.Temperature = oai.Float(*p.Temperature)
+	}
+	if p.TopP != nil {
+		params.TopP = oai.Float(*p.TopP)
+	}
+	if len(p.Stop) > 0 {
+		params.Stop = oai.ChatCompletionNewParamsStopUnion{OfStringArray: p.Stop}
+	}
+	switch p.ToolChoice.Mode {
+	case llm.ToolChoiceAuto, llm.ToolChoiceNone, llm.ToolChoiceRequired:
+		params.ToolChoice = oai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: oai.String(string(p.ToolChoice.Mode))}
+	case llm.ToolChoiceTool:
+		params.ToolChoice = oai.ToolChoiceOptionFunctionToolChoice(oai.ChatCompletionNamedToolChoiceFunctionParam{Name: p.ToolChoice.Name})
+	}
+	if effort := reasoningEffort(p.Reasoning); effort != "" {
+		params.ReasoningEffort = effort
+	}
+	if p.Reasoning.IsSet() && !p.Reasoning.Enabled() && !official {
+		if extra == nil {
+			extra = map[string]any{}
+		}
+		extra["chat_template_kwargs"] = map[string]any{"enable_thinking": false}
+	}
+	return extra
+}
+
+// reasoningEffort maps a reasoning level or budget; "" sends none (auto,
+// or unset: the model's default).
+func reasoningEffort(r llm.Reasoning) shared.ReasoningEffort {
+	switch {
+	case r.Budget > 0 && r.Budget < 8192:
+		return shared.ReasoningEffortLow
+	case r.Budget > 0 && r.Budget < 24576:
+		return shared.ReasoningEffortMedium
+	case r.Budget > 0:
+		return shared.ReasoningEffortHigh
+	}
+	switch r.Level {
+	case llm.ReasoningOff:
+		return shared.ReasoningEffortNone
+	case llm.ReasoningLow:
+		return shared.ReasoningEffortLow
+	case llm.ReasoningMedium:
+		return shared.ReasoningEffortMedium
+	case llm.ReasoningHigh, llm.ReasoningMax:
+		return shared.ReasoningEffortHigh
+	}
+	return ""
 }
 
 // schemaObject decodes a JSON Schema object; nil or empty means "no
@@ -66,6 +136,27 @@ func schemaObject(raw json.RawMessage) (map[string]any, error) {
 	return m, nil
 }
 
+// userMessage is the message's text, after its attachments as content
+// parts (text, and images as data URLs) when it has any.
+func userMessage(m llm.Message) oai.ChatCompletionMessageParamUnion {
+	if len(m.Attachments) == 0 {
+		return oai.UserMessage(m.Text)
+	}
+	parts := make([]oai.ChatCompletionContentPartUnionParam, 0, len(m.Attachments)+1)
+	for _, a := range m.Attachments {
+		if a.IsImage() {
+			url := "data:" + a.MediaType + ";base64," + base64.StdEncoding.EncodeToString(a.Data)
+			parts = append(parts, oai.ImageContentPart(oai.ChatCompletionContentPartImageImageURLParam{URL: url}))
+			continue
+		}
+		parts = append(parts, oai.TextContentPart(llm.AttachmentText(a)))
+	}
+	if m.Text != "" {
+		parts = append(parts, oai.TextContentPart(m.Text))
+	}
+	return oai.UserMessage(parts)
+}
+
 // buildMessages maps the history. Reasoning is not sent back: Chat
 // Completions has no field for it (and DeepSeek rejects reasoning_content
 // in requests). A tool result with IsError gets an "Error: " prefix, since
@@ -75,7 +166,7 @@ func buildMessages(msgs []llm.Message) []oai.ChatCompletionMessageParamUnion {
 	for _, m := range msgs {
 		switch m.Role {
 		case llm.RoleUser:
-			out = append(out, oai.UserMessage(m.Text))
+			out = append(out, userMessage(m))
 		case llm.RoleAssistant:
 			if m.Text == "" && len(m.ToolCalls) == 0 {
 				continue // reasoning only: nothing the API accepts

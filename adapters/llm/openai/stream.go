@@ -55,7 +55,11 @@ func (s *streamState) chunk(data []byte) error {
 		return apierr.Fatal(s.provider, "malformed stream chunk: %v", err)
 	}
 	if c.JSON.Usage.Valid() && (c.Usage.PromptTokens != 0 || c.Usage.CompletionTokens != 0) {
-		s.usage = &llm.Usage{InputTokens: int(c.Usage.PromptTokens), OutputTokens: int(c.Usage.CompletionTokens)}
+		s.usage = &llm.Usage{
+			InputTokens: int(c.Usage.PromptTokens), OutputTokens: int(c.Usage.CompletionTokens),
+			ReasoningTokens: int(c.Usage.CompletionTokensDetails.ReasoningTokens),
+			CacheReadTokens: int(c.Usage.PromptTokensDetails.CachedTokens),
+		}
 	}
 	for _, ch := range c.Choices {
 		if ch.Index != 0 {
@@ -196,5 +200,20 @@ func (s *streamState) finish() error {
 			return err
 		}
 	}
-	return s.emit(llm.Event{Kind: llm.EventDone})
+	return s.emit(llm.Event{Kind: llm.EventDone, Stop: finishReason(s.finishReason)})
+}
+
+// finishReason maps a choice's finish_reason.
+func finishReason(r string) llm.StopReason {
+	switch r {
+	case "stop", "":
+		return llm.StopEnd
+	case "length":
+		return llm.StopLength
+	case "tool_calls", "function_call":
+		return llm.StopToolUse
+	case "content_filter":
+		return llm.StopRefusal
+	}
+	return llm.StopReason(r)
 }
