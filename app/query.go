@@ -35,6 +35,7 @@ type Query struct {
 	interrupts ports.Interrupts
 	timers     ports.Timers
 	ckpts      ports.BlockCheckpoints
+	attacher   ports.Attacher
 	// approve, set on the copy that runs a delegated turn (Delegate),
 	// answers tool permissions instead of the prompter.
 	approve func(ctx context.Context, call llm.ToolCall, diff string) (ok bool, why string, err error)
@@ -62,6 +63,8 @@ type QueryDeps struct {
 	// ConfigFiles writes the permission prompt's "always for this
 	// workspace" into a configuration file.
 	ConfigFiles ports.ConfigEditor
+	// Attacher reads -a and conversation.attachments; nil refuses them.
+	Attacher ports.Attacher
 }
 
 // NewQuery builds the use case.
@@ -69,7 +72,8 @@ func NewQuery(ws *Workspaces, d QueryDeps) *Query {
 	return &Query{ws: ws, store: d.Store, drafts: d.Drafts, locker: d.Locker, config: d.Config,
 		providers: d.Providers, tools: d.Tools, printer: d.Printer, prompter: d.Prompter,
 		clock: d.Clock, ids: d.IDs, interrupts: d.Interrupts, timers: d.Timers, ckpts: d.Checkpoints,
-		configFiles: d.ConfigFiles}
+		configFiles: d.ConfigFiles,
+		attacher:    d.Attacher}
 }
 
 // QueryInput is one jp query invocation.
@@ -95,6 +99,13 @@ type QueryInput struct {
 	// HideReasoning (--hide-reasoning) drops streamed reasoning from the
 	// output; it is still recorded.
 	HideReasoning bool
+	// Attach are the -a specs ("-" is Stdin); relative paths start from
+	// LaunchDir.
+	Attach []string
+	// Stdin is text piped to jp when a message was also given (or when -a
+	// - asks for it); HasStdin says whether there was any.
+	Stdin    string
+	HasStdin bool
 	// Config layers.
 	UserConfigDir string
 	Environ       []string
@@ -127,8 +138,9 @@ type runState struct {
 	// userConfigDir is where "always for this workspace" goes outside a
 	// workspace.
 	userConfigDir string
-	params    llm.Params      // assistant.model.parameters
-	schema    []byte          // --schema, for the first turn
+	params        llm.Params // assistant.model.parameters
+	schema        []byte     // --schema, for the first turn
+	attached      []conversation.Attachment
 	// hideReasoning drops streamed reasoning from the output (it is
 	// still recorded).
 	hideReasoning bool
@@ -179,6 +191,10 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 			return QueryResult{}, &UserError{Msg: msg, Err: err}
 		}
 		return QueryResult{}, &UserError{Msg: err.Error(), Err: err}
+	}
+
+	if rs.attached, err = q.attachments(ctx, loc, rs.cfg, in); err != nil {
+		return QueryResult{}, err
 	}
 
 	var release func() error
@@ -244,10 +260,10 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 // while a reply is queued and query.loop allows it. A new Turn starts only
 // when the previous one completed on its own.
 func (q *Query) turnLoop(ctx context.Context, rs *runState, text string) (turn.End, error) {
-	author, schema := conversation.AuthorUser, rs.schema
+	author, schema, attached := conversation.AuthorUser, rs.schema, rs.attached
 	for {
-		end, err := q.RunTurnPhases(ctx, rs, turn.Request{Root: rs.loc.Root, Content: text, Author: author, Schema: schema})
-		schema = nil // a queued reply is free text
+		end, err := q.RunTurnPhases(ctx, rs, turn.Request{Root: rs.loc.Root, Content: text, Author: author, Schema: schema, Attachments: attached})
+		schema, attached = nil, nil // a queued reply is free text
 		if err != nil || end != turn.EndCompleted {
 			if _, queued := rs.slot.Text(); queued {
 				q.chromeNote(keptLine)

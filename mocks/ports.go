@@ -4392,3 +4392,75 @@ func (mock *BlockCheckpointsMock) DropCheckpointCalls() []struct {
 	mock.lockDropCheckpoint.RUnlock()
 	return calls
 }
+
+// Ensure, that AttacherMock does implement ports.Attacher.
+// If this is not the case, regenerate this file with moq.
+var _ ports.Attacher = &AttacherMock{}
+
+// AttacherMock is a mock implementation of ports.Attacher.
+//
+//	func TestSomethingThatUsesAttacher(t *testing.T) {
+//
+//		// make and configure a mocked ports.Attacher
+//		mockedAttacher := &AttacherMock{
+//			AttachFunc: func(ctx context.Context, req ports.AttachRequest) ([]conversation.Attachment, error) {
+//				panic("mock out the Attach method")
+//			},
+//		}
+//
+//		// use mockedAttacher in code that requires ports.Attacher
+//		// and then make assertions.
+//
+//	}
+type AttacherMock struct {
+	// AttachFunc mocks the Attach method.
+	AttachFunc func(ctx context.Context, req ports.AttachRequest) ([]conversation.Attachment, error)
+
+	// calls tracks calls to the methods.
+	calls struct {
+		// Attach holds details about calls to the Attach method.
+		Attach []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Req is the req argument value.
+			Req ports.AttachRequest
+		}
+	}
+	lockAttach sync.RWMutex
+}
+
+// Attach calls AttachFunc.
+func (mock *AttacherMock) Attach(ctx context.Context, req ports.AttachRequest) ([]conversation.Attachment, error) {
+	if mock.AttachFunc == nil {
+		panic("AttacherMock.AttachFunc: method is nil but Attacher.Attach was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+		Req ports.AttachRequest
+	}{
+		Ctx: ctx,
+		Req: req,
+	}
+	mock.lockAttach.Lock()
+	mock.calls.Attach = append(mock.calls.Attach, callInfo)
+	mock.lockAttach.Unlock()
+	return mock.AttachFunc(ctx, req)
+}
+
+// AttachCalls gets all the calls that were made to Attach.
+// Check the length with:
+//
+//	len(mockedAttacher.AttachCalls())
+func (mock *AttacherMock) AttachCalls() []struct {
+	Ctx context.Context
+	Req ports.AttachRequest
+} {
+	var calls []struct {
+		Ctx context.Context
+		Req ports.AttachRequest
+	}
+	mock.lockAttach.RLock()
+	calls = mock.calls.Attach
+	mock.lockAttach.RUnlock()
+	return calls
+}

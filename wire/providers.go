@@ -6,6 +6,7 @@ package wire
 //go:generate go tool wire
 
 import (
+	"github.com/jpcli/jp/adapters/attach"
 	"context"
 	"io"
 	"log/slog"
@@ -185,6 +186,8 @@ var engineSet = wire.NewSet(
 	wire.Bind(new(ports.ToolSource), new(*toolsource.Source)),
 	providePrinter,
 	wire.Bind(new(ports.Printer), new(*terminal.Printer)),
+	wire.Struct(new(attach.Attacher)),
+	wire.Bind(new(ports.Attacher), new(*attach.Attacher)),
 )
 
 // appSet builds the use cases.

@@ -7,6 +7,7 @@
 package wire
 
 import (
+	"github.com/jpcli/jp/adapters/attach"
 	"github.com/jpcli/jp/adapters/pluginproc"
 	"github.com/jpcli/jp/adapters/sysclock"
 	"github.com/jpcli/jp/adapters/tomlconfig"
@@ -38,6 +39,7 @@ func InitializeCLI(opts Options) (*app.App, func(), error) {
 	iDs := _wireIDsValue
 	interrupts := provideTerminalInterrupts(opts)
 	editor := tomlconfig.NewEditor()
+	attacher := &attach.Attacher{}
 	queryDeps := app.QueryDeps{
 		Store:       store,
 		Drafts:      store,
@@ -53,6 +55,7 @@ func InitializeCLI(opts Options) (*app.App, func(), error) {
 		Timers:      clock,
 		Checkpoints: store,
 		ConfigFiles: editor,
+		Attacher:    attacher,
 	}
 	query := app.NewQuery(workspaces, queryDeps)
 	catalog := providePluginCatalog(opts)
@@ -119,6 +122,7 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 	iDs := _wireIDsValue
 	interrupts := provideHeadlessInterrupts(script, opts)
 	editor := tomlconfig.NewEditor()
+	attacher := &attach.Attacher{}
 	queryDeps := app.QueryDeps{
 		Store:       store,
 		Drafts:      store,
@@ -134,6 +138,7 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 		Timers:      clock,
 		Checkpoints: store,
 		ConfigFiles: editor,
+		Attacher:    attacher,
 	}
 	query := app.NewQuery(workspaces, queryDeps)
 	catalog := providePluginCatalog(opts)

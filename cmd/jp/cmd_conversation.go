@@ -11,6 +11,7 @@ import (
 
 	"github.com/jpcli/jp/app"
 	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/llm"
 	"github.com/jpcli/jp/domain/workspace"
 	"github.com/jpcli/jp/internal/safetext"
 )
@@ -111,12 +112,21 @@ func (c *ConversationShowCmd) Run(rt *Runtime) error {
 	defer w.Flush()
 	fmt.Fprintf(w, "Conversation %s: %s\n", s.ID, trimTitle(s.Metadata.Title))
 	var changed turnFiles
+	var total conversation.Usage
+	turns := 0
 	for _, e := range evs {
 		if e.Type == conversation.EventTypeTurnEnd {
 			changed.write(w)
 		}
 		changed.add(e)
 		writeEvent(w, e)
+		if e.Type == conversation.EventTypeTurnEnd && e.Usage != nil {
+			total = total.Add(*e.Usage)
+			turns++
+		}
+	}
+	if turns > 0 {
+		fmt.Fprintf(w, "\nTotal (%d turns): %s\n", turns, usageText(total))
 	}
 	return nil
 }
@@ -152,6 +162,14 @@ func (t *turnFiles) write(w io.Writer) {
 	*t = turnFiles{}
 }
 
+// usageText renders recorded token counts as the turn-end line does.
+func usageText(u conversation.Usage) string {
+	return "tokens: " + app.UsageText(llm.Usage{
+		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, ReasoningTokens: u.ReasoningTokens,
+		CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens,
+	})
+}
+
 func writeEvent(w io.Writer, e conversation.Event) {
 	switch e.Type {
 	case conversation.EventTypeTurnStart:
@@ -166,11 +184,17 @@ func writeEvent(w io.Writer, e conversation.Event) {
 			who = e.Author
 		}
 		fmt.Fprintf(w, "\n[%s]\n%s\n", who, e.Content)
+		for _, a := range e.Attachments {
+			fmt.Fprintf(w, "[attachment] %s (%s, %d bytes, sha256 %.12s)\n", a.Source, a.MediaType, a.Size, a.SHA256)
+		}
 	case conversation.EventTypeChatResponse:
 		if e.Reasoning != "" {
 			fmt.Fprintf(w, "\n[reasoning]\n%s\n", e.Reasoning)
-		} else {
+		} else if e.Message != "" {
 			fmt.Fprintf(w, "\n[assistant]\n%s\n", e.Message)
+		}
+		if e.StopReason == string(llm.StopLength) {
+			fmt.Fprintln(w, "[cut at the token limit]")
 		}
 	case conversation.EventTypeToolCallRequest:
 		fmt.Fprintf(w, "\n[tool call %s] %s %s\n", e.CallID, e.Name, compactJSON(e.Arguments))
@@ -189,7 +213,14 @@ func writeEvent(w io.Writer, e conversation.Event) {
 		}
 		fmt.Fprintf(w, "[answer %s] %s\n", e.InquiryID, ans)
 	case conversation.EventTypeTurnEnd:
-		fmt.Fprintf(w, "── turn %s\n", e.Outcome)
+		line := "── turn " + string(e.Outcome)
+		if e.Model != "" {
+			line += " · " + e.Model
+		}
+		if e.Usage != nil {
+			line += " · " + usageText(*e.Usage)
+		}
+		fmt.Fprintln(w, line)
 	case conversation.EventTypeForeign:
 		if paths, ok := e.ConfigChanges(); ok {
 			fmt.Fprintf(w, "[config changed] %s\n", noControl(strings.Join(paths, ", ")))

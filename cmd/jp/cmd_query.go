@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -93,13 +94,22 @@ func (c *QueryCmd) Run(rt *Runtime) error {
 	rt.Front = FrontOptions{Format: c.Format, Quiet: c.Quiet, Headless: c.Headless}
 	msg := strings.Join(c.Message, " ")
 	has := len(c.Message) > 0
-	if c.MCPPrompt == "" && !has && !isTerminal(rt.Streams.In) && rt.Streams.In != nil {
+	var stdin string
+	var hasStdin bool
+	if !isTerminal(rt.Streams.In) && rt.Streams.In != nil {
+		// Piped text is the message when none is given (and -a - does
+		// not ask for it), else it is attached before the message.
 		b, err := io.ReadAll(io.LimitReader(rt.Streams.In, 64<<20))
 		if err != nil {
-			return fmt.Errorf("read message from stdin: %w", err)
+			return fmt.Errorf("read stdin: %w", err)
 		}
-		if s := strings.TrimRight(string(b), "\n"); strings.TrimSpace(s) != "" {
+		s := strings.TrimRight(string(b), "\n")
+		switch {
+		case strings.TrimSpace(s) == "":
+		case !has && c.MCPPrompt == "" && !slices.Contains(c.Attach, "-"):
 			msg, has = s, true
+		default:
+			stdin, hasStdin = s+"\n", true
 		}
 	}
 	overrides, err := c.overrides(rt.Globals.Cfg)
@@ -125,6 +135,7 @@ func (c *QueryCmd) Run(rt *Runtime) error {
 		Message: msg, HasMessage: has,
 		Conversation: c.Conversation, New: c.New, Local: c.Local, Model: c.Model,
 		Edit: c.Edit, NoEdit: c.NoEdit, Schema: schema, HideReasoning: c.HideReason,
+		Attach: c.Attach, Stdin: stdin, HasStdin: hasStdin,
 		UserConfigDir: rt.Paths.ConfigDir, Environ: rt.Environ, Overrides: overrides,
 	})
 	return err

@@ -21,8 +21,11 @@ show() { printf '%s$ %s%s\n' "$dim" "$*" "$off"; "$@"; }
 step "1. A workspace: jp init writes .jp/.id (commit it with your project)"
 show "$JP" init
 
-step "2. A question, answered offline by the demo model"
+step "2. A question, answered offline by the demo model (the last line is the turn's token usage)"
 show "$JP" q "hello, jp"
+printf 'TODO: write the release notes.\n' > todo.txt
+echo "${dim}(-a attaches a file, a directory, a glob, cmd:COMMAND or a URL; piped stdin is attached too)${off}"
+show "$JP" q -a todo.txt "what is on my list?"
 
 step "3. A turn with tool calls: a local tool, and a headless script that answers the permission prompt"
 cat >> .jp/config.toml <<'TOML'

@@ -1,0 +1,405 @@
+// Package attach implements ports.Attacher: files, directories (walked
+// recursively, honouring .gitignore files), globs (with **), a command's
+// output (cmd:COMMAND, run by sh in the checkout) and http(s) URLs. Text is
+// attached as text; png, jpeg, gif and webp images as images; anything
+// else is refused. Limits are in docs/attachments.md.
+package attach
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/bmatcuk/doublestar/v4"
+	gitignore "github.com/sabhiram/go-gitignore"
+
+	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/llm"
+	"github.com/jpcli/jp/ports"
+)
+
+// Limits of what one query may attach.
+const (
+	// MaxFileBytes is the largest text file, command output or page.
+	MaxFileBytes = 1 << 20
+	// MaxImageBytes is the largest image (the Messages API's limit).
+	MaxImageBytes = 5 << 20
+	// MaxTotalBytes is the most one query attaches in all.
+	MaxTotalBytes = 32 << 20
+	// MaxFiles is the most files a directory or glob attaches.
+	MaxFiles = 5000
+	// CommandTimeout bounds a cmd: attachment.
+	CommandTimeout = 60 * time.Second
+	// URLTimeout bounds fetching a URL.
+	URLTimeout = 30 * time.Second
+)
+
+// Attacher is the ports.Attacher. The zero value is ready to use.
+type Attacher struct {
+	// HTTPClient fetches URLs; nil means a client with URLTimeout.
+	HTTPClient *http.Client
+}
+
+var _ ports.Attacher = (*Attacher)(nil)
+
+// Attach reads every spec in order.
+func (a *Attacher) Attach(ctx context.Context, req ports.AttachRequest) ([]conversation.Attachment, error) {
+	var out []conversation.Attachment
+	total := int64(0)
+	add := func(att conversation.Attachment) error {
+		total += att.Size
+		if total > MaxTotalBytes {
+			return fmt.Errorf("attachments: %s in all is over the %s limit per query (at %s)", size(total), size(MaxTotalBytes), att.Source)
+		}
+		out = append(out, att)
+		return nil
+	}
+	for _, spec := range req.Specs {
+		var atts []conversation.Attachment
+		var err error
+		switch {
+		case strings.HasPrefix(spec, "cmd:"):
+			var att conversation.Attachment
+			att, err = command(ctx, req.Root, strings.TrimSpace(strings.TrimPrefix(spec, "cmd:")))
+			atts = []conversation.Attachment{att}
+		case strings.HasPrefix(spec, "http://"), strings.HasPrefix(spec, "https://"):
+			var att conversation.Attachment
+			att, err = a.url(ctx, spec)
+			atts = []conversation.Attachment{att}
+		default:
+			atts, err = paths(req.Dir, spec)
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, att := range atts {
+			if err := add(att); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// content makes an attachment of data read from source: text, or an
+// image; anything else is an error.
+func content(source string, data []byte) (conversation.Attachment, error) {
+	sum := sha256.Sum256(data)
+	att := conversation.Attachment{Source: source, Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:])}
+	if mt := imageType(data); mt != "" {
+		if len(data) > MaxImageBytes {
+			return att, fmt.Errorf("%s: image of %s is over the %s limit for an attached image", source, size(int64(len(data))), size(MaxImageBytes))
+		}
+		att.MediaType, att.Data = mt, data
+		return att, nil
+	}
+	if !isText(data) {
+		return att, fmt.Errorf("%s: binary file (not text, and not a png, jpeg, gif or webp image): jp attaches text and images only", source)
+	}
+	if len(data) > MaxFileBytes {
+		return att, fmt.Errorf("%s: %s is over the %s limit for an attached file", source, size(int64(len(data))), size(MaxFileBytes))
+	}
+	att.MediaType, att.Content = "text/plain", string(data)
+	return att, nil
+}
+
+// imageType is the media type of a png, jpeg, gif or webp image, or "".
+func imageType(data []byte) string {
+	mt := http.DetectContentType(data)
+	if slices.Contains(llm.ImageTypes, mt) {
+		return mt
+	}
+	return ""
+}
+
+// isText reports whether data is UTF-8 text without NUL bytes.
+func isText(data []byte) bool {
+	return !bytes.Contains(data, []byte{0}) && utf8.Valid(data)
+}
+
+// size renders a byte count: "1 MiB", "2.5 MiB", "300 KiB", "12 bytes".
+func size(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/(1<<20)), ".0") + " MiB"
+	case n >= 1<<10:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/(1<<10)), ".0") + " KiB"
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// command runs line with sh in root and attaches its output (stdout and
+// stderr interleaved). A failing command is an error.
+func command(ctx context.Context, root, line string) (conversation.Attachment, error) {
+	source := "cmd:" + line
+	if line == "" {
+		return conversation.Attachment{}, errors.New("cmd: needs a command, e.g. -a 'cmd:git diff'")
+	}
+	ctx, cancel := context.WithTimeout(ctx, CommandTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", "-c", line)
+	cmd.Dir = root
+	var buf limitedBuffer
+	buf.max = MaxFileBytes
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	err := cmd.Run()
+	if buf.over {
+		return conversation.Attachment{}, fmt.Errorf("%s: output is over the %s limit for an attached file", source, size(MaxFileBytes))
+	}
+	if err != nil {
+		if ctx.Err() == context.DeadlineExceeded {
+			return conversation.Attachment{}, fmt.Errorf("%s: did not finish within %s", source, CommandTimeout)
+		}
+		last := strings.TrimSpace(buf.String())
+		if i := strings.LastIndexByte(last, '\n'); i >= 0 {
+			last = last[i+1:]
+		}
+		return conversation.Attachment{}, fmt.Errorf("%s: %v: %s", source, err, last)
+	}
+	return content(source, buf.Bytes())
+}
+
+// limitedBuffer keeps up to max bytes and notes more.
+type limitedBuffer struct {
+	bytes.Buffer
+	max  int
+	over bool
+}
+
+func (b *limitedBuffer) Write(p []byte) (int, error) {
+	if room := b.max - b.Len(); len(p) > room {
+		b.over = true
+		if room > 0 {
+			b.Buffer.Write(p[:room])
+		}
+		return len(p), nil
+	}
+	return b.Buffer.Write(p)
+}
+
+// url fetches an http(s) URL, up to the size limit of its kind.
+func (a *Attacher) url(ctx context.Context, u string) (conversation.Attachment, error) {
+	hc := a.HTTPClient
+	if hc == nil {
+		hc = &http.Client{Timeout: URLTimeout}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return conversation.Attachment{}, fmt.Errorf("%s: %v", u, err)
+	}
+	req.Header.Set("User-Agent", "jp")
+	res, err := hc.Do(req)
+	if err != nil {
+		return conversation.Attachment{}, fmt.Errorf("%s: %v", u, errors.Unwrap(err))
+	}
+	defer func() { _ = res.Body.Close() }()
+	if res.StatusCode/100 != 2 {
+		return conversation.Attachment{}, fmt.Errorf("%s: HTTP %s", u, res.Status)
+	}
+	data, err := io.ReadAll(io.LimitReader(res.Body, MaxImageBytes+1))
+	if err != nil {
+		return conversation.Attachment{}, fmt.Errorf("%s: %v", u, err)
+	}
+	if len(data) > MaxImageBytes || (imageType(data) == "" && len(data) > MaxFileBytes) {
+		limit := int64(MaxFileBytes)
+		if imageType(data) != "" {
+			limit = MaxImageBytes
+		}
+		return conversation.Attachment{}, fmt.Errorf("%s: the response is over the %s limit for an attached page", u, size(limit))
+	}
+	return content(u, data)
+}
+
+// paths attaches a file, a directory or a glob, relative to dir.
+func paths(dir, spec string) ([]conversation.Attachment, error) {
+	if spec == "" {
+		return nil, errors.New("-a needs a path, cmd:COMMAND or a URL")
+	}
+	abs := spec
+	if !filepath.IsAbs(abs) {
+		abs = filepath.Join(dir, spec)
+	}
+	if strings.ContainsAny(spec, "*?[{") {
+		if _, err := os.Lstat(abs); err != nil {
+			return glob(dir, spec)
+		}
+	}
+	st, err := os.Stat(abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no such file or directory", spec)
+		}
+		return nil, fmt.Errorf("%s: %v", spec, errors.Unwrap(err))
+	}
+	if st.IsDir() {
+		return directory(abs, filepath.Clean(spec))
+	}
+	att, err := file(abs, filepath.ToSlash(filepath.Clean(spec)), st.Size())
+	if err != nil {
+		return nil, err
+	}
+	return []conversation.Attachment{att}, nil
+}
+
+// file reads one named file.
+func file(abs, source string, n int64) (conversation.Attachment, error) {
+	if n > MaxImageBytes {
+		return conversation.Attachment{}, fmt.Errorf("%s: %s is over the %s limit for an attached file", source, size(n), size(MaxFileBytes))
+	}
+	data, err := os.ReadFile(abs)
+	if err != nil {
+		return conversation.Attachment{}, fmt.Errorf("%s: %v", source, errors.Unwrap(err))
+	}
+	return content(source, data)
+}
+
+// glob attaches the files matching a pattern (** crosses directories);
+// a match in an ignored or hidden directory is left out as in a directory.
+func glob(dir, pattern string) ([]conversation.Attachment, error) {
+	base, pat := doublestar.SplitPattern(filepath.ToSlash(pattern))
+	root := base
+	if !filepath.IsAbs(root) {
+		root = filepath.Join(dir, base)
+	}
+	matches, err := doublestar.Glob(os.DirFS(root), pat, doublestar.WithFilesOnly(), doublestar.WithFailOnIOErrors())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", pattern, err)
+	}
+	if len(matches) == 0 {
+		return nil, fmt.Errorf("%s: no file matches", pattern)
+	}
+	if len(matches) > MaxFiles {
+		return nil, fmt.Errorf("%s: %d files match, over the limit of %d files per pattern", pattern, len(matches), MaxFiles)
+	}
+	slices.Sort(matches)
+	out := make([]conversation.Attachment, 0, len(matches))
+	for _, m := range matches {
+		st, err := os.Stat(filepath.Join(root, m))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", m, errors.Unwrap(err))
+		}
+		att, err := file(filepath.Join(root, m), path(base, m), st.Size())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, att)
+	}
+	return out, nil
+}
+
+func path(base, rel string) string {
+	if base == "" || base == "." {
+		return rel
+	}
+	return strings.TrimSuffix(base, "/") + "/" + rel
+}
+
+// ignoreFrame is the .gitignore of one directory of a walk: gi its
+// patterns, neg the same after a catch-all, so that a path it does not
+// match is one a "!" pattern re-included.
+type ignoreFrame struct {
+	dir     string // relative to the walk's root, "" for the root
+	gi, neg *gitignore.GitIgnore
+}
+
+func readIgnore(dir, file string) (ignoreFrame, bool) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return ignoreFrame{}, false
+	}
+	lines := strings.Split(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n")
+	return ignoreFrame{dir: dir, gi: gitignore.CompileIgnoreLines(lines...),
+		neg: gitignore.CompileIgnoreLines(append([]string{"*"}, lines...)...)}, true
+}
+
+// directory attaches the text files and images under abs, in path order,
+// skipping hidden files and directories (.git, .env, ...) and what
+// .gitignore files (of abs and below) exclude: the deepest file with a
+// pattern matching the path decides, "!" patterns included. Binary files
+// and files over the limits are skipped there, not refused.
+func directory(abs, shown string) ([]conversation.Attachment, error) {
+	var out []conversation.Attachment
+	var frames []ignoreFrame
+	ignored := func(rel string, isDir bool) bool {
+		for i := len(frames) - 1; i >= 0; i-- {
+			f := frames[i]
+			sub := rel
+			if f.dir != "" {
+				if !strings.HasPrefix(rel, f.dir+"/") {
+					continue
+				}
+				sub = strings.TrimPrefix(rel, f.dir+"/")
+			}
+			if isDir {
+				sub += "/"
+			}
+			if f.gi.MatchesPath(sub) {
+				return true
+			}
+			if !f.neg.MatchesPath(sub) {
+				return false // re-included by a "!" pattern
+			}
+		}
+		return false
+	}
+	err := filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(abs, p)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if rel != "." && (strings.HasPrefix(d.Name(), ".") || ignored(rel, true)) {
+				return filepath.SkipDir
+			}
+			if rel == "." {
+				rel = ""
+			}
+			// Frames of directories the walk has left are dropped.
+			frames = slices.DeleteFunc(frames, func(f ignoreFrame) bool {
+				return f.dir != "" && rel != f.dir && !strings.HasPrefix(rel, f.dir+"/")
+			})
+			if f, ok := readIgnore(rel, filepath.Join(p, ".gitignore")); ok {
+				frames = append(frames, f)
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || strings.HasPrefix(d.Name(), ".") || ignored(rel, false) {
+			return nil
+		}
+		if len(out) >= MaxFiles {
+			return fmt.Errorf("%s: over the limit of %d files per directory", shown, MaxFiles)
+		}
+		info, err := d.Info()
+		if err != nil || info.Size() > MaxImageBytes {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return fmt.Errorf("%s: %v", path(filepath.ToSlash(shown), rel), errors.Unwrap(err))
+		}
+		att, err := content(path(filepath.ToSlash(shown), rel), data)
+		if err != nil {
+			return nil // binary or oversized: skipped inside a directory
+		}
+		out = append(out, att)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

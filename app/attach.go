@@ -1,0 +1,88 @@
+package app
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+
+	"github.com/jpcli/jp/domain/config"
+	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/workspace"
+	"github.com/jpcli/jp/ports"
+)
+
+// StdinSource is the source of text piped to jp.
+const StdinSource = "stdin"
+
+// attachments reads what the query attaches, in order: piped stdin (when a
+// message was also given), conversation.attachments (relative to the
+// checkout), then each -a (relative to the launch directory; "-" is
+// stdin).
+func (q *Query) attachments(ctx context.Context, loc workspace.Location, cfg config.Config, in QueryInput) ([]conversation.Attachment, error) {
+	var out []conversation.Attachment
+	stdinUsed := false
+	stdin := func() error {
+		if !in.HasStdin {
+			return &UsageError{Msg: "-a -: nothing was piped to stdin"}
+		}
+		if !stdinUsed {
+			out = append(out, stdinAttachment(in.Stdin))
+			stdinUsed = true
+		}
+		return nil
+	}
+	if in.HasStdin && !contains(in.Attach, "-") {
+		_ = stdin()
+	}
+	read := func(specs []string, dir string) error {
+		if len(specs) == 0 {
+			return nil
+		}
+		if q.attacher == nil {
+			return errors.New("attachments are not available here")
+		}
+		atts, err := q.attacher.Attach(ctx, ports.AttachRequest{Specs: specs, Dir: dir, Root: loc.Root})
+		if err != nil {
+			return &UserError{Msg: err.Error(), Err: err}
+		}
+		out = append(out, atts...)
+		return nil
+	}
+	if err := read(cfg.Conversation.Attachments, loc.Root); err != nil {
+		return nil, err
+	}
+	var batch []string
+	for _, spec := range in.Attach {
+		if spec != "-" {
+			batch = append(batch, spec)
+			continue
+		}
+		if err := read(batch, in.LaunchDir); err != nil {
+			return nil, err
+		}
+		batch = nil
+		if err := stdin(); err != nil {
+			return nil, err
+		}
+	}
+	if err := read(batch, in.LaunchDir); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func stdinAttachment(text string) conversation.Attachment {
+	sum := sha256.Sum256([]byte(text))
+	return conversation.Attachment{Source: StdinSource, MediaType: "text/plain", Content: text,
+		Size: int64(len(text)), SHA256: hex.EncodeToString(sum[:])}
+}
+
+func contains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
