@@ -6,8 +6,8 @@ package wire
 //go:generate go tool wire
 
 import (
-	"github.com/jpcli/jp/adapters/attach"
 	"context"
+	"github.com/jpcli/jp/adapters/attach"
 	"io"
 	"log/slog"
 	"os"
