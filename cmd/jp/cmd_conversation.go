@@ -185,7 +185,7 @@ func writeEvent(w io.Writer, e conversation.Event) {
 		}
 		fmt.Fprintf(w, "\n[%s]\n%s\n", who, e.Content)
 		for _, a := range e.Attachments {
-			fmt.Fprintf(w, "[attachment] %s (%s, %d bytes, sha256 %.12s)\n", a.Source, a.MediaType, a.Size, a.SHA256)
+			fmt.Fprintf(w, "[attachment] %s (%s, %d bytes, sha256 %.12s)\n", noControl(a.Source), noControl(a.MediaType), a.Size, noControl(a.SHA256))
 		}
 	case conversation.EventTypeChatResponse:
 		if e.Reasoning != "" {
@@ -215,7 +215,7 @@ func writeEvent(w io.Writer, e conversation.Event) {
 	case conversation.EventTypeTurnEnd:
 		line := "── turn " + string(e.Outcome)
 		if e.Model != "" {
-			line += " · " + e.Model
+			line += " · " + noControl(e.Model)
 		}
 		if e.Usage != nil {
 			line += " · " + usageText(*e.Usage)
