@@ -293,6 +293,8 @@ func isFile(p string) bool {
 //   - conversation.tools."*" (the Rust defaults) merges into
 //     conversation.tools.defaults;
 //   - mcp.servers."*" (defaults for every server) is dropped;
+//   - conversation.attachments as a table (the Rust jp's attachment
+//     handlers) is dropped: this jp's key is a list of paths;
 //   - assistant.model.id and the providers.llm.aliases values as
 //     { provider, name } tables become "provider/name";
 //   - a tool's command as a string is split at white space, and as a
@@ -341,6 +343,14 @@ func normalizeRust(tree map[string]any, source string) []config.UnsupportedKey {
 				}
 				tt["command"] = append([]any{prog}, args...)
 			}
+		}
+	}
+	if conv, ok := lookupTable(tree, "conversation"); ok {
+		// The Rust jp's conversation.attachments is a table of attachment
+		// handlers; this jp's is a list of paths attached to every query.
+		if att, ok := conv["attachments"].(map[string]any); ok {
+			delete(conv, "attachments")
+			dropped = append(dropped, config.UnsupportedKey{Key: config.JoinPath("conversation", "attachments"), Source: source, Value: att})
 		}
 	}
 	if servers, ok := lookupTable(tree, "mcp", "servers"); ok {

@@ -80,7 +80,7 @@ func TestRustWorkspaceLoads(t *testing.T) {
 	}
 
 	want := []string{
-		"assistant.instructions", "assistant.model.parameters", "assistant.name", "assistant.request.base_backoff_ms",
+		"assistant.instructions", "assistant.name", "assistant.request.base_backoff_ms",
 		"assistant.request.cache", "assistant.request.max_backoff_secs", "assistant.tool_choice",
 		"conversation.attachments", "conversation.inquiry", "conversation.title",
 		"conversation.tools.defaults.style",
@@ -345,7 +345,7 @@ func TestLoaderReportsOncePerRun(t *testing.T) {
 		}
 	}
 	out := notice.String()
-	if strings.Count(out, "\n") != 1 || !strings.Contains(out, "jp: 25 configuration keys not supported by this jp were ignored (conversation.tools.fs_read_file.examples,") {
+	if strings.Count(out, "\n") != 1 || !strings.Contains(out, "jp: 24 configuration keys not supported by this jp were ignored (conversation.tools.fs_read_file.examples,") {
 		t.Errorf("notice = %q", out)
 	}
 }
