@@ -158,7 +158,7 @@ func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversat
 		return nil
 	}
 	var buf bytes.Buffer
-	turnEnd := false
+	turnEnd, boundary := false, false
 	for _, e := range evs {
 		b, err := e.Stored(p.format)
 		if err != nil {
@@ -167,6 +167,7 @@ func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversat
 		buf.Write(b)
 		buf.WriteByte('\n')
 		turnEnd = turnEnd || e.Type == conversation.EventTypeTurnEnd
+		boundary = boundary || e.Type == conversation.EventTypeTurnStart || e.Type == conversation.EventTypeTurnEnd
 	}
 	src := p.siloConv
 	if !p.inSilo {
@@ -186,51 +187,74 @@ func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversat
 			return fmt.Errorf("append to conversation %s: event %q: %w", id, e.ID, err)
 		}
 	}
-	if !p.inSilo {
+	imported := !p.inSilo
+	if imported {
 		if err := s.importConversation(loc, id, &p); err != nil {
+			s.dropStream(p.siloConv)
 			return err
 		}
 		if st.json, err = os.Stat(filepath.Join(p.siloConv, eventsFile)); err != nil {
+			s.dropStream(p.siloConv)
 			return fmt.Errorf("append to conversation %s: %w", id, err)
 		}
 	}
-	if err := s.appendLog(p.siloConv, buf.Bytes(), st); err != nil {
+	// Events that end a turn, or that take the log past the fold
+	// threshold, are folded at once: their log line is not synced, the
+	// fold's atomic replacement of events.json is (a crash before it
+	// leaves them in the log, or, after a power cut, a partial line that
+	// readers ignore). The log's events stay the tail of events.json, which
+	// is how readers recognise a fold cut before it removed the log.
+	foldNow := turnEnd || st.logSize+int64(buf.Len()) >= s.foldThreshold
+	if err := s.appendLog(p.siloConv, buf.Bytes(), st, !foldNow); err != nil {
 		s.dropStream(p.siloConv)
 		return fmt.Errorf("append to conversation %s: %w", id, err)
 	}
-	s.putStream(p.siloConv, st)
 	if s.checkpointing(p.siloConv) {
 		// The block this process checkpointed is recorded now, or the turn
 		// moved on: the checkpoint is stale.
 		_ = s.dropPartial(p.siloConv)
 	}
-	meta.EventsCount = st.stream.Len()
-	meta.LastActivatedAt = s.clock.Now().UTC()
-	if err := s.writeJSON(filepath.Join(p.siloConv, metadataFile), meta, 0o600); err != nil {
-		return fmt.Errorf("append to conversation %s: %w", id, err)
+	// metadata.json (events_count, last_activated_at) is rewritten when a
+	// turn starts or ends and at a fold, not for every event in between:
+	// that would be two more fsyncs per streamed event.
+	if boundary || foldNow || imported {
+		meta.EventsCount = st.stream.Len()
+		meta.LastActivatedAt = s.clock.Now().UTC()
+		write := s.writeJSON
+		if foldNow {
+			write = s.replaceJSON // the fold syncs the directory
+		}
+		if err := write(filepath.Join(p.siloConv, metadataFile), meta, 0o600); err != nil {
+			s.dropStream(p.siloConv)
+			return fmt.Errorf("append to conversation %s: %w", id, err)
+		}
 	}
-	if !turnEnd && st.logSize < s.foldThreshold {
+	if !foldNow {
+		s.putStream(p.siloConv, st)
 		return nil
 	}
-	if _, err := s.fold(p.siloConv, st, p.format, nil); err != nil {
+	if _, err := s.fold(p.siloConv, st, p.format); err != nil {
+		s.dropStream(p.siloConv)
 		return fmt.Errorf("append to conversation %s: %w", id, err)
 	}
+	s.putStream(p.siloConv, st)
 	if st.local || loc.Root == "" {
 		return nil
 	}
 	return s.projectFiles(p.projConv, id, p.siloConv, nil)
 }
 
-// appendLog appends whole lines to events.log with one write and fsyncs it.
-func (s *Store) appendLog(dir string, data []byte, st *streamState) error {
+// appendLog appends whole lines to events.log with one write and, with
+// sync, fsyncs it (and the directory when it creates the log).
+func (s *Store) appendLog(dir string, data []byte, st *streamState, sync bool) error {
 	path := filepath.Join(dir, logFile)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", path, err)
 	}
 	_, err = f.Write(data)
-	if err == nil && s.fsync {
-		err = f.Sync()
+	if err == nil && sync {
+		err = s.syncFile(f)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -238,7 +262,7 @@ func (s *Store) appendLog(dir string, data []byte, st *streamState) error {
 	if err != nil {
 		return fmt.Errorf("append to %s: %w", path, err)
 	}
-	if st.logSize == 0 {
+	if st.logSize == 0 && sync {
 		if err := s.syncDir(dir); err != nil {
 			return err
 		}
@@ -247,25 +271,22 @@ func (s *Store) appendLog(dir string, data []byte, st *streamState) error {
 	return nil
 }
 
-// fold moves the log's events, then the lines of extra, into events.json:
+// fold moves the log's events into events.json:
 // an atomic rewrite of events.json that copies the events already there
 // as they are (file to file, in the kernel where it can: neither read into
 // memory nor decoded) and adds the new lines, then removal of the log. A
 // crash between the two leaves log events that readers recognise as
 // folded by their IDs. It reports whether there was anything to fold.
-func (s *Store) fold(dir string, st *streamState, f conversation.Format, extra []byte) (bool, error) {
+func (s *Store) fold(dir string, st *streamState, f conversation.Format) (bool, error) {
 	logPath := filepath.Join(dir, logFile)
 	raw, err := os.ReadFile(logPath)
 	if err != nil && !isNotExist(err) {
 		return false, fmt.Errorf("fold events: %w", err)
 	}
-	hadLog := len(raw) > 0
-	if len(raw) == 0 && len(extra) == 0 {
+	if len(raw) == 0 {
 		return false, nil
 	}
 	lines, _ := splitLines(raw)
-	more, _ := splitLines(extra)
-	lines = append(lines, more...)
 	jsonPath := filepath.Join(dir, eventsFile)
 	ok, err := s.appendToArray(jsonPath, lines)
 	if err != nil {
@@ -279,28 +300,24 @@ func (s *Store) fold(dir string, st *streamState, f conversation.Format, extra [
 		if se.block { // a checkpoint is not an event
 			se.events = se.events[:len(se.events)-1]
 		}
-		for i, l := range more {
-			var e conversation.Event
-			if err := json.Unmarshal(l, &e); err != nil {
-				return false, fmt.Errorf("fold events: new event %d: %w", i+1, err)
-			}
-			se.events = append(se.events, e)
-		}
 		merged, err := conversation.EncodeStoredEvents(se.events, f)
 		if err != nil {
 			return false, fmt.Errorf("fold events: %w", err)
 		}
-		if err := s.writeFile(jsonPath, merged, 0o600); err != nil {
+		if err := s.replaceFile(jsonPath, 0o600, func(w *os.File) error {
+			_, err := w.Write(merged)
+			return err
+		}); err != nil {
 			return false, err
 		}
 	}
-	if hadLog {
-		if err := os.Remove(logPath); err != nil && !isNotExist(err) {
-			return false, fmt.Errorf("fold events: %w", err)
-		}
-		if err := s.syncDir(dir); err != nil {
-			return false, err
-		}
+	if err := os.Remove(logPath); err != nil && !isNotExist(err) {
+		return false, fmt.Errorf("fold events: %w", err)
+	}
+	// One sync of the directory makes the new events.json, the log's
+	// removal and a metadata.json the caller replaced with it durable.
+	if err := s.syncDir(dir); err != nil {
+		return false, err
 	}
 	if st != nil {
 		if st.json, err = os.Stat(jsonPath); err != nil {
@@ -315,7 +332,7 @@ func (s *Store) fold(dir string, st *streamState, f conversation.Format, extra [
 // line, as conversation.EncodeEvents writes it; a missing file is empty)
 // with one that also holds lines, atomically. The array's events are
 // copied file to file. ok is false, and nothing is written, when the file
-// does not end like such an array.
+// does not end like such an array. The caller syncs the directory.
 func (s *Store) appendToArray(path string, lines [][]byte) (ok bool, err error) {
 	src, err := os.Open(path)
 	if isNotExist(err) {
@@ -334,7 +351,7 @@ func (s *Store) appendToArray(path string, lines [][]byte) (ok bool, err error) 
 			return false, nil
 		}
 	}
-	err = s.writeFileFunc(path, 0o600, func(w *os.File) error {
+	err = s.replaceFile(path, 0o600, func(w *os.File) error {
 		if src != nil {
 			if _, err := src.Seek(0, io.SeekStart); err != nil {
 				return err

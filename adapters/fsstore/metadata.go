@@ -64,7 +64,7 @@ func (s *Store) UpdateMetadata(ctx context.Context, loc workspace.Location, id c
 		return nil
 	}
 	if st != nil && st.logSize > 0 {
-		if _, err = s.fold(p.siloConv, st, p.format, nil); err != nil {
+		if _, err = s.fold(p.siloConv, st, p.format); err != nil {
 			s.dropStream(p.siloConv)
 			return fmt.Errorf("update metadata of conversation %s: %w", id, err)
 		}
@@ -259,7 +259,10 @@ func (s *Store) projectFiles(dir string, id conversation.ID, siloConv string, ev
 		return fmt.Errorf("project conversation %s: %w", id, err)
 	}
 	if events != nil {
-		err = s.writeFile(filepath.Join(dir, eventsFile), events, 0o644)
+		err = s.replaceFile(filepath.Join(dir, eventsFile), 0o644, func(w *os.File) error {
+			_, err := w.Write(events)
+			return err
+		})
 	} else {
 		err = s.copyFile(filepath.Join(siloConv, eventsFile), filepath.Join(dir, eventsFile), 0o644)
 	}
@@ -270,11 +273,15 @@ func (s *Store) projectFiles(dir string, id conversation.ID, siloConv string, ev
 	if err := s.copyBaseConfig(siloConv, dir); err != nil {
 		return fmt.Errorf("project conversation %s: %w", id, err)
 	}
-	if err := s.writeFile(filepath.Join(dir, metadataFile), meta, 0o644); err != nil {
+	if err := s.replaceFile(filepath.Join(dir, metadataFile), 0o644, func(w *os.File) error {
+		_, err := w.Write(meta)
+		return err
+	}); err != nil {
 		return fmt.Errorf("project conversation %s: %w", id, err)
 	}
 	s.markValid(filepath.Join(dir, metadataFile))
-	return nil
+	// One sync of the directory for both files (and base_config.json).
+	return s.syncDir(dir)
 }
 
 // copyBaseConfig copies the Rust jp's base_config.json of a conversation

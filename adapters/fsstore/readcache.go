@@ -139,15 +139,16 @@ func sameContent(a, b string) bool {
 	}
 }
 
-// copyFile replaces dst with a copy of src, atomically (see writeFile),
-// file to file in the kernel where it can.
+// copyFile replaces dst with a copy of src, atomically (see replaceFile:
+// the caller syncs the directory), file to file in the kernel where it
+// can.
 func (s *Store) copyFile(src, dst string, perm fs.FileMode) error {
 	in, err := os.Open(src)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = in.Close() }()
-	return s.writeFileFunc(dst, perm, func(w *os.File) error {
+	return s.replaceFile(dst, perm, func(w *os.File) error {
 		_, err := io.Copy(w, in)
 		return err
 	})

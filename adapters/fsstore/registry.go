@@ -166,8 +166,8 @@ func (s *Store) createExclusive(path string, data []byte) error {
 	if err == nil {
 		err = f.Chmod(0o644)
 	}
-	if err == nil && s.fsync {
-		err = f.Sync()
+	if err == nil {
+		err = s.syncFile(f)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -192,8 +192,8 @@ func (s *Store) createInPlace(path string, data []byte) error {
 		return fmt.Errorf("create %s: %w", path, err)
 	}
 	_, err = f.Write(data)
-	if err == nil && s.fsync {
-		err = f.Sync()
+	if err == nil {
+		err = s.syncFile(f)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

@@ -41,3 +41,39 @@ func TestReadCacheSeesAnotherWriter(t *testing.T) {
 		t.Fatalf("Events after another writer ends with %q, want %q", last.ID, start.ID)
 	}
 }
+
+// A turn persisted event by event, as jp does, fsyncs each event's log
+// line once and groups the turn end's writes: the user-local metadata.json
+// and events.json are replaced and their directory synced once, and so
+// are the checkout copy's.
+func TestTurnFsyncs(t *testing.T) {
+	t.Parallel()
+	sc := newScene(t)
+	id := sc.create(t, ports.NewConversation{})
+	sc.append(t, sc.loc, id, sc.ev.Turn(sc.root, "warm up", 0)...)
+	turn := sc.ev.Turn(sc.root, "q", 1) // start, request, call, result, message, end
+	before := sc.s.Syncs()
+	for _, e := range turn {
+		sc.append(t, sc.loc, id, e)
+	}
+	// turn_start: the new log and its directory, metadata.json and its
+	// directory (4); request, call, result, message: one each (4);
+	// turn_end: metadata.json, events.json, the directory (3), the
+	// checkout's events.json, metadata.json, its directory (3).
+	got := sc.s.Syncs() - before
+	t.Logf("%d fsyncs for a turn of %d events", got, len(turn))
+	if got > 14 {
+		t.Errorf("a turn of %d events made %d fsyncs, want at most 14", len(turn), got)
+	}
+	evs, err := sc.s.Events(t.Context(), sc.loc, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 4+len(turn) {
+		t.Fatalf("%d events after the turn, want %d", len(evs), 4+len(turn))
+	}
+	m, err := sc.s.Get(t.Context(), sc.loc, id)
+	if err != nil || m.Metadata.EventsCount != len(evs) {
+		t.Fatalf("metadata after the turn: %+v, %v; want events_count %d", m.Metadata, err, len(evs))
+	}
+}

@@ -31,6 +31,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gofrs/flock"
 
@@ -100,6 +101,7 @@ type Store struct {
 	// valid holds checkout copies known to parse, as they were when
 	// known (see checkProjection).
 	valid  map[string]os.FileInfo
+	syncs  atomic.Int64   // fsyncs made (see Syncs)
 	convMu [64]sync.Mutex // striped per-conversation write locks
 }
 
