@@ -100,7 +100,8 @@ type Question struct {
 	Message string
 	// Options are the choices of a Select (required and non-empty).
 	Options []Option
-	// Default is a Confirm's default (true = yes) or a Text's initial value.
+	// Default is a Confirm's default (true = yes), a Text's initial value,
+	// or the pre-selected answer of a Select.
 	Default any
 	// Topic says who asks and about what, for scripted front ends: for
 	// example "tool_permission:<tool>", "plugin:<name>", "mcp:<server>".

@@ -202,6 +202,57 @@ type orderConn struct {
 	rec *orderRecorder
 }
 
+// noteMessage notes the elicitations of one JSON-RPC message or batch as
+// it arrived on the wire: a request, or a multi round-trip result
+// carrying them as inputRequests.
+func (r *orderRecorder) noteMessage(raw []byte) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) > 0 && raw[0] == '[' {
+		var batch []json.RawMessage
+		if json.Unmarshal(raw, &batch) == nil {
+			for _, m := range batch {
+				r.noteMessage(m)
+			}
+		}
+		return
+	}
+	var m struct {
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+		Result json.RawMessage `json:"result"`
+	}
+	if json.Unmarshal(raw, &m) != nil {
+		return
+	}
+	if m.Method == methodElicit {
+		r.note(m.Params)
+	}
+	if len(m.Result) > 0 {
+		r.noteInputRequests(m.Result)
+	}
+}
+
+// noteInputRequests notes the elicitations a multi round-trip result
+// (protocol 2026-07-28) carries as inputRequests.
+func (r *orderRecorder) noteInputRequests(result json.RawMessage) {
+	if !bytes.Contains(result, []byte(`"inputRequests"`)) {
+		return
+	}
+	var res struct {
+		InputRequests map[string]struct {
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		} `json:"inputRequests"`
+	}
+	if json.Unmarshal(result, &res) == nil {
+		for _, ir := range res.InputRequests {
+			if ir.Method == methodElicit {
+				r.note(ir.Params)
+			}
+		}
+	}
+}
+
 func (c *orderConn) Read(ctx context.Context) (msg jsonrpc.Message, err error) {
 	msg, err = c.Connection.Read(ctx)
 	switch m := msg.(type) {
@@ -210,23 +261,7 @@ func (c *orderConn) Read(ctx context.Context) (msg jsonrpc.Message, err error) {
 			c.rec.note(m.Params)
 		}
 	case *jsonrpc.Response:
-		// A multi round-trip result (protocol 2026-07-28) carries its
-		// elicitations as inputRequests.
-		if bytes.Contains(m.Result, []byte(`"inputRequests"`)) {
-			var res struct {
-				InputRequests map[string]struct {
-					Method string          `json:"method"`
-					Params json.RawMessage `json:"params"`
-				} `json:"inputRequests"`
-			}
-			if json.Unmarshal(m.Result, &res) == nil {
-				for _, ir := range res.InputRequests {
-					if ir.Method == methodElicit {
-						c.rec.note(ir.Params)
-					}
-				}
-			}
-		}
+		c.rec.noteInputRequests(m.Result)
 	}
 	return msg, err
 }

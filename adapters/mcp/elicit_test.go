@@ -175,3 +175,52 @@ func fieldNames(fs []field) []string {
 	}
 	return out
 }
+
+// SEP-1034: a server's defaults are pre-filled, and an answer left empty
+// carries them (the conformance suite's client-defaults scenario asks
+// this very schema).
+func TestElicitationDefaultsArePrefilledAndCarried(t *testing.T) {
+	const schema = `{"type":"object","properties":{
+  "name": {"type":"string","default":"John Doe"},
+  "age": {"type":"integer","default":30},
+  "score": {"type":"number","default":95.5},
+  "status": {"type":"string","enum":["active","inactive","pending"],"default":"active"},
+  "verified": {"type":"boolean","default":true}
+},"required":[]}`
+	var asked []ports.Question
+	prompter := &mocks.PrompterMock{
+		InteractiveFunc: func() bool { return true },
+		AskFunc: func(_ context.Context, q ports.Question) (ports.Answer, error) {
+			asked = append(asked, q)
+			switch q.Kind {
+			case ports.QuestionConfirm:
+				d, _ := q.Default.(bool)
+				if len(asked) == 1 {
+					d = true // answer it
+				}
+				return ports.Answer{Bool: d}, nil
+			case ports.QuestionSelect:
+				return ports.Answer{Text: q.Default.(string)}, nil
+			}
+			return ports.Answer{Text: ""}, nil // an emptied answer: the default stands
+		},
+	}
+	res := ask(t, prompter, nil, schema)
+	want := map[string]any{"name": "John Doe", "age": float64(30), "score": 95.5, "status": "active", "verified": true}
+	if res["action"] != "accept" || !reflect.DeepEqual(res["content"], want) {
+		t.Fatalf("result = %v, want accept with %v", res, want)
+	}
+	byMsg := map[string]ports.Question{}
+	for _, q := range asked[1:] {
+		byMsg[strings.Fields(q.Message)[0]] = q
+	}
+	if q := byMsg["name"]; q.Default != "John Doe" || !strings.Contains(q.Message, "empty for the default") {
+		t.Errorf("name question = %+v", q)
+	}
+	if q := byMsg["status"]; q.Default != "active" {
+		t.Errorf("status question = %+v, want active pre-selected", q)
+	}
+	if q := byMsg["verified"]; q.Default != true {
+		t.Errorf("verified question = %+v", q)
+	}
+}

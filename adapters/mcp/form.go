@@ -146,6 +146,9 @@ func (f field) question() ports.Question {
 		return q
 	case fieldChoice:
 		q.Kind = ports.QuestionSelect
+		if def != nil {
+			q.Default = fmt.Sprint(def) // pre-selected
+		}
 		q.Options = slices.Clone(f.choices)
 		if !f.required {
 			q.Options = append(q.Options, ports.Option{Value: noAnswer, Label: "(no answer)"})
@@ -181,7 +184,10 @@ func (f field) question() ports.Question {
 	if q.Default == nil && def != nil {
 		q.Default = fmt.Sprint(def)
 	}
-	if !f.required {
+	switch {
+	case def != nil:
+		hint = strings.TrimPrefix(hint+"; empty for the default", "; ")
+	case !f.required:
 		hint = strings.TrimPrefix(hint+"; empty to skip", "; ")
 	}
 	if hint != "" {
@@ -210,6 +216,9 @@ func (f field) parse(a ports.Answer) (v any, set bool, err error) {
 	}
 	text := strings.TrimSpace(a.Text)
 	if text == "" {
+		if def, ok := f.defaultValue(); ok {
+			return def, true, nil // SEP-1034: the server's default stands
+		}
 		if f.required {
 			return nil, false, fmt.Errorf("%s needs an answer", f.label())
 		}
@@ -298,4 +307,16 @@ func checkFormat(format, s string) error {
 		return fmt.Errorf("%q is not a valid %s", s, format)
 	}
 	return nil
+}
+
+// defaultValue is the property's schema default, if it declares one.
+func (f field) defaultValue() (any, bool) {
+	if len(f.s.Default) == 0 {
+		return nil, false
+	}
+	var v any
+	if err := json.Unmarshal(f.s.Default, &v); err != nil || v == nil {
+		return nil, false
+	}
+	return v, true
 }

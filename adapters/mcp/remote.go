@@ -1,9 +1,11 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"os"
@@ -23,7 +25,7 @@ func (c *conn) connectRemote(ctx context.Context, client *sdk.Client, orders *or
 		c.cancel()
 		return nil, fmt.Errorf("MCP server %s: mcp.servers.%s.url must be an http:// or https:// URL, got %q", name, name, redactURL(srv.URL))
 	}
-	ht := &headerTransport{base: o.httpTransport(), headers: srv.Headers}
+	ht := &headerTransport{base: &orderRoundTripper{base: o.httpTransport(), rec: orders}, headers: srv.Headers}
 	if env := srv.BearerTokenEnv; env != "" {
 		tok := os.Getenv(env)
 		if tok == "" {
@@ -43,7 +45,7 @@ func (c *conn) connectRemote(ctx context.Context, client *sdk.Client, orders *or
 	}
 	hctx, hcancel := context.WithTimeout(ctx, StartTimeout)
 	defer hcancel()
-	session, err := client.Connect(hctx, &orderTransport{inner: st, rec: orders}, nil)
+	session, err := client.Connect(hctx, st, nil)
 	if err != nil {
 		c.cancel()
 		var login *LoginRequiredError
@@ -104,4 +106,69 @@ func redactURL(u string) string {
 	}
 	p.User, p.RawQuery, p.Fragment = nil, "", ""
 	return strings.TrimSuffix(p.String(), "?")
+}
+
+// orderRoundTripper records the property order of elicitation schemas in
+// a remote server's responses, as orderTransport does for stdio: the
+// SDK's Streamable HTTP connection cannot be wrapped (the session needs
+// its unexported methods), so the order is read from the HTTP bodies,
+// JSON or server-sent events, as the SDK reads them.
+type orderRoundTripper struct {
+	base http.RoundTripper
+	rec  *orderRecorder
+}
+
+func (t *orderRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(req)
+	if err != nil || resp.Body == nil {
+		return resp, err
+	}
+	resp.Body = &orderBody{ReadCloser: resp.Body, rec: t.rec}
+	return resp, nil
+}
+
+// orderBody passes a response body through, noting each line (an SSE
+// data line, or a whole JSON body) that carries an elicitation.
+type orderBody struct {
+	io.ReadCloser
+	rec  *orderRecorder
+	line []byte
+}
+
+// maxOrderLine bounds what orderBody keeps of one line; a longer line is
+// passed through without being looked at.
+const maxOrderLine = 4 << 20
+
+func (b *orderBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	chunk := p[:n]
+	for len(chunk) > 0 {
+		i := bytes.IndexByte(chunk, '\n')
+		if i < 0 {
+			if len(b.line)+len(chunk) <= maxOrderLine {
+				b.line = append(b.line, chunk...)
+			} else {
+				b.line = b.line[:0]
+			}
+			break
+		}
+		if len(b.line)+i <= maxOrderLine {
+			b.noteLine(append(b.line, chunk[:i]...))
+		}
+		b.line = b.line[:0]
+		chunk = chunk[i+1:]
+	}
+	if err != nil && len(b.line) > 0 {
+		b.noteLine(b.line)
+		b.line = nil
+	}
+	return n, err
+}
+
+func (b *orderBody) noteLine(line []byte) {
+	if !bytes.Contains(line, []byte(methodElicit)) {
+		return
+	}
+	line = bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(line), []byte("data:")))
+	b.rec.noteMessage(line)
 }

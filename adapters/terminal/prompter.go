@@ -119,7 +119,7 @@ func (p *Prompter) selectOne(ctx context.Context, q ports.Question) (ports.Answe
 		labels[o.Answer()] = label
 		opts[i] = huh.NewOption(oneLine(label), o.Answer())
 	}
-	var v string
+	v, _ := q.Default.(string) // pre-selected when it is an option's answer
 	f := huh.NewSelect[string]().Title(safetext.String(q.Message)).Options(opts...).Value(&v)
 	if _, err := p.runForm(ctx, f, false); err != nil {
 		return ports.Answer{}, err
