@@ -5,9 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/jpcli/jp/domain/config"
 	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/llm"
 	"github.com/jpcli/jp/domain/workspace"
 	"github.com/jpcli/jp/ports"
 )
@@ -85,4 +89,43 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// delegatedAttachments reads a plugin query's attachments in the addressed
+// checkout. Paths must stay inside it: text read for one checkout never
+// comes from another.
+func (q *Query) delegatedAttachments(ctx context.Context, in DelegatedInput) ([]conversation.Attachment, error) {
+	if len(in.Attachments) == 0 {
+		return nil, nil
+	}
+	for _, spec := range in.Attachments {
+		if isPathSpec(spec) && !filepath.IsLocal(spec) {
+			return nil, &UserError{Msg: fmt.Sprintf("attachment %q: a plugin query attaches paths inside the addressed checkout only (relative, no ..)", spec)}
+		}
+	}
+	if q.attacher == nil {
+		return nil, errors.New("attachments are not available here")
+	}
+	atts, err := q.attacher.Attach(ctx, ports.AttachRequest{Specs: in.Attachments, Dir: in.Loc.Root, Root: in.Loc.Root})
+	if err != nil {
+		return nil, &UserError{Msg: err.Error(), Err: err}
+	}
+	return atts, nil
+}
+
+// isPathSpec reports whether an attachment spec names a path (not a
+// command or a URL).
+func isPathSpec(spec string) bool {
+	return !strings.HasPrefix(spec, "cmd:") && !strings.HasPrefix(spec, "http://") && !strings.HasPrefix(spec, "https://")
+}
+
+// checkImages refuses image attachments for a model known not to take
+// images, in one line, before anything is recorded.
+func checkImages(model llm.ModelID, atts []conversation.Attachment) error {
+	for _, a := range atts {
+		if strings.HasPrefix(a.MediaType, "image/") && !llm.TakesImages(model) {
+			return &UserError{Msg: fmt.Sprintf("%s is an image, and %s does not take images: attach text, or use a model that reads images (e.g. anthropic/claude-sonnet-4-5, openai/gpt-4.1)", a.Source, model)}
+		}
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/jpcli/jp/domain/config"
 	"github.com/jpcli/jp/domain/conversation"
@@ -68,6 +69,9 @@ type DelegatedInput struct {
 	Content string
 	Schema  json.RawMessage
 	Author  string
+	// Attachments are the query's attachment specs, read relative to
+	// the checkout and confined to it.
+	Attachments []string
 	// Expected is the query's expected_last_root (nil when not sent).
 	Expected *conversation.LastRoot
 	// LockHeld is set when the plugin already holds the conversation's
@@ -105,24 +109,42 @@ func (q *Query) RunDelegated(ctx context.Context, in DelegatedInput) (turn.End, 
 	if err := conversation.CheckLastRoot(in.Loc.Root, sum.LastRoot, live, in.Expected); err != nil {
 		return notStarted(err)
 	}
-	model, _, err := q.chooseModel("", in.Config)
+	events, err := q.store.Events(ctx, in.Loc, in.Conversation)
+	if err != nil {
+		return notStarted(err)
+	}
+	// As jp q does, a conversation continues on the model it last used
+	// unless the configuration names one.
+	last := ""
+	if in.Config.Assistant.Model.ID == "" {
+		last = turn.LastModel(events)
+	}
+	model, _, err := q.chooseModel(last, in.Config)
 	if err != nil {
 		return notStarted(err)
 	}
 	provider, err := q.providers.Provider(ctx, in.Config, model)
 	if err != nil {
+		if last != "" {
+			msg := fmt.Sprintf("conversation %s last used %s: %v (or set assistant.model.id)", in.Conversation, last, err)
+			return notStarted(&UserError{Msg: msg, Err: err})
+		}
 		return notStarted(&UserError{Msg: err.Error(), Err: err})
 	}
 	rs := &runState{loc: in.Loc, id: in.Conversation, cfg: in.Config, model: model, provider: provider,
-		approvals: run.NewApprovals(), chrome: map[string]bool{}}
+		approvals: run.NewApprovals(), chrome: map[string]bool{}, events: events}
 	if rs.params, err = modelParams(in.Config); err != nil {
 		return notStarted(err)
 	}
-	if rs.events, err = q.store.Events(ctx, in.Loc, in.Conversation); err != nil {
+	attached, err := q.delegatedAttachments(ctx, in)
+	if err != nil {
+		return notStarted(err)
+	}
+	if err := checkImages(model, attached); err != nil {
 		return notStarted(err)
 	}
 	in.Started()
-	end, err := q.RunTurnPhases(ctx, rs, turn.Request{Root: in.Loc.Root, Content: in.Content, Author: in.Author, Schema: in.Schema})
+	end, err := q.RunTurnPhases(ctx, rs, turn.Request{Root: in.Loc.Root, Content: in.Content, Author: in.Author, Schema: in.Schema, Attachments: attached})
 	if ferr := q.printer.Flush(); err == nil {
 		err = ferr
 	}

@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -44,8 +45,13 @@ func TestLengthStopIsVisibleAndUsageRecorded(t *testing.T) {
 	if strings.Count(chrome, "token limit") != 1 || !strings.Contains(chrome, "assistant.model.parameters.max_tokens: 16") {
 		t.Errorf("chrome = %q", chrome)
 	}
-	if !strings.Contains(chrome, "tokens: 1,200 in (1,000 cached) · 16 out · $0.0011") {
-		t.Errorf("no usage line with cost: %q", chrome)
+	if len(f.printer.usage) != 1 {
+		t.Fatalf("usage reports = %+v", f.printer.usage)
+	}
+	u := f.printer.usage[0]
+	if u.Model != "anthropic/claude-sonnet-4-5" || u.Usage != (llm.Usage{InputTokens: 1200, OutputTokens: 16, CacheReadTokens: 1000}) ||
+		!u.Priced || fmt.Sprintf("%.4f", u.Cost) != "0.0011" {
+		t.Errorf("usage report = %+v", u)
 	}
 	req := f.provider.calls[0]
 	if string(req.Schema) != `{"type":"object"}` || req.Params.MaxTokens != 16 || req.Params.Temperature == nil || *req.Params.Temperature != 0.3 ||

@@ -214,6 +214,9 @@ type host struct {
 	out      string
 	// script is providers.demo.script of delegated turns ("" = echo).
 	script string
+	// attacher reads delegated queries' attachments: each spec becomes a
+	// text attachment "contents of SPEC".
+	attacher *mocks.AttacherMock
 }
 
 type stepClock struct {
@@ -242,6 +245,15 @@ func newHost(t *testing.T) *host {
 		t: t, store: store, loc: workspace.Location{ID: f.ID, Root: f.Root}, data: data,
 		catalog: pluginproc.NewCatalog(data), printer: &pluginPrinter{}, log: &testkit.SyncBuffer{},
 		out: filepath.Join(t.TempDir(), "transcript"),
+		attacher: &mocks.AttacherMock{
+			AttachFunc: func(ctx context.Context, req ports.AttachRequest) ([]conversation.Attachment, error) {
+				var out []conversation.Attachment
+				for _, s := range req.Specs {
+					out = append(out, conversation.Attachment{Source: s, MediaType: "text/plain", Content: "contents of " + s})
+				}
+				return out, nil
+			},
+		},
 		prompter: &mocks.PrompterMock{
 			InteractiveFunc: func() bool { return true },
 			AskFunc: func(ctx context.Context, q ports.Question) (ports.Answer, error) {
@@ -263,7 +275,7 @@ func newHost(t *testing.T) *host {
 			HasKeyFunc: func(config.Config, string) bool { return false },
 		},
 		Tools: &echoTools{}, Printer: h.printer, Prompter: h.prompter, Clock: clock, IDs: &counterIDs{},
-		Interrupts: &mocks.InterruptsMock{}, Timers: &mocks.TimersMock{},
+		Interrupts: &mocks.InterruptsMock{}, Timers: &mocks.TimersMock{}, Attacher: h.attacher,
 	})
 	h.host = app.NewPluginHost(app.NewPlugins(h.catalog), ws, app.NewConfig(ws, loader), app.PluginHostDeps{
 		Registry: store, Loader: loader, Store: store, Drafts: store, Locker: store, Printer: h.printer,
@@ -351,6 +363,7 @@ func (p *pluginPrinter) Write(ch ports.Channel, text string) {
 	}
 }
 func (p *pluginPrinter) EndBlock(ports.Channel)    {}
+func (p *pluginPrinter) Usage(ports.UsageReport)  {}
 func (p *pluginPrinter) Wait(string) (stop func()) { return func() {} }
 func (p *pluginPrinter) Flush() error {
 	p.mu.Lock()

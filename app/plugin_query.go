@@ -191,7 +191,7 @@ func (s *session) runDelegated(c *checkout, req plugin.Query, d *delegation) plu
 	}
 	end, err := q.RunDelegated(ctx, DelegatedInput{
 		Loc: c.loc, Config: res.Config, Conversation: conversation.ID(req.Conversation),
-		Content: req.Content, Schema: req.Schema, Author: "plugin:" + s.name, Expected: req.ExpectedLastRoot,
+		Content: req.Content, Schema: req.Schema, Attachments: req.Attachments, Author: "plugin:" + s.name, Expected: req.ExpectedLastRoot,
 		LockHeld: s.locks.holds(d.key),
 		Started:  func() { s.reply(plugin.QueryStarted{ID: req.ID, Conversation: req.Conversation}) },
 	})
@@ -307,7 +307,10 @@ func (p *pushPrinter) Write(ch ports.Channel, text string) {
 		p.s.push(p.id, plugin.DeltaData{Type: plugin.DataChatResponseDelta, Text: text, Reasoning: ch == ports.ChannelReasoning}, "")
 	}
 }
-func (p *pushPrinter) EndBlock(ports.Channel)    {}
+func (p *pushPrinter) EndBlock(ports.Channel) {}
+
+// Usage is left out: the turn_end event pushed to the plugin carries it.
+func (p *pushPrinter) Usage(ports.UsageReport)   {}
 func (p *pushPrinter) Wait(string) (stop func()) { return func() {} }
 func (p *pushPrinter) Flush() error              { return nil }
 func (p *pushPrinter) Suspend() (resume func())  { return func() {} }

@@ -310,3 +310,35 @@ func TestPluginDiesDuringDelegatedTurn(t *testing.T) {
 	}
 	_ = release()
 }
+
+// TestPluginDelegatedTurnAttachments: a plugin query's attachments are read
+// in the addressed checkout and recorded on the chat_request; a path
+// leaving the checkout refuses the query before anything is read or
+// stored.
+func TestPluginDelegatedTurnAttachments(t *testing.T) {
+	h := newHost(t)
+	a := h.conv("alpha")
+	err := h.run(ready,
+		send(fmt.Sprintf(`{"type":"query","id":"q1","conversation":"%s","content":"read these","attachments":["notes.txt","src/**/*.go"]}`, a)),
+		until("query_complete"),
+		send(fmt.Sprintf(`{"type":"query","id":"q2","conversation":"%s","content":"and this","attachments":["../other/secret.txt"]}`, a)),
+		until("error"), exit0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := h.attacher.AttachCalls()
+	if len(calls) != 1 || strings.Join(calls[0].Req.Specs, ",") != "notes.txt,src/**/*.go" || calls[0].Req.Dir != h.loc.Root || calls[0].Req.Root != h.loc.Root {
+		t.Fatalf("attach calls = %+v", calls)
+	}
+	evs, err := h.store.Events(t.Context(), h.loc, a)
+	if err != nil || len(evs) != 4 {
+		t.Fatalf("stored = %v, %v", evs, err)
+	}
+	if atts := evs[1].Attachments; len(atts) != 2 || atts[0].Source != "notes.txt" || atts[1].Content != "contents of src/**/*.go" {
+		t.Errorf("chat_request attachments = %+v", atts)
+	}
+	refused := received(h.answers(), "error", "q2")
+	if len(refused) != 1 || !strings.Contains(refused[0]["message"].(string), "inside the addressed checkout only") {
+		t.Errorf("q2 answers = %v", refused)
+	}
+}

@@ -196,6 +196,9 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 	if rs.attached, err = q.attachments(ctx, loc, rs.cfg, in); err != nil {
 		return QueryResult{}, err
 	}
+	if err := checkImages(model, rs.attached); err != nil {
+		return QueryResult{}, err
+	}
 
 	var release func() error
 	if existing != "" {

@@ -65,8 +65,15 @@ func (p *scriptProvider) Stream(ctx context.Context, req llm.Request, emit func(
 
 // recordingPrinter keeps everything written, per channel.
 type recordingPrinter struct {
-	mu  sync.Mutex
-	out map[ports.Channel]*strings.Builder
+	mu    sync.Mutex
+	out   map[ports.Channel]*strings.Builder
+	usage []ports.UsageReport
+}
+
+func (p *recordingPrinter) Usage(r ports.UsageReport) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.usage = append(p.usage, r)
 }
 
 func (p *recordingPrinter) Write(ch ports.Channel, text string) {

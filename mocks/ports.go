@@ -1692,6 +1692,9 @@ var _ ports.Printer = &PrinterMock{}
 //			SuspendFunc: func() func() {
 //				panic("mock out the Suspend method")
 //			},
+//			UsageFunc: func(r ports.UsageReport)  {
+//				panic("mock out the Usage method")
+//			},
 //			WaitFunc: func(label string) func() {
 //				panic("mock out the Wait method")
 //			},
@@ -1714,6 +1717,9 @@ type PrinterMock struct {
 	// SuspendFunc mocks the Suspend method.
 	SuspendFunc func() func()
 
+	// UsageFunc mocks the Usage method.
+	UsageFunc func(r ports.UsageReport)
+
 	// WaitFunc mocks the Wait method.
 	WaitFunc func(label string) func()
 
@@ -1733,6 +1739,11 @@ type PrinterMock struct {
 		// Suspend holds details about calls to the Suspend method.
 		Suspend []struct {
 		}
+		// Usage holds details about calls to the Usage method.
+		Usage []struct {
+			// R is the r argument value.
+			R ports.UsageReport
+		}
 		// Wait holds details about calls to the Wait method.
 		Wait []struct {
 			// Label is the label argument value.
@@ -1749,6 +1760,7 @@ type PrinterMock struct {
 	lockEndBlock sync.RWMutex
 	lockFlush    sync.RWMutex
 	lockSuspend  sync.RWMutex
+	lockUsage    sync.RWMutex
 	lockWait     sync.RWMutex
 	lockWrite    sync.RWMutex
 }
@@ -1836,6 +1848,38 @@ func (mock *PrinterMock) SuspendCalls() []struct {
 	mock.lockSuspend.RLock()
 	calls = mock.calls.Suspend
 	mock.lockSuspend.RUnlock()
+	return calls
+}
+
+// Usage calls UsageFunc.
+func (mock *PrinterMock) Usage(r ports.UsageReport) {
+	if mock.UsageFunc == nil {
+		panic("PrinterMock.UsageFunc: method is nil but Printer.Usage was just called")
+	}
+	callInfo := struct {
+		R ports.UsageReport
+	}{
+		R: r,
+	}
+	mock.lockUsage.Lock()
+	mock.calls.Usage = append(mock.calls.Usage, callInfo)
+	mock.lockUsage.Unlock()
+	mock.UsageFunc(r)
+}
+
+// UsageCalls gets all the calls that were made to Usage.
+// Check the length with:
+//
+//	len(mockedPrinter.UsageCalls())
+func (mock *PrinterMock) UsageCalls() []struct {
+	R ports.UsageReport
+} {
+	var calls []struct {
+		R ports.UsageReport
+	}
+	mock.lockUsage.RLock()
+	calls = mock.calls.Usage
+	mock.lockUsage.RUnlock()
 	return calls
 }
 

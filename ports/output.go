@@ -1,6 +1,10 @@
 package ports
 
-import "context"
+import (
+	"context"
+
+	"github.com/jpcli/jp/domain/llm"
+)
 
 // Channel is an output channel of the Printer (docs/architecture.md).
 type Channel int
@@ -57,6 +61,9 @@ func ParseChannel(s string) (Channel, bool) {
 // channel is rendered and where it goes. Methods are safe for concurrent
 // use (tool calls of one batch run concurrently).
 type Printer interface {
+	// Usage shows what a turn cost once it ends: a chrome line on a
+	// terminal, a usage record in --format json.
+	Usage(r UsageReport)
 	// Write prints text on channel ch. Streamed pieces of one block are
 	// written one after another; EndBlock closes the block.
 	Write(ch Channel, text string)
@@ -180,4 +187,13 @@ type Prompter interface {
 	// ErrInterrupted from the inline composer, the text is what had been
 	// typed (possibly ""), for the caller to keep.
 	Compose(ctx context.Context, req ComposeRequest) (string, error)
+}
+
+// UsageReport is the tokens a turn used, and its cost when the model's
+// price is known.
+type UsageReport struct {
+	Model  string // provider/model
+	Usage  llm.Usage
+	Cost   float64 // US dollars; set when Priced
+	Priced bool
 }

@@ -95,3 +95,15 @@ func writeJSONString(w *bufio.Writer, s string) {
 	_, _ = w.WriteString(s[start:])
 	_ = w.WriteByte('"')
 }
+
+// usageRecord is the --format json record of a turn's usage.
+type usageRecord struct {
+	Channel          string   `json:"channel"`
+	Model            string   `json:"model"`
+	InputTokens      int      `json:"input_tokens"`
+	OutputTokens     int      `json:"output_tokens"`
+	ReasoningTokens  int      `json:"reasoning_tokens"`
+	CacheReadTokens  int      `json:"cache_read_tokens"`
+	CacheWriteTokens int      `json:"cache_write_tokens"`
+	CostUSD          *float64 `json:"cost_usd,omitempty"`
+}

@@ -2,6 +2,8 @@ package terminal
 
 import (
 	"bufio"
+	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"sync"
@@ -138,6 +140,33 @@ func (p *Printer) Write(ch ports.Channel, text string) {
 	if s.tty || s == &p.err {
 		_ = s.w.Flush()
 	}
+}
+
+// Usage shows a turn's tokens: a chrome line ("tokens: ... · $0.0123"),
+// or in JSON mode a record that --quiet keeps (it is data, not chrome):
+//
+//	{"channel":"usage","model":"anthropic/claude-sonnet-4-5","input_tokens":1200,"output_tokens":56,"reasoning_tokens":0,"cache_read_tokens":1000,"cache_write_tokens":0,"cost_usd":0.0045}
+func (p *Printer) Usage(r ports.UsageReport) {
+	if p.json {
+		rec := usageRecord{Channel: "usage", Model: r.Model,
+			InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens, ReasoningTokens: r.Usage.ReasoningTokens,
+			CacheReadTokens: r.Usage.CacheReadTokens, CacheWriteTokens: r.Usage.CacheWriteTokens}
+		if r.Priced {
+			rec.CostUSD = &r.Cost
+		}
+		b, _ := json.Marshal(rec) // plain fields: cannot fail
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		_, _ = p.out.w.Write(append(b, '\n'))
+		_ = p.out.w.Flush()
+		return
+	}
+	line := "tokens: " + r.Usage.Text()
+	if r.Priced {
+		line += fmt.Sprintf(" · $%.4f", r.Cost)
+	}
+	p.Write(ports.ChannelChrome, line)
+	p.EndBlock(ports.ChannelChrome)
 }
 
 // EndBlock ends the current block of ch: renders pending markdown, ends

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jpcli/jp/internal/testkit"
+	"github.com/jpcli/jp/domain/llm"
 	"github.com/jpcli/jp/ports"
 )
 
@@ -321,4 +322,33 @@ func benchmarkDeltas(b *testing.B, opts PrinterOptions) {
 		_ = p.Flush()
 	}
 	b.ReportMetric(float64(b.N)*deltas/b.Elapsed().Seconds(), "deltas/s")
+}
+
+// Usage is a chrome line piped (left out by --quiet) and a usage record
+// in JSON mode (kept by --quiet: it is data), with the cost only when
+// the price is known.
+func TestUsage(t *testing.T) {
+	r := ports.UsageReport{Model: "anthropic/claude-sonnet-4-5",
+		Usage: llm.Usage{InputTokens: 1200, OutputTokens: 56, ReasoningTokens: 20, CacheReadTokens: 1000}, Cost: 0.0123, Priced: true}
+	p, out, errb, _ := newPiped(PrinterOptions{})
+	p.Usage(r)
+	_ = p.Flush()
+	if out.Len() != 0 || errb.String() != "tokens: 1,200 in (1,000 cached) · 56 out (20 reasoning) · $0.0123\n" {
+		t.Errorf("piped: stdout %q stderr %q", out, errb)
+	}
+	p, out, errb, _ = newPiped(PrinterOptions{Quiet: true})
+	p.Usage(r)
+	if out.Len() != 0 || errb.Len() != 0 {
+		t.Errorf("quiet: stdout %q stderr %q", out, errb)
+	}
+	p, out, _, _ = newPiped(PrinterOptions{Format: "json", Quiet: true})
+	p.Usage(r)
+	r.Priced = false
+	p.Usage(r)
+	want := `{"channel":"usage","model":"anthropic/claude-sonnet-4-5","input_tokens":1200,"output_tokens":56,"reasoning_tokens":20,"cache_read_tokens":1000,"cache_write_tokens":0,"cost_usd":0.0123}
+{"channel":"usage","model":"anthropic/claude-sonnet-4-5","input_tokens":1200,"output_tokens":56,"reasoning_tokens":20,"cache_read_tokens":1000,"cache_write_tokens":0}
+`
+	if out.String() != want {
+		t.Errorf("json:\n%s\nwant\n%s", out, want)
+	}
 }

@@ -164,10 +164,10 @@ func (t *turnFiles) write(w io.Writer) {
 
 // usageText renders recorded token counts as the turn-end line does.
 func usageText(u conversation.Usage) string {
-	return "tokens: " + app.UsageText(llm.Usage{
+	return "tokens: " + (llm.Usage{
 		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, ReasoningTokens: u.ReasoningTokens,
 		CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens,
-	})
+	}).Text()
 }
 
 func writeEvent(w io.Writer, e conversation.Event) {

@@ -163,6 +163,10 @@ type Query struct {
 	Content          string                 `json:"content"`
 	ExpectedLastRoot *conversation.LastRoot `json:"expected_last_root,omitempty"`
 	Schema           json.RawMessage        `json:"schema,omitempty"`
+	// Attachments are attached to the message as jp q -a does: paths
+	// (files, directories, globs) relative to the addressed checkout and
+	// inside it, cmd:COMMAND run there, or http(s) URLs.
+	Attachments []string `json:"attachments,omitempty"`
 }
 
 // Interrupt stops the delegated turn running on a conversation as Stop
