@@ -363,7 +363,7 @@ func (p *pluginPrinter) Write(ch ports.Channel, text string) {
 	}
 }
 func (p *pluginPrinter) EndBlock(ports.Channel)    {}
-func (p *pluginPrinter) Usage(ports.UsageReport)  {}
+func (p *pluginPrinter) Usage(ports.UsageReport)   {}
 func (p *pluginPrinter) Wait(string) (stop func()) { return func() {} }
 func (p *pluginPrinter) Flush() error {
 	p.mu.Lock()

@@ -30,7 +30,7 @@ type discardPrinter struct{}
 
 func (discardPrinter) Write(ports.Channel, string) {}
 func (discardPrinter) EndBlock(ports.Channel)      {}
-func (discardPrinter) Usage(ports.UsageReport)      {}
+func (discardPrinter) Usage(ports.UsageReport)     {}
 func (discardPrinter) Wait(string) (stop func())   { return func() {} }
 func (discardPrinter) Flush() error                { return nil }
 func (discardPrinter) Suspend() (resume func())    { return func() {} }

@@ -11,8 +11,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/jpcli/jp/internal/testkit"
 	"github.com/jpcli/jp/domain/llm"
+	"github.com/jpcli/jp/internal/testkit"
 	"github.com/jpcli/jp/ports"
 )
 
