@@ -52,8 +52,11 @@ func (a siloStamp) same(b siloStamp) bool {
 // conversation's history once (for the provider request), and its first
 // append, which needs the same events to check the stream, finds them
 // here instead of reading and decoding them again, as long as the files
-// are as they were read. Callers may append to the events they get but
-// not change them.
+// are as they were read. The events are shared: the caller that read them
+// from the files may append to its slice (it has room for a few events,
+// so a turn does not copy a long history to add its own); later callers
+// get a slice without room, so that an append copies it. Nobody changes
+// the events themselves.
 func (s *Store) readSilo(dir string) (siloEvents, error) {
 	before, serr := stampSilo(dir)
 	s.mu.Lock()
@@ -62,6 +65,7 @@ func (s *Store) readSilo(dir string) (siloEvents, error) {
 	var se siloEvents
 	if serr == nil && c != nil && c.dir == dir && c.stamp.same(before) {
 		se = c.se
+		se.events = slices.Clip(se.events)
 	} else {
 		var err error
 		if se, err = readSiloBase(dir); err != nil {
@@ -73,8 +77,10 @@ func (s *Store) readSilo(dir string) (siloEvents, error) {
 			s.mu.Unlock()
 		}
 	}
-	se.events = slices.Clip(se.events)
-	se.addPartial(dir)
+	if ev, ok := readPartial(dir, se.events); ok {
+		se.events = append(slices.Clip(se.events), ev)
+		se.block = true
+	}
 	return se, nil
 }
 

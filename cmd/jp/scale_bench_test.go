@@ -152,13 +152,19 @@ func BenchmarkShowLongConversation(b *testing.B) {
 
 // BenchmarkQueryBigMessage: jp q with a 20 MB message on the demo model
 // (target: under 1 s and under 4x the message size in peak memory). The
-// message comes from a file on stdin.
+// message comes from a file on stdin; the model answers "ok" (the echo
+// model would stream the 20 MB back one word at a time, which measures the
+// terminal, not the message's way through jp).
 func BenchmarkQueryBigMessage(b *testing.B) {
 	bin := buildJPBinary(b, b.TempDir())
 	dir, env := benchWorkspace(b, bin, 0)
 	msg := filepath.Join(b.TempDir(), "msg.txt")
 	line := strings.Repeat("a line of a very long pasted log file ", 2) + "\n"
 	if err := os.WriteFile(msg, bytes.Repeat([]byte(line), 20<<20/len(line)), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	script := filepath.Join(b.TempDir(), "script.json")
+	if err := os.WriteFile(script, []byte(`{"responses":[{"events":[{"text":"ok"}]}]}`), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	durs := make([]time.Duration, 0, b.N)
@@ -169,7 +175,8 @@ func BenchmarkQueryBigMessage(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		cmd := exec.Command(bin, "q", "--new", "--model", "demo/echo", "--cfg", "conversation.limits.message_bytes=33554432")
+		cmd := exec.Command(bin, "q", "--new", "--model", "demo/scripted", "--cfg", "providers.demo.script="+script,
+			"--cfg", "conversation.limits.message_bytes=33554432")
 		cmd.Dir, cmd.Env, cmd.Stdin, cmd.Stdout = dir, env, in, io.Discard
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr

@@ -227,7 +227,9 @@ func (e Event) Stored(f Format) ([]byte, error) {
 	if f == FormatRust {
 		return e.rustJSON()
 	}
-	return json.Marshal(e)
+	// MarshalJSON directly: json.Marshal(e) would validate and copy its
+	// output again, a second pass over a 20 MB tool result.
+	return e.MarshalJSON()
 }
 
 // EncodeStoredEvents renders events as events.json in format f: a JSON
