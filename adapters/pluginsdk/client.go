@@ -126,7 +126,7 @@ type answer struct {
 
 // Start performs the handshake on r (jp's messages) and w (the plugin's):
 // it reads the first message; for describe it answers with m and returns
-// ErrDescribed; for init it checks the protocol version, answers ready,
+// ErrDescribed; for init it answers ready declaring m's protocol version,
 // and returns a Client whose Context ends when jp asks for shutdown or
 // closes the connection.
 func Start(ctx context.Context, r io.Reader, w io.Writer, m plugin.Manifest) (*Client, error) {
@@ -153,9 +153,10 @@ func Start(ctx context.Context, r io.Reader, w io.Writer, m plugin.Manifest) (*C
 	if err := json.Unmarshal(line, &c.init); err != nil {
 		return nil, fmt.Errorf("pluginsdk: decode init: %w", err)
 	}
-	if c.init.Version < m.ProtocolVersion {
-		return nil, fmt.Errorf("pluginsdk: jp speaks plugin protocol version %d, and this plugin needs %d: update jp", c.init.Version, m.ProtocolVersion)
-	}
+	// init says the version jp took from the manifest file, 1 when the
+	// binary has none; the ready below declares the version this plugin
+	// needs, which raises it (docs/plugins.md). A jp that cannot speak it
+	// answers the requests that need it with an error naming the version.
 	if err := c.send(plugin.Ready{Protocol: m.ProtocolVersion}); err != nil {
 		return nil, err
 	}

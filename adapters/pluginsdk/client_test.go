@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -60,13 +59,20 @@ func TestHandshakeAndExit(t *testing.T) {
 	}
 }
 
-func TestOldHostRefused(t *testing.T) {
-	inR, inW := io.Pipe()
-	go func() { _, _ = io.WriteString(inW, `{"type":"init","version":1}`+"\n"); _ = inW.Close() }()
-	_, err := pluginsdk.Start(context.Background(), inR, io.Discard, manifest)
-	if err == nil || !strings.Contains(err.Error(), "jp speaks plugin protocol version 1, and this plugin needs 2") {
-		t.Fatalf("Start = %v", err)
+// TestReadyRaisesUndeclaredVersion: a binary without a manifest file gets
+// init version 1; the SDK's ready declares the version the plugin needs,
+// which raises it, instead of giving up.
+func TestReadyRaisesUndeclaredVersion(t *testing.T) {
+	f := start(t, `{"type":"init","version":1}`, func(ctx context.Context, c *pluginsdk.Client) error {
+		return nil
+	})
+	if m := f.Recv(); m["type"] != "ready" || m["protocol"] != float64(2) {
+		t.Fatalf("first message = %v", m)
 	}
+	if m := f.Recv(); m["type"] != "exit" || m["code"] != float64(0) {
+		t.Fatalf("exit = %v", m)
+	}
+	f.End()
 }
 
 // TestConcurrentRequestsOutOfOrder: many requests in flight from many
