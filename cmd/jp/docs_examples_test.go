@@ -24,11 +24,21 @@ import (
 //	<!-- example: PATH -->
 //
 // must be byte for byte the repository file PATH, which its own tests
-// run. Markers are HTML comments: a reader of the rendered page does not
-// see them.
+// run, and a block marked
+//
+//	<!-- example-part: PATH -->
+//
+// must appear byte for byte inside PATH (a function of a program the
+// tests build and run). Markers are HTML comments: a reader of the
+// rendered page does not see them. Every other fenced block of these docs
+// must be a JSON block of protocol messages, which TestPluginDocMessages
+// reads as the protocol does.
 var docsWithExamples = []string{"docs/headless.md", "docs/plugins.md"}
 
-var exampleMarker = regexp.MustCompile(`^<!-- example: (\S+)(?: (\S+))? -->$`)
+var (
+	exampleMarker = regexp.MustCompile(`^<!-- example: (\S+)(?: (\S+))? -->$`)
+	partMarker    = regexp.MustCompile(`^<!-- example-part: (\S+) -->$`)
+)
 
 // TestDocExamplesAreExecuted checks every marked example against the file
 // that runs it, and that each doc marks the examples it must: a doc
@@ -44,8 +54,19 @@ func TestDocExamplesAreExecuted(t *testing.T) {
 			if len(examples) == 0 {
 				t.Fatalf("%s marks no example as executed", doc)
 			}
+			for _, b := range docBlocks(t, filepath.Join(root, doc)) {
+				if !b.marked && b.lang != "json" {
+					t.Errorf("%s:%d: a %q block that no test executes: mark it with the file that runs it", doc, b.line, b.lang)
+				}
+			}
 			for _, ex := range examples {
 				want := exampleSource(t, root, ex)
+				if ex.part {
+					if !strings.Contains(want, ex.body) {
+						t.Errorf("%s:%d: the example is not part of %s, which the tests run:\n%s", doc, ex.line, ex.path, ex.body)
+					}
+					continue
+				}
 				if ex.body != want {
 					t.Errorf("%s:%d: the example differs from %s %s, which the tests run:\n--- doc ---\n%s--- file ---\n%s",
 						doc, ex.line, ex.path, ex.file, ex.body, want)
@@ -58,7 +79,42 @@ func TestDocExamplesAreExecuted(t *testing.T) {
 type docExample struct {
 	line       int
 	path, file string
+	part       bool // the block is a part of path
 	body       string
+}
+
+// docBlock is a fenced block of a doc: its language, whether a marker
+// names what executes it, and its text.
+type docBlock struct {
+	line   int
+	lang   string
+	marked bool
+	body   string
+}
+
+// docBlocks returns every fenced block of the markdown file.
+func docBlocks(t *testing.T, path string) []docBlock {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	var out []docBlock
+	for i := 0; i < len(lines); i++ {
+		if !strings.HasPrefix(lines[i], "```") {
+			continue
+		}
+		blk := docBlock{line: i + 1, lang: strings.TrimPrefix(lines[i], "```"),
+			marked: i > 0 && (exampleMarker.MatchString(lines[i-1]) || partMarker.MatchString(lines[i-1]))}
+		var body strings.Builder
+		for i++; i < len(lines) && lines[i] != "```"; i++ {
+			body.WriteString(lines[i] + "\n")
+		}
+		blk.body = body.String()
+		out = append(out, blk)
+	}
+	return out
 }
 
 // docExamples returns the marked fenced blocks of the markdown file.
@@ -78,6 +134,10 @@ func docExamples(t *testing.T, path string) []docExample {
 		line := sc.Text()
 		if m := exampleMarker.FindStringSubmatch(line); m != nil {
 			pending = &docExample{line: n, path: m[1], file: m[2]}
+			continue
+		}
+		if m := partMarker.FindStringSubmatch(line); m != nil {
+			pending = &docExample{line: n, path: m[1], part: true}
 			continue
 		}
 		if pending == nil {
