@@ -16,7 +16,7 @@ func TestProviderChoiceAndErrors(t *testing.T) {
 	ctx := context.Background()
 
 	if _, err := f.Provider(ctx, cfg, llm.ModelID{Provider: "nope", Model: "x"}); err == nil ||
-		!strings.Contains(err.Error(), "known providers are anthropic, demo, ollama, openai") {
+		!strings.Contains(err.Error(), "known providers are anthropic, cerebras, deepseek, demo, google, llamacpp, ollama, openai, openrouter") {
 		t.Fatalf("unknown provider: %v", err)
 	}
 	if _, err := f.Provider(ctx, cfg, llm.ModelID{Provider: "openai", Model: "gpt-4o"}); err == nil || !strings.Contains(err.Error(), "OPENAI_API_KEY") {
@@ -42,5 +42,46 @@ func TestProviderChoiceAndErrors(t *testing.T) {
 	cfg.Providers.OpenAI.BaseURL = "http://127.0.0.1:8080/v1"
 	if _, err := f.Provider(ctx, cfg, llm.ModelID{Provider: "openai", Model: "local"}); err != nil {
 		t.Fatalf("keyless local server: %v", err)
+	}
+}
+
+func TestCompatibleAndNamedProviders(t *testing.T) {
+	env := map[string]string{}
+	f := &Factory{Getenv: func(k string) string { return env[k] }}
+	cfg := config.Default()
+	ctx := context.Background()
+	for _, p := range []string{"openrouter", "cerebras", "deepseek"} {
+		_, err := f.Provider(ctx, cfg, llm.ModelID{Provider: p, Model: "m"})
+		if err == nil || !strings.Contains(err.Error(), strings.ToUpper(p)+"_API_KEY") || !strings.Contains(err.Error(), "providers."+p+".api_key_env") {
+			t.Errorf("%s without a key: %v", p, err)
+		}
+		env[strings.ToUpper(p)+"_API_KEY"] = "k"
+		if _, err := f.Provider(ctx, cfg, llm.ModelID{Provider: p, Model: "m"}); err != nil || !f.HasKey(cfg, p) {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	if _, err := f.Provider(ctx, cfg, llm.ModelID{Provider: "llamacpp", Model: "m"}); err != nil {
+		t.Errorf("llamacpp needs no key: %v", err)
+	}
+	cfg.Providers.Named = map[string]config.NamedProvider{
+		"vllm":   {Kind: "openai-compatible", BaseURL: "http://127.0.0.1:8000/v1"},
+		"keyed":  {Kind: "openai-compatible", BaseURL: "https://example.invalid/v1", APIKeyEnv: "KEYED_KEY"},
+		"wrong":  {Kind: "anthropic", BaseURL: "http://x"},
+		"nourl":  {Kind: "openai-compatible"},
+		"badurl": {Kind: "openai-compatible", BaseURL: "127.0.0.1:8000"},
+	}
+	if _, err := f.Provider(ctx, cfg, llm.ModelID{Provider: "vllm", Model: "m"}); err != nil {
+		t.Errorf("vllm: %v", err)
+	}
+	for name, want := range map[string]string{
+		"keyed":  "set KEYED_KEY",
+		"wrong":  `providers.wrong.kind is "anthropic"`,
+		"nourl":  "providers.nourl.base_url is not set",
+		"badurl": "must start with http://",
+		"nope":   "known providers are anthropic, badurl, cerebras",
+	} {
+		if _, err := f.Provider(ctx, cfg, llm.ModelID{Provider: name, Model: "m"}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want %q", name, err, want)
+		}
 	}
 }

@@ -349,3 +349,33 @@ func TestLoaderReportsOncePerRun(t *testing.T) {
 		t.Errorf("notice = %q", out)
 	}
 }
+
+func TestNamedProviderTable(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	writeFile(t, filepath.Join(w.root, ".jp", "config.toml"), `[providers.vllm]
+kind = "openai-compatible"
+base_url = "http://127.0.0.1:8000/v1"
+api_key_env = "VLLM_KEY"
+
+[providers.mcp.github]
+command = "x"
+
+[providers.openrouter]
+api_key_env = "OR_KEY"
+`)
+	res, err := New().Load(context.Background(), w.source(nil, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := res.Config.Providers
+	if got := p.Named["vllm"]; got != (config.NamedProvider{Kind: "openai-compatible", BaseURL: "http://127.0.0.1:8000/v1", APIKeyEnv: "VLLM_KEY"}) {
+		t.Errorf("providers.vllm = %+v", got)
+	}
+	if _, ok := p.Named["mcp"]; ok {
+		t.Error("the Rust jp's providers.mcp became a provider")
+	}
+	if p.OpenRouter.APIKeyEnv != "OR_KEY" || p.OpenRouter.BaseURL != "https://openrouter.ai/api/v1" {
+		t.Errorf("providers.openrouter = %+v", p.OpenRouter)
+	}
+}

@@ -47,7 +47,7 @@ func (vd *validator) value(v any, n *node, path []string) error {
 		for _, k := range slices.Sorted(maps.Keys(m)) {
 			sub := append(slices.Clip(path), k)
 			child := n.child(k)
-			if child == nil {
+			if child == nil || (n.rest != nil && n.field(k) == nil && config.Tolerated(sub)) {
 				if config.TolerableTable(sub, m[k]) {
 					vd.unsupported = append(vd.unsupported, config.UnsupportedKey{Key: config.JoinPath(sub...), Source: source, Value: m[k]})
 					delete(m, k)

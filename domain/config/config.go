@@ -58,11 +58,33 @@ type Request struct {
 
 // Providers is the [providers] table.
 type Providers struct {
-	OpenAI    OpenAI    `toml:"openai" doc:"OpenAI, or any OpenAI-compatible server (Ollama, llama.cpp, vLLM) through base_url."`
-	Anthropic Anthropic `toml:"anthropic" doc:"Anthropic's Messages API."`
-	Ollama    Ollama    `toml:"ollama" doc:"A local Ollama server, spoken to through its OpenAI-compatible API."`
-	Demo      Demo      `toml:"demo" doc:"The built-in offline demo provider."`
-	LLM       LLM       `toml:"llm" doc:"Provider settings shared with the Rust jp: aliases."`
+	OpenAI     OpenAI     `toml:"openai" doc:"OpenAI (the Responses API on OpenAI's endpoint), or any OpenAI-compatible server through base_url (Chat Completions)."`
+	Anthropic  Anthropic  `toml:"anthropic" doc:"Anthropic's Messages API."`
+	Ollama     Ollama     `toml:"ollama" doc:"An Ollama server, spoken to through its own chat API (/api/chat)."`
+	Google     Compatible `toml:"google" doc:"Google Gemini (the Gemini API)."`
+	OpenRouter Compatible `toml:"openrouter" doc:"OpenRouter (OpenAI-compatible), models openrouter/<vendor>/<model>."`
+	LlamaCpp   Compatible `toml:"llamacpp" doc:"A llama.cpp server (OpenAI-compatible)."`
+	Cerebras   Compatible `toml:"cerebras" doc:"Cerebras inference (OpenAI-compatible)."`
+	DeepSeek   Compatible `toml:"deepseek" doc:"DeepSeek (OpenAI-compatible)."`
+	Demo       Demo       `toml:"demo" doc:"The built-in offline demo provider."`
+	LLM        LLM        `toml:"llm" doc:"Provider settings shared with the Rust jp: aliases."`
+	// Named are the user's own providers ([providers.<name>] with kind =
+	// "openai-compatible").
+	Named map[string]NamedProvider `toml:"*" doc:"A provider of your own, used as <name>/<model>: kind = \"openai-compatible\", base_url, api_key_env."`
+}
+
+// Compatible is the table of a provider with a base URL and a key
+// variable ([providers.google], [providers.openrouter], ...).
+type Compatible struct {
+	BaseURL   string `toml:"base_url" doc:"Base URL of the API."`
+	APIKeyEnv string `toml:"api_key_env" doc:"Name of the environment variable holding the API key; empty sends none."`
+}
+
+// NamedProvider is a [providers.<name>] table of the user's own.
+type NamedProvider struct {
+	Kind      string `toml:"kind" doc:"The API it speaks: \"openai-compatible\" (Chat Completions)."`
+	BaseURL   string `toml:"base_url" doc:"Base URL of the API, e.g. \"http://127.0.0.1:8000/v1\"."`
+	APIKeyEnv string `toml:"api_key_env" doc:"Name of the environment variable holding the API key; empty sends none."`
 }
 
 // LLM is the [providers.llm] table, as the Rust jp spells it.
@@ -72,7 +94,8 @@ type LLM struct {
 
 // OpenAI is the [providers.openai] table.
 type OpenAI struct {
-	BaseURL   string             `toml:"base_url" doc:"Base URL of the Chat Completions API."`
+	BaseURL   string             `toml:"base_url" doc:"Base URL of the API."`
+	API       string             `toml:"api" doc:"The API spoken on OpenAI's own endpoint: \"responses\" (the default) or \"chat_completions\". Another base_url always speaks Chat Completions."`
 	APIKeyEnv string             `toml:"api_key_env" doc:"Name of the environment variable holding the API key."`
 	Pricing   map[string]Pricing `toml:"pricing" doc:"Prices per model name, for the cost shown at the end of a turn; they override the built-in table."`
 }
@@ -86,7 +109,8 @@ type Anthropic struct {
 
 // Ollama is the [providers.ollama] table.
 type Ollama struct {
-	BaseURL string `toml:"base_url" doc:"Base URL of Ollama's OpenAI-compatible API."`
+	BaseURL   string `toml:"base_url" doc:"Base URL of the Ollama server (a trailing /v1 is ignored)."`
+	APIKeyEnv string `toml:"api_key_env" doc:"Name of the environment variable holding an API key (Ollama's cloud, or a server behind a proxy); unset variable sends none."`
 }
 
 // Demo is the [providers.demo] table.
@@ -273,9 +297,14 @@ func Default() Config {
 	return Config{
 		Assistant: Assistant{Request: Request{MaxRetries: 5}},
 		Providers: Providers{
-			OpenAI:    OpenAI{BaseURL: "https://api.openai.com/v1", APIKeyEnv: "OPENAI_API_KEY"},
-			Anthropic: Anthropic{APIKeyEnv: "ANTHROPIC_API_KEY"},
-			Ollama:    Ollama{BaseURL: "http://127.0.0.1:11434/v1"},
+			OpenAI:     OpenAI{BaseURL: "https://api.openai.com/v1", APIKeyEnv: "OPENAI_API_KEY"},
+			Anthropic:  Anthropic{APIKeyEnv: "ANTHROPIC_API_KEY"},
+			Ollama:     Ollama{BaseURL: "http://127.0.0.1:11434", APIKeyEnv: "OLLAMA_API_KEY"},
+			Google:     Compatible{BaseURL: "https://generativelanguage.googleapis.com", APIKeyEnv: "GEMINI_API_KEY"},
+			OpenRouter: Compatible{BaseURL: "https://openrouter.ai/api/v1", APIKeyEnv: "OPENROUTER_API_KEY"},
+			LlamaCpp:   Compatible{BaseURL: "http://127.0.0.1:8080/v1"},
+			Cerebras:   Compatible{BaseURL: "https://api.cerebras.ai/v1", APIKeyEnv: "CEREBRAS_API_KEY"},
+			DeepSeek:   Compatible{BaseURL: "https://api.deepseek.com", APIKeyEnv: "DEEPSEEK_API_KEY"},
 		},
 		Query: Query{Loop: LoopPolicyIfPending, ComposeInEditor: ComposeInEditorFalse},
 		Interrupt: Interrupt{

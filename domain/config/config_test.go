@@ -18,7 +18,7 @@ func TestDefault(t *testing.T) {
 		{"providers.openai.api_key_env", c.Providers.OpenAI.APIKeyEnv, "OPENAI_API_KEY"},
 		{"providers.anthropic.base_url", c.Providers.Anthropic.BaseURL, ""},
 		{"providers.anthropic.api_key_env", c.Providers.Anthropic.APIKeyEnv, "ANTHROPIC_API_KEY"},
-		{"providers.ollama.base_url", c.Providers.Ollama.BaseURL, "http://127.0.0.1:11434/v1"},
+		{"providers.ollama.base_url", c.Providers.Ollama.BaseURL, "http://127.0.0.1:11434"},
 		{"providers.demo.script", c.Providers.Demo.Script, ""},
 		{"query.loop", c.Query.Loop, LoopPolicyIfPending},
 		{"query.compose_in_editor", c.Query.ComposeInEditor, ComposeInEditorFalse},

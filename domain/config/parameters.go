@@ -23,7 +23,7 @@ type ModelParameters struct {
 	Temperature OptFloat  `toml:"temperature" doc:"Sampling temperature (0 to 2; Anthropic 0 to 1). Unset: the provider's default. Anthropic refuses it while thinking is on."`
 	TopP        OptFloat  `toml:"top_p" doc:"Nucleus sampling: the probability mass of tokens considered (0 to 1). Unset: the provider's default."`
 	Stop        StopList  `toml:"stop" doc:"Stop sequences: a string or an array of strings. Generation ends when the model writes one."`
-	Reasoning   Reasoning `toml:"reasoning" doc:"How much the model thinks before answering: off, auto, low, medium, high, max, or a token budget (an integer, at least 1024 for Anthropic). Unset: the model's default (Anthropic: off). Anthropic: thinking with budget_tokens (adaptive for auto on models that have it) and effort; OpenAI: reasoning_effort; OpenAI-compatible servers: the same field, which llama.cpp, vLLM and Ollama read."`
+	Reasoning   Reasoning `toml:"reasoning" doc:"How much the model thinks before answering: off, auto, low, medium, high, max, or a token budget (an integer, at least 1024 for Anthropic). Unset: the model's default (Anthropic: off). Anthropic: thinking with budget_tokens (adaptive for auto on models that have it) and effort; OpenAI: reasoning_effort (Responses: reasoning.effort); Ollama: think; Gemini: thinkingConfig; OpenRouter, llama.cpp, Cerebras, DeepSeek: their own switches (docs/providers.md)."`
 	ToolChoice  string    `toml:"tool_choice" doc:"Whether the model must call a tool: auto (it decides), none (no tool calls), required (at least one), or a tool's name (that tool). Empty: auto."`
 }
 

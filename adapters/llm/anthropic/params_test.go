@@ -48,7 +48,7 @@ func TestThinkingSignaturesAcrossToolCall(t *testing.T) {
 
 	req.Messages = append(req.Messages,
 		llm.Message{Role: llm.RoleAssistant, Text: "Checking.", Reasoning: "The user wants the weather.",
-			Thinking:  []llm.Thinking{{Text: "The user wants the weather.", Signature: sig}, {Text: "unsigned: from another provider"}},
+			Thinking:  []llm.Thinking{{Text: "The user wants the weather.", Signature: sig}, {Text: "unsigned: from another provider"}, {Text: "OpenAI encrypted reasoning", Signature: "openai-responses:gAAAAB"}},
 			ToolCalls: []llm.ToolCall{{ID: "toolu_01", Name: "get_weather", Arguments: json.RawMessage(`{"location":"SF"}`)}}},
 		llm.Message{Role: llm.RoleTool, ToolCallID: "toolu_01", Text: "15 C"})
 	if err := p.Stream(context.Background(), req, (&llmtest.Recorder{}).Emit); err != nil {

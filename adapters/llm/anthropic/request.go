@@ -228,7 +228,9 @@ func buildMessages(msgs []llm.Message, thinking bool) []sdk.MessageParam {
 			var blocks []sdk.ContentBlockParamUnion
 			if thinking {
 				for _, t := range m.Thinking {
-					if t.Signature != "" {
+					// Another provider's stored reasoning ("<kind>:<data>";
+					// Anthropic's signatures are base64) means nothing here.
+					if t.Signature != "" && !strings.Contains(t.Signature, ":") {
 						blocks = append(blocks, sdk.NewThinkingBlock(t.Signature, t.Text))
 					}
 				}

@@ -58,6 +58,9 @@ type Target struct {
 	New func(t testing.TB, baseURL string, hc *http.Client, key string) ports.Provider
 	// Ext is the replay files' extension ("sse", "ndjson").
 	Ext string
+	// Dir is the directory of the replays under testdata; empty is
+	// "contract".
+	Dir string
 	// Stream wraps a replay body into the HTTP response the API sends.
 	Stream func(body string) llmtest.Response
 	// Usage is the usage the text replay reports.
@@ -101,7 +104,16 @@ func StripHeader(s string) string {
 }
 
 func (tg Target) fixture(t testing.TB, name string) string {
-	return Fixture(t, name+"."+tg.Ext)
+	t.Helper()
+	dir := tg.Dir
+	if dir == "" {
+		dir = "contract"
+	}
+	b, err := os.ReadFile(filepath.Join("testdata", dir, name+"."+tg.Ext))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return StripHeader(string(b))
 }
 
 func (tg Target) run(t *testing.T, req llm.Request, responses ...llmtest.Response) (*llmtest.Recorder, *llmtest.Server, error) {

@@ -45,11 +45,15 @@ type Options struct {
 	// Name of the provider in errors, e.g. "openai" or "ollama". Empty
 	// means "openai".
 	Name string
+	// Dialect is the service's reasoning switch and fields; empty is
+	// OpenAI's (and a generic compatible server's).
+	Dialect Dialect
 }
 
 // Provider streams Chat Completions. It is safe for concurrent use.
 type Provider struct {
 	name     string
+	dialect  Dialect
 	official bool // OpenAI's own API (DefaultBaseURL)
 	key      apierr.Key
 	client   oai.Client
@@ -85,6 +89,7 @@ func New(opts Options) (*Provider, error) {
 	)
 	return &Provider{
 		name:     name,
+		dialect:  opts.Dialect,
 		official: strings.TrimRight(base, "/") == DefaultBaseURL,
 		key:      apierr.Key{Env: opts.APIKeyEnv, Set: opts.APIKey != ""},
 		client:   client,
@@ -99,6 +104,7 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, emit func(llm.Ev
 	if err != nil {
 		return apierr.Fatal(p.name, "%v", err)
 	}
+	extra = applyDialect(p.dialect, req, &params, extra)
 	var res, seen *http.Response
 	opts := []option.RequestOption{option.WithJSONSet("stream", true), option.WithResponseInto(&seen)}
 	for k, v := range extra {
@@ -123,7 +129,7 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, emit func(llm.Ev
 	dec := ssestream.NewDecoder(res)
 	defer func() { _ = dec.Close() }()
 
-	s := &streamState{provider: p.name, newID: p.newID, emit: emit}
+	s := &streamState{provider: p.name, newID: p.newID, emit: emit, dialect: p.dialect}
 	for dec.Next() {
 		ev := dec.Event()
 		data := trimData(ev.Data)

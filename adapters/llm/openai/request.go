@@ -162,6 +162,12 @@ func userMessage(m llm.Message) oai.ChatCompletionMessageParamUnion {
 // in requests). A tool result with IsError gets an "Error: " prefix, since
 // the API has no error flag for tool messages.
 func buildMessages(msgs []llm.Message) []oai.ChatCompletionMessageParamUnion {
+	return buildMessagesDialect(msgs, DialectGeneric)
+}
+
+// buildMessagesDialect maps the history with what the service d needs
+// back on assistant messages (historyExtra).
+func buildMessagesDialect(msgs []llm.Message, d Dialect) []oai.ChatCompletionMessageParamUnion {
 	out := make([]oai.ChatCompletionMessageParamUnion, 0, len(msgs))
 	for _, m := range msgs {
 		switch m.Role {
@@ -186,6 +192,9 @@ func buildMessages(msgs []llm.Message) []oai.ChatCompletionMessageParamUnion {
 						Function: oai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: tc.Name, Arguments: args},
 					},
 				})
+			}
+			if x := historyExtra(d, m); x != nil {
+				a.SetExtraFields(x)
 			}
 			out = append(out, oai.ChatCompletionMessageParamUnion{OfAssistant: &a})
 		case llm.RoleTool:

@@ -32,6 +32,12 @@ type streamState struct {
 	provider string
 	newID    func() string
 	emit     func(llm.Event) error
+	dialect  Dialect
+
+	// inReasoning is set while reasoning streams; details are OpenRouter's
+	// reasoning_details, stored as the block's signature when it ends.
+	inReasoning bool
+	details     details
 
 	calls        []*pendingCall
 	callsEmitted bool
@@ -69,6 +75,9 @@ func (s *streamState) chunk(data []byte) error {
 			return err
 		}
 		if ch.FinishReason != "" {
+			if err := s.endReasoning(); err != nil {
+				return err
+			}
 			s.finishReason = ch.FinishReason
 			if err := s.emitCalls(); err != nil {
 				return err
@@ -114,9 +123,19 @@ func (s *streamState) delta(d oai.ChatCompletionChunkChoiceDelta) error {
 		}
 		var text string
 		if json.Unmarshal([]byte(f.Raw()), &text) == nil && text != "" {
+			s.inReasoning = true
 			if err := s.emit(llm.Event{Kind: llm.EventReasoningDelta, Text: text}); err != nil {
 				return err
 			}
+			break // some servers send the same text under both names
+		}
+	}
+	if f, ok := d.JSON.ExtraFields["reasoning_details"]; ok && s.dialect == DialectOpenRouter {
+		s.details.add(f.Raw())
+	}
+	if d.Content != "" || d.Refusal != "" || len(d.ToolCalls) > 0 {
+		if err := s.endReasoning(); err != nil {
+			return err
 		}
 	}
 	if d.Content != "" {
@@ -138,6 +157,20 @@ func (s *streamState) delta(d oai.ChatCompletionChunkChoiceDelta) error {
 			pc.name = tc.Function.Name
 		}
 		pc.args.WriteString(tc.Function.Arguments)
+	}
+	return nil
+}
+
+// endReasoning closes a reasoning block: the reasoning_details it
+// carried go out as its signature while the block is still the current
+// one.
+func (s *streamState) endReasoning() error {
+	if !s.inReasoning {
+		return nil
+	}
+	s.inReasoning = false
+	if sig := s.details.signature(); sig != "" {
+		return s.emit(llm.Event{Kind: llm.EventReasoningSignature, Text: sig})
 	}
 	return nil
 }
@@ -192,6 +225,9 @@ func (s *streamState) complete(pc *pendingCall) (llm.ToolCall, error) {
 
 // finish ends a complete stream: any calls not yet emitted, usage, done.
 func (s *streamState) finish() error {
+	if err := s.endReasoning(); err != nil {
+		return err
+	}
 	if err := s.emitCalls(); err != nil {
 		return err
 	}
