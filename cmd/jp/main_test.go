@@ -82,7 +82,8 @@ func TestScripts(t *testing.T) {
 // provider API keys.
 func isolatedEnv(home, data, config string) []string {
 	return []string{"HOME=" + home, "XDG_DATA_HOME=" + data, "XDG_CONFIG_HOME=" + config,
-		"ANTHROPIC_API_KEY=", "OPENAI_API_KEY="}
+		"ANTHROPIC_API_KEY=", "OPENAI_API_KEY=", "GEMINI_API_KEY=", "GOOGLE_API_KEY=", "OPENROUTER_API_KEY=",
+		"CEREBRAS_API_KEY=", "DEEPSEEK_API_KEY=", "OLLAMA_API_KEY="}
 }
 
 // goBuild compiles the package pkg (a path relative to cmd/jp) into out
