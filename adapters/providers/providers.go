@@ -173,10 +173,21 @@ func missingKey(provider, env string) error {
 func (f *Factory) openai(cfg config.Config) (ports.Provider, error) {
 	c := cfg.Providers.OpenAI
 	key := f.key(c.APIKeyEnv)
-	if key == "" && isOfficialOpenAI(c.BaseURL) {
+	official := isOfficialOpenAI(c.BaseURL)
+	if key == "" && official {
 		return nil, missingKey("openai", c.APIKeyEnv)
 	}
-	return openai.New(openai.Options{BaseURL: c.BaseURL, APIKey: key, APIKeyEnv: c.APIKeyEnv, Name: "openai"})
+	opts := openai.Options{BaseURL: c.BaseURL, APIKey: key, APIKeyEnv: c.APIKeyEnv, Name: "openai"}
+	switch c.API {
+	case "", "responses":
+		if official {
+			return openai.NewResponses(opts)
+		}
+		return openai.New(opts)
+	case "chat_completions":
+		return openai.New(opts)
+	}
+	return nil, fmt.Errorf("providers.openai.api is %q: expected \"responses\" or \"chat_completions\"", c.API)
 }
 
 func (f *Factory) google(cfg config.Config) (ports.Provider, error) {

@@ -2,6 +2,7 @@ package providers
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -83,5 +84,28 @@ func TestCompatibleAndNamedProviders(t *testing.T) {
 		if _, err := f.Provider(ctx, cfg, llm.ModelID{Provider: name, Model: "m"}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", name, err, want)
 		}
+	}
+}
+
+func TestOpenAIAPIChoice(t *testing.T) {
+	f := &Factory{Getenv: func(string) string { return "sk" }}
+	cfg := config.Default()
+	ctx := context.Background()
+	id := llm.ModelID{Provider: "openai", Model: "gpt-5"}
+	for api, want := range map[string]string{"": "*openai.Responses", "responses": "*openai.Responses", "chat_completions": "*openai.Provider"} {
+		cfg.Providers.OpenAI.API = api
+		p, err := f.Provider(ctx, cfg, id)
+		if err != nil || fmt.Sprintf("%T", p) != want {
+			t.Errorf("api %q: %T %v, want %s", api, p, err, want)
+		}
+	}
+	cfg.Providers.OpenAI.API = "responses"
+	cfg.Providers.OpenAI.BaseURL = "http://127.0.0.1:8000/v1"
+	if p, _ := f.Provider(ctx, cfg, id); fmt.Sprintf("%T", p) != "*openai.Provider" {
+		t.Errorf("a compatible server got %T; it speaks Chat Completions", p)
+	}
+	cfg.Providers.OpenAI.API = "completions"
+	if _, err := f.Provider(ctx, cfg, id); err == nil || !strings.Contains(err.Error(), `providers.openai.api is "completions"`) {
+		t.Errorf("bad api: %v", err)
 	}
 }
