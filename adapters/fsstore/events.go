@@ -62,7 +62,10 @@ func readSiloBase(dir string) (siloEvents, error) {
 	if len(lines) == 0 {
 		return se, nil
 	}
-	tail := se.events[max(0, len(se.events)-len(lines)):]
+	// A fold cut before it removed the log left the log's events at the
+	// end of events.json, followed by at most one more: the block in
+	// flight that a repair (rewriteEvents) folded in after them.
+	tail := se.events[max(0, len(se.events)-len(lines)-1):]
 	folded := make(map[string]bool, len(tail))
 	for _, e := range tail {
 		folded[e.ID] = true

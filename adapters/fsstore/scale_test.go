@@ -2,6 +2,7 @@ package fsstore
 
 import (
 	"errors"
+	"path/filepath"
 	"testing"
 
 	"github.com/jpcli/jp/adapters/storetest"
@@ -75,5 +76,45 @@ func TestTurnFsyncs(t *testing.T) {
 	m, err := sc.s.Get(t.Context(), sc.loc, id)
 	if err != nil || m.Metadata.EventsCount != len(evs) {
 		t.Fatalf("metadata after the turn: %+v, %v; want events_count %d", m.Metadata, err, len(evs))
+	}
+}
+
+// A repair that folded a dead process's block in flight after the log's
+// events, killed before it removed the log, leaves the log's events
+// followed by that block in events.json: readers still see each event
+// once, and the next writer removes the log.
+func TestRepairCutBeforeLogRemoval(t *testing.T) {
+	t.Parallel()
+	sc := newScene(t)
+	id := sc.create(t, ports.NewConversation{})
+	open := sc.ev.Turn(sc.root, "q", 1)
+	open = open[:len(open)-2] // start, request, call, result: in the log
+	sc.append(t, sc.loc, id, open...)
+	conv := sc.siloConv(t, id)
+	evs, err := sc.s.Events(t.Context(), sc.loc, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := sc.ev.Message("the block in flight")
+	b, err := conversation.EncodeStoredEvents(append(evs, block), conversation.FormatJP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(conv, "events.json"), b)
+	fresh, err := New(sc.s.DataDir(), sc.clock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := fresh.Events(t.Context(), sc.loc, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.SameEvents(t, got, append(open, block))
+	if err := fresh.Append(t.Context(), sc.loc, id, sc.ev.Message("after")); err != nil {
+		t.Fatal(err)
+	}
+	got, err = fresh.Events(t.Context(), sc.loc, id)
+	if err != nil || conversation.Validate(got) != nil || len(got) != len(open)+2 {
+		t.Fatalf("after the next append: %d events, %v, %v", len(got), err, conversation.Validate(got))
 	}
 }
