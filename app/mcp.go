@@ -147,19 +147,16 @@ func redactURL(u string) string {
 // session leases name's instance (enabled or not, as jp mcp check NAME
 // does) for jp mcp call, resources and prompts, and jp q --mcp-prompt.
 func (m *MCP) session(ctx context.Context, in ConfigInput, name string) (ports.MCPSession, func(), error) {
-	cfg, dir, err := m.load(ctx, in)
+	cfg, _, err := m.load(ctx, in)
 	if err != nil {
 		return nil, nil, err
 	}
-	srv, ok := cfg.MCP.Servers[name]
-	if !ok {
-		known := lo.Keys(cfg.MCP.Servers)
-		slices.Sort(known)
-		return nil, nil, &UserError{Msg: fmt.Sprintf("no MCP server %q is configured (configured: %s); add [mcp.servers.%s] to a config file, see docs/mcp.md",
-			name, listOrNone(known), name)}
+	spec, err := m.serverSpec(ctx, in, name)
+	if err != nil {
+		return nil, nil, err
 	}
 	lim := ports.MCPLimits{IdleShutdown: cfg.MCP.IdleShutdown(), MaxInstances: cfg.MCP.MaxInstances}
-	s, release, err := m.pool.Open(ctx, ports.MCPServerSpec{Name: name, Server: srv, Dir: dir}, lim)
+	s, release, err := m.pool.Open(ctx, spec, lim)
 	if err != nil {
 		return nil, nil, &UserError{Msg: err.Error(), Err: err}
 	}
@@ -259,4 +256,48 @@ func (m *MCP) PromptMessage(ctx context.Context, in ConfigInput, name, prompt st
 		return "", &UserError{Msg: fmt.Sprintf("MCP server %s's prompt %s rendered no text", name, prompt)}
 	}
 	return strings.Join(parts, "\n\n"), nil
+}
+
+// serverSpec resolves name's instance spec (enabled or not).
+func (m *MCP) serverSpec(ctx context.Context, in ConfigInput, name string) (ports.MCPServerSpec, error) {
+	cfg, dir, err := m.load(ctx, in)
+	if err != nil {
+		return ports.MCPServerSpec{}, err
+	}
+	srv, ok := cfg.MCP.Servers[name]
+	if !ok {
+		known := lo.Keys(cfg.MCP.Servers)
+		slices.Sort(known)
+		return ports.MCPServerSpec{}, &UserError{Msg: fmt.Sprintf("no MCP server %q is configured (configured: %s); add [mcp.servers.%s] to a config file, see docs/mcp.md",
+			name, listOrNone(known), name)}
+	}
+	return ports.MCPServerSpec{Name: name, Server: srv, Dir: dir}, nil
+}
+
+// Login runs the OAuth login of remote server name and stores its
+// tokens; it returns how many tools the server listed with them.
+func (m *MCP) Login(ctx context.Context, in ConfigInput, name string) (int, error) {
+	spec, err := m.serverSpec(ctx, in, name)
+	if err != nil {
+		return 0, err
+	}
+	n, err := m.pool.Login(ctx, spec)
+	if err != nil {
+		return 0, &UserError{Msg: err.Error(), Err: err}
+	}
+	return n, nil
+}
+
+// Logout removes the stored tokens of server name; false when there
+// were none.
+func (m *MCP) Logout(ctx context.Context, in ConfigInput, name string) (bool, error) {
+	spec, err := m.serverSpec(ctx, in, name)
+	if err != nil {
+		return false, err
+	}
+	ok, err := m.pool.Logout(ctx, spec)
+	if err != nil {
+		return false, &UserError{Msg: err.Error(), Err: err}
+	}
+	return ok, nil
 }

@@ -3657,6 +3657,12 @@ var _ ports.MCPPool = &MCPPoolMock{}
 //			LeaseFunc: func(ctx context.Context, spec ports.MCPServerSpec, lim ports.MCPLimits) (ports.ToolServer, func(), error) {
 //				panic("mock out the Lease method")
 //			},
+//			LoginFunc: func(ctx context.Context, spec ports.MCPServerSpec) (int, error) {
+//				panic("mock out the Login method")
+//			},
+//			LogoutFunc: func(ctx context.Context, spec ports.MCPServerSpec) (bool, error) {
+//				panic("mock out the Logout method")
+//			},
 //			OpenFunc: func(ctx context.Context, spec ports.MCPServerSpec, lim ports.MCPLimits) (ports.MCPSession, func(), error) {
 //				panic("mock out the Open method")
 //			},
@@ -3678,6 +3684,12 @@ type MCPPoolMock struct {
 
 	// LeaseFunc mocks the Lease method.
 	LeaseFunc func(ctx context.Context, spec ports.MCPServerSpec, lim ports.MCPLimits) (ports.ToolServer, func(), error)
+
+	// LoginFunc mocks the Login method.
+	LoginFunc func(ctx context.Context, spec ports.MCPServerSpec) (int, error)
+
+	// LogoutFunc mocks the Logout method.
+	LogoutFunc func(ctx context.Context, spec ports.MCPServerSpec) (bool, error)
 
 	// OpenFunc mocks the Open method.
 	OpenFunc func(ctx context.Context, spec ports.MCPServerSpec, lim ports.MCPLimits) (ports.MCPSession, func(), error)
@@ -3704,6 +3716,20 @@ type MCPPoolMock struct {
 			// Lim is the lim argument value.
 			Lim ports.MCPLimits
 		}
+		// Login holds details about calls to the Login method.
+		Login []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Spec is the spec argument value.
+			Spec ports.MCPServerSpec
+		}
+		// Logout holds details about calls to the Logout method.
+		Logout []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Spec is the spec argument value.
+			Spec ports.MCPServerSpec
+		}
 		// Open holds details about calls to the Open method.
 		Open []struct {
 			// Ctx is the ctx argument value.
@@ -3728,6 +3754,8 @@ type MCPPoolMock struct {
 	}
 	lockCachedTools sync.RWMutex
 	lockLease       sync.RWMutex
+	lockLogin       sync.RWMutex
+	lockLogout      sync.RWMutex
 	lockOpen        sync.RWMutex
 	lockShutdown    sync.RWMutex
 	lockStop        sync.RWMutex
@@ -3802,6 +3830,78 @@ func (mock *MCPPoolMock) LeaseCalls() []struct {
 	mock.lockLease.RLock()
 	calls = mock.calls.Lease
 	mock.lockLease.RUnlock()
+	return calls
+}
+
+// Login calls LoginFunc.
+func (mock *MCPPoolMock) Login(ctx context.Context, spec ports.MCPServerSpec) (int, error) {
+	if mock.LoginFunc == nil {
+		panic("MCPPoolMock.LoginFunc: method is nil but MCPPool.Login was just called")
+	}
+	callInfo := struct {
+		Ctx  context.Context
+		Spec ports.MCPServerSpec
+	}{
+		Ctx:  ctx,
+		Spec: spec,
+	}
+	mock.lockLogin.Lock()
+	mock.calls.Login = append(mock.calls.Login, callInfo)
+	mock.lockLogin.Unlock()
+	return mock.LoginFunc(ctx, spec)
+}
+
+// LoginCalls gets all the calls that were made to Login.
+// Check the length with:
+//
+//	len(mockedMCPPool.LoginCalls())
+func (mock *MCPPoolMock) LoginCalls() []struct {
+	Ctx  context.Context
+	Spec ports.MCPServerSpec
+} {
+	var calls []struct {
+		Ctx  context.Context
+		Spec ports.MCPServerSpec
+	}
+	mock.lockLogin.RLock()
+	calls = mock.calls.Login
+	mock.lockLogin.RUnlock()
+	return calls
+}
+
+// Logout calls LogoutFunc.
+func (mock *MCPPoolMock) Logout(ctx context.Context, spec ports.MCPServerSpec) (bool, error) {
+	if mock.LogoutFunc == nil {
+		panic("MCPPoolMock.LogoutFunc: method is nil but MCPPool.Logout was just called")
+	}
+	callInfo := struct {
+		Ctx  context.Context
+		Spec ports.MCPServerSpec
+	}{
+		Ctx:  ctx,
+		Spec: spec,
+	}
+	mock.lockLogout.Lock()
+	mock.calls.Logout = append(mock.calls.Logout, callInfo)
+	mock.lockLogout.Unlock()
+	return mock.LogoutFunc(ctx, spec)
+}
+
+// LogoutCalls gets all the calls that were made to Logout.
+// Check the length with:
+//
+//	len(mockedMCPPool.LogoutCalls())
+func (mock *MCPPoolMock) LogoutCalls() []struct {
+	Ctx  context.Context
+	Spec ports.MCPServerSpec
+} {
+	var calls []struct {
+		Ctx  context.Context
+		Spec ports.MCPServerSpec
+	}
+	mock.lockLogout.RLock()
+	calls = mock.calls.Logout
+	mock.lockLogout.RUnlock()
 	return calls
 }
 

@@ -53,6 +53,14 @@ type MCPPool interface {
 	// resources and prompts: the session also reaches the server's tools
 	// by their own names, its resources and its prompts.
 	Open(ctx context.Context, spec MCPServerSpec, lim MCPLimits) (session MCPSession, release func(), err error)
+	// Login runs the OAuth login of spec's remote server (jp mcp login):
+	// stored tokens are ignored, the user's browser is sent to the
+	// authorization server, and the new tokens are stored. It returns how
+	// many tools the server listed with them.
+	Login(ctx context.Context, spec MCPServerSpec) (tools int, err error)
+	// Logout removes spec's stored tokens (jp mcp logout); false when
+	// there were none.
+	Logout(ctx context.Context, spec MCPServerSpec) (removed bool, err error)
 	// Stop stops spec's instance now unless a lease holds it (jp mcp
 	// check starts, lists and stops each server).
 	Stop(ctx context.Context, spec MCPServerSpec) error

@@ -54,6 +54,10 @@ type Options struct {
 	Quiet  bool
 	// Headless is the --headless script path.
 	Headless string
+	// MCPLogin lets a remote MCP server's connection send the user to a
+	// browser to log in (the jp mcp commands); a turn says which command
+	// to run instead.
+	MCPLogin bool
 	// Editor is $VISUAL or $EDITOR.
 	Editor string
 	// Pager is $PAGER: long diffs in permission prompts go through it.
@@ -133,7 +137,13 @@ func provideMCPPool(o Options, p ports.Prompter, c sysclock.Clock) (*mcp.Pool, f
 	if o.DataDir != "" {
 		cacheDir = filepath.Join(o.DataDir, "cache", "mcp")
 	}
-	pool, err := mcp.NewPool(mcp.Options{Prompter: p, Timers: c, Log: log, CacheDir: cacheDir})
+	// OAuth tokens of remote servers are kept under <data>/mcp/oauth;
+	// only the jp mcp commands may send the user to a browser to log in.
+	oauth := &mcp.OAuth{Interactive: o.MCPLogin, Out: o.Stderr, Log: log}
+	if o.DataDir != "" {
+		oauth.Dir = filepath.Join(o.DataDir, "mcp", "oauth")
+	}
+	pool, err := mcp.NewPool(mcp.Options{Prompter: p, Timers: c, Log: log, CacheDir: cacheDir, Auth: oauth})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -13,7 +13,11 @@ import (
 // Auth gives a remote server's connection its OAuth handler (OAuth is
 // implemented in oauth.go).
 type Auth interface {
-	Handler(ctx context.Context, spec ports.MCPServerSpec, client *http.Client) (auth.OAuthHandler, error)
+	// Handler returns the OAuth handler of a connection to spec; fresh
+	// ignores stored tokens (jp mcp login).
+	Handler(ctx context.Context, spec ports.MCPServerSpec, client *http.Client, fresh bool) (auth.OAuthHandler, error)
+	// Forget removes spec's stored tokens; false when there were none.
+	Forget(spec ports.MCPServerSpec) (bool, error)
 }
 
 // LoginRequiredError is a remote server's answer that it needs an OAuth
@@ -21,10 +25,16 @@ type Auth interface {
 // waiting for a browser.
 type LoginRequiredError struct {
 	Server string
+	// Why the login is needed ("it asks for a login").
+	Why string
 }
 
 func (e *LoginRequiredError) Error() string {
-	return fmt.Sprintf("MCP server %s needs a login: run jp mcp login %s", e.Server, e.Server)
+	why := e.Why
+	if why == "" {
+		why = "it asks for a login"
+	}
+	return fmt.Sprintf("MCP server %s needs a login (%s): run jp mcp login %s", e.Server, why, e.Server)
 }
 
 // Is lets errors.Is match ports.ErrUnavailable.

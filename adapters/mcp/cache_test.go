@@ -137,7 +137,7 @@ func BenchmarkStopIdleStubbornServer(b *testing.B) {
 	dir := b.TempDir()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		c, err := start(context.Background(), fakeSpec(b, dir, "stubborn"), &Options{Log: loggerOr(nil), ClientVersion: "bench"}, &elicitor{log: loggerOr(nil)}, &toolCache{log: loggerOr(nil)})
+		c, err := start(context.Background(), fakeSpec(b, dir, "stubborn"), &Options{Log: loggerOr(nil), ClientVersion: "bench"}, &elicitor{log: loggerOr(nil)}, &toolCache{log: loggerOr(nil)}, false)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -49,7 +49,10 @@ type conn struct {
 // initialize handshake over its stdio, or connects to a url over
 // Streamable HTTP. ctx bounds the handshake only; the instance lives
 // until close.
-func start(ctx context.Context, spec ports.MCPServerSpec, o *Options, el *elicitor, cache *toolCache) (*conn, error) {
+//
+// login (remote servers) ignores stored OAuth tokens and runs the login
+// flow when the server asks for one (jp mcp login).
+func start(ctx context.Context, spec ports.MCPServerSpec, o *Options, el *elicitor, cache *toolCache, login bool) (*conn, error) {
 	srv := spec.Server
 	if srv.Remote() && len(srv.Command) > 0 {
 		return nil, fmt.Errorf("MCP server %s sets both command and url: keep one in [mcp.servers.%s]", spec.Name, spec.Name)
@@ -69,7 +72,7 @@ func start(ctx context.Context, spec ports.MCPServerSpec, o *Options, el *elicit
 		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { cache.forget(spec) },
 	})
 	if srv.Remote() {
-		return c.connectRemote(ctx, client, orders, o)
+		return c.connectRemote(ctx, client, orders, o, login)
 	}
 	proc, err := spawn(spec.Name, srv, spec.Dir, o.Log)
 	if err != nil {

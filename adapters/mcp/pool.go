@@ -164,7 +164,7 @@ func (p *Pool) Lease(ctx context.Context, spec ports.MCPServerSpec, lim ports.MC
 // start starts in for the lease that created it.
 func (p *Pool) start(ctx context.Context, in *instance, lim ports.MCPLimits) (ports.ToolServer, func(), error) {
 	defer p.wg.Done()
-	c, err := start(ctx, in.spec, &p.o, p.el, p.cache)
+	c, err := start(ctx, in.spec, &p.o, p.el, p.cache, false)
 	p.mu.Lock()
 	in.c, in.err = c, err
 	close(in.ready)

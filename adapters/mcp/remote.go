@@ -18,7 +18,7 @@ import (
 // SDK's transport keeps the session ID, opens the GET stream for
 // server-initiated messages, and resumes a broken stream with
 // Last-Event-ID after the server's retry interval.
-func (c *conn) connectRemote(ctx context.Context, client *sdk.Client, orders *orderRecorder, o *Options) (*conn, error) {
+func (c *conn) connectRemote(ctx context.Context, client *sdk.Client, orders *orderRecorder, o *Options, fresh bool) (*conn, error) {
 	srv, name := c.spec.Server, c.spec.Name
 	u, err := url.Parse(srv.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -36,7 +36,7 @@ func (c *conn) connectRemote(ctx context.Context, client *sdk.Client, orders *or
 	}
 	st := &sdk.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: &http.Client{Transport: ht}}
 	if srv.BearerTokenEnv == "" && o.Auth != nil {
-		h, err := o.Auth.Handler(ctx, c.spec, &http.Client{Transport: ht})
+		h, err := o.Auth.Handler(ctx, c.spec, &http.Client{Transport: ht}, fresh)
 		if err != nil {
 			c.cancel()
 			return nil, err

@@ -132,3 +132,44 @@ func (l *lease) GetPrompt(ctx context.Context, name string, args map[string]stri
 	}
 	return out, nil
 }
+
+// Login implements ports.MCPPool: it connects to spec's remote server
+// without its stored tokens, runs the OAuth login the server asks for
+// (the browser and the loopback redirect), stores the tokens, lists the
+// server's tools to prove them, and disconnects. It returns how many
+// tools the server listed.
+func (p *Pool) Login(ctx context.Context, spec ports.MCPServerSpec) (int, error) {
+	if !spec.Server.Remote() {
+		return 0, fmt.Errorf("MCP server %s runs a command; only a remote server (mcp.servers.%s.url) has a login", spec.Name, spec.Name)
+	}
+	if p.o.Auth == nil {
+		return 0, fmt.Errorf("MCP server %s: this jp keeps no logins", spec.Name)
+	}
+	if spec.Server.BearerTokenEnv != "" {
+		return 0, fmt.Errorf("MCP server %s authenticates with the token in $%s (mcp.servers.%s.bearer_token_env); it needs no login", spec.Name, spec.Server.BearerTokenEnv, spec.Name)
+	}
+	if err := p.Stop(ctx, spec); err != nil {
+		return 0, err
+	}
+	c, err := start(ctx, spec, &p.o, p.el, p.cache, true)
+	if err != nil {
+		return 0, err
+	}
+	defer c.close()
+	l := &lease{c: c}
+	tools, err := l.Tools(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return len(tools), nil
+}
+
+// Logout implements ports.MCPPool: spec's stored tokens are removed and
+// its running instance, if idle, stopped.
+func (p *Pool) Logout(ctx context.Context, spec ports.MCPServerSpec) (bool, error) {
+	if p.o.Auth == nil || !spec.Server.Remote() {
+		return false, nil
+	}
+	_ = p.Stop(ctx, spec)
+	return p.o.Auth.Forget(spec)
+}

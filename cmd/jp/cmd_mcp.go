@@ -15,6 +15,8 @@ type McpCmd struct {
 	Call      McpCallCmd      `cmd:"" help:"Call one tool of MCP server NAME and print its result."`
 	Resources McpResourcesCmd `cmd:"" help:"List the resources of MCP server NAME, or read one."`
 	Prompts   McpPromptsCmd   `cmd:"" help:"List the prompts of MCP server NAME (jp q --mcp-prompt NAME/PROMPT starts a query from one)."`
+	Login     McpLoginCmd     `cmd:"" help:"Log in to remote MCP server NAME through the browser (OAuth) and store its tokens."`
+	Logout    McpLogoutCmd    `cmd:"" help:"Remove the stored tokens of remote MCP server NAME."`
 }
 
 // McpLsCmd is jp mcp ls.
@@ -79,6 +81,7 @@ type mcpToolJSON struct {
 
 // Run starts, lists and stops the servers; it fails when one failed.
 func (c *McpCheckCmd) Run(rt *Runtime) error {
+	rt.Paths.MCPLogin = true
 	a, err := rt.App()
 	if err != nil {
 		return err

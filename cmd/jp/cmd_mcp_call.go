@@ -31,6 +31,7 @@ func (c *McpCallCmd) Run(rt *Runtime) error {
 		return &app.UserError{Msg: fmt.Sprintf("the arguments are not valid JSON: %q; give a JSON object, like '{\"message\": \"hi\"}'", c.Args)}
 	}
 	rt.Front = FrontOptions{Format: c.Format, Headless: c.Headless}
+	rt.Paths.MCPLogin = true
 	a, err := rt.App()
 	if err != nil {
 		return err
@@ -64,6 +65,7 @@ type McpResourcesCmd struct {
 
 // Run lists the resources (and resource templates), or prints one.
 func (c *McpResourcesCmd) Run(rt *Runtime) error {
+	rt.Paths.MCPLogin = true
 	a, err := rt.App()
 	if err != nil {
 		return err
@@ -122,6 +124,7 @@ type McpPromptsCmd struct {
 
 // Run lists the prompts with their arguments (required ones marked *).
 func (c *McpPromptsCmd) Run(rt *Runtime) error {
+	rt.Paths.MCPLogin = true
 	a, err := rt.App()
 	if err != nil {
 		return err
@@ -179,4 +182,48 @@ func mcpPromptMessage(rt *Runtime, a *app.App, ref string, words []string) (stri
 		args[k] = v
 	}
 	return a.MCP.PromptMessage(rt.Ctx, rt.configInput(), name, prompt, args)
+}
+
+// McpLoginCmd is jp mcp login.
+type McpLoginCmd struct {
+	Name string `arg:"" help:"The remote server, as named in [mcp.servers.<name>]."`
+}
+
+// Run logs in to the server through the user's browser and stores the
+// tokens.
+func (c *McpLoginCmd) Run(rt *Runtime) error {
+	rt.Paths.MCPLogin = true
+	a, err := rt.App()
+	if err != nil {
+		return err
+	}
+	n, err := a.MCP.Login(rt.Ctx, rt.configInput(), c.Name)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(rt.Streams.Out, "Logged in to MCP server %s (%d tools); its tokens are stored for later runs. jp mcp logout %s removes them.\n", c.Name, n, c.Name)
+	return nil
+}
+
+// McpLogoutCmd is jp mcp logout.
+type McpLogoutCmd struct {
+	Name string `arg:"" help:"The remote server, as named in [mcp.servers.<name>]."`
+}
+
+// Run removes the server's stored tokens.
+func (c *McpLogoutCmd) Run(rt *Runtime) error {
+	a, err := rt.App()
+	if err != nil {
+		return err
+	}
+	ok, err := a.MCP.Logout(rt.Ctx, rt.configInput(), c.Name)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		fmt.Fprintf(rt.Streams.Out, "No stored login for MCP server %s.\n", c.Name)
+		return nil
+	}
+	fmt.Fprintf(rt.Streams.Out, "Logged out of MCP server %s: its stored tokens are removed.\n", c.Name)
+	return nil
 }
