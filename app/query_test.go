@@ -100,7 +100,7 @@ func (p *recordingPrinter) text(ch ports.Channel) string {
 	return p.out[ch].String()
 }
 
-type echoTools struct{ calls []string }
+type echoTools struct{}
 
 func (e *echoTools) Open(ctx context.Context, cfg config.Config, root string) (ports.ToolServer, func(), error) {
 	return &mocks.ToolServerMock{

@@ -13,10 +13,9 @@ import (
 type stepKind int
 
 const (
-	stepUnknown stepKind = iota
 	// stepConfirm, stepSelect, stepText, stepSecret answer a question of
 	// that kind.
-	stepConfirm
+	stepConfirm stepKind = iota + 1
 	stepSelect
 	stepText
 	stepSecret

@@ -130,10 +130,10 @@ func (s *Server) run(ctx context.Context, argv []string, stdin []byte) ports.Too
 	case <-ctx.Done():
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
 		select {
-		case err = <-done:
+		case <-done:
 		case <-time.After(KillGrace):
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			err = <-done
+			<-done
 		}
 		return ports.ToolResult{Content: "cancelled", IsError: true}
 	}

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"net/url"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -80,7 +78,9 @@ func start(ctx context.Context, spec ports.MCPServerSpec, o *Options, el *elicit
 		return nil, err
 	}
 	c.proc = proc
-	client.AddRoots(&sdk.Root{URI: fileURI(spec.Dir), Name: filepath.Base(spec.Dir)})
+	// No MCP roots are offered (the roots feature is deprecated): the
+	// server learns the checkout from its working directory and from
+	// the paths its configuration passes (docs/mcp.md).
 	tr := &orderTransport{inner: &sdk.IOTransport{Reader: proc.stdout, Writer: proc.stdin}, rec: orders}
 	hctx, hcancel := context.WithTimeout(ctx, StartTimeout)
 	defer hcancel()
@@ -173,10 +173,6 @@ func mergeCancel(ctx, other context.Context) (context.Context, context.CancelFun
 	ctx, cancel := context.WithCancel(ctx)
 	stop := context.AfterFunc(other, cancel)
 	return ctx, func() { stop(); cancel() }
-}
-
-func fileURI(dir string) string {
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(dir)}).String()
 }
 
 func commandLine(s config.MCPServer) string {

@@ -36,11 +36,6 @@ import "strings"
 // the on-disk format of QUERY_MESSAGE.md and must not change.
 const CutLine = "# ----- 8< ----- everything below this line is ignored -----"
 
-// escapedCutLine is how WithQuery stores a query line equal to CutLine: a
-// markdown-escaped '#', which reads the same in rendered markdown and is
-// not a cut line.
-const escapedCutLine = `\` + CutLine
-
 // Document is a parsed query document. The zero value is an empty document
 // with no meta section. Documents are values; the With methods return
 // copies.
