@@ -39,11 +39,12 @@ install:
 generate:
 	$(GO) generate ./...
 
-## check: formatting, vet, and generated files identical to a fresh generate
+## check: formatting, vet, staticcheck, and generated files identical to a fresh generate
 check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+	$(GO) tool staticcheck $(PKGS)
 	@before=$$(cat $(GENERATED) | sha256sum); \
 	  $(GO) generate ./... || exit 1; \
 	  after=$$(cat $(GENERATED) | sha256sum); \

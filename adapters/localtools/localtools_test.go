@@ -3,7 +3,10 @@ package localtools
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -65,7 +68,13 @@ func TestCancellationStopsTheTool(t *testing.T) {
 	old := KillGrace
 	KillGrace = 100 * time.Millisecond
 	defer func() { KillGrace = old }()
-	s := server(t, map[string]config.Tool{"sleepy": {Command: []string{"sh", "-c", "trap '' TERM; sleep 30"}}})
+	// The tool opens a FIFO once it has started (and ignores SIGTERM):
+	// opening the other end is the test's signal that it runs.
+	fifo := filepath.Join(t.TempDir(), "started")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := server(t, map[string]config.Tool{"sleepy": {Command: []string{"sh", "-c", "trap '' TERM; echo > " + fifo + "; sleep 30"}}})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	var content string
@@ -74,7 +83,10 @@ func TestCancellationStopsTheTool(t *testing.T) {
 		r, _ := s.Call(ctx, "sleepy", nil)
 		content = r.Content
 	}()
-	time.Sleep(50 * time.Millisecond)
+	started, err := os.ReadFile(fifo) // returns once the tool wrote its line
+	if err != nil || string(started) != "\n" {
+		t.Fatalf("started = %q, %v", started, err)
+	}
 	cancel()
 	<-done
 	if content != "cancelled" {

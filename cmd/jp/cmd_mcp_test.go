@@ -54,8 +54,11 @@ func TestMCPServersStopWhenJPIsInterrupted(t *testing.T) {
 		t.Run(sig.String(), func(t *testing.T) {
 			e := newJPEnv(t)
 			e.run("init")
-			pidFile := filepath.Join(t.TempDir(), "server.pid")
-			e.write(".jp/config.toml", fmt.Sprintf("[mcp.servers.everything]\ncommand = [\"sh\", \"-c\", \"echo $$ > %s; exec mcp-server-everything\"]\n", pidFile))
+			tmp := t.TempDir()
+			pidFile, sent := filepath.Join(tmp, "server.pid"), filepath.Join(tmp, "sent.jsonl")
+			// The shell records its pid (the server's process group) and
+			// tees what jp sends, so the test knows when the call is there.
+			e.write(".jp/config.toml", fmt.Sprintf("[mcp.servers.everything]\ncommand = [\"sh\", \"-c\", \"echo $$ > %s; tee %s | mcp-server-everything\"]\n", pidFile, sent))
 			e.write("script.json", `{"responses": [
   {"events": [{"tool_call": {"name": "everything__trigger-long-running-operation", "arguments": {"duration": 60, "steps": 60}}}]},
   {"events": [{"text": "done"}]}]}`)
@@ -67,7 +70,7 @@ func TestMCPServersStopWhenJPIsInterrupted(t *testing.T) {
 				t.Fatal(err)
 			}
 			pid := waitForPID(t, pidFile)
-			time.Sleep(300 * time.Millisecond) // let the call reach the server
+			waitForText(t, sent, `"method":"tools/call"`)
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
@@ -85,6 +88,19 @@ func TestMCPServersStopWhenJPIsInterrupted(t *testing.T) {
 			}
 		})
 	}
+}
+
+// waitForText waits until the file at path holds text.
+func waitForText(t *testing.T, path, text string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(path); err == nil && strings.Contains(string(b), text) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("%s never held %s", path, text)
 }
 
 // waitForPID waits for a server to write its process ID to path.
