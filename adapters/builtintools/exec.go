@@ -10,9 +10,9 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
+	"github.com/jpcli/jp/internal/procgroup"
 	"github.com/jpcli/jp/ports"
 )
 
@@ -125,28 +125,12 @@ func (s *Server) run(ctx context.Context, argv []string, env []string) (string, 
 	var out capped
 	out.max = maxExecOutput
 	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	err := procgroup.Run(ctx, cmd, killGrace)
+	if cmd.Process == nil { // it did not start
 		if errors.Is(err, exec.ErrNotFound) {
 			return "", 0, refuse("%s is not installed or not on PATH", argv[0])
 		}
 		return "", 0, refuse("start %s: %v", argv[0], err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var err error
-	select {
-	case err = <-done:
-	case <-ctx.Done():
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		t := time.NewTimer(killGrace)
-		select {
-		case err = <-done:
-		case <-t.C:
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			err = <-done
-		}
-		t.Stop()
 	}
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {

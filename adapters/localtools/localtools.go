@@ -22,6 +22,7 @@ import (
 
 	"github.com/jpcli/jp/domain/config"
 	"github.com/jpcli/jp/domain/llm"
+	"github.com/jpcli/jp/internal/procgroup"
 	"github.com/jpcli/jp/ports"
 )
 
@@ -114,7 +115,7 @@ func (s *Server) run(ctx context.Context, argv []string, stdin []byte) ports.Too
 	var stdout, stderr capped
 	stdout.max, stderr.max = maxOutput, 64<<10
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	procgroup.Prepare(cmd)
 	if err := cmd.Start(); err != nil {
 		msg := err.Error()
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, syscall.ENOENT) {
@@ -128,13 +129,9 @@ func (s *Server) run(ctx context.Context, argv []string, stdin []byte) ports.Too
 	select {
 	case err = <-done:
 	case <-ctx.Done():
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(KillGrace):
-			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-done
-		}
+		exited := make(chan struct{})
+		go func() { <-done; close(exited) }()
+		procgroup.Terminate(cmd.Process.Pid, exited, KillGrace)
 		return ports.ToolResult{Content: "cancelled", IsError: true}
 	}
 	out := stdout.String()

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/jpcli/jp/domain/config"
+	"github.com/jpcli/jp/internal/procgroup"
 )
 
 // StopGrace is how long a stopping server gets after its stdin is closed,
@@ -59,7 +60,7 @@ func spawn(name string, srv config.MCPServer, dir string, log *slog.Logger) (*pr
 	cmd := exec.Command(srv.Command[0], srv.Command[1:]...)
 	cmd.Dir = dir
 	cmd.Env = environ(dir, srv.Env)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	procgroup.Prepare(cmd)
 	cmd.WaitDelay = time.Second
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -141,10 +142,10 @@ func (p *process) stop(grace time.Duration) {
 		_ = p.stdin.Close()
 		if !p.waitFor(grace) {
 			p.stderr.log.Debug("MCP server did not exit after its stdin closed; sending SIGTERM", "server", p.name, "pid", p.pid())
-			_ = syscall.Kill(-p.pid(), syscall.SIGTERM)
+			_ = procgroup.Signal(p.pid(), syscall.SIGTERM)
 			if !p.waitFor(StopGrace) {
 				p.stderr.log.Warn("MCP server ignored SIGTERM; killing it", "server", p.name, "pid", p.pid())
-				_ = syscall.Kill(-p.pid(), syscall.SIGKILL)
+				_ = procgroup.Signal(p.pid(), syscall.SIGKILL)
 				<-p.exited
 			}
 		}

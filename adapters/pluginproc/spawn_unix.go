@@ -12,6 +12,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/jpcli/jp/internal/procgroup"
 	"github.com/jpcli/jp/ports"
 )
 
@@ -46,7 +47,7 @@ func (Spawner) Spawn(ctx context.Context, spec ports.PluginSpec) (ports.PluginTr
 	cmd := exec.Command(spec.Path, spec.Args...)
 	cmd.Dir, cmd.Env = spec.Dir, spec.Env
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	procgroup.Prepare(cmd)
 	if err := cmd.Start(); err != nil {
 		closeAll(inR, inW, outR, outW, errR, errW)
 		return nil, fmt.Errorf("start plugin %s (%s): %w", spec.Name, spec.Path, err)
@@ -142,9 +143,8 @@ func (c *child) kill() error {
 }
 
 func (c *child) killGroup() error {
-	err := syscall.Kill(-c.pgid, syscall.SIGKILL)
-	if err != nil && !errors.Is(err, syscall.ESRCH) {
-		return fmt.Errorf("kill plugin process group %d: %w", c.pgid, err)
+	if err := procgroup.Signal(c.pgid, syscall.SIGKILL); err != nil {
+		return fmt.Errorf("kill plugin: %w", err)
 	}
 	return nil
 }
