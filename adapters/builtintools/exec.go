@@ -1,7 +1,6 @@
 package builtintools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/jpcli/jp/internal/procgroup"
@@ -122,9 +120,8 @@ func (s *Server) run(ctx context.Context, argv []string, env []string) (string, 
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = s.dir
 	cmd.Env = append(os.Environ(), env...)
-	var out capped
-	out.max = maxExecOutput
-	cmd.Stdout, cmd.Stderr = &out, &out
+	out := &procgroup.Capped{Max: maxExecOutput}
+	cmd.Stdout, cmd.Stderr = out, out
 	err := procgroup.Run(ctx, cmd, killGrace)
 	if cmd.Process == nil { // it did not start
 		if errors.Is(err, exec.ErrNotFound) {
@@ -141,34 +138,4 @@ func (s *Server) run(ctx context.Context, argv []string, env []string) (string, 
 		code = ee.ExitCode()
 	}
 	return out.String(), code, nil
-}
-
-// capped keeps at most max bytes and notes truncation.
-type capped struct {
-	mu        sync.Mutex
-	buf       bytes.Buffer
-	max       int
-	truncated bool
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if room := c.max - c.buf.Len(); room < len(p) {
-		c.truncated = true
-		if room > 0 {
-			c.buf.Write(p[:room])
-		}
-		return len(p), nil
-	}
-	return c.buf.Write(p)
-}
-
-func (c *capped) String() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.truncated {
-		return c.buf.String() + fmt.Sprintf("\n[output cut at %d bytes]\n", c.max)
-	}
-	return c.buf.String()
 }

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -112,9 +111,8 @@ func (s *Server) run(ctx context.Context, argv []string, stdin []byte) ports.Too
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = s.dir
 	cmd.Stdin = bytes.NewReader(stdin)
-	var stdout, stderr capped
-	stdout.max, stderr.max = maxOutput, 64<<10
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	stdout, stderr := &procgroup.Capped{Max: maxOutput}, &procgroup.Capped{Max: 64 << 10}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	procgroup.Prepare(cmd)
 	if err := cmd.Start(); err != nil {
 		msg := err.Error()
@@ -147,34 +145,4 @@ func (s *Server) run(ctx context.Context, argv []string, stdin []byte) ports.Too
 		return ports.ToolResult{Content: err.Error(), IsError: true}
 	}
 	return ports.ToolResult{Content: out}
-}
-
-// capped is a buffer that keeps at most max bytes and notes truncation.
-type capped struct {
-	mu        sync.Mutex
-	buf       bytes.Buffer
-	max       int
-	truncated bool
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if room := c.max - c.buf.Len(); room < len(p) {
-		c.truncated = true
-		if room > 0 {
-			c.buf.Write(p[:room])
-		}
-		return len(p), nil
-	}
-	return c.buf.Write(p)
-}
-
-func (c *capped) String() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.truncated {
-		return c.buf.String() + "\n[output truncated]"
-	}
-	return c.buf.String()
 }

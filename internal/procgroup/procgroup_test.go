@@ -112,3 +112,22 @@ func TestSignalGoneGroup(t *testing.T) {
 }
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// TestCapped: output past the cap is dropped (the writer still reports it
+// written) and marked once.
+func TestCapped(t *testing.T) {
+	c := &Capped{Max: 5}
+	for _, s := range []string{"abc", "defg", "hij"} {
+		if n, err := c.Write([]byte(s)); n != len(s) || err != nil {
+			t.Fatalf("Write(%q) = %d, %v", s, n, err)
+		}
+	}
+	if got := c.String(); got != "abcde\n[output cut at 5 bytes]\n" {
+		t.Errorf("String() = %q", got)
+	}
+	small := &Capped{Max: 10}
+	_, _ = small.Write([]byte("ok"))
+	if small.String() != "ok" {
+		t.Errorf("String() = %q", small.String())
+	}
+}
