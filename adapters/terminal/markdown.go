@@ -17,7 +17,7 @@ import (
 // block is complete (a blank line outside a code fence, a closing code
 // fence, or EndBlock) the raw echo of that block is erased (cursor up,
 // clear to end of screen) and replaced by the rendered block (see
-// mdrender.go).
+// mdrender.go, on goldmark).
 // The cursor position is tracked with rune widths and the terminal width
 // to know how many rows to erase. A block that cannot be rewritten safely
 // (taller than the screen, so its top has scrolled away, or interleaved
@@ -49,6 +49,9 @@ type markdown struct {
 	// started is true once a block of this content stream is on screen,
 	// so the next one is separated by a blank line.
 	started bool
+	// refs are the link reference definitions of the content stream so
+	// far.
+	refs refSet
 }
 
 func newMarkdown(width, height int, style string, noColor bool) *markdown {
@@ -87,6 +90,7 @@ func (m *markdown) end(w *bufio.Writer) {
 	m.buf = m.buf[:0]
 	m.started = false
 	m.inList = false
+	m.refs = refSet{}
 }
 
 // interrupt marks the block's echo as no longer rewritable: other output
@@ -173,12 +177,25 @@ func (m *markdown) finish(w *bufio.Writer, end int) {
 		}
 		m.inList = false
 	default:
+		out, ok := m.render(block)
+		if ok && out == "" {
+			// A block that shows nothing, such as link reference
+			// definitions: a separator already on screen serves the
+			// next block.
+			if m.echoed > 0 {
+				m.erase(w)
+				m.started = false
+			}
+			m.buf = m.buf[:copy(m.buf, m.buf[end:])]
+			m.reset()
+			return
+		}
 		if m.echoed > 0 {
 			m.erase(w)
 		} else if m.started {
 			_ = w.WriteByte('\n')
 		}
-		if out, ok := m.render(block); ok {
+		if ok {
 			_, _ = w.WriteString(out)
 		} else {
 			m.echo(w, block)
@@ -246,6 +263,6 @@ func (m *markdown) render(block []byte) (out string, ok bool) {
 			out, ok, m.inList = "", false, false
 		}
 	}()
-	out, m.inList = m.theme.render(string(block), m.width, m.inList)
+	out, m.inList = m.theme.renderRefs(string(block), m.width, m.inList, &m.refs)
 	return out, true
 }

@@ -174,6 +174,11 @@ func TestMarkdownStreaming(t *testing.T) {
 			want:   strings.Repeat("漢字", 10) + "\n" + strings.Repeat("漢字", 10) + "\n" + strings.Repeat("漢字", 10) + "\n\nok",
 		},
 		{
+			name:   "reference definitions show nothing and resolve later links",
+			deltas: []string{"[r]: http://u\n", "\n[a][r] &amp; b\n\n", "[s]: http://v\n\n", "[c][s]"},
+			want:   "a (http://u) & b\n\nc (http://v)",
+		},
+		{
 			name:   "unclosed fence at the end",
 			deltas: []string{"```\nlet x;\n\nlet y;"},
 			want:   "  let x;\n\n  let y;",

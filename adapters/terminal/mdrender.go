@@ -1,21 +1,38 @@
 package terminal
 
 import (
+	"bufio"
+	"bytes"
+	stdhtml "html"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer/html"
+	"github.com/yuin/goldmark/text"
 
 	"github.com/jpcli/jp/internal/safetext"
 )
 
-// This file is the block half of the markdown renderer: it turns one
-// markdown block, as the streaming logic in markdown.go hands it over,
-// into ANSI-styled lines wrapped to the terminal width. It is a small,
-// forgiving subset of CommonMark and GitHub markdown: ATX and setext
-// headings, paragraphs, emphasis, code spans, links, fenced and indented
-// code, bullet and numbered lists, block quotes, thematic breaks and
-// tables. Anything else is shown as plain text. There is no syntax
-// highlighting.
+// This file is the markdown renderer: goldmark parses one markdown block,
+// as the streaming logic in markdown.go hands it over (CommonMark, plus
+// GitHub's tables and strikethrough), and a walk of goldmark's syntax tree
+// turns it into ANSI-styled lines wrapped to the terminal width (the line
+// layout is in mdwrap.go). There is no syntax highlighting.
+
+// mdParser is the goldmark parser, built on first use so that commands
+// that print no markdown do not pay for it. A goldmark parser is safe
+// for concurrent use.
+var mdParser = sync.OnceValue(func() parser.Parser {
+	return goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough)).Parser()
+})
 
 // style is a set of text attributes; a theme maps it to SGR.
 type style uint16
@@ -115,11 +132,14 @@ const (
 	// minWrap is the narrowest column text is wrapped to; deeper
 	// nesting overflows (and the terminal wraps).
 	minWrap = 10
-	// maxQuoteDepth bounds block quote nesting; deeper '>' are text.
-	maxQuoteDepth = 16
 	// codeIndent is the indentation of code blocks without a background.
 	codeIndent = "    "
 )
+
+// refSet keeps the link reference definitions of the blocks of one
+// answer, so that a reference link resolves against a definition in the
+// same block or an earlier one.
+type refSet struct{ refs []parser.Reference }
 
 // render renders one markdown block to width columns. inList says the
 // previous block ended in a list, so that indented text continues it
@@ -128,184 +148,174 @@ const (
 // leading or trailing blank lines. Control characters other than newline
 // and tab are shown in caret notation; no tab is output.
 func (t *theme) render(src string, width int, inList bool) (string, bool) {
+	return t.renderRefs(src, width, inList, nil)
+}
+
+// renderRefs is render with the reference definitions seen so far, which
+// it extends with the block's own.
+func (t *theme) renderRefs(src string, width int, inList bool, refs *refSet) (string, bool) {
 	src = safetext.String(src)
-	out, inList := t.blocks(strings.Split(src, "\n"), max(width, minWrap), 0, inList)
+	width = max(width, minWrap)
+	indent := 0
+	if inList {
+		if indent = commonIndent(src); indent > 0 {
+			src = strings.Join(stripIndents(strings.Split(src, "\n"), indent), "\n")
+		}
+	}
+	shown := min(indent, width/2)
+	ctx := parser.NewContext()
+	if refs != nil {
+		for _, r := range refs.refs {
+			ctx.AddReference(r)
+		}
+	}
+	r := &mdWalk{t: t, src: []byte(src)}
+	doc := mdParser().Parse(text.NewReader(r.src), parser.WithContext(ctx))
+	if refs != nil {
+		refs.refs = ctx.References()
+	}
+	out := r.blocks(doc, width-shown)
 	for len(out) > 0 && out[0] == "" {
 		out = out[1:]
 	}
 	for len(out) > 0 && out[len(out)-1] == "" {
 		out = out[:len(out)-1]
 	}
+	_, endsInList := doc.LastChild().(*ast.List)
+	if doc.LastChild() == nil {
+		endsInList = inList
+	}
+	inList = endsInList || indent > 0
 	if len(out) == 0 {
 		return "", inList
 	}
 	n := 0
 	for _, l := range out {
-		n += len(l) + 1
+		n += shown + len(l) + 1
 	}
 	var b strings.Builder
 	b.Grow(n)
 	for _, l := range out {
+		if l != "" {
+			b.WriteString(spaces(shown))
+		}
 		b.WriteString(l)
 		b.WriteByte('\n')
 	}
 	return b.String(), inList
 }
 
-// blocks renders lines, a sequence of markdown blocks, to width columns.
-// depth is the block quote nesting; inList is as for render.
-func (t *theme) blocks(lines []string, width, depth int, inList bool) ([]string, bool) {
+// commonIndent is the smallest indentation of the non-blank lines of src.
+func commonIndent(src string) int {
+	ind := -1
+	for _, l := range strings.Split(src, "\n") {
+		if i, rest := indentation(l); rest != "" && (ind < 0 || i < ind) {
+			ind = i
+		}
+	}
+	return max(ind, 0)
+}
+
+// mdWalk renders a goldmark syntax tree of src.
+type mdWalk struct {
+	t   *theme
+	src []byte
+	// esc is scratch space for decoding escapes and entities.
+	esc bytes.Buffer
+}
+
+// blocks renders the block children of n to width columns; a blank line
+// in the source between two blocks stays one.
+func (r *mdWalk) blocks(n ast.Node, width int) []string {
 	var out []string
-	gap := false
-	add := func(ls ...string) {
-		if gap && len(out) > 0 {
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		ls := r.block(c, width)
+		if len(ls) == 0 {
+			continue
+		}
+		if len(out) > 0 && r.blankBefore(c) {
 			out = append(out, "")
 		}
-		gap = false
 		out = append(out, ls...)
 	}
-	for i := 0; i < len(lines); {
-		ind, rest := indentation(lines[i])
-		if rest == "" {
-			gap = true
-			i++
-			continue
-		}
-		trimmed := strings.TrimRight(rest, " \t")
-		// A fence opens with up to three spaces of indentation, as for
-		// the streaming block boundaries; more if the block closes it.
-		if m := fenceMarker(trimmed); m != "" && (ind < 4 || closingFence(lines[i+1:], m) >= 0) {
-			end := closingFence(lines[i+1:], m)
-			code := lines[i+1:]
-			if end >= 0 {
-				code = code[:end]
-			}
-			add(t.codeBlock(stripIndents(code, ind), ind, width)...)
-			i += len(code) + 2
-			inList = inList && ind > 0
-			continue
-		}
-		if ind >= 4 && !inList {
-			j := i + 1
-			for ; j < len(lines); j++ {
-				if li, lr := indentation(lines[j]); lr != "" && li < 4 {
-					break
-				}
-			}
-			for j > i+1 && isBlank(lines[j-1]) {
-				j--
-			}
-			add(t.codeBlock(stripIndents(lines[i:j], 4), 0, width)...)
-			i = j
-			continue
-		}
-		if ind < 4 {
-			if level, text, ok := atxHeading(trimmed); ok {
-				add(t.heading(level, text, width)...)
-				inList = false
-				i++
-				continue
-			}
-			if isRule(trimmed) {
-				add(t.styled(stDim, strings.Repeat("─", width)))
-				inList = false
-				i++
-				continue
-			}
-			if trimmed[0] == '>' && depth < maxQuoteDepth {
-				inner, j := quoteLines(lines, i)
-				add(t.quote(inner, width, depth)...)
-				inList = false
-				i = j
-				continue
-			}
-			if isTableStart(lines, i) {
-				j := i + 2
-				for j < len(lines) && !isBlank(lines[j]) && strings.IndexByte(lines[j], '|') >= 0 {
-					j++
-				}
-				add(t.table(lines[i:j], width)...)
-				inList = false
-				i = j
-				continue
-			}
-		}
-		if ind < 4 || inList {
-			if _, _, ok := listItem(rest); ok {
-				ls, j := t.list(lines, i, width)
-				add(ls...)
-				inList = true
-				i = j
-				continue
-			}
-		}
-		ls, j := t.paragraph(lines, i, width, inList)
-		add(ls...)
-		inList = inList && ind > 0
-		i = j
-	}
-	return out, inList
+	return out
 }
 
-// paragraph renders the paragraph (or setext heading) starting at
-// lines[i] and returns the index after it. Indented text following a
-// list keeps its indentation, to line up with the list items.
-func (t *theme) paragraph(lines []string, i, width int, inList bool) ([]string, int) {
-	ind, _ := indentation(lines[i])
-	level := 0
-	j := i + 1
-	for ; j < len(lines); j++ {
-		li, lr := indentation(lines[j])
-		if lr == "" {
-			break
-		}
-		lt := strings.TrimRight(lr, " \t")
-		if li < 4 {
-			if level = setextLevel(lt); level > 0 {
-				break
-			}
-			if interrupts(lt) || isTableStart(lines, j) {
-				break
-			}
-		}
+// blankBefore reports whether a blank line precedes block c. goldmark
+// marks every block that follows a block closed by its own last line (a
+// fenced code block, an HTML block) as after a blank line, so there the
+// source decides.
+func (r *mdWalk) blankBefore(c ast.Node) bool {
+	if !c.HasBlankPreviousLines() {
+		return false
 	}
-	parts := make([]string, j-i)
-	for k := range parts {
-		_, parts[k] = indentation(lines[i+k])
+	switch c.PreviousSibling().(type) {
+	case *ast.FencedCodeBlock, *ast.HTMLBlock:
+	default:
+		return true
 	}
-	text := strings.Join(parts, "\n")
-	if level > 0 {
-		return t.heading(level, strings.TrimRight(text, " \t"), width), j + 1
+	pos := c.Pos()
+	if pos < 0 || pos > len(r.src) {
+		return true
 	}
-	indent := 0
-	if inList {
-		indent = min(ind, width/2)
+	end := bytes.LastIndexByte(r.src[:pos], '\n')
+	if end < 0 {
+		return true
 	}
-	wl := t.wrap(t.parseInline(nil, text, 0, 0), width-indent)
-	out := make([]string, len(wl))
-	for k, l := range wl {
-		out[k] = spaces(indent) + l.s
-	}
-	return out, j
+	start := bytes.LastIndexByte(r.src[:end], '\n') + 1
+	return len(bytes.Trim(r.src[start:end], " \t>")) == 0
 }
 
-// heading renders a heading: bold, levels 1 and 2 in a colour.
-func (t *theme) heading(level int, text string, width int) []string {
-	base := stBold
-	switch level {
-	case 1:
-		base |= stH1
-	case 2:
-		base |= stH2
+// block renders one block node.
+func (r *mdWalk) block(n ast.Node, width int) []string {
+	switch n := n.(type) {
+	case *ast.Paragraph, *ast.TextBlock:
+		return lineStrings(r.t.wrap(r.inlines(nil, n, 0), width))
+	case *ast.Heading:
+		return r.heading(n, width)
+	case *ast.ThematicBreak:
+		return []string{r.t.styled(stDim, strings.Repeat("─", width))}
+	case *ast.FencedCodeBlock, *ast.CodeBlock:
+		return r.t.codeBlock(r.lines(n.Lines()), 0, width)
+	case *ast.Blockquote:
+		return r.quote(n, width)
+	case *ast.List:
+		return r.list(n, width)
+	case *ast.HTMLBlock:
+		lines := r.lines(n.Lines())
+		if n.HasClosure() {
+			lines = append(lines, strings.TrimRight(string(n.ClosureLine.Value(r.src)), "\r\n"))
+		}
+		var spans []span
+		for k, l := range lines {
+			if k > 0 {
+				spans = append(spans, span{brk: true})
+			}
+			spans = append(spans, span{text: l})
+		}
+		return lineStrings(r.t.wrap(spans, width))
+	case *east.Table:
+		return r.table(n, width)
+	case *ast.LinkReferenceDefinition:
+		return nil // used by the links that refer to it
 	}
-	var spans []span
-	if t.plain {
-		spans = append(spans, span{text: strings.Repeat("#", level) + " "})
+	if n.FirstChild() != nil {
+		return r.blocks(n, width)
 	}
-	wl := t.wrap(t.parseInline(spans, text, base, 0), width)
-	if len(wl) == 0 {
-		return []string{""}
+	return r.lines(n.Lines())
+}
+
+// lines returns the source lines of segs without their line endings.
+func (r *mdWalk) lines(segs *text.Segments) []string {
+	out := make([]string, segs.Len())
+	for k := range out {
+		seg := segs.At(k)
+		out[k] = strings.TrimRight(string(seg.Value(r.src)), "\r\n")
 	}
+	return out
+}
+
+func lineStrings(wl []wline) []string {
 	out := make([]string, len(wl))
 	for k, l := range wl {
 		out[k] = l.s
@@ -313,112 +323,30 @@ func (t *theme) heading(level int, text string, width int) []string {
 	return out
 }
 
-// listItem parses a list item marker at the start of rest (a line without
-// its indentation): "-", "*", "+", or 1-9 digits and "." or ")", followed
-// by a space, a tab or the end of the line.
-func listItem(rest string) (marker, content string, ok bool) {
-	n := 0
-	switch {
-	case rest == "":
-		return "", "", false
-	case rest[0] == '-' || rest[0] == '*' || rest[0] == '+':
-		n = 1
-	default:
-		for n < len(rest) && n < 9 && rest[n] >= '0' && rest[n] <= '9' {
-			n++
-		}
-		if n == 0 || n == len(rest) || rest[n] != '.' && rest[n] != ')' {
-			return "", "", false
-		}
-		n++
+// heading renders a heading: bold, levels 1 and 2 in a colour.
+func (r *mdWalk) heading(n *ast.Heading, width int) []string {
+	base := stBold
+	switch n.Level {
+	case 1:
+		base |= stH1
+	case 2:
+		base |= stH2
 	}
-	if n < len(rest) && rest[n] != ' ' && rest[n] != '\t' {
-		return "", "", false
+	var spans []span
+	if r.t.plain {
+		spans = append(spans, span{text: strings.Repeat("#", n.Level) + " "})
 	}
-	return rest[:n], strings.TrimLeft(rest[n:], " \t"), true
+	wl := r.t.wrap(r.inlines(spans, n, base), width)
+	if len(wl) == 0 {
+		return []string{""}
+	}
+	return lineStrings(wl)
 }
 
-// list renders the list starting at lines[i] and returns the index after
-// it. Items keep their source indentation, which nests them; text wraps
-// with a hanging indent. A line that is not an item or another block
-// continues the item before it.
-func (t *theme) list(lines []string, i, width int) ([]string, int) {
-	type item struct {
-		ind          int
-		marker, text string
-	}
-	var items []item
-	j := i
-	for ; j < len(lines); j++ {
-		li, lr := indentation(lines[j])
-		if lr == "" {
-			break
-		}
-		lt := strings.TrimRight(lr, " \t")
-		if li < 4 && isRule(lt) {
-			break
-		}
-		if m, content, ok := listItem(lr); ok {
-			items = append(items, item{li, m, content})
-			continue
-		}
-		if m := fenceMarker(lt); m != "" && (li < 4 || closingFence(lines[j+1:], m) >= 0) {
-			break
-		}
-		if li < 4 && (interrupts(lt) || isTableStart(lines, j)) {
-			break
-		}
-		items[len(items)-1].text += "\n" + lr
-	}
-	var out []string
-	for _, it := range items {
-		indent := min(it.ind, width/2)
-		marker := it.marker
-		if len(marker) == 1 {
-			marker = "•"
-		}
-		mw, _ := textWidth(marker)
-		wl := t.wrap(t.parseInline(nil, it.text, 0, 0), max(width-indent-mw-1, minWrap))
-		if len(wl) == 0 {
-			out = append(out, spaces(indent)+marker)
-			continue
-		}
-		out = append(out, spaces(indent)+marker+" "+wl[0].s)
-		for _, l := range wl[1:] {
-			out = append(out, spaces(indent+mw+1)+l.s)
-		}
-	}
-	return out, j
-}
-
-// quoteLines collects the block quote starting at lines[i], without the
-// '>' markers, and returns the index after it.
-func quoteLines(lines []string, i int) ([]string, int) {
-	var inner []string
-	j := i
-	for ; j < len(lines); j++ {
-		li, lr := indentation(lines[j])
-		if li < 4 && strings.HasPrefix(lr, ">") {
-			s := lr[1:]
-			if s != "" && (s[0] == ' ' || s[0] == '\t') {
-				s = s[1:]
-			}
-			inner = append(inner, s)
-			continue
-		}
-		// A lazy continuation line of a paragraph.
-		if lr == "" || isBlank(inner[len(inner)-1]) || li < 4 && interrupts(strings.TrimRight(lr, " \t")) {
-			break
-		}
-		inner = append(inner, lr)
-	}
-	return inner, j
-}
-
-// quote renders the content of a block quote behind a bar.
-func (t *theme) quote(inner []string, width, depth int) []string {
-	out, _ := t.blocks(inner, max(width-2, minWrap), depth+1, false)
-	bar := t.styled(stDim, "│")
+// quote renders a block quote behind a bar.
+func (r *mdWalk) quote(n *ast.Blockquote, width int) []string {
+	out := r.blocks(n, max(width-2, minWrap))
+	bar := r.t.styled(stDim, "│")
 	if len(out) == 0 {
 		return []string{bar}
 	}
@@ -430,6 +358,154 @@ func (t *theme) quote(inner []string, width, depth int) []string {
 		}
 	}
 	return out
+}
+
+// list renders a list: a bullet or the item's number, and the item's
+// blocks with a hanging indent.
+func (r *mdWalk) list(n *ast.List, width int) []string {
+	var out []string
+	num := n.Start
+	for it := n.FirstChild(); it != nil; it = it.NextSibling() {
+		marker := "•"
+		if n.IsOrdered() {
+			marker = strconv.Itoa(num) + string(n.Marker)
+			num++
+		}
+		mw, _ := textWidth(marker)
+		inner := r.blocks(it, max(width-mw-1, minWrap))
+		if len(out) > 0 && r.blankBefore(it) {
+			out = append(out, "")
+		}
+		if len(inner) == 0 {
+			out = append(out, marker)
+			continue
+		}
+		out = append(out, marker+" "+inner[0])
+		for _, l := range inner[1:] {
+			if l != "" {
+				l = spaces(mw+1) + l
+			}
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// inlines appends the spans of the inline children of n, every one in at
+// least style base.
+func (r *mdWalk) inlines(out []span, n ast.Node, base style) []span {
+	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+		out = r.inline(out, c, base)
+	}
+	return out
+}
+
+func (r *mdWalk) inline(out []span, n ast.Node, base style) []span {
+	switch n := n.(type) {
+	case *ast.Text:
+		v := n.Segment.Value(r.src)
+		if n.IsRaw() {
+			out = append(out, span{text: string(v), st: base})
+		} else {
+			out = append(out, span{text: r.decode(v), st: base})
+		}
+		switch {
+		case n.HardLineBreak():
+			out = append(out, span{brk: true, st: base})
+		case n.SoftLineBreak():
+			out = append(out, span{text: " ", st: base})
+		}
+	case *ast.String:
+		if n.IsCode() || n.IsRaw() {
+			out = append(out, span{text: safetext.String(string(n.Value)), st: base})
+		} else {
+			out = append(out, span{text: r.decode(n.Value), st: base})
+		}
+	case *ast.CodeSpan:
+		var b strings.Builder
+		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+			if tn, ok := c.(*ast.Text); ok {
+				b.Write(tn.Segment.Value(r.src))
+			}
+		}
+		code := strings.ReplaceAll(b.String(), "\n", " ")
+		if r.t.plain || r.t.noColor {
+			// The style cannot show code: keep the backticks.
+			fence := "`"
+			for strings.Contains(code, fence) {
+				fence += "`"
+			}
+			code = fence + code + fence
+		}
+		out = append(out, span{text: code, st: base | stCode})
+	case *ast.Emphasis:
+		st, marker := stItalic, "*"
+		if n.Level >= 2 {
+			st, marker = stBold, "**"
+		}
+		out = r.marked(out, n, base|st, marker)
+	case *east.Strikethrough:
+		out = r.marked(out, n, base|stStrike, "~~")
+	case *ast.Link:
+		out = r.link(out, n, base, r.decode(n.Destination), "")
+	case *ast.Image:
+		out = r.link(out, n, base, r.decode(n.Destination), "image")
+	case *ast.AutoLink:
+		out = append(out, span{text: safetext.String(string(n.Label(r.src))), st: base | stLink})
+	case *ast.RawHTML:
+		for k := range n.Segments.Len() {
+			seg := n.Segments.At(k)
+			out = append(out, span{text: string(seg.Value(r.src)), st: base})
+		}
+	default:
+		out = r.inlines(out, n, base)
+	}
+	return out
+}
+
+// marked appends the children of n in style st; a plain theme, which
+// cannot show the style, keeps the markdown markers.
+func (r *mdWalk) marked(out []span, n ast.Node, st style, marker string) []span {
+	if r.t.plain {
+		out = append(out, span{text: marker, st: st})
+		out = r.inlines(out, n, st)
+		return append(out, span{text: marker, st: st})
+	}
+	return r.inlines(out, n, st)
+}
+
+// link appends a link's text (empty alt text shows as empty) and, unless
+// the text says it already, its destination.
+func (r *mdWalk) link(out []span, n ast.Node, base style, dest, empty string) []span {
+	start := len(out)
+	out = r.inlines(out, n, base|stLink)
+	var label strings.Builder
+	for _, s := range out[start:] {
+		label.WriteString(s.text)
+	}
+	if strings.TrimSpace(label.String()) == "" && empty != "" {
+		out = append(out[:start], span{text: empty, st: base | stLink})
+		label.Reset()
+		label.WriteString(empty)
+	}
+	if l := label.String(); dest != "" && dest != l && "mailto:"+l != dest {
+		out = append(out, span{text: " (" + dest + ")", st: base | stURL})
+	}
+	return out
+}
+
+// decode resolves backslash escapes and entity and numeric character
+// references as goldmark's HTML renderer does, and neutralises the
+// control characters a reference may produce.
+func (r *mdWalk) decode(v []byte) string {
+	if bytes.IndexByte(v, '\\') < 0 && bytes.IndexByte(v, '&') < 0 {
+		return string(v) // the source is sanitised already
+	}
+	r.esc.Reset()
+	w := bufio.NewWriter(&r.esc)
+	html.DefaultWriter.Write(w, v)
+	_ = w.Flush()
+	return safetext.String(stdhtml.UnescapeString(r.esc.String()))
 }
 
 // codeBlock renders code verbatim, without wrapping: on a background
@@ -467,28 +543,29 @@ func (t *theme) codeBlock(code []string, ind, width int) []string {
 // table renders a table (header, delimiter row, rows) with aligned
 // columns; cells wrap when the table is wider than the screen. A table
 // too narrow to lay out is shown as written.
-func (t *theme) table(lines []string, width int) []string {
-	aligns, _ := delimRow(lines[1])
-	n := len(aligns)
-	rows := make([][][]span, 0, len(lines)-1)
-	for k, l := range lines {
-		if k == 1 {
-			continue
-		}
+func (r *mdWalk) table(n *east.Table, width int) []string {
+	t := r.t
+	ncol := len(n.Alignments)
+	if header := n.FirstChild(); header != nil && header.LastChild() != nil && header.LastChild().Lines().Len() == 0 {
+		// goldmark pads a header row with fewer cells than the delimiter
+		// row; GitHub's rules make that a paragraph, not a table.
+		return lineStrings(t.wrap([]span{{text: strings.Join(r.tableSource(n), "\n")}}, width))
+	}
+	var rows [][][]span
+	for row := n.FirstChild(); row != nil; row = row.NextSibling() {
 		base := style(0)
-		if k == 0 {
+		if _, ok := row.(*east.TableHeader); ok {
 			base = stBold
 		}
-		cells := splitRow(l)
-		row := make([][]span, n)
-		for c := range row {
-			if c < len(cells) {
-				row[c] = t.parseInline(nil, cells[c], base, 0)
-			}
+		cells := make([][]span, ncol)
+		c := 0
+		for cell := row.FirstChild(); cell != nil && c < ncol; cell = cell.NextSibling() {
+			cells[c] = r.inlines(nil, cell, base)
+			c++
 		}
-		rows = append(rows, row)
+		rows = append(rows, cells)
 	}
-	nat := make([]int, n)
+	nat := make([]int, ncol)
 	for _, row := range rows {
 		for c, cell := range row {
 			for _, l := range t.wrap(cell, 1<<30) {
@@ -497,35 +574,33 @@ func (t *theme) table(lines []string, width int) []string {
 		}
 	}
 	colw := slices.Clone(nat)
-	avail := width - 3*(n-1)
+	avail := width - 3*(ncol-1)
 	total := 0
 	for _, w := range nat {
 		total += w
 	}
 	if total > avail {
-		if avail < 4*n {
-			out := make([]string, len(lines))
-			for k, l := range lines {
-				out[k] = strings.TrimRight(expandTabs(l), " ")
+		if avail < 4*ncol {
+			if src := r.tableSource(n); src != nil {
+				return src
 			}
-			return out
 		}
-		order := make([]int, n)
+		order := make([]int, ncol)
 		for c := range order {
 			order[c] = c
 		}
 		slices.SortStableFunc(order, func(a, b int) int { return nat[a] - nat[b] })
 		rem := avail
 		for k, c := range order {
-			colw[c] = min(nat[c], rem/(n-k))
+			colw[c] = max(min(nat[c], rem/(ncol-k)), 1)
 			rem -= colw[c]
 		}
 	}
 	sep := t.styled(stDim, " │ ")
 	var out []string
 	var b strings.Builder
-	for r, row := range rows {
-		cells := make([][]wline, n)
+	for ri, row := range rows {
+		cells := make([][]wline, ncol)
 		h := 1
 		for c, cell := range row {
 			cells[c] = t.wrap(cell, max(colw[c], 1))
@@ -533,7 +608,7 @@ func (t *theme) table(lines []string, width int) []string {
 		}
 		for l := 0; l < h; l++ {
 			b.Reset()
-			for c := range n {
+			for c := range ncol {
 				if c > 0 {
 					b.WriteString(sep)
 				}
@@ -542,12 +617,12 @@ func (t *theme) table(lines []string, width int) []string {
 					cl = cells[c][l]
 				}
 				pad := max(colw[c]-cl.w, 0)
-				last := c == n-1
-				switch aligns[c] {
-				case alignRight:
+				last := c == ncol-1
+				switch n.Alignments[c] {
+				case east.AlignRight:
 					b.WriteString(spaces(pad))
 					b.WriteString(cl.s)
-				case alignCenter:
+				case east.AlignCenter:
 					b.WriteString(spaces(pad / 2))
 					b.WriteString(cl.s)
 					if !last {
@@ -562,8 +637,8 @@ func (t *theme) table(lines []string, width int) []string {
 			}
 			out = append(out, b.String())
 		}
-		if r == 0 {
-			parts := make([]string, n)
+		if ri == 0 {
+			parts := make([]string, ncol)
 			for c := range parts {
 				parts[c] = strings.Repeat("─", colw[c])
 			}
@@ -573,157 +648,39 @@ func (t *theme) table(lines []string, width int) []string {
 	return out
 }
 
-type align int
-
-const (
-	alignLeft align = iota
-	alignCenter
-	alignRight
-)
-
-// isTableStart reports whether lines[i] is a table header: it has a '|'
-// and is followed by a delimiter row with as many cells.
-func isTableStart(lines []string, i int) bool {
-	if i+1 >= len(lines) || strings.IndexByte(lines[i], '|') < 0 {
-		return false
-	}
-	if ind, _ := indentation(lines[i]); ind >= 4 {
-		return false
-	}
-	aligns, ok := delimRow(lines[i+1])
-	return ok && len(splitRow(lines[i])) == len(aligns)
-}
-
-// delimRow parses a table delimiter row such as "| :-- | --: |".
-func delimRow(line string) ([]align, bool) {
-	if ind, _ := indentation(line); ind >= 4 || strings.IndexByte(line, '|') < 0 {
-		return nil, false
-	}
-	cells := splitRow(line)
-	aligns := make([]align, len(cells))
-	for k, c := range cells {
-		core := strings.Trim(c, ":")
-		if core == "" || strings.Trim(core, "-") != "" || len(c)-len(core) > 2 {
-			return nil, false
-		}
-		left, right := c[0] == ':', c[len(c)-1] == ':'
-		switch {
-		case left && right:
-			aligns[k] = alignCenter
-		case right:
-			aligns[k] = alignRight
+// tableSource returns the source lines of a table: from its header to
+// its last row, and at least the delimiter row.
+func (r *mdWalk) tableSource(n *east.Table) []string {
+	start, stop := -1, -1
+	for row := n.FirstChild(); row != nil; row = row.NextSibling() {
+		for cell := row.FirstChild(); cell != nil; cell = cell.NextSibling() {
+			if p := cell.Pos(); p >= 0 && p <= len(r.src) {
+				if start < 0 || p < start {
+					start = p
+				}
+				stop = max(stop, p)
+			}
 		}
 	}
-	return aligns, true
-}
-
-// splitRow splits a table row into trimmed cells, at '|' not escaped by a
-// backslash; one leading and one trailing '|' are optional. As in GitHub
-// markdown, "\|" is a '|' in the cell, even in a code span.
-func splitRow(line string) []string {
-	s := strings.TrimSpace(line)
-	s = strings.TrimPrefix(s, "|")
-	if strings.HasSuffix(s, "|") && !strings.HasSuffix(s, "\\|") {
-		s = s[:len(s)-1]
+	if start < 0 {
+		return nil
 	}
-	var cells []string
-	start := 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '\\':
-			i++
-		case '|':
-			cells = append(cells, unescapePipes(s[start:i]))
-			start = i + 1
+	start = bytes.LastIndexByte(r.src[:start], '\n') + 1
+	lineEnd := func(i int) int {
+		if j := bytes.IndexByte(r.src[i:], '\n'); j >= 0 {
+			return i + j
 		}
+		return len(r.src)
 	}
-	return append(cells, unescapePipes(s[start:]))
-}
-
-func unescapePipes(cell string) string {
-	cell = strings.TrimSpace(cell)
-	if strings.Contains(cell, "\\|") {
-		cell = strings.ReplaceAll(cell, "\\|", "|")
+	stop = lineEnd(stop)
+	if first := lineEnd(start); stop == first && first < len(r.src) {
+		stop = lineEnd(first + 1) // the delimiter row
 	}
-	return cell
-}
-
-// interrupts reports whether a line (without indentation, which is under
-// four columns) starts a block that ends a paragraph: a fence, a heading,
-// a thematic break, a block quote, or a list item that is not empty and,
-// if numbered, starts at 1.
-func interrupts(lt string) bool {
-	if lt == "" {
-		return false
-	}
-	if fenceMarker(lt) != "" || isRule(lt) || lt[0] == '>' {
-		return true
-	}
-	if _, _, ok := atxHeading(lt); ok {
-		return true
-	}
-	marker, content, ok := listItem(lt)
-	if !ok || content == "" {
-		return false
-	}
-	return len(marker) == 1 || marker[:len(marker)-1] == "1"
-}
-
-// atxHeading parses "## text ##".
-func atxHeading(lt string) (level int, text string, ok bool) {
-	level = runLength(lt, 0, '#')
-	if level == 0 || level > 6 || level < len(lt) && lt[level] != ' ' && lt[level] != '\t' {
-		return 0, "", false
-	}
-	text = strings.TrimSpace(lt[level:])
-	if t := strings.TrimRight(text, "#"); t == "" {
-		text = ""
-	} else if t != text && (t[len(t)-1] == ' ' || t[len(t)-1] == '\t') {
-		text = strings.TrimRight(t, " \t")
-	}
-	return level, text, true
-}
-
-// isRule reports whether lt is a thematic break: three or more of the
-// same '-', '*' or '_', and spaces.
-func isRule(lt string) bool {
-	if lt == "" || lt[0] != '-' && lt[0] != '*' && lt[0] != '_' {
-		return false
-	}
-	n := 0
-	for i := 0; i < len(lt); i++ {
-		switch lt[i] {
-		case lt[0]:
-			n++
-		case ' ', '\t':
-		default:
-			return false
-		}
-	}
-	return n >= 3
-}
-
-// setextLevel returns 1 for a "===" underline, 2 for "---", or 0.
-func setextLevel(lt string) int {
-	switch {
-	case lt == "":
-		return 0
-	case strings.Trim(lt, "=") == "":
-		return 1
-	case strings.Trim(lt, "-") == "":
-		return 2
-	}
-	return 0
-}
-
-// closingFence returns the index of the line closing a fence, or -1.
-func closingFence(lines []string, marker string) int {
+	lines := strings.Split(string(r.src[start:stop]), "\n")
 	for k, l := range lines {
-		if closesFence(strings.TrimSpace(l), marker) {
-			return k
-		}
+		lines[k] = strings.TrimRight(expandTabs(l), " ")
 	}
-	return -1
+	return lines
 }
 
 // indentation returns the width of the leading spaces and tabs of line
@@ -741,11 +698,6 @@ func indentation(line string) (int, string) {
 		}
 	}
 	return col, ""
-}
-
-func isBlank(line string) bool {
-	_, rest := indentation(line)
-	return rest == ""
 }
 
 // stripIndents removes up to n columns of indentation from each line.

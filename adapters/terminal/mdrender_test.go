@@ -75,7 +75,8 @@ func TestRenderMarkdown(t *testing.T) {
 		{name: "italic", in: "*i* _j_", want: "i j", has: []string{eItalic + "i", eItalic + "j"}},
 		{name: "bold italic", in: "***x***", want: "x", has: []string{"\x1b[1;3mx"}},
 		{name: "nested", in: "**a *b* c**", want: "a b c", has: []string{eBold + "a ", "\x1b[1;3mb"}},
-		{name: "strikethrough", in: "~~gone~~ ~1~", want: "gone ~1~", has: []string{eStrike + "gone"}},
+		{name: "strikethrough", in: "~~gone~~ ~1~", want: "gone 1", has: []string{eStrike + "gone", eStrike + "1"}}, // GitHub: one tilde strikes too
+		{name: "three tildes are text", in: "a ~~~b~~~", want: "a ~~~b~~~"},
 		{name: "intraword underscore", in: "snake_case_name", want: "snake_case_name"},
 		{name: "intraword star", in: "un*frigging*believable", want: "unfriggingbelievable", has: []string{eItalic + "frigging"}},
 		{name: "unmatched", in: "**open and * alone", want: "**open and * alone"},
@@ -104,7 +105,17 @@ func TestRenderMarkdown(t *testing.T) {
 		{name: "image", in: "![a cat](cat.png)", want: "a cat (cat.png)"},
 		{name: "image without alt", in: "![](c.png)", want: "image (c.png)"},
 		{name: "not a link", in: "[text] (u) [x](", want: "[text] (u) [x]("},
-		{name: "reference link is text", in: "[a][b]", want: "[a][b]"},
+		{name: "undefined reference link is text", in: "[a][b]", want: "[a][b]"},
+		{name: "reference link", in: "see [a][b] and [b]\n\n[b]: http://u \"T\"", want: "see a (http://u) and\nb (http://u)", has: []string{eLink + "a" + sgrReset}},
+		{name: "collapsed reference", in: "[x][]\n\n[X]: <http://x>", want: "x (http://x)"},
+
+		// Entities and escapes.
+		{name: "entities", in: "a &amp; b &lt;c&gt; &copy; &#35; &#x41;", want: "a & b <c> © # A"},
+		{name: "escaped entity", in: `\&amp; &amp;amp;`, want: "&amp; &amp;"},
+		{name: "unknown entity", in: "&nosuch; &", want: "&nosuch; &"},
+		{name: "entity in link", in: "[a&amp;b](http://u?x=1&amp;y=2)", width: 40, want: "a&b (http://u?x=1&y=2)"},
+		{name: "control character from a reference", in: "a&#27;[31mb &#x9b;c &#0;", want: "a^[[31mb M-^[c \ufffd"},
+		{name: "entity in code is literal", in: "`&amp;`", want: "&amp;"},
 		{name: "html is text", in: "<div>x</div> a<b", want: "<div>x</div> a<b"},
 
 		// Code blocks.
@@ -118,7 +129,7 @@ func TestRenderMarkdown(t *testing.T) {
 		{name: "indented code", in: "    a\n      b\n\n    c", want: "  a\n    b\n\n  c"},
 		{name: "text then fence", in: "Run:\n```sh\nls\n```\nDone.", want: "Run:\n  ls\nDone."},
 		{name: "fence in list", in: "1. Run:\n   ```sh\n   ls\n   ```", want: "1. Run:\n     ls"},
-		{name: "deep fence closed", in: "- a\n    ```\n    x\n    ```", want: "• a\n      x"},
+		{name: "deep fence closed", in: "- a\n    ```\n    x\n    ```", want: "• a\n    x"}, // the fence is in the item: aligned with its text
 
 		// Lists.
 		{name: "bullets", in: "- a\n* b\n+ c", want: "• a\n• b\n• c"},
@@ -164,8 +175,10 @@ func TestRenderMarkdown(t *testing.T) {
 		},
 		{name: "table too narrow", in: "| a | b | c |\n|---|---|---|\n| xxxxxxxx | yyyyyyyy | zzzzzzzz |", width: 10, want: "| a | b | c |\n|---|---|---|\n| xxxxxxxx | yyyyyyyy | zzzzzzzz |"},
 		{name: "not a table: counts differ", in: "a | b\n---|---|---", want: "a | b ---|---|---"},
+		{name: "not a table: counts differ, with rows", in: "a | b\n---|---|---\n1 | 2", width: 40, want: "a | b ---|---|--- 1 | 2"},
 		{name: "table after text", in: "Data:\n| a |\n|---|\n| 1 |", want: "Data:\na\n─\n1"},
-		{name: "table ends at a line without pipe", in: "| a |\n|---|\n| 1 |\nafter", want: "a\n─\n1\nafter"},
+		{name: "a line without pipe is a row", in: "| a |\n|---|\n| 1 |\nafter", want: "a\n─────\n1\nafter"}, // GitHub's table rules
+		{name: "table ends at a blank line", in: "| a |\n|---|\n| 1 |\n\nafter", want: "a\n─\n1\n\nafter"},
 
 		// Blank lines, raw text and control characters.
 		{name: "blocks separated", in: "\n\n# A\n\n\nb\n\n", want: "A\n\nb"},
