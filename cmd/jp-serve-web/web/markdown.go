@@ -1,168 +1,224 @@
 package web
 
 import (
-	"html"
+	"bytes"
 	"html/template"
-	"regexp"
 	"strings"
+	"sync"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/renderer/html"
+	"github.com/yuin/goldmark/util"
 )
 
-// Markdown renders the subset of Markdown assistants write most: fenced
-// code blocks (with a language label), headings, bullet and numbered
-// lists, block quotes, paragraphs, and inline code, bold and links to
-// http(s) URLs. Everything else is text. All text is escaped: the output
-// is safe to put in a page whatever the model wrote.
+// Markdown renders what a model wrote as HTML for the page: CommonMark
+// and GitHub's tables and strikethrough, parsed and rendered by goldmark.
+// The output is safe to put in a page whatever the model wrote: raw HTML
+// is shown as text (goldmark's raw HTML is off), links and images become
+// links only to http(s) URLs that goldmark's dangerous-URL filter passes
+// (anything else is shown as its text), and images are links rather than
+// pictures, so nothing is fetched from an address a model chose.
+// Headings start at h3: the page has its own h1 and h2.
 func Markdown(src string) template.HTML {
-	var b strings.Builder
-	lines := strings.Split(strings.ReplaceAll(src, "\r\n", "\n"), "\n")
-	var para []string
-	var list []string
-	listTag := ""
-	flushPara := func() {
-		if len(para) > 0 {
-			b.WriteString("<p>")
-			for i, l := range para {
-				if i > 0 {
-					b.WriteString("<br>")
-				}
-				b.WriteString(inline(l))
-			}
-			b.WriteString("</p>\n")
-			para = nil
-		}
+	var b bytes.Buffer
+	if err := webMarkdown().Convert([]byte(src), &b); err != nil {
+		// goldmark's HTML renderer fails only when its writer does;
+		// a bytes.Buffer does not.
+		return template.HTML("<p>" + template.HTMLEscapeString(src) + "</p>\n")
 	}
-	flushList := func() {
-		if len(list) > 0 {
-			b.WriteString("<" + listTag + ">")
-			for _, it := range list {
-				b.WriteString("<li>" + inline(it) + "</li>")
-			}
-			b.WriteString("</" + listTag + ">\n")
-			list, listTag = nil, ""
-		}
-	}
-	flush := func() { flushPara(); flushList() }
-	for i := 0; i < len(lines); i++ {
-		line := lines[i]
-		trimmed := strings.TrimSpace(line)
-		if fence, lang, ok := fenceOpen(trimmed); ok {
-			flush()
-			var code []string
-			i++
-			for ; i < len(lines); i++ {
-				if closesFence(strings.TrimSpace(lines[i]), fence) {
-					break
-				}
-				code = append(code, lines[i])
-			}
-			b.WriteString(`<div class="code">`)
-			if lang != "" {
-				b.WriteString(`<span class="lang">` + html.EscapeString(lang) + `</span>`)
-			}
-			b.WriteString("<pre><code>" + html.EscapeString(strings.Join(code, "\n")) + "</code></pre></div>\n")
-			continue
-		}
-		switch {
-		case trimmed == "":
-			flush()
-		case headingRE.MatchString(trimmed):
-			flush()
-			m := headingRE.FindStringSubmatch(trimmed)
-			n := len(m[1]) + 2 // # is h3: the page has its own h1 and h2
-			if n > 6 {
-				n = 6
-			}
-			tag := "h" + string(rune('0'+n))
-			b.WriteString("<" + tag + ">" + inline(m[2]) + "</" + tag + ">\n")
-		case bulletRE.MatchString(line):
-			flushPara()
-			if listTag == "ol" {
-				flushList()
-			}
-			listTag = "ul"
-			list = append(list, bulletRE.FindStringSubmatch(line)[1])
-		case numberRE.MatchString(line):
-			flushPara()
-			if listTag == "ul" {
-				flushList()
-			}
-			listTag = "ol"
-			list = append(list, numberRE.FindStringSubmatch(line)[1])
-		case strings.HasPrefix(trimmed, ">"):
-			flush()
-			var quote []string
-			for ; i < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[i]), ">"); i++ {
-				quote = append(quote, strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(lines[i]), ">")))
-			}
-			i--
-			b.WriteString("<blockquote>" + string(Markdown(strings.Join(quote, "\n"))) + "</blockquote>\n")
-		case len(list) > 0 && (strings.HasPrefix(line, "  ") || strings.HasPrefix(line, "\t")):
-			list[len(list)-1] += " " + trimmed // a wrapped list item
-		default:
-			flushList()
-			para = append(para, trimmed)
-		}
-	}
-	flush()
-	return template.HTML(b.String())
+	return template.HTML(b.String()) //nolint:gosec // built from escaped text and checked URLs
 }
 
-var (
-	headingRE = regexp.MustCompile(`^(#{1,6})\s+(.*?)\s*#*$`)
-	bulletRE  = regexp.MustCompile(`^\s{0,3}[-*+]\s+(.*)$`)
-	numberRE  = regexp.MustCompile(`^\s{0,3}\d{1,9}[.)]\s+(.*)$`)
-	boldRE    = regexp.MustCompile(`\*\*([^*]+)\*\*`)
-	linkRE    = regexp.MustCompile(`\[([^\]]+)\]\((https?://[^\s)]+)\)`)
-)
+// webMarkdown is the goldmark instance of the page, built on first use.
+var webMarkdown = sync.OnceValue(func() goldmark.Markdown {
+	return goldmark.New(
+		goldmark.WithExtensions(
+			extension.Strikethrough,
+			extension.NewTable(extension.WithTableCellAlignMethod(extension.TableCellAlignAttribute)),
+		),
+		goldmark.WithRendererOptions(
+			html.WithHardWraps(),
+			renderer.WithNodeRenderers(util.Prioritized(pageRenderer{}, 100)),
+		),
+	)
+})
 
-// fenceOpen recognizes ``` or ~~~ (three or more) with an optional
-// language word.
-func fenceOpen(s string) (fence, lang string, ok bool) {
-	for _, c := range []string{"`", "~"} {
-		n := 0
-		for n < len(s) && s[n:n+1] == c {
-			n++
-		}
-		if n >= 3 {
-			lang = strings.TrimSpace(s[n:])
-			if strings.Contains(lang, c) {
-				return "", "", false
-			}
-			if f := strings.Fields(lang); len(f) > 0 {
-				lang = f[0]
-			}
-			return s[:n], lang, true
-		}
-	}
-	return "", "", false
+// pageRenderer replaces goldmark's renderers of the nodes whose HTML the
+// page wants otherwise.
+type pageRenderer struct{}
+
+func (pageRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(ast.KindHeading, renderHeading)
+	reg.Register(ast.KindFencedCodeBlock, renderFencedCode)
+	reg.Register(ast.KindLink, renderLink)
+	reg.Register(ast.KindAutoLink, renderAutoLink)
+	reg.Register(ast.KindImage, renderImage)
+	reg.Register(ast.KindRawHTML, renderRawHTML)
+	reg.Register(ast.KindHTMLBlock, renderHTMLBlock)
 }
 
-// closesFence reports whether a trimmed line closes a block opened by
-// fence: the same character, at least as many times, and nothing else.
-func closesFence(s, fence string) bool {
-	return len(s) >= len(fence) && strings.Trim(s, fence[:1]) == ""
+func renderHeading(w util.BufWriter, _ []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	level := min(node.(*ast.Heading).Level+2, 6)
+	if entering {
+		_, _ = w.WriteString("<h" + string(rune('0'+level)) + ">")
+	} else {
+		_, _ = w.WriteString("</h" + string(rune('0'+level)) + ">\n")
+	}
+	return ast.WalkContinue, nil
 }
 
-// inline escapes a line and renders `code`, **bold** and links.
-func inline(s string) string {
-	var b strings.Builder
-	parts := strings.Split(s, "`")
-	if len(parts)%2 == 0 { // an unmatched backtick is text
-		parts[len(parts)-2] += "`" + parts[len(parts)-1]
-		parts = parts[:len(parts)-1]
+// renderFencedCode writes a code block with its language as a label.
+func renderFencedCode(w util.BufWriter, source []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkContinue, nil
 	}
-	for i, p := range parts {
-		if i%2 == 1 {
-			b.WriteString("<code>" + html.EscapeString(p) + "</code>")
-			continue
+	n := node.(*ast.FencedCodeBlock)
+	_, _ = w.WriteString(`<div class="code">`)
+	if lang := n.Language(source); len(lang) > 0 {
+		_, _ = w.WriteString(`<span class="lang">`)
+		_, _ = w.Write(util.EscapeHTML(lang))
+		_, _ = w.WriteString(`</span>`)
+	}
+	_, _ = w.WriteString("<pre><code>")
+	var code []byte
+	for i := range n.Lines().Len() {
+		seg := n.Lines().At(i)
+		code = append(code, seg.Value(source)...)
+	}
+	_, _ = w.Write(util.EscapeHTML(bytes.TrimSuffix(code, []byte("\n"))))
+	_, _ = w.WriteString("</code></pre></div>\n")
+	return ast.WalkSkipChildren, nil
+}
+
+// webURL returns the escaped URL if it may be a link target: http(s),
+// and passed by goldmark's dangerous-URL filter.
+func webURL(dest []byte) ([]byte, bool) {
+	u := util.URLEscape(dest, true)
+	lower := strings.ToLower(string(u))
+	if !strings.HasPrefix(lower, "http://") && !strings.HasPrefix(lower, "https://") || html.IsDangerousURL(u) {
+		return nil, false
+	}
+	return util.EscapeHTML(u), true
+}
+
+func openLink(w util.BufWriter, href []byte) {
+	_, _ = w.WriteString(`<a href="`)
+	_, _ = w.Write(href)
+	_, _ = w.WriteString(`" rel="noreferrer noopener" target="_blank">`)
+}
+
+// renderLink writes a link to an http(s) URL; any other link is its text.
+func renderLink(w util.BufWriter, _ []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	href, ok := webURL(node.(*ast.Link).Destination)
+	if !ok {
+		return ast.WalkContinue, nil
+	}
+	if entering {
+		openLink(w, href)
+	} else {
+		_, _ = w.WriteString("</a>")
+	}
+	return ast.WalkContinue, nil
+}
+
+func renderAutoLink(w util.BufWriter, source []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkContinue, nil
+	}
+	n := node.(*ast.AutoLink)
+	label := util.EscapeHTML(n.Label(source))
+	if href, ok := webURL(n.URL(source)); ok && n.AutoLinkType == ast.AutoLinkURL {
+		openLink(w, href)
+		_, _ = w.Write(label)
+		_, _ = w.WriteString("</a>")
+	} else {
+		_, _ = w.Write(label)
+	}
+	return ast.WalkContinue, nil
+}
+
+// renderImage writes an image as a link to it, labelled with its
+// alternative text ("image" if it has none).
+func renderImage(w util.BufWriter, source []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkContinue, nil
+	}
+	n := node.(*ast.Image)
+	alt := plainText(n, source)
+	if len(bytes.TrimSpace(alt)) == 0 {
+		alt = []byte("image")
+	}
+	href, ok := webURL(n.Destination)
+	if ok {
+		openLink(w, href)
+	}
+	_, _ = w.Write(util.EscapeHTML(alt))
+	if ok {
+		_, _ = w.WriteString("</a>")
+	}
+	return ast.WalkSkipChildren, nil
+}
+
+// plainText is the text of the inline nodes under n, without markup.
+func plainText(n ast.Node, source []byte) []byte {
+	var b []byte
+	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
 		}
-		t := html.EscapeString(p)
-		t = boldRE.ReplaceAllString(t, "<strong>$1</strong>")
-		t = linkRE.ReplaceAllStringFunc(t, func(m string) string {
-			sm := linkRE.FindStringSubmatch(m)
-			return `<a href="` + sm[2] + `" rel="noreferrer noopener" target="_blank">` + sm[1] + `</a>`
-		})
-		b.WriteString(t)
+		switch c := c.(type) {
+		case *ast.Text:
+			b = append(b, c.Segment.Value(source)...)
+			if c.SoftLineBreak() || c.HardLineBreak() {
+				b = append(b, ' ')
+			}
+		case *ast.String:
+			b = append(b, c.Value...)
+		case *ast.AutoLink:
+			b = append(b, c.Label(source)...)
+		}
+		return ast.WalkContinue, nil
+	})
+	return b
+}
+
+// renderRawHTML shows inline HTML as the text the model wrote.
+func renderRawHTML(w util.BufWriter, source []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	if entering {
+		segs := node.(*ast.RawHTML).Segments
+		for i := range segs.Len() {
+			seg := segs.At(i)
+			_, _ = w.Write(util.EscapeHTML(seg.Value(source)))
+		}
 	}
-	return b.String()
+	return ast.WalkSkipChildren, nil
+}
+
+// renderHTMLBlock shows an HTML block as the text the model wrote, one
+// source line a line.
+func renderHTMLBlock(w util.BufWriter, source []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkContinue, nil
+	}
+	n := node.(*ast.HTMLBlock)
+	var lines [][]byte
+	for i := range n.Lines().Len() {
+		seg := n.Lines().At(i)
+		lines = append(lines, seg.Value(source))
+	}
+	if n.HasClosure() {
+		lines = append(lines, n.ClosureLine.Value(source))
+	}
+	_, _ = w.WriteString("<p>")
+	for i, l := range lines {
+		if i > 0 {
+			_, _ = w.WriteString("<br>\n")
+		}
+		_, _ = w.Write(util.EscapeHTML(bytes.TrimRight(l, "\r\n")))
+	}
+	_, _ = w.WriteString("</p>\n")
+	return ast.WalkSkipChildren, nil
 }
