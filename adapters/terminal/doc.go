@@ -18,9 +18,10 @@
 // and stderr stay in order.
 //
 // On a TTY, content is echoed as it streams and each completed markdown
-// block is then redrawn rendered by a small built-in renderer (see
-// markdown.go for the streaming choice, mdrender.go and mdinline.go for
-// the renderer). Colours follow PrinterOptions.Style and NO_COLOR.
+// block is then redrawn rendered: goldmark parses it (CommonMark with
+// GitHub's tables and strikethrough) and jp's own renderer lays it out
+// (see markdown.go for the streaming choice, mdrender.go and mdwrap.go
+// for the renderer). Colours follow PrinterOptions.Style and NO_COLOR.
 // Control characters in model, tool and plugin text are shown in caret
 // notation (ESC as ^[) instead of reaching the terminal. Wait shows a
 // spinner on stderr when stderr is a terminal.
