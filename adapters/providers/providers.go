@@ -13,6 +13,7 @@ import (
 
 	"github.com/jpcli/jp/adapters/llm/anthropic"
 	"github.com/jpcli/jp/adapters/llm/demo"
+	"github.com/jpcli/jp/adapters/llm/google"
 	"github.com/jpcli/jp/adapters/llm/ollama"
 	"github.com/jpcli/jp/adapters/llm/openai"
 	"github.com/jpcli/jp/domain/config"
@@ -191,7 +192,11 @@ func (f *Factory) openai(cfg config.Config) (ports.Provider, error) {
 }
 
 func (f *Factory) google(cfg config.Config) (ports.Provider, error) {
-	return nil, fmt.Errorf("the google provider is not built yet")
+	key, env := f.googleKey(cfg)
+	if key == "" {
+		return nil, fmt.Errorf("the google provider needs an API key: set %s or GOOGLE_API_KEY (or providers.google.api_key_env), or pick another model with --model", env)
+	}
+	return google.New(google.Options{BaseURL: cfg.Providers.Google.BaseURL, APIKey: key, APIKeyEnv: env})
 }
 
 func isOfficialOpenAI(base string) bool {

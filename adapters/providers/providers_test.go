@@ -109,3 +109,17 @@ func TestOpenAIAPIChoice(t *testing.T) {
 		t.Errorf("bad api: %v", err)
 	}
 }
+
+func TestGoogleKeyVariables(t *testing.T) {
+	env := map[string]string{}
+	f := &Factory{Getenv: func(k string) string { return env[k] }}
+	cfg := config.Default()
+	id := llm.ModelID{Provider: "google", Model: "gemini-2.5-flash"}
+	if _, err := f.Provider(context.Background(), cfg, id); err == nil || !strings.Contains(err.Error(), "set GEMINI_API_KEY or GOOGLE_API_KEY") {
+		t.Errorf("no key: %v", err)
+	}
+	env["GOOGLE_API_KEY"] = "g"
+	if _, err := f.Provider(context.Background(), cfg, id); err != nil || !f.HasKey(cfg, "google") {
+		t.Errorf("GOOGLE_API_KEY: %v", err)
+	}
+}
