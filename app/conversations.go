@@ -91,6 +91,20 @@ func (c *Conversations) Show(ctx context.Context, loc workspace.Location, id con
 	return s, evs, nil
 }
 
+// ShowEach calls head with a conversation's summary, then each with its
+// events in order, as the store reads them: a long conversation is shown
+// as it is read, never held in memory whole.
+func (c *Conversations) ShowEach(ctx context.Context, loc workspace.Location, id conversation.ID, head func(conversation.Summary) error, each func(conversation.Event) error) error {
+	s, err := c.store.Get(ctx, loc, id)
+	if err != nil {
+		return userNotFound(err)
+	}
+	if err := head(s); err != nil {
+		return err
+	}
+	return c.store.ScanEvents(ctx, loc, id, each)
+}
+
 // Remove deletes a conversation, holding its lock.
 func (c *Conversations) Remove(ctx context.Context, loc workspace.Location, id conversation.ID) error {
 	return c.locked(ctx, loc, id, func() error { return c.store.Remove(ctx, loc, id) })

@@ -47,6 +47,9 @@ var _ ports.ConversationStore = &ConversationStoreMock{}
 //			RemoveFunc: func(ctx context.Context, loc workspace.Location, id conversation.ID) error {
 //				panic("mock out the Remove method")
 //			},
+//			ScanEventsFunc: func(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(conversation.Event) error) error {
+//				panic("mock out the ScanEvents method")
+//			},
 //			UpdateLocalMetadataFunc: func(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(*conversation.LocalMetadata) error) error {
 //				panic("mock out the UpdateLocalMetadata method")
 //			},
@@ -80,6 +83,9 @@ type ConversationStoreMock struct {
 
 	// RemoveFunc mocks the Remove method.
 	RemoveFunc func(ctx context.Context, loc workspace.Location, id conversation.ID) error
+
+	// ScanEventsFunc mocks the ScanEvents method.
+	ScanEventsFunc func(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(conversation.Event) error) error
 
 	// UpdateLocalMetadataFunc mocks the UpdateLocalMetadata method.
 	UpdateLocalMetadataFunc func(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(*conversation.LocalMetadata) error) error
@@ -152,6 +158,17 @@ type ConversationStoreMock struct {
 			// ID is the id argument value.
 			ID conversation.ID
 		}
+		// ScanEvents holds details about calls to the ScanEvents method.
+		ScanEvents []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Loc is the loc argument value.
+			Loc workspace.Location
+			// ID is the id argument value.
+			ID conversation.ID
+			// Fn is the fn argument value.
+			Fn func(conversation.Event) error
+		}
 		// UpdateLocalMetadata holds details about calls to the UpdateLocalMetadata method.
 		UpdateLocalMetadata []struct {
 			// Ctx is the ctx argument value.
@@ -182,6 +199,7 @@ type ConversationStoreMock struct {
 	lockList                sync.RWMutex
 	lockLocalMetadata       sync.RWMutex
 	lockRemove              sync.RWMutex
+	lockScanEvents          sync.RWMutex
 	lockUpdateLocalMetadata sync.RWMutex
 	lockUpdateMetadata      sync.RWMutex
 }
@@ -463,6 +481,50 @@ func (mock *ConversationStoreMock) RemoveCalls() []struct {
 	mock.lockRemove.RLock()
 	calls = mock.calls.Remove
 	mock.lockRemove.RUnlock()
+	return calls
+}
+
+// ScanEvents calls ScanEventsFunc.
+func (mock *ConversationStoreMock) ScanEvents(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(conversation.Event) error) error {
+	if mock.ScanEventsFunc == nil {
+		panic("ConversationStoreMock.ScanEventsFunc: method is nil but ConversationStore.ScanEvents was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+		Loc workspace.Location
+		ID  conversation.ID
+		Fn  func(conversation.Event) error
+	}{
+		Ctx: ctx,
+		Loc: loc,
+		ID:  id,
+		Fn:  fn,
+	}
+	mock.lockScanEvents.Lock()
+	mock.calls.ScanEvents = append(mock.calls.ScanEvents, callInfo)
+	mock.lockScanEvents.Unlock()
+	return mock.ScanEventsFunc(ctx, loc, id, fn)
+}
+
+// ScanEventsCalls gets all the calls that were made to ScanEvents.
+// Check the length with:
+//
+//	len(mockedConversationStore.ScanEventsCalls())
+func (mock *ConversationStoreMock) ScanEventsCalls() []struct {
+	Ctx context.Context
+	Loc workspace.Location
+	ID  conversation.ID
+	Fn  func(conversation.Event) error
+} {
+	var calls []struct {
+		Ctx context.Context
+		Loc workspace.Location
+		ID  conversation.ID
+		Fn  func(conversation.Event) error
+	}
+	mock.lockScanEvents.RLock()
+	calls = mock.calls.ScanEvents
+	mock.lockScanEvents.RUnlock()
 	return calls
 }
 

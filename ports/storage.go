@@ -29,6 +29,11 @@ type ConversationStore interface {
 	Get(ctx context.Context, loc workspace.Location, id conversation.ID) (conversation.Summary, error)
 	// Events returns the conversation's events in order.
 	Events(ctx context.Context, loc workspace.Location, id conversation.ID) ([]conversation.Event, error)
+	// ScanEvents calls fn with each of the conversation's events in order
+	// (the events Events returns), reading them as it goes: a long
+	// conversation is never held in memory whole. An error from fn stops
+	// the scan and is returned as it is.
+	ScanEvents(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(conversation.Event) error) error
 	// Create makes a new, empty conversation and returns its ID.
 	Create(ctx context.Context, loc workspace.Location, nc NewConversation) (conversation.ID, error)
 	// Append adds events after checking the stream invariants, bumps

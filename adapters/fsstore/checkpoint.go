@@ -142,6 +142,11 @@ func (s *Store) dropPartial(dir string) error {
 // still applies to evs (no event was recorded after the block began, and
 // the turn is open); ok is false otherwise, and for no checkpoint.
 func readPartial(dir string, evs []conversation.Event) (conversation.Event, bool) {
+	return readPartialAt(dir, len(evs), turnOpen(evs))
+}
+
+// readPartialAt is readPartial after n events, the last turn open or not.
+func readPartialAt(dir string, n int, open bool) (conversation.Event, bool) {
 	raw, err := os.ReadFile(filepath.Join(dir, partialFile))
 	if err != nil || len(raw) == 0 {
 		return conversation.Event{}, false
@@ -151,7 +156,7 @@ func readPartial(dir string, evs []conversation.Event) (conversation.Event, bool
 		return conversation.Event{}, false
 	}
 	var h partialHeader
-	if err := json.Unmarshal(raw[:nl], &h); err != nil || h.ID == "" || h.Timestamp.IsZero() || h.After != len(evs) || !turnOpen(evs) {
+	if err := json.Unmarshal(raw[:nl], &h); err != nil || h.ID == "" || h.Timestamp.IsZero() || h.After != n || !open {
 		return conversation.Event{}, false
 	}
 	var text strings.Builder

@@ -118,3 +118,61 @@ func TestRepairCutBeforeLogRemoval(t *testing.T) {
 		t.Fatalf("after the next append: %d events, %v, %v", len(got), err, conversation.Validate(got))
 	}
 }
+
+// ScanEvents gives what Events gives, in every state the files can be
+// in: folded, with a log, with a log a cut fold left behind, with a block
+// in flight, and a projection-only conversation; and it stops at fn's
+// error.
+func TestScanEventsIsEvents(t *testing.T) {
+	t.Parallel()
+	sc := newScene(t)
+	id := sc.create(t, ports.NewConversation{})
+	same := func(what string) {
+		t.Helper()
+		want, err := sc.s.Events(t.Context(), sc.loc, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []conversation.Event
+		if err := sc.s.ScanEvents(t.Context(), sc.loc, id, func(e conversation.Event) error {
+			got = append(got, e)
+			return nil
+		}); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		storetest.SameEvents(t, got, want)
+	}
+	same("empty")
+	sc.append(t, sc.loc, id, sc.ev.Turn(sc.root, "one", 1)...)
+	same("folded")
+	open := []conversation.Event{sc.ev.TurnStart(sc.root), sc.ev.ChatRequest("two")}
+	sc.append(t, sc.loc, id, open...)
+	same("with a log")
+	conv := sc.siloConv(t, id)
+	evs, err := sc.s.Events(t.Context(), sc.loc, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := conversation.EncodeStoredEvents(append(evs, sc.ev.Message("folded block")), conversation.FormatJP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(conv, "events.json"), b)
+	same("a cut repair")
+	stop := errors.New("enough")
+	n := 0
+	err = sc.s.ScanEvents(t.Context(), sc.loc, id, func(conversation.Event) error {
+		n++
+		if n == 2 {
+			return stop
+		}
+		return nil
+	})
+	if err != stop || n != 2 {
+		t.Fatalf("ScanEvents with fn failing at the second event: %v after %d", err, n)
+	}
+	writeFile(t, filepath.Join(conv, "events.json"), []byte("[\n{\"type\":\"turn_start\"\n"))
+	if err := sc.s.ScanEvents(t.Context(), sc.loc, id, func(conversation.Event) error { return nil }); !errors.As(err, new(*ports.CorruptError)) {
+		t.Fatalf("ScanEvents of a cut events.json: %v, want a CorruptError", err)
+	}
+}

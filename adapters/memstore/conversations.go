@@ -150,6 +150,20 @@ func (s *Store) Get(ctx context.Context, loc workspace.Location, id conversation
 	return s.summaryLocked(loc, id, c, p)
 }
 
+// ScanEvents calls fn with each event Events returns.
+func (s *Store) ScanEvents(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(conversation.Event) error) error {
+	evs, err := s.Events(ctx, loc, id)
+	if err != nil {
+		return err
+	}
+	for _, e := range evs {
+		if err := fn(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Events returns the conversation's events in order.
 func (s *Store) Events(ctx context.Context, loc workspace.Location, id conversation.ID) ([]conversation.Event, error) {
 	c, p, unlock, err := s.begin(ctx, loc, id, "read events")

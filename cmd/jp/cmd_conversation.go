@@ -98,23 +98,27 @@ func (c *ConversationShowCmd) Run(rt *Runtime) error {
 	if err != nil {
 		return err
 	}
-	s, evs, err := a.Conversations.Show(rt.Ctx, loc, id)
-	if err != nil {
-		return err
-	}
 	if c.JSON() {
+		s, evs, err := a.Conversations.Show(rt.Ctx, loc, id)
+		if err != nil {
+			return err
+		}
 		return writeJSON(rt.Streams.Out, struct {
 			conversation.Summary
 			Events []conversation.Event `json:"events"`
 		}{s, evs})
 	}
+	// Written as the events are read: the first lines of a long
+	// conversation appear before its file is read whole.
 	w := bufio.NewWriter(rt.Streams.Out)
 	defer w.Flush()
-	fmt.Fprintf(w, "Conversation %s: %s\n", s.ID, trimTitle(s.Metadata.Title))
 	var changed turnFiles
 	var total conversation.Usage
 	turns := 0
-	for _, e := range evs {
+	err = a.Conversations.ShowEach(rt.Ctx, loc, id, func(s conversation.Summary) error {
+		fmt.Fprintf(w, "Conversation %s: %s\n", s.ID, trimTitle(s.Metadata.Title))
+		return w.Flush()
+	}, func(e conversation.Event) error {
 		if e.Type == conversation.EventTypeTurnEnd {
 			changed.write(w)
 		}
@@ -124,6 +128,10 @@ func (c *ConversationShowCmd) Run(rt *Runtime) error {
 			total = total.Add(*e.Usage)
 			turns++
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if turns > 0 {
 		fmt.Fprintf(w, "\nTotal (%d turns): %s\n", turns, usageText(total))
