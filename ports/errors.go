@@ -3,6 +3,9 @@ package ports
 import (
 	"errors"
 	"fmt"
+
+	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/workspace"
 )
 
 // Sentinel errors adapters return so that callers can branch with errors.Is.
@@ -84,3 +87,24 @@ func (e *NotFoundError) Error() string {
 
 // Unwrap makes errors.Is(err, ErrNotFound) true.
 func (e *NotFoundError) Unwrap() error { return ErrNotFound }
+
+// ConversationNotFound is the not-found error of a conversation ID, with
+// what to do.
+func ConversationNotFound(id conversation.ID) error {
+	return &NotFoundError{What: "conversation " + string(id), Hint: "list conversations with jp conversation ls"}
+}
+
+// WorkspaceExistsError refuses to init a directory that is already a
+// workspace; errors.Is(err, ErrExists) is true.
+type WorkspaceExistsError struct {
+	Root string
+	ID   workspace.ID
+}
+
+// Error names the directory and the workspace it already holds.
+func (e *WorkspaceExistsError) Error() string {
+	return fmt.Sprintf("%s is already a jp workspace (ID %s)", e.Root, e.ID)
+}
+
+// Unwrap makes errors.Is(err, ErrExists) true.
+func (e *WorkspaceExistsError) Unwrap() error { return ErrExists }

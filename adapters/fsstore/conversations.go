@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"time"
 
@@ -40,7 +39,7 @@ func projConvs(root string) string { return filepath.Join(root, dotJP, convsDir)
 // find validates the IDs and locates the conversation; one found
 // nowhere is a *ports.NotFoundError. op names the operation in errors.
 func (s *Store) find(ctx context.Context, loc workspace.Location, id conversation.ID, op string) (place, error) {
-	if err := checkConv(loc, id); err != nil {
+	if err := conversation.CheckAddress(loc, id); err != nil {
 		return place{}, fmt.Errorf("%s: %w", op, err)
 	}
 	if err := ctx.Err(); err != nil {
@@ -48,7 +47,7 @@ func (s *Store) find(ctx context.Context, loc workspace.Location, id conversatio
 	}
 	p, err := s.locate(loc, id)
 	if err == nil && !p.inSilo && !p.inProj {
-		err = notFound(id)
+		err = ports.ConversationNotFound(id)
 	}
 	return p, err
 }
@@ -170,7 +169,7 @@ func (s *Store) Get(ctx context.Context, loc workspace.Location, id conversation
 // is bumped past any ID already used in the silo or in loc.Root's
 // projection.
 func (s *Store) Create(ctx context.Context, loc workspace.Location, nc ports.NewConversation) (conversation.ID, error) {
-	if err := checkLoc(loc); err != nil {
+	if err := loc.Check(); err != nil {
 		return "", fmt.Errorf("create conversation: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
@@ -358,15 +357,4 @@ func (l *liveness) mark(sum *conversation.Summary) {
 	v := l.live(lr.Path)
 	lr.Live = &v
 	sum.LastRoot = &lr
-}
-
-// sortSummaries orders conversations by ID, oldest first.
-func sortSummaries(out []conversation.Summary) {
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i].ID, out[j].ID
-		if len(a) != len(b) {
-			return len(a) < len(b)
-		}
-		return a < b
-	})
 }

@@ -23,7 +23,7 @@ func draftNotFound(id conversation.ID) error {
 // DraftPath is the path of the conversation's QUERY_MESSAGE.md in the silo
 // (where it will be once the silo exists). It is empty for invalid IDs.
 func (s *Store) DraftPath(loc workspace.Location, id conversation.ID) string {
-	if checkConv(loc, id) != nil {
+	if conversation.CheckAddress(loc, id) != nil {
 		return ""
 	}
 	silo, err := s.siloDir(loc.ID)

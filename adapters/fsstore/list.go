@@ -30,7 +30,7 @@ type listJob struct {
 // read. The files are read by a small worker pool, relative to open
 // directory handles.
 func (s *Store) List(ctx context.Context, loc workspace.Location) ([]conversation.Summary, error) {
-	if err := checkLoc(loc); err != nil {
+	if err := loc.Check(); err != nil {
 		return nil, fmt.Errorf("list conversations: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
@@ -89,7 +89,7 @@ func (s *Store) List(ctx context.Context, loc workspace.Location) ([]conversatio
 		}
 	}
 	out = out[:n]
-	sortSummaries(out)
+	conversation.SortByID(out)
 	return out, nil
 }
 

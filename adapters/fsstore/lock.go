@@ -26,7 +26,7 @@ const lockPoll = 20 * time.Millisecond
 // *ports.LockedError with the holder's pid. The lock dies with the process;
 // the returned release is idempotent.
 func (s *Store) Lock(ctx context.Context, loc workspace.Location, id conversation.ID, wait time.Duration) (func() error, error) {
-	if err := checkConv(loc, id); err != nil {
+	if err := conversation.CheckAddress(loc, id); err != nil {
 		return nil, fmt.Errorf("lock conversation: %w", err)
 	}
 	if err := ctx.Err(); err != nil {

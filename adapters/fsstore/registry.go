@@ -69,20 +69,6 @@ run = "ask"
 # timeout_secs = 120
 `
 
-// existsError refuses to init a directory that is already a workspace.
-type existsError struct {
-	root string
-	id   workspace.ID
-}
-
-// Error names the directory and the workspace it already holds.
-func (e *existsError) Error() string {
-	return fmt.Sprintf("%s is already a jp workspace (ID %s)", e.root, e.id)
-}
-
-// Unwrap makes errors.Is(err, ports.ErrExists) true.
-func (e *existsError) Unwrap() error { return ports.ErrExists }
-
 // Canonical returns the absolute, symlink-resolved form of dir. A missing
 // directory gives an error wrapping a *ports.NotFoundError.
 func (s *Store) Canonical(dir string) (string, error) {
@@ -148,7 +134,7 @@ func refuseInit(root, idPath string) error {
 	if err != nil {
 		return fmt.Errorf("%s is already a jp workspace (%w): %w", root, ports.ErrExists, err)
 	}
-	return &existsError{root: root, id: id}
+	return &ports.WorkspaceExistsError{Root: root, ID: id}
 }
 
 // createExclusive creates path with data, failing with fs.ErrExist when it
@@ -264,7 +250,7 @@ func (s *Store) ReadID(ctx context.Context, root string) (workspace.ID, error) {
 // Register upserts roots/<root-key>.json for the checkout with last_used
 // set to now, creating the silo when the workspace has none.
 func (s *Store) Register(ctx context.Context, f ports.Found) error {
-	if err := checkLoc(workspace.Location{ID: f.ID, Root: f.Root}); err != nil {
+	if err := (workspace.Location{ID: f.ID, Root: f.Root}).Check(); err != nil {
 		return fmt.Errorf("register checkout: %w", err)
 	}
 	if f.Root == "" {

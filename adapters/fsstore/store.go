@@ -176,33 +176,6 @@ func (s *Store) lockConv(ws workspace.ID, id conversation.ID) func() {
 	return m.Unlock
 }
 
-// checkLoc validates a location so that it can never address a path
-// outside the data directory.
-func checkLoc(loc workspace.Location) error {
-	if !workspace.LooksLikeID(string(loc.ID)) {
-		return fmt.Errorf("%w %q", workspace.ErrInvalidID, loc.ID)
-	}
-	if loc.Root != "" && !filepath.IsAbs(loc.Root) {
-		return fmt.Errorf("checkout root %q is not an absolute path", loc.Root)
-	}
-	return nil
-}
-
-// checkConv validates a location and a conversation ID.
-func checkConv(loc workspace.Location, id conversation.ID) error {
-	if err := checkLoc(loc); err != nil {
-		return err
-	}
-	if _, err := conversation.ParseID(string(id)); err != nil {
-		return err
-	}
-	return nil
-}
-
-func notFound(id conversation.ID) error {
-	return &ports.NotFoundError{What: "conversation " + string(id), Hint: "list conversations with jp conversation ls"}
-}
-
 // siloDir returns the silo of workspace id, or "" when there is none.
 func (s *Store) siloDir(id workspace.ID) (string, error) {
 	s.mu.Lock()

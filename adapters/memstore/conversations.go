@@ -14,7 +14,7 @@ import (
 // takes the store's lock and finds the conversation (a *ports.NotFoundError
 // when it is nowhere). On success the caller must call unlock.
 func (s *Store) begin(ctx context.Context, loc workspace.Location, id conversation.ID, op string) (c *conv, p *projected, unlock func(), err error) {
-	if err := checkConv(loc, id); err != nil {
+	if err := conversation.CheckAddress(loc, id); err != nil {
 		return nil, nil, nil, fmt.Errorf("%s: %w", op, err)
 	}
 	if err := ctx.Err(); err != nil {
@@ -24,7 +24,7 @@ func (s *Store) begin(ctx context.Context, loc workspace.Location, id conversati
 	c, p = s.lookupLocked(loc, id)
 	if c == nil && p == nil {
 		s.mu.Unlock()
-		return nil, nil, nil, notFound(id)
+		return nil, nil, nil, ports.ConversationNotFound(id)
 	}
 	return c, p, s.mu.Unlock, nil
 }
@@ -51,7 +51,7 @@ func (s *Store) materializeLocked(loc workspace.Location, id conversation.ID) (*
 		return c, nil
 	}
 	if p == nil {
-		return nil, notFound(id)
+		return nil, ports.ConversationNotFound(id)
 	}
 	stream, err := conversation.NewStream(p.events)
 	if err != nil {
@@ -103,7 +103,7 @@ func (s *Store) summaryLocked(loc workspace.Location, id conversation.ID, c *con
 
 // List returns the conversations visible from loc, ordered by ID.
 func (s *Store) List(ctx context.Context, loc workspace.Location) ([]conversation.Summary, error) {
-	if err := checkLoc(loc); err != nil {
+	if err := loc.Check(); err != nil {
 		return nil, fmt.Errorf("list conversations: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
@@ -136,7 +136,7 @@ func (s *Store) List(ctx context.Context, loc workspace.Location) ([]conversatio
 			}
 		}
 	}
-	sortSummaries(out)
+	conversation.SortByID(out)
 	return out, nil
 }
 
@@ -179,7 +179,7 @@ func (s *Store) Events(ctx context.Context, loc workspace.Location, id conversat
 
 // Create makes a new, empty conversation.
 func (s *Store) Create(ctx context.Context, loc workspace.Location, nc ports.NewConversation) (conversation.ID, error) {
-	if err := checkLoc(loc); err != nil {
+	if err := loc.Check(); err != nil {
 		return "", fmt.Errorf("create conversation: %w", err)
 	}
 	if err := ctx.Err(); err != nil {

@@ -23,7 +23,7 @@ type lockKey struct {
 // the file store it creates the workspace's silo when needed. The returned
 // release is idempotent.
 func (s *Store) Lock(ctx context.Context, loc workspace.Location, id conversation.ID, wait time.Duration) (func() error, error) {
-	if err := checkConv(loc, id); err != nil {
+	if err := conversation.CheckAddress(loc, id); err != nil {
 		return nil, fmt.Errorf("lock conversation: %w", err)
 	}
 	if err := ctx.Err(); err != nil {

@@ -11,20 +11,6 @@ import (
 	"github.com/jpcli/jp/ports"
 )
 
-// existsError refuses to init a directory that is already a workspace.
-type existsError struct {
-	root string
-	id   workspace.ID
-}
-
-// Error names the directory and the workspace it already holds.
-func (e *existsError) Error() string {
-	return fmt.Sprintf("%s is already a jp workspace (ID %s)", e.root, e.id)
-}
-
-// Unwrap makes errors.Is(err, ports.ErrExists) true.
-func (e *existsError) Unwrap() error { return ports.ErrExists }
-
 // Canonical returns the absolute, cleaned form of dir (there are no
 // symlinks in memory).
 func (s *Store) Canonical(dir string) (string, error) {
@@ -48,7 +34,7 @@ func (s *Store) Init(ctx context.Context, dir string) (ports.Found, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if id, ok := s.dirs[root]; ok {
-		return ports.Found{}, &existsError{root: root, id: id}
+		return ports.Found{}, &ports.WorkspaceExistsError{Root: root, ID: id}
 	}
 	id, err := workspace.NewID(s.rand)
 	if err != nil {
@@ -99,7 +85,7 @@ func (s *Store) ReadID(ctx context.Context, root string) (workspace.ID, error) {
 // Register upserts the checkout's record with last_used = now, creating
 // the silo when needed.
 func (s *Store) Register(ctx context.Context, f ports.Found) error {
-	if err := checkLoc(workspace.Location{ID: f.ID, Root: f.Root}); err != nil {
+	if err := (workspace.Location{ID: f.ID, Root: f.Root}).Check(); err != nil {
 		return fmt.Errorf("register checkout: %w", err)
 	}
 	if f.Root == "" {

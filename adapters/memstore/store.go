@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"sort"
 	"sync"
 
 	"github.com/jpcli/jp/domain/conversation"
@@ -101,28 +100,6 @@ func (s *Store) RemoveWorkspaceDir(dir string) {
 	delete(s.dirs, filepath.Clean(dir))
 }
 
-func checkLoc(loc workspace.Location) error {
-	if !workspace.LooksLikeID(string(loc.ID)) {
-		return fmt.Errorf("%w %q", workspace.ErrInvalidID, loc.ID)
-	}
-	if loc.Root != "" && !filepath.IsAbs(loc.Root) {
-		return fmt.Errorf("checkout root %q is not an absolute path", loc.Root)
-	}
-	return nil
-}
-
-func checkConv(loc workspace.Location, id conversation.ID) error {
-	if err := checkLoc(loc); err != nil {
-		return err
-	}
-	_, err := conversation.ParseID(string(id))
-	return err
-}
-
-func notFound(id conversation.ID) error {
-	return &ports.NotFoundError{What: "conversation " + string(id), Hint: "list conversations with jp conversation ls"}
-}
-
 // ensureSiloLocked returns workspace id's silo, creating it when needed.
 func (s *Store) ensureSiloLocked(id workspace.ID, root string) *silo {
 	if sl := s.silos[id]; sl != nil {
@@ -182,12 +159,3 @@ func copyEvents(evs []conversation.Event) []conversation.Event {
 }
 
 // sortSummaries orders conversations by ID, oldest first.
-func sortSummaries(out []conversation.Summary) {
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i].ID, out[j].ID
-		if len(a) != len(b) {
-			return len(a) < len(b)
-		}
-		return a < b
-	})
-}

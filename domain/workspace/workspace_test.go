@@ -173,3 +173,18 @@ func TestParseScope(t *testing.T) {
 		t.Fatal("unknown scope accepted")
 	}
 }
+
+func TestLocationCheck(t *testing.T) {
+	good := []Location{{ID: "a1b2c3d"}, {ID: "a1b2c3d", Root: "/home/u/proj"}}
+	bad := []Location{{ID: "../x"}, {ID: ""}, {ID: "a1b2c3d", Root: "proj"}, {ID: "a1b2c3d/../../etc", Root: "/p"}}
+	for _, l := range good {
+		if err := l.Check(); err != nil {
+			t.Errorf("%+v: %v", l, err)
+		}
+	}
+	for _, l := range bad {
+		if err := l.Check(); err == nil {
+			t.Errorf("%+v passed", l)
+		}
+	}
+}
