@@ -6,6 +6,7 @@ package providers
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -26,6 +27,8 @@ import (
 type Factory struct {
 	Getenv  func(string) string
 	BaseDir string
+	// HTTPClient lists models; nil means http.DefaultClient.
+	HTTPClient *http.Client
 }
 
 var _ ports.ProviderFactory = (*Factory)(nil)

@@ -23,6 +23,7 @@ type CLI struct {
 	Config       ConfigCmd       `cmd:"" help:"Show the resolved configuration or its JSON Schema."`
 	Plugin       PluginCmd       `cmd:"" help:"List command plugins (jp plugin ls); run one as jp <command>."`
 	MCP          McpCmd          `cmd:"" name:"mcp" help:"List the configured MCP servers and check that they start."`
+	Model        ModelCmd        `cmd:"" help:"List the models of the configured providers (jp model ls)."`
 }
 
 // FormatFlag selects text or JSON output on listing commands.

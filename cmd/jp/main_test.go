@@ -73,6 +73,7 @@ func TestScripts(t *testing.T) {
 			"errserver":  cmdErrServer,
 			"mcphttp":    cmdMCPHTTP,
 			"httpserve":  cmdHTTPServe,
+			"deadport":   cmdDeadPort,
 		},
 	})
 }

@@ -1,0 +1,256 @@
+package providers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jpcli/jp/adapters/llm/ollama"
+	"github.com/jpcli/jp/domain/config"
+)
+
+// listTimeout bounds one provider's listing request.
+const listTimeout = 15 * time.Second
+
+// ListModels returns the model names (without the provider prefix) that
+// provider's listing endpoint reports: /v1/models (OpenAI, Anthropic and
+// the OpenAI-compatible services), Gemini's models, Ollama's /api/tags,
+// llama.cpp's /props. The error is one line.
+func (f *Factory) ListModels(ctx context.Context, cfg config.Config, provider string) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, listTimeout)
+	defer cancel()
+	hc := f.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	get := func(url string, header map[string]string, v any) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return fmt.Errorf("%s: %v", provider, err)
+		}
+		for k, val := range header {
+			req.Header.Set(k, val)
+		}
+		res, err := hc.Do(req)
+		if err != nil {
+			if provider == "ollama" {
+				return ollama.ConnectError(ctx, strings.TrimSuffix(url, "/api/tags"), err)
+			}
+			return fmt.Errorf("%s: connection failed: %v", provider, err)
+		}
+		defer func() { _ = res.Body.Close() }()
+		if res.StatusCode >= 300 {
+			b, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
+			return fmt.Errorf("%s: listing models: HTTP %d: %s", provider, res.StatusCode, errorMessage(b))
+		}
+		body, err := io.ReadAll(io.LimitReader(res.Body, 16<<20))
+		if err != nil {
+			return fmt.Errorf("%s: listing models: %v", provider, err)
+		}
+		if err := json.Unmarshal(body, v); err != nil {
+			return fmt.Errorf("%s: the model listing at %s is not the expected JSON: %v", provider, url, err)
+		}
+		return nil
+	}
+	bearer := func(key string) map[string]string {
+		if key == "" {
+			return nil
+		}
+		return map[string]string{"Authorization": "Bearer " + key}
+	}
+	var data struct {
+		Data []struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	ids := func() []string {
+		var out []string
+		for _, d := range data.Data {
+			out = append(out, d.ID)
+		}
+		return out
+	}
+	switch provider {
+	case "demo":
+		return []string{"echo"}, nil
+	case "openai":
+		c := cfg.Providers.OpenAI
+		base := c.BaseURL
+		if base == "" {
+			base = "https://api.openai.com/v1"
+		}
+		key := f.key(c.APIKeyEnv)
+		if key == "" && isOfficialOpenAI(base) {
+			return nil, missingKey("openai", c.APIKeyEnv)
+		}
+		err := get(strings.TrimRight(base, "/")+"/models", bearer(key), &data)
+		return sorted(ids()), err
+	case "anthropic":
+		c := cfg.Providers.Anthropic
+		key := f.key(c.APIKeyEnv)
+		if key == "" {
+			return nil, missingKey("anthropic", c.APIKeyEnv)
+		}
+		base := c.BaseURL
+		if base == "" {
+			base = "https://api.anthropic.com"
+		}
+		err := get(strings.TrimRight(base, "/")+"/v1/models?limit=1000", map[string]string{"x-api-key": key, "anthropic-version": "2023-06-01"}, &data)
+		return sorted(ids()), err
+	case "ollama":
+		c := cfg.Providers.Ollama
+		base, err := ollama.BaseURL(c.BaseURL)
+		if err != nil {
+			return nil, err
+		}
+		var tags struct {
+			Models []struct {
+				Name string `json:"name"`
+			} `json:"models"`
+		}
+		err = get(base+"/api/tags", bearer(f.key(c.APIKeyEnv)), &tags)
+		var out []string
+		for _, m := range tags.Models {
+			out = append(out, m.Name)
+		}
+		return sorted(out), err
+	case "llamacpp":
+		c := cfg.Providers.LlamaCpp
+		base := strings.TrimSuffix(strings.TrimRight(c.BaseURL, "/"), "/v1")
+		var props struct {
+			ModelAlias string `json:"model_alias"`
+			ModelPath  string `json:"model_path"`
+		}
+		if err := get(base+"/props", bearer(f.key(c.APIKeyEnv)), &props); err != nil {
+			return nil, err
+		}
+		switch {
+		case props.ModelAlias != "":
+			return []string{props.ModelAlias}, nil
+		case props.ModelPath != "":
+			return []string{path.Base(props.ModelPath)}, nil
+		}
+		return nil, nil
+	case "google":
+		key, env := f.googleKey(cfg)
+		if key == "" {
+			return nil, fmt.Errorf("the google provider needs an API key: set %s or GOOGLE_API_KEY", env)
+		}
+		base := strings.TrimRight(cfg.Providers.Google.BaseURL, "/")
+		var models struct {
+			Models []struct {
+				Name    string   `json:"name"`
+				Methods []string `json:"supportedGenerationMethods"`
+			} `json:"models"`
+		}
+		err := get(base+"/v1beta/models?pageSize=1000", map[string]string{"x-goog-api-key": key}, &models)
+		var out []string
+		for _, m := range models.Models {
+			if len(m.Methods) == 0 || slices.Contains(m.Methods, "generateContent") {
+				out = append(out, strings.TrimPrefix(m.Name, "models/"))
+			}
+		}
+		return sorted(out), err
+	}
+	base, env := "", ""
+	if c, ok := CompatibleConfig(cfg, provider); ok {
+		base, env = c.BaseURL, c.APIKeyEnv
+	} else if n, ok := cfg.Providers.Named[provider]; ok {
+		base, env = n.BaseURL, n.APIKeyEnv
+	} else {
+		return nil, fmt.Errorf("unknown provider %q: known providers are %s", provider, strings.Join(Names(cfg), ", "))
+	}
+	key := f.key(env)
+	if key == "" && env != "" && provider != "llamacpp" {
+		return nil, missingKey(provider, env)
+	}
+	if base == "" {
+		return nil, fmt.Errorf("providers.%s.base_url is not set", provider)
+	}
+	err := get(strings.TrimRight(base, "/")+"/models", bearer(key), &data)
+	return sorted(ids()), err
+}
+
+func sorted(s []string) []string {
+	slices.Sort(s)
+	return slices.Compact(s)
+}
+
+// Listable are the providers `jp model ls` lists without an argument:
+// the demo, each provider whose key variable is set, and the user's own.
+func (f *Factory) Listable(cfg config.Config) []string {
+	out := []string{"demo"}
+	for _, p := range Names(cfg) {
+		if p == "demo" {
+			continue
+		}
+		if _, named := cfg.Providers.Named[p]; named || f.HasKey(cfg, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Nearest returns the name in names closest to want, or "" when none is
+// close (an edit distance above a third of want's length).
+func Nearest(want string, names []string) string {
+	best, bestD := "", len(want)/3+1
+	for _, n := range names {
+		if d := distance(want, n); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+
+// errorMessage is the message of an error body ({"error":{"message"}},
+// {"error":"..."}), on one line.
+func errorMessage(body []byte) string {
+	var v struct {
+		Error json.RawMessage `json:"error"`
+	}
+	msg := strings.TrimSpace(string(body))
+	if json.Unmarshal(body, &v) == nil && len(v.Error) > 0 {
+		var s string
+		var inner struct {
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(v.Error, &s) == nil {
+			msg = s
+		} else if json.Unmarshal(v.Error, &inner) == nil && inner.Message != "" {
+			msg = inner.Message
+		}
+	}
+	msg = strings.Join(strings.Fields(msg), " ")
+	if len(msg) > 300 {
+		msg = msg[:300] + "..."
+	}
+	return msg
+}
