@@ -229,7 +229,6 @@ func distance(a, b string) int {
 	return prev[len(b)]
 }
 
-
 // errorMessage is the message of an error body ({"error":{"message"}},
 // {"error":"..."}), on one line.
 func errorMessage(body []byte) string {
