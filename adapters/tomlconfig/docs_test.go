@@ -16,9 +16,12 @@ type docBlock struct {
 	lang, file, text string
 }
 
-func docBlocks(t *testing.T) []docBlock {
+func docBlocks(t *testing.T) []docBlock { t.Helper(); return docBlocksOf(t, "configuration.md") }
+
+// docBlocksOf returns the fenced blocks of docs/name.
+func docBlocksOf(t *testing.T, name string) []docBlock {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "configuration.md"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,5 +99,37 @@ func TestConfigurationDocExamples(t *testing.T) {
 	}
 	if !strings.Contains(doc, "jp: "+want) {
 		t.Errorf("docs/configuration.md does not show the error line %q", want)
+	}
+}
+
+// TestProvidersDocExamples loads every TOML example of docs/providers.md
+// as a workspace's .jp/config.toml, and checks the named provider and the
+// alias of its example.
+func TestProvidersDocExamples(t *testing.T) {
+	t.Parallel()
+	n := 0
+	for _, blk := range docBlocksOf(t, "providers.md") {
+		if blk.lang != "toml" {
+			continue
+		}
+		n++
+		w := newWorkspace(t)
+		writeFile(t, filepath.Join(w.root, ".jp", "config.toml"), blk.text)
+		r, err := New().Load(context.Background(), w.source(nil, nil))
+		if err != nil {
+			t.Errorf("example does not load: %v\n%s", err, blk.text)
+			continue
+		}
+		if strings.Contains(blk.text, "[providers.vllm]") {
+			if r.Config.Providers.Named["vllm"].Kind != "openai-compatible" {
+				t.Errorf("providers.vllm = %+v", r.Config.Providers.Named["vllm"])
+			}
+			if m, _ := r.Config.ResolveModel("local"); m != "vllm/Qwen/Qwen3-8B" {
+				t.Errorf("alias local = %q", m)
+			}
+		}
+	}
+	if n != 3 {
+		t.Fatalf("found %d TOML examples in docs/providers.md, want 3", n)
 	}
 }
