@@ -10,9 +10,9 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/jpcli/jp/internal/gfm"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer/html"
@@ -31,7 +31,7 @@ import (
 // that print no markdown do not pay for it. A goldmark parser is safe
 // for concurrent use.
 var mdParser = sync.OnceValue(func() parser.Parser {
-	return goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough)).Parser()
+	return goldmark.New(goldmark.WithExtensions(gfm.Table, gfm.Strikethrough)).Parser()
 })
 
 // style is a set of text attributes; a theme maps it to SGR.

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/jpcli/jp/internal/gfm"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/util"
@@ -36,8 +36,8 @@ func Markdown(src string) template.HTML {
 var webMarkdown = sync.OnceValue(func() goldmark.Markdown {
 	return goldmark.New(
 		goldmark.WithExtensions(
-			extension.Strikethrough,
-			extension.NewTable(extension.WithTableCellAlignMethod(extension.TableCellAlignAttribute)),
+			gfm.Strikethrough,
+			gfm.NewTable(gfm.WithTableCellAlignMethod(gfm.TableCellAlignAttribute)),
 		),
 		goldmark.WithRendererOptions(
 			html.WithHardWraps(),
