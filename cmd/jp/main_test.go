@@ -72,6 +72,7 @@ func TestScripts(t *testing.T) {
 			"hostile":    cmdHostile,
 			"errserver":  cmdErrServer,
 			"mcphttp":    cmdMCPHTTP,
+			"oauthmcp":   cmdOAuthMCP,
 			"httpserve":  cmdHTTPServe,
 			"deadport":   cmdDeadPort,
 		},

@@ -8,8 +8,11 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/jpcli/jp/adapters/mcp/mcptest"
 )
 
 // cmdMCPHTTP is the testscript command `mcphttp VAR`: it starts
@@ -74,4 +77,17 @@ func freePort(ts *testscript.TestScript) int {
 	ts.Check(err)
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
+}
+
+// cmdOAuthMCP is the testscript command `oauthmcp VAR`: it starts an
+// OAuth-protected MCP server (adapters/mcp/mcptest, its own authorization
+// server, with an echo tool), sets VAR to its MCP endpoint, and stops it
+// when the script ends.
+func cmdOAuthMCP(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: oauthmcp VAR")
+	}
+	srv := mcptest.NewOAuthServer(time.Hour)
+	ts.Defer(srv.Close)
+	ts.Setenv(args[0], srv.URL+"/mcp")
 }

@@ -55,6 +55,7 @@ func TestConformanceClientScenarios(t *testing.T) {
 			t.Errorf("expected-failures.txt lists %s, which is not a client scenario of the suite (any more)", name)
 		}
 	}
+	checkDocsTable(t, scenarios, expected)
 	sem := make(chan struct{}, parallel)
 	t.Run("scenario", func(t *testing.T) {
 		for _, sc := range scenarios {
@@ -209,4 +210,44 @@ func buildJP(t *testing.T) string {
 		t.Fatalf("go build jp: %v\n%s", err, b)
 	}
 	return out
+}
+
+// checkDocsTable checks the conformance results table of docs/mcp.md:
+// one row per scenario, "passes", or "fails: <why>" for exactly the
+// scenarios expected-failures.txt lists.
+func checkDocsTable(t *testing.T, scenarios []string, expected map[string]string) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "mcp.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(b), "<!-- conformance results:")
+	if !ok {
+		t.Fatal("docs/mcp.md has no conformance results table (marker <!-- conformance results: ... -->)")
+	}
+	row := regexp.MustCompile("^\\| `([^`]+)` \\| (.+) \\|$")
+	rows := map[string]string{}
+	for i, l := range strings.Split(table, "\n") {
+		if i > 0 && !strings.HasPrefix(l, "|") {
+			break
+		}
+		if m := row.FindStringSubmatch(l); m != nil {
+			rows[m[1]] = m[2]
+		}
+	}
+	for _, sc := range scenarios {
+		got, ok := rows[sc]
+		_, fails := expected[sc]
+		switch {
+		case !ok:
+			t.Errorf("docs/mcp.md: the conformance table has no row for %s", sc)
+		case fails && !strings.HasPrefix(got, "fails: "):
+			t.Errorf("docs/mcp.md: %s is an expected failure, but the table says %q", sc, got)
+		case !fails && got != "passes":
+			t.Errorf("docs/mcp.md: %s passes, but the table says %q", sc, got)
+		}
+		delete(rows, sc)
+	}
+	for sc := range rows {
+		t.Errorf("docs/mcp.md: the conformance table lists %s, which is not a client scenario of the suite", sc)
+	}
 }
