@@ -46,7 +46,7 @@ func (q *Query) attachments(ctx context.Context, loc workspace.Location, cfg con
 		if q.attacher == nil {
 			return errors.New("attachments are not available here")
 		}
-		atts, err := q.attacher.Attach(ctx, ports.AttachRequest{Specs: specs, Dir: dir, Root: loc.Root})
+		atts, err := q.attacher.Attach(ctx, ports.AttachRequest{Specs: specs, Dir: dir, Root: loc.Root, MCP: cfg.MCP})
 		if err != nil {
 			return &UserError{Msg: err.Error(), Err: err}
 		}
@@ -116,7 +116,7 @@ func (q *Query) delegatedAttachments(ctx context.Context, in DelegatedInput) ([]
 // isPathSpec reports whether an attachment spec names a path (not a
 // command or a URL).
 func isPathSpec(spec string) bool {
-	return !strings.HasPrefix(spec, "cmd:") && !strings.HasPrefix(spec, "http://") && !strings.HasPrefix(spec, "https://")
+	return !strings.HasPrefix(spec, "cmd:") && !strings.HasPrefix(spec, "http://") && !strings.HasPrefix(spec, "https://") && !strings.HasPrefix(spec, "mcp://")
 }
 
 // checkImages refuses image attachments for a model known not to take

@@ -3,6 +3,7 @@ package ports
 import (
 	"context"
 
+	"github.com/jpcli/jp/domain/config"
 	"github.com/jpcli/jp/domain/conversation"
 )
 
@@ -15,6 +16,9 @@ type AttachRequest struct {
 	Dir string
 	// Root is the checkout: commands run there.
 	Root string
+	// MCP is the [mcp] configuration: an mcp://SERVER/URI spec reads a
+	// resource of one of its servers.
+	MCP config.MCP
 }
 
 // Attacher reads attachments. A spec it cannot attach (missing, binary,

@@ -198,7 +198,7 @@ var engineSet = wire.NewSet(
 	wire.Bind(new(ports.ToolSource), new(*toolsource.Source)),
 	providePrinter,
 	wire.Bind(new(ports.Printer), new(*terminal.Printer)),
-	wire.Struct(new(attach.Attacher)),
+	wire.Struct(new(attach.Attacher), "MCP"),
 	wire.Bind(new(ports.Attacher), new(*attach.Attacher)),
 )
 

@@ -39,7 +39,9 @@ func InitializeCLI(opts Options) (*app.App, func(), error) {
 	iDs := _wireIDsValue
 	interrupts := provideTerminalInterrupts(opts)
 	editor := tomlconfig.NewEditor()
-	attacher := &attach.Attacher{}
+	attacher := &attach.Attacher{
+		MCP: pool,
+	}
 	queryDeps := app.QueryDeps{
 		Store:       store,
 		Drafts:      store,
@@ -122,7 +124,9 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 	iDs := _wireIDsValue
 	interrupts := provideHeadlessInterrupts(script, opts)
 	editor := tomlconfig.NewEditor()
-	attacher := &attach.Attacher{}
+	attacher := &attach.Attacher{
+		MCP: pool,
+	}
 	queryDeps := app.QueryDeps{
 		Store:       store,
 		Drafts:      store,

@@ -51,6 +51,8 @@ const (
 type Attacher struct {
 	// HTTPClient fetches URLs; nil means a client with URLTimeout.
 	HTTPClient *http.Client
+	// MCP reads mcp://SERVER/URI resources; nil refuses them.
+	MCP ports.MCPPool
 }
 
 var _ ports.Attacher = (*Attacher)(nil)
@@ -75,6 +77,8 @@ func (a *Attacher) Attach(ctx context.Context, req ports.AttachRequest) ([]conve
 			var att conversation.Attachment
 			att, err = command(ctx, req.Root, strings.TrimSpace(strings.TrimPrefix(spec, "cmd:")))
 			atts = []conversation.Attachment{att}
+		case strings.HasPrefix(spec, "mcp://"):
+			atts, err = a.mcpResource(ctx, req, spec)
 		case strings.HasPrefix(spec, "http://"), strings.HasPrefix(spec, "https://"):
 			var att conversation.Attachment
 			att, err = a.url(ctx, spec)
@@ -400,6 +404,48 @@ func directory(abs, shown string) ([]conversation.Attachment, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	return out, nil
+}
+
+// mcpResource reads mcp://SERVER/URI: resource URI of the configured MCP
+// server SERVER (enabled or not), each of its contents an attachment.
+func (a *Attacher) mcpResource(ctx context.Context, req ports.AttachRequest, spec string) ([]conversation.Attachment, error) {
+	name, uri, _ := strings.Cut(strings.TrimPrefix(spec, "mcp://"), "/")
+	if name == "" || uri == "" {
+		return nil, fmt.Errorf("%s: give mcp://SERVER/URI, like mcp://everything/demo://resource/static/document/features.md (jp mcp resources SERVER lists them)", spec)
+	}
+	if a.MCP == nil {
+		return nil, fmt.Errorf("%s: MCP resources cannot be attached here", spec)
+	}
+	srv, ok := req.MCP.Servers[name]
+	if !ok {
+		return nil, fmt.Errorf("%s: no MCP server %q is configured; add [mcp.servers.%s] (see docs/mcp.md)", spec, name, name)
+	}
+	lim := ports.MCPLimits{IdleShutdown: req.MCP.IdleShutdown(), MaxInstances: req.MCP.MaxInstances}
+	s, release, err := a.MCP.Open(ctx, ports.MCPServerSpec{Name: name, Server: srv, Dir: req.Root}, lim)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", spec, err)
+	}
+	defer release()
+	contents, err := s.ReadResource(ctx, uri)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", spec, err)
+	}
+	if len(contents) == 0 {
+		return nil, fmt.Errorf("%s: the server returned no contents", spec)
+	}
+	out := make([]conversation.Attachment, 0, len(contents))
+	for _, c := range contents {
+		data := c.Blob
+		if len(data) == 0 {
+			data = []byte(c.Text)
+		}
+		att, err := content(spec, data)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, att)
 	}
 	return out, nil
 }
