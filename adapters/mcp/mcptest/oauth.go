@@ -143,7 +143,9 @@ func NewOAuthServer(lifetime time.Duration) *OAuthServer {
 		s.issued = append(s.issued, at, rt)
 		writeJSON(w, map[string]any{"access_token": at, "token_type": "Bearer", "refresh_token": rt, "expires_in": int(s.lifetime.Seconds())})
 	})
-	s.Server = httptest.NewServer(mux)
+	// Started only once s.Server is set: the handlers read s.URL.
+	s.Server = httptest.NewUnstartedServer(mux)
+	s.Start()
 	return s
 }
 
