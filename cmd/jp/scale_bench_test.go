@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -64,24 +63,47 @@ func longConversation(b *testing.B, bin string, n int) (dir string, env []string
 	return dir, env, id
 }
 
-// runMeasured runs the command b.N times and reports the median wall time
-// and the largest peak resident memory of the jp process.
-func runMeasured(b *testing.B, dir string, env []string, bin string, args ...string) {
+// rssCommand returns the command jp args run through rsswrap, and a
+// function that reads the peak resident memory of jp in KiB once it ran.
+func rssCommand(b *testing.B, wrap, bin string, args ...string) (*exec.Cmd, func() int64) {
+	b.Helper()
+	out := filepath.Join(b.TempDir(), "rss")
+	cmd := exec.Command(wrap, append([]string{bin}, args...)...)
+	cmd.Env = append(os.Environ(), "RSSWRAP_OUT="+out)
+	return cmd, func() int64 {
+		raw, err := os.ReadFile(out)
+		if err != nil {
+			b.Fatalf("rsswrap wrote no measure: %v", err)
+		}
+		var kib int64
+		if _, err := fmt.Sscan(string(raw), &kib); err != nil {
+			b.Fatal(err)
+		}
+		return kib
+	}
+}
+
+// buildRSSWrap builds the rsswrap helper.
+func buildRSSWrap(b *testing.B) string {
+	return goBuild(b, filepath.Join(b.TempDir(), "rsswrap"), "./testdata/rsswrap")
+}
+
+// runMeasured runs jp b.N times (through rsswrap) and reports the median
+// wall time and the largest peak resident memory of the jp process.
+func runMeasured(b *testing.B, dir string, env []string, wrap, bin string, args ...string) {
 	b.Helper()
 	durs := make([]time.Duration, 0, b.N)
 	var rss int64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		cmd := exec.Command(bin, args...)
-		cmd.Dir, cmd.Env = dir, env
+		cmd, peak := rssCommand(b, wrap, bin, args...)
+		cmd.Dir, cmd.Env = dir, append(env, cmd.Env[len(cmd.Env)-1])
 		start := time.Now()
 		if out, err := cmd.CombinedOutput(); err != nil {
 			b.Fatalf("jp %v: %v\n%s", args, err, out)
 		}
 		durs = append(durs, time.Since(start))
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			rss = max(rss, int64(ru.Maxrss)) // KiB on Linux
-		}
+		rss = max(rss, peak())
 	}
 	b.StopTimer()
 	slices.Sort(durs)
@@ -95,11 +117,11 @@ func runMeasured(b *testing.B, dir string, env []string, bin string, args ...str
 // under 100 MB). Every run adds a turn, so the conversation grows by a
 // few events per run.
 func BenchmarkQueryLongConversation(b *testing.B) {
-	bin := buildJPBinary(b, b.TempDir())
+	bin, wrap := buildJPBinary(b, b.TempDir()), buildRSSWrap(b)
 	for _, n := range []int{10, 1000, 10000, 100000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			dir, env, id := longConversation(b, bin, n)
-			runMeasured(b, dir, env, bin, "q", "--model", "demo/echo", "-c", string(id), "hi")
+			runMeasured(b, dir, env, wrap, bin, "q", "--model", "demo/echo", "-c", string(id), "hi")
 		})
 	}
 }
@@ -107,15 +129,15 @@ func BenchmarkQueryLongConversation(b *testing.B) {
 // BenchmarkShowLongConversation: jp conversation show on 100,000 events:
 // the time to the first byte of output and the total.
 func BenchmarkShowLongConversation(b *testing.B) {
-	bin := buildJPBinary(b, b.TempDir())
+	bin, wrap := buildJPBinary(b, b.TempDir()), buildRSSWrap(b)
 	dir, env, id := longConversation(b, bin, 100000)
 	first := make([]time.Duration, 0, b.N)
 	total := make([]time.Duration, 0, b.N)
 	var rss int64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		cmd := exec.Command(bin, "conversation", "show", string(id))
-		cmd.Dir, cmd.Env = dir, env
+		cmd, peak := rssCommand(b, wrap, bin, "conversation", "show", string(id))
+		cmd.Dir, cmd.Env = dir, append(env, cmd.Env[len(cmd.Env)-1])
 		out, err := cmd.StdoutPipe()
 		if err != nil {
 			b.Fatal(err)
@@ -138,9 +160,7 @@ func BenchmarkShowLongConversation(b *testing.B) {
 			b.Fatalf("jp conversation show: %v %s", err, stderr.Bytes())
 		}
 		total = append(total, time.Since(start))
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			rss = max(rss, int64(ru.Maxrss))
-		}
+		rss = max(rss, peak())
 	}
 	b.StopTimer()
 	slices.Sort(first)
@@ -156,7 +176,7 @@ func BenchmarkShowLongConversation(b *testing.B) {
 // model would stream the 20 MB back one word at a time, which measures the
 // terminal, not the message's way through jp).
 func BenchmarkQueryBigMessage(b *testing.B) {
-	bin := buildJPBinary(b, b.TempDir())
+	bin, wrap := buildJPBinary(b, b.TempDir()), buildRSSWrap(b)
 	dir, env := benchWorkspace(b, bin, 0)
 	msg := filepath.Join(b.TempDir(), "msg.txt")
 	line := strings.Repeat("a line of a very long pasted log file ", 2) + "\n"
@@ -175,9 +195,9 @@ func BenchmarkQueryBigMessage(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		cmd := exec.Command(bin, "q", "--new", "--model", "demo/scripted", "--cfg", "providers.demo.script="+script,
+		cmd, peak := rssCommand(b, wrap, bin, "q", "--new", "--model", "demo/scripted", "--cfg", "providers.demo.script="+script,
 			"--cfg", "conversation.limits.message_bytes=33554432")
-		cmd.Dir, cmd.Env, cmd.Stdin, cmd.Stdout = dir, env, in, io.Discard
+		cmd.Dir, cmd.Env, cmd.Stdin, cmd.Stdout = dir, append(env, cmd.Env[len(cmd.Env)-1]), in, io.Discard
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		start := time.Now()
@@ -187,9 +207,7 @@ func BenchmarkQueryBigMessage(b *testing.B) {
 		if err != nil {
 			b.Fatalf("jp q: %v\n%s", err, stderr.Bytes())
 		}
-		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-			rss = max(rss, int64(ru.Maxrss))
-		}
+		rss = max(rss, peak())
 	}
 	b.StopTimer()
 	slices.Sort(durs)
