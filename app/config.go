@@ -140,5 +140,27 @@ func (c *Config) markUnsupported(out []byte, v any, marks []config.UnsupportedKe
 	return []byte(b.String()), nil
 }
 
+// SystemPromptPath is the key whose --resolved form is the composed
+// system prompt.
+const SystemPromptPath = "assistant.system_prompt"
+
+// ShowResolved renders the value the model gets for path rather than the
+// key's own value: for assistant.system_prompt, the composed system prompt
+// (config.Config.SystemPrompt). Other keys have no resolved form.
+func (c *Config) ShowResolved(ctx context.Context, in ConfigInput, path string) ([]byte, error) {
+	if path != SystemPromptPath {
+		return nil, &UsageError{Msg: "--resolved applies to " + SystemPromptPath + " only"}
+	}
+	res, err := c.Load(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	p := res.Config.SystemPrompt()
+	if p == "" {
+		return nil, nil
+	}
+	return []byte(p + "\n"), nil
+}
+
 // Schema returns the configuration's JSON Schema.
 func (c *Config) Schema() ([]byte, error) { return c.loader.Schema() }

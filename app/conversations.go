@@ -34,6 +34,8 @@ type ListOptions struct {
 	Archived bool
 	// All lists archived and unarchived ones.
 	All bool
+	// Label, when set, lists only conversations with that label.
+	Label string
 }
 
 // List returns the conversations visible in loc: pinned first, then most
@@ -45,7 +47,7 @@ func (c *Conversations) List(ctx context.Context, loc workspace.Location, opts L
 	}
 	out := all[:0]
 	for _, s := range all {
-		if opts.All || s.Metadata.Archived() == opts.Archived {
+		if (opts.All || s.Metadata.Archived() == opts.Archived) && (opts.Label == "" || s.Metadata.HasLabel(opts.Label)) {
 			out = append(out, s)
 		}
 	}

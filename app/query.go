@@ -231,6 +231,11 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 		}
 		defer func() { _ = release() }()
 	}
+	// This checkout's active conversation is now this one: jp q and the
+	// jp conversation commands without an ID continue it.
+	if err := q.store.SetActive(ctx, loc, rs.id); err != nil {
+		return QueryResult{Conversation: rs.id}, err
+	}
 	if fromCompose {
 		rs.composed = text
 		// The composed text is the draft until it has been sent as a turn.
@@ -287,37 +292,12 @@ func (q *Query) pickConversation(ctx context.Context, loc workspace.Location, in
 		if in.New {
 			return "", &UsageError{Msg: "-c/--conversation and --new exclude each other"}
 		}
-		id, err := ParseID(in.Conversation)
-		if err != nil {
-			return "", err
-		}
-		if _, err := q.store.Get(ctx, loc, id); err != nil {
-			return "", userNotFound(err)
-		}
-		return id, nil
+		return resolveConversation(ctx, q.store, loc, in.Conversation)
 	}
 	if in.New || in.Local {
 		return "", nil
 	}
-	list, err := q.store.List(ctx, loc)
-	if err != nil {
-		return "", err
-	}
-	var best *conversation.Summary
-	for i := range list {
-		s := &list[i]
-		if s.Metadata.Archived() {
-			continue
-		}
-		if best == nil || s.Metadata.LastActivatedAt.After(best.Metadata.LastActivatedAt) ||
-			(s.Metadata.LastActivatedAt.Equal(best.Metadata.LastActivatedAt) && s.ID > best.ID) {
-			best = s
-		}
-	}
-	if best == nil {
-		return "", nil
-	}
-	return best.ID, nil
+	return activeConversation(ctx, q.store, loc)
 }
 
 func (q *Query) lock(ctx context.Context, loc workspace.Location, id conversation.ID) (func() error, error) {

@@ -160,7 +160,7 @@ func (q *Query) persist(ctx context.Context, rs *runState, ev conversation.Event
 func (q *Query) stream(ctx context.Context, rs *runState, ts *turnState) []turn.Action {
 	req := llm.Request{
 		Model:      rs.model.Model,
-		System:     rs.cfg.Assistant.ComposeSystemPrompt(),
+		System:     rs.cfg.SystemPrompt(),
 		Messages:   turn.History(rs.events),
 		Tools:      ts.offered,
 		Schema:     ts.schema,

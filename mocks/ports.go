@@ -26,6 +26,9 @@ var _ ports.ConversationStore = &ConversationStoreMock{}
 //
 //		// make and configure a mocked ports.ConversationStore
 //		mockedConversationStore := &ConversationStoreMock{
+//			ActiveFunc: func(ctx context.Context, loc workspace.Location) (conversation.ID, error) {
+//				panic("mock out the Active method")
+//			},
 //			AppendFunc: func(ctx context.Context, loc workspace.Location, id conversation.ID, evs ...conversation.Event) error {
 //				panic("mock out the Append method")
 //			},
@@ -50,6 +53,9 @@ var _ ports.ConversationStore = &ConversationStoreMock{}
 //			ScanEventsFunc: func(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(conversation.Event) error) error {
 //				panic("mock out the ScanEvents method")
 //			},
+//			SetActiveFunc: func(ctx context.Context, loc workspace.Location, id conversation.ID) error {
+//				panic("mock out the SetActive method")
+//			},
 //			UpdateLocalMetadataFunc: func(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(*conversation.LocalMetadata) error) error {
 //				panic("mock out the UpdateLocalMetadata method")
 //			},
@@ -63,6 +69,9 @@ var _ ports.ConversationStore = &ConversationStoreMock{}
 //
 //	}
 type ConversationStoreMock struct {
+	// ActiveFunc mocks the Active method.
+	ActiveFunc func(ctx context.Context, loc workspace.Location) (conversation.ID, error)
+
 	// AppendFunc mocks the Append method.
 	AppendFunc func(ctx context.Context, loc workspace.Location, id conversation.ID, evs ...conversation.Event) error
 
@@ -87,6 +96,9 @@ type ConversationStoreMock struct {
 	// ScanEventsFunc mocks the ScanEvents method.
 	ScanEventsFunc func(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(conversation.Event) error) error
 
+	// SetActiveFunc mocks the SetActive method.
+	SetActiveFunc func(ctx context.Context, loc workspace.Location, id conversation.ID) error
+
 	// UpdateLocalMetadataFunc mocks the UpdateLocalMetadata method.
 	UpdateLocalMetadataFunc func(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(*conversation.LocalMetadata) error) error
 
@@ -95,6 +107,13 @@ type ConversationStoreMock struct {
 
 	// calls tracks calls to the methods.
 	calls struct {
+		// Active holds details about calls to the Active method.
+		Active []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Loc is the loc argument value.
+			Loc workspace.Location
+		}
 		// Append holds details about calls to the Append method.
 		Append []struct {
 			// Ctx is the ctx argument value.
@@ -169,6 +188,15 @@ type ConversationStoreMock struct {
 			// Fn is the fn argument value.
 			Fn func(conversation.Event) error
 		}
+		// SetActive holds details about calls to the SetActive method.
+		SetActive []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Loc is the loc argument value.
+			Loc workspace.Location
+			// ID is the id argument value.
+			ID conversation.ID
+		}
 		// UpdateLocalMetadata holds details about calls to the UpdateLocalMetadata method.
 		UpdateLocalMetadata []struct {
 			// Ctx is the ctx argument value.
@@ -192,6 +220,7 @@ type ConversationStoreMock struct {
 			Fn func(*conversation.Metadata) error
 		}
 	}
+	lockActive              sync.RWMutex
 	lockAppend              sync.RWMutex
 	lockCreate              sync.RWMutex
 	lockEvents              sync.RWMutex
@@ -200,8 +229,45 @@ type ConversationStoreMock struct {
 	lockLocalMetadata       sync.RWMutex
 	lockRemove              sync.RWMutex
 	lockScanEvents          sync.RWMutex
+	lockSetActive           sync.RWMutex
 	lockUpdateLocalMetadata sync.RWMutex
 	lockUpdateMetadata      sync.RWMutex
+}
+
+// Active calls ActiveFunc.
+func (mock *ConversationStoreMock) Active(ctx context.Context, loc workspace.Location) (conversation.ID, error) {
+	if mock.ActiveFunc == nil {
+		panic("ConversationStoreMock.ActiveFunc: method is nil but ConversationStore.Active was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+		Loc workspace.Location
+	}{
+		Ctx: ctx,
+		Loc: loc,
+	}
+	mock.lockActive.Lock()
+	mock.calls.Active = append(mock.calls.Active, callInfo)
+	mock.lockActive.Unlock()
+	return mock.ActiveFunc(ctx, loc)
+}
+
+// ActiveCalls gets all the calls that were made to Active.
+// Check the length with:
+//
+//	len(mockedConversationStore.ActiveCalls())
+func (mock *ConversationStoreMock) ActiveCalls() []struct {
+	Ctx context.Context
+	Loc workspace.Location
+} {
+	var calls []struct {
+		Ctx context.Context
+		Loc workspace.Location
+	}
+	mock.lockActive.RLock()
+	calls = mock.calls.Active
+	mock.lockActive.RUnlock()
+	return calls
 }
 
 // Append calls AppendFunc.
@@ -525,6 +591,46 @@ func (mock *ConversationStoreMock) ScanEventsCalls() []struct {
 	mock.lockScanEvents.RLock()
 	calls = mock.calls.ScanEvents
 	mock.lockScanEvents.RUnlock()
+	return calls
+}
+
+// SetActive calls SetActiveFunc.
+func (mock *ConversationStoreMock) SetActive(ctx context.Context, loc workspace.Location, id conversation.ID) error {
+	if mock.SetActiveFunc == nil {
+		panic("ConversationStoreMock.SetActiveFunc: method is nil but ConversationStore.SetActive was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+		Loc workspace.Location
+		ID  conversation.ID
+	}{
+		Ctx: ctx,
+		Loc: loc,
+		ID:  id,
+	}
+	mock.lockSetActive.Lock()
+	mock.calls.SetActive = append(mock.calls.SetActive, callInfo)
+	mock.lockSetActive.Unlock()
+	return mock.SetActiveFunc(ctx, loc, id)
+}
+
+// SetActiveCalls gets all the calls that were made to SetActive.
+// Check the length with:
+//
+//	len(mockedConversationStore.SetActiveCalls())
+func (mock *ConversationStoreMock) SetActiveCalls() []struct {
+	Ctx context.Context
+	Loc workspace.Location
+	ID  conversation.ID
+} {
+	var calls []struct {
+		Ctx context.Context
+		Loc workspace.Location
+		ID  conversation.ID
+	}
+	mock.lockSetActive.RLock()
+	calls = mock.calls.SetActive
+	mock.lockSetActive.RUnlock()
 	return calls
 }
 

@@ -47,6 +47,12 @@ type ConversationStore interface {
 	// UpdateLocalMetadata rewrites metadata.local.json through fn, keeping
 	// keys it does not know.
 	UpdateLocalMetadata(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(*conversation.LocalMetadata) error) error
+	// Active returns the conversation last recorded with SetActive for the
+	// checkout loc.Root (machine-local, never projected); "" when none is.
+	// The ID may name a conversation since removed.
+	Active(ctx context.Context, loc workspace.Location) (conversation.ID, error)
+	// SetActive records id as the checkout's active conversation.
+	SetActive(ctx context.Context, loc workspace.Location, id conversation.ID) error
 	// Remove deletes the conversation from the silo and from loc.Root's
 	// projection.
 	Remove(ctx context.Context, loc workspace.Location, id conversation.ID) error

@@ -33,12 +33,13 @@ type Store struct {
 	clock ports.Clock
 	rand  io.Reader
 
-	mu    sync.Mutex
-	silos map[workspace.ID]*silo
-	proj  map[string]map[conversation.ID]*projected // by checkout root
-	dirs  map[string]workspace.ID                   // directories holding .jp/.id
-	locks map[lockKey]chan struct{}                 // held locks, closed on release
-	revs  uint64
+	mu     sync.Mutex
+	silos  map[workspace.ID]*silo
+	proj   map[string]map[conversation.ID]*projected // by checkout root
+	dirs   map[string]workspace.ID                   // directories holding .jp/.id
+	locks  map[lockKey]chan struct{}                 // held locks, closed on release
+	active map[activeKey]conversation.ID             // per checkout (SetActive)
+	revs   uint64
 }
 
 // silo is a workspace's user-local storage.

@@ -57,6 +57,7 @@ func RunConversationStoreSuite(t *testing.T, newStore func(t *testing.T) Stores)
 		{"ProjectionOnlyImportedOnFirstWrite", testProjectionOnlyImport},
 		{"InvalidAppendDoesNotImport", testInvalidAppendDoesNotImport},
 		{"Remove", testRemove},
+		{"Active", testActive},
 		{"UnknownConversation", testUnknownConversation},
 		{"InvalidIDs", testInvalidIDs},
 		{"Drafts", testDrafts},

@@ -18,7 +18,7 @@ import (
 func (p *Prompter) runEditor(ctx context.Context, purpose, content string) (string, error) {
 	args := strings.Fields(p.opts.Editor)
 	if len(args) == 0 {
-		return "", fmt.Errorf("no editor configured: set $VISUAL or $EDITOR: %w", ports.ErrUnavailable)
+		return "", fmt.Errorf("no editor found: set $JP_EDITOR, $VISUAL or $EDITOR (e.g. export EDITOR=vi), or install editor, nano or vi: %w", ports.ErrUnavailable)
 	}
 	f, err := os.CreateTemp(p.opts.TempDir, "jp-"+fileSafe(purpose)+"-*.md")
 	if err != nil {
@@ -44,7 +44,7 @@ func (p *Prompter) runEditor(ctx context.Context, purpose, content string) (stri
 		case errors.As(err, &exit):
 			return "", fmt.Errorf("the editor %s exited with status %d, so nothing was taken from it: %w", args[0], exit.ExitCode(), ports.ErrCancelled)
 		}
-		return "", fmt.Errorf("run the editor %q (from $VISUAL or $EDITOR): %v: %w", p.opts.Editor, err, ports.ErrUnavailable)
+		return "", fmt.Errorf("run the editor %q (from $JP_EDITOR, $VISUAL, $EDITOR or $PATH): %v: %w", p.opts.Editor, err, ports.ErrUnavailable)
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {

@@ -81,7 +81,7 @@ func TestConfigurationDocExamples(t *testing.T) {
 	if m, _ := c.ResolveModel(c.Assistant.Model.ID); m != "demo/echo" {
 		t.Errorf("persona model = %q", m)
 	}
-	if got := c.Assistant.ComposeSystemPrompt(); got != "You work on jp, a Go CLI.\n\n<checks>\nRun make check before you say it works.\n</checks>" {
+	if got := c.SystemPrompt(); got != "You work on jp, a Go CLI.\n\n<checks>\nRun make check before you say it works.\n</checks>" {
 		t.Errorf("persona system prompt = %q", got)
 	}
 	if !slices.Contains(c.LocalTools(), "git_log") {

@@ -117,6 +117,9 @@ func (l *Loader) Load(ctx context.Context, src ports.ConfigSource) (config.Resol
 		return config.Resolved{}, fmt.Errorf("decode configuration: %w", err)
 	}
 	l.report(ld.unsupported)
+	if cfg.ProjectFiles, err = projectFiles(src.WorkspaceRoot); err != nil {
+		return config.Resolved{}, err
+	}
 	return config.Resolved{
 		Config:      cfg,
 		Tree:        encode(reflect.ValueOf(cfg), root).(map[string]any),
@@ -190,6 +193,39 @@ func filePaths(src ports.ConfigSource) []string {
 		paths = append(paths, filepath.Join(dir, ".jp.toml"))
 	}
 	return paths
+}
+
+// maxInstructionFile bounds an instruction file read into the system
+// prompt.
+const maxInstructionFile = 1 << 20
+
+// projectFiles reads the checkout's instruction files that exist
+// (config.ProjectInstructionFiles), in order.
+func projectFiles(root string) ([]config.ProjectFile, error) {
+	if root == "" {
+		return nil, nil
+	}
+	var out []config.ProjectFile
+	for _, name := range config.ProjectInstructionFiles {
+		path := filepath.Join(filepath.Clean(root), filepath.FromSlash(name))
+		f, err := os.Open(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read instructions %s: %w", path, err)
+		}
+		data, err := io.ReadAll(io.LimitReader(f, maxInstructionFile+1))
+		_ = f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("read instructions %s: %w", path, err)
+		}
+		if len(data) > maxInstructionFile {
+			return nil, fmt.Errorf("instructions %s are larger than %d bytes: shorten the file", path, maxInstructionFile)
+		}
+		out = append(out, config.ProjectFile{Name: name, Text: string(data)})
+	}
+	return out, nil
 }
 
 // readFile parses one configuration file; a missing file is (nil, nil).

@@ -50,7 +50,7 @@ func TestRustWorkspaceLoads(t *testing.T) {
 		// config.toml's prompt is a default (discard_when_merged), so the
 		// appended config.d/late.toml (extends, strategy after) replaces it.
 		{"system_prompt", c.Assistant.SystemPrompt, "Prefer small commits."},
-		{"composed", c.Assistant.ComposeSystemPrompt(), "Prefer small commits.\n\nAlways answer in English.\n\n<testing>\nRun the tests before you say it works.\n</testing>"},
+		{"composed", c.SystemPrompt(), "Prefer small commits.\n\nAlways answer in English.\n\n<testing>\nRun the tests before you say it works.\n</testing>\n\n## How to respond\n\n- Be concise"},
 		{"alias table", c.Providers.LLM.Aliases["smart"], "anthropic/claude-opus-4-1"},
 		{"load paths", c.ConfigLoadPaths, []string{".jp/config/skill"}},
 		{"tool command string", c.Conversation.Tools.Named["fs_read_file"].Command, []string{"just", "serve-tools", "{{context}}", "{{tool}}"}},
@@ -80,7 +80,7 @@ func TestRustWorkspaceLoads(t *testing.T) {
 	}
 
 	want := []string{
-		"assistant.instructions", "assistant.name", "assistant.request.base_backoff_ms",
+		"assistant.name", "assistant.request.base_backoff_ms",
 		"assistant.request.cache", "assistant.request.max_backoff_secs", "assistant.tool_choice",
 		"conversation.attachments", "conversation.inquiry", "conversation.title",
 		"conversation.tools.defaults.style",
@@ -345,7 +345,7 @@ func TestLoaderReportsOncePerRun(t *testing.T) {
 		}
 	}
 	out := notice.String()
-	if strings.Count(out, "\n") != 1 || !strings.Contains(out, "jp: 24 configuration keys not supported by this jp were ignored (conversation.tools.fs_read_file.examples,") {
+	if strings.Count(out, "\n") != 1 || !strings.Contains(out, "jp: 23 configuration keys not supported by this jp were ignored (conversation.tools.fs_read_file.examples,") {
 		t.Errorf("notice = %q", out)
 	}
 }

@@ -24,6 +24,8 @@ type CLI struct {
 	Plugin       PluginCmd       `cmd:"" help:"List command plugins (jp plugin ls); run one as jp <command>."`
 	MCP          McpCmd          `cmd:"" name:"mcp" help:"List the configured MCP servers and check that they start."`
 	Model        ModelCmd        `cmd:"" help:"List the models of the configured providers (jp model ls)."`
+	Help         HelpCmd         `cmd:"" help:"Show help for jp or for a command (jp help conversation fork)."`
+	VersionCmd   VersionCmd      `cmd:"" name:"version" help:"Print jp's version, commit and Go version."`
 }
 
 // FormatFlag selects text or JSON output on listing commands.

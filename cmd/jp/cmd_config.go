@@ -6,14 +6,15 @@ import (
 
 // ConfigCmd is jp config.
 type ConfigCmd struct {
-	Show   ConfigShowCmd   `cmd:"" help:"Print the resolved configuration (all layers merged), or the subtree at PATH."`
+	Show   ConfigShowCmd   `cmd:"" default:"withargs" help:"Print the resolved configuration (all layers merged), or the subtree at PATH. The default: bare jp config shows."`
 	Schema ConfigSchemaCmd `cmd:"" help:"Print the JSON Schema of the configuration."`
 }
 
 // ConfigShowCmd is jp config show.
 type ConfigShowCmd struct {
-	Path   string `arg:"" optional:"" help:"Dot path of a key or table, e.g. interrupt.streaming."`
-	Format string `enum:"toml,json" default:"toml" help:"Output format: toml or json."`
+	Path     string `arg:"" optional:"" help:"Dot path of a key or table, e.g. interrupt.streaming."`
+	Format   string `enum:"toml,json" default:"toml" help:"Output format: toml or json."`
+	Resolved bool   `help:"Print what the model is sent for PATH: with assistant.system_prompt, the system prompt composed from it, assistant.instructions, AGENTS.md and .jp/instructions.md."`
 }
 
 // Run prints the configuration.
@@ -22,7 +23,12 @@ func (c *ConfigShowCmd) Run(rt *Runtime) error {
 	if err != nil {
 		return err
 	}
-	out, err := a.Config.Show(rt.Ctx, rt.configInput(), c.Path, c.Format)
+	var out []byte
+	if c.Resolved {
+		out, err = a.Config.ShowResolved(rt.Ctx, rt.configInput(), c.Path)
+	} else {
+		out, err = a.Config.Show(rt.Ctx, rt.configInput(), c.Path, c.Format)
+	}
 	if err != nil {
 		return err
 	}

@@ -18,9 +18,14 @@ import (
 
 // ConversationCmd is jp conversation (alias c).
 type ConversationCmd struct {
-	Ls        ConversationLsCmd    `cmd:"" aliases:"list" help:"List conversations in this workspace checkout."`
-	Show      ConversationShowCmd  `cmd:"" help:"Show a conversation's events."`
-	Rm        ConversationRmCmd    `cmd:"" aliases:"remove" help:"Delete conversations."`
+	Ls        ConversationLsCmd    `cmd:"" default:"withargs" aliases:"list" help:"List conversations in this workspace checkout (the default: bare jp c lists). * marks the active one."`
+	Show      ConversationShowCmd  `cmd:"" help:"Show a conversation's events (default: the active conversation)."`
+	Use       ConversationUseCmd   `cmd:"" help:"Make a conversation the active one of this checkout (jp q continues it)."`
+	Fork      ConversationForkCmd  `cmd:"" help:"Copy a conversation (all its turns, or up to --turn N) into a new, active one."`
+	Grep      ConversationGrepCmd  `cmd:"" help:"Search the text of conversations with a regular expression."`
+	Edit      ConversationEditCmd  `cmd:"" help:"Edit a conversation's title, pinned flag and labels in the editor."`
+	Label     ConversationLabelCmd `cmd:"" help:"Add or remove a conversation's label (jp c label ID add|rm NAME)."`
+	Rm        ConversationRmCmd    `cmd:"" aliases:"remove" help:"Delete conversations (asks first unless --yes)."`
 	Archive   ArchiveCmd           `cmd:"" help:"Archive a conversation (hidden from ls)."`
 	Unarchive UnarchiveCmd         `cmd:"" help:"Unarchive a conversation."`
 	Title     ConversationTitleCmd `cmd:"" help:"Set a conversation's title."`
@@ -30,8 +35,9 @@ type ConversationCmd struct {
 
 // ConversationLsCmd is jp conversation ls.
 type ConversationLsCmd struct {
-	Archived bool `help:"List only archived conversations."`
-	All      bool `short:"a" help:"List archived and unarchived conversations."`
+	Archived bool   `help:"List only archived conversations."`
+	All      bool   `short:"a" help:"List archived and unarchived conversations."`
+	Label    string `placeholder:"NAME" help:"List only conversations with this label."`
 	FormatFlag
 }
 
@@ -45,7 +51,11 @@ func (c *ConversationLsCmd) Run(rt *Runtime) error {
 	if err != nil {
 		return err
 	}
-	list, err := a.Conversations.List(rt.Ctx, loc, app.ListOptions{Archived: c.Archived, All: c.All})
+	list, err := a.Conversations.List(rt.Ctx, loc, app.ListOptions{Archived: c.Archived, All: c.All, Label: c.Label})
+	if err != nil {
+		return err
+	}
+	active, err := a.Conversations.Active(rt.Ctx, loc)
 	if err != nil {
 		return err
 	}
@@ -55,13 +65,25 @@ func (c *ConversationLsCmd) Run(rt *Runtime) error {
 		return writeJSON(w, list)
 	}
 	if len(list) == 0 {
+		if c.Label != "" {
+			fmt.Fprintf(w, "No conversations labelled %s.\n", c.Label)
+			return nil
+		}
 		fmt.Fprintln(w, "No conversations yet: start one with jp query.")
 		return nil
 	}
-	fmt.Fprintf(w, "%-12s  %-16s  %6s  %-5s  %s\n", "ID", "LAST ACTIVE", "EVENTS", "FLAGS", "TITLE")
+	fmt.Fprintf(w, "  %-12s  %-16s  %6s  %-5s  %s\n", "ID", "LAST ACTIVE", "EVENTS", "FLAGS", "TITLE")
 	for _, s := range list {
-		fmt.Fprintf(w, "%-12s  %-16s  %6d  %-5s  %s\n", s.ID, s.Metadata.LastActivatedAt.Local().Format("2006-01-02 15:04"),
-			s.Metadata.EventsCount, flags(s), trimTitle(s.Metadata.Title))
+		mark := " "
+		if s.ID == active {
+			mark = "*"
+		}
+		title := trimTitle(s.Metadata.Title)
+		if ls := s.Metadata.Labels(); len(ls) > 0 {
+			title += "  [" + strings.Join(ls, ", ") + "]"
+		}
+		fmt.Fprintf(w, "%s %-12s  %-16s  %6d  %-5s  %s\n", mark, s.ID, s.Metadata.LastActivatedAt.Local().Format("2006-01-02 15:04"),
+			s.Metadata.EventsCount, flags(s), title)
 	}
 	return nil
 }
@@ -88,7 +110,9 @@ func flags(s conversation.Summary) string {
 
 // ConversationShowCmd is jp conversation show.
 type ConversationShowCmd struct {
-	ID string `arg:"" help:"Conversation ID."`
+	ID   string `arg:"" optional:"" help:"Conversation ID or a unique prefix of one (default: the active conversation)."`
+	Turn int    `placeholder:"N" help:"Show only turn N (1 is the first)."`
+	Last bool   `help:"Show only the last turn."`
 	FormatFlag
 }
 
@@ -98,16 +122,6 @@ func (c *ConversationShowCmd) Run(rt *Runtime) error {
 	if err != nil {
 		return err
 	}
-	if c.JSON() {
-		s, evs, err := a.Conversations.Show(rt.Ctx, loc, id)
-		if err != nil {
-			return err
-		}
-		return writeJSON(rt.Streams.Out, struct {
-			conversation.Summary
-			Events []conversation.Event `json:"events"`
-		}{s, evs})
-	}
 	// Written as the events are read: the first lines of a long
 	// conversation appear before its file is read whole.
 	w := bufio.NewWriter(rt.Streams.Out)
@@ -115,10 +129,11 @@ func (c *ConversationShowCmd) Run(rt *Runtime) error {
 	var changed turnFiles
 	var total conversation.Usage
 	turns := 0
-	err = a.Conversations.ShowEach(rt.Ctx, loc, id, func(s conversation.Summary) error {
+	header := func(s conversation.Summary) error {
 		fmt.Fprintf(w, "Conversation %s: %s\n", s.ID, trimTitle(s.Metadata.Title))
 		return w.Flush()
-	}, func(e conversation.Event) error {
+	}
+	event := func(e conversation.Event) error {
 		if e.Type == conversation.EventTypeTurnEnd {
 			changed.write(w)
 		}
@@ -129,8 +144,29 @@ func (c *ConversationShowCmd) Run(rt *Runtime) error {
 			turns++
 		}
 		return nil
-	})
-	if err != nil {
+	}
+	if c.JSON() || c.Turn != 0 || c.Last {
+		// One turn, or JSON: the events are read whole first.
+		s, evs, err := a.Conversations.Show(rt.Ctx, loc, id)
+		if err != nil {
+			return err
+		}
+		if evs, err = pickTurn(evs, id, c.Turn, c.Last); err != nil {
+			return err
+		}
+		if c.JSON() {
+			return writeJSON(rt.Streams.Out, struct {
+				conversation.Summary
+				Events []conversation.Event `json:"events"`
+			}{s, evs})
+		}
+		if err := header(s); err != nil {
+			return err
+		}
+		for _, e := range evs {
+			_ = event(e)
+		}
+	} else if err := a.Conversations.ShowEach(rt.Ctx, loc, id, header, event); err != nil {
 		return err
 	}
 	if turns > 0 {
@@ -176,6 +212,27 @@ func usageText(u conversation.Usage) string {
 		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, ReasoningTokens: u.ReasoningTokens,
 		CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens,
 	}).Text()
+}
+
+// pickTurn keeps the events of turn n (1-based), or of the last turn.
+func pickTurn(evs []conversation.Event, id conversation.ID, n int, last bool) ([]conversation.Event, error) {
+	if n == 0 && !last {
+		return evs, nil
+	}
+	if n != 0 && last {
+		return nil, &app.UsageError{Msg: "--turn and --last exclude each other"}
+	}
+	turns := app.Turns(evs)
+	if len(turns) == 0 {
+		return nil, &app.UserError{Msg: fmt.Sprintf("conversation %s has no turns yet", id)}
+	}
+	if last {
+		n = len(turns)
+	}
+	if n < 1 || n > len(turns) {
+		return nil, &app.UserError{Msg: fmt.Sprintf("conversation %s has %d turns: pick --turn 1 to %d", id, len(turns), len(turns))}
+	}
+	return turns[n-1], nil
 }
 
 func writeEvent(w io.Writer, e conversation.Event) {
@@ -262,7 +319,8 @@ func compactJSON(b json.RawMessage) string {
 
 // ConversationRmCmd is jp conversation rm.
 type ConversationRmCmd struct {
-	IDs []string `arg:"" name:"id" help:"Conversation IDs to delete."`
+	IDs []string `arg:"" optional:"" name:"id" help:"Conversation IDs or unique prefixes (default: the active conversation)."`
+	Yes bool     `short:"y" help:"Delete without asking."`
 }
 
 // Run deletes conversations.
@@ -271,17 +329,43 @@ func (c *ConversationRmCmd) Run(rt *Runtime) error {
 	if err != nil {
 		return err
 	}
-	ids := make([]conversation.ID, 0, len(c.IDs))
 	for _, s := range c.IDs {
-		id, err := app.ParseID(s)
-		if err != nil {
+		if strings.Trim(s, "0123456789") != "" {
+			_, err := app.ParseID(s) // a bad ID changes nothing, not even the workspace registry
 			return err
 		}
-		ids = append(ids, id)
 	}
 	loc, err := rt.open(a)
 	if err != nil {
 		return err
+	}
+	raws := c.IDs
+	if len(raws) == 0 {
+		raws = []string{""}
+	}
+	ids := make([]conversation.ID, 0, len(raws))
+	var titles []string
+	for _, raw := range raws {
+		id, err := a.Conversations.Resolve(rt.Ctx, loc, raw)
+		if err != nil {
+			return err
+		}
+		s, _, err := a.Conversations.Show(rt.Ctx, loc, id)
+		if err != nil {
+			return err
+		}
+		ids = append(ids, id)
+		titles = append(titles, fmt.Sprintf("%s (%s)", id, trimTitle(s.Metadata.Title)))
+	}
+	if !c.Yes {
+		ok, err := rt.confirm(fmt.Sprintf("Delete %s? [y/N] ", strings.Join(titles, ", ")))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			fmt.Fprintln(rt.Streams.Err, "Nothing deleted.")
+			return nil
+		}
 	}
 	for _, id := range ids {
 		if err := a.Conversations.Remove(rt.Ctx, loc, id); err != nil {
@@ -294,7 +378,7 @@ func (c *ConversationRmCmd) Run(rt *Runtime) error {
 
 // idArg is the conversation ID argument of single-conversation commands.
 type idArg struct {
-	ID string `arg:"" help:"Conversation ID."`
+	ID string `arg:"" optional:"" help:"Conversation ID or a unique prefix of one (default: the active conversation)."`
 }
 
 // ArchiveCmd is jp conversation archive.
@@ -349,23 +433,32 @@ func (c idArg) apply(rt *Runtime, done string, fn func(*app.App, workspace.Locat
 	return nil
 }
 
+// looksLikeID tells a conversation ID (or a mistyped one) from the first
+// word of a title: it holds a digit and no letter.
+func looksLikeID(s string) bool {
+	return strings.ContainsAny(s, "0123456789") && !strings.ContainsFunc(s, unicode.IsLetter)
+}
+
 // ConversationTitleCmd is jp conversation title.
 type ConversationTitleCmd struct {
-	ID    string   `arg:"" help:"Conversation ID."`
-	Title []string `arg:"" help:"The new title."`
+	Args []string `arg:"" name:"id-and-title" placeholder:"[ID] TITLE" help:"An optional conversation ID or unique prefix (default: the active conversation), then the new title."`
 }
 
 // Run sets the title.
 func (c *ConversationTitleCmd) Run(rt *Runtime) error {
-	a, loc, id, err := rt.conversation(c.ID)
+	raw, words := "", c.Args
+	if len(words) > 1 && looksLikeID(words[0]) {
+		raw, words = words[0], words[1:]
+	}
+	a, loc, id, err := rt.conversation(raw)
 	if err != nil {
 		return err
 	}
-	title := strings.Join(c.Title, " ")
+	title := strings.Join(words, " ")
 	if err := a.Conversations.SetTitle(rt.Ctx, loc, id, title); err != nil {
 		return err
 	}
-	fmt.Fprintf(rt.Streams.Out, "Titled conversation %s: %s\n", id, strings.TrimSpace(title))
+	fmt.Fprintf(rt.Streams.Out, "Titled conversation %s: %s\n", id, trimTitle(title))
 	return nil
 }
 
@@ -380,18 +473,23 @@ func writeJSON(w io.Writer, v any) error {
 	return err
 }
 
-// conversation builds the app, parses a conversation ID (before touching
-// any workspace, so a bad ID changes nothing) and opens the checkout.
+// conversation builds the app, checks a conversation ID or prefix (before
+// touching any workspace, so a bad ID changes nothing), opens the checkout
+// and resolves it: a unique prefix, or the active conversation for "".
 func (rt *Runtime) conversation(raw string) (*app.App, workspace.Location, conversation.ID, error) {
 	a, err := rt.App()
 	if err != nil {
 		return nil, workspace.Location{}, "", err
 	}
-	id, err := app.ParseID(raw)
-	if err != nil {
+	if strings.Trim(raw, "0123456789") != "" {
+		_, err := app.ParseID(raw)
 		return nil, workspace.Location{}, "", err
 	}
 	loc, err := rt.open(a)
+	if err != nil {
+		return nil, workspace.Location{}, "", err
+	}
+	id, err := a.Conversations.Resolve(rt.Ctx, loc, raw)
 	if err != nil {
 		return nil, workspace.Location{}, "", err
 	}

@@ -145,8 +145,11 @@ func (rt *Runtime) open(a *app.App) (workspace.Location, error) {
 	return a.Workspaces.Open(rt.Ctx, rt.Globals.Workspace, rt.Paths.LaunchDir)
 }
 
+// trimTitle is a title for one line of output: surrounding space trimmed,
+// line breaks and tabs within it as spaces (the output stream makes the
+// rest safe).
 func trimTitle(s string) string {
-	s = strings.TrimSpace(s)
+	s = strings.TrimSpace(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ").Replace(s))
 	if s == "" {
 		return "(untitled)"
 	}

@@ -109,13 +109,14 @@ func Main(args []string, raw Streams, environ []string) int {
 		kong.Writers(s.Out, s.Err),
 		kong.Exit(func(code int) { exitCode = code; panic(exitSentinel{}) }),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true, Summary: true}),
-		kong.Vars{"version": Version},
+		kong.Vars{"version": versionLine()},
 		kong.Help(pluginHelp(environ)),
 	)
 	if err != nil {
 		fmt.Fprintf(s.Err, "jp: internal error: %v\n", err)
 		return 1
 	}
+	args = helpArgs(args)
 	if code, ok := dispatchPlugin(parser, args, raw, environ); ok {
 		return code // a command plugin (docs/plugins.md); built-ins win
 	}
@@ -137,10 +138,10 @@ func Main(args []string, raw Streams, environ []string) int {
 		return code
 	}
 	if err != nil {
-		fmt.Fprintf(s.Err, "jp: %v\n", err)
+		fmt.Fprintf(s.Err, "jp: %s\n", usageMessage(err))
 		var pe *kong.ParseError
 		if errors.As(err, &pe) {
-			fmt.Fprintf(s.Err, "run 'jp %s --help' for usage\n", strings.TrimSpace(strings.TrimPrefix(pe.Context.Command(), "<")))
+			fmt.Fprintln(s.Err, helpHint(pe.Context.Command()))
 		}
 		return ExitUsage
 	}
@@ -176,6 +177,27 @@ func Main(args []string, raw Streams, environ []string) int {
 
 type exitSentinel struct{}
 
+// usageMessage is kong's parse error in jp's words: no internal tokens
+// (<EOL>) and no doubled spaces.
+func usageMessage(err error) string {
+	msg := err.Error()
+	msg = strings.ReplaceAll(msg, `but got "EOL" (<EOL>)`, "but got nothing")
+	msg = strings.ReplaceAll(msg, "<EOL>", "end of line")
+	return strings.Join(strings.Fields(msg), " ")
+}
+
+// helpHint names the help of the command a usage error is about.
+func helpHint(command string) string {
+	var words []string
+	for _, w := range strings.Fields(command) {
+		if strings.HasPrefix(w, "<") {
+			break // an argument placeholder, not a command word
+		}
+		words = append(words, w)
+	}
+	return strings.Join(append(append([]string{"run 'jp"}, words...), "--help' for usage"), " ")
+}
+
 // safeStreams returns the streams every command writes its own lines to:
 // stdout and stderr through the one output sanitiser, since those lines
 // carry stored, model, tool, plugin and provider text (titles, answers,
@@ -210,7 +232,7 @@ func processSetup(s Streams, environ []string, verbosity int) (jpwire.Options, *
 		ConfigDir: filepath.Join(xdgDir(env, "XDG_CONFIG_HOME", ".config"), "jp"),
 		LaunchDir: launch,
 		Stdout:    s.Out, Stderr: s.Err,
-		Editor: firstNonEmpty(env["VISUAL"], env["EDITOR"]),
+		Editor: findEditor(env),
 		Pager:  env["PAGER"],
 	}
 	terminalStreams(&paths, s)
@@ -238,6 +260,29 @@ func terminalStreams(o *jpwire.Options, s Streams) {
 			}
 		}
 	}
+}
+
+// noEditorMsg says how to choose an editor when none was found.
+const noEditorMsg = "no editor found: set $JP_EDITOR, $VISUAL or $EDITOR (e.g. export EDITOR=vi), or install editor, nano or vi"
+
+// findEditor picks the external editor: $JP_EDITOR, $VISUAL, $EDITOR, then
+// the first of editor, nano and vi found on $PATH; "" when there is none.
+func findEditor(env map[string]string) string {
+	if e := firstNonEmpty(strings.TrimSpace(env["JP_EDITOR"]), strings.TrimSpace(env["VISUAL"]), strings.TrimSpace(env["EDITOR"])); e != "" {
+		return e
+	}
+	for _, name := range []string{"editor", "nano", "vi"} {
+		for _, dir := range filepath.SplitList(env["PATH"]) {
+			if dir == "" {
+				continue
+			}
+			p := filepath.Join(dir, name)
+			if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+				return p
+			}
+		}
+	}
+	return ""
 }
 
 func firstNonEmpty(vs ...string) string {

@@ -32,6 +32,10 @@ type Config struct {
 	Plugins      Plugins      `toml:"plugins" doc:"Command plugins."`
 	// ConfigLoadPaths are searched by --cfg NAME (after .jp/config).
 	ConfigLoadPaths []string `toml:"config_load_paths" merge:"append" doc:"Directories, relative to the workspace root, whose TOML files --cfg NAME loads by name (.jp/config is always searched first). The arrays of all layers are appended, not replaced."`
+
+	// ProjectFiles are the checkout's instruction files (AGENTS.md,
+	// .jp/instructions.md) that exist, read by the loader; not a key.
+	ProjectFiles []ProjectFile
 }
 
 // Assistant is the [assistant] table.
@@ -39,8 +43,9 @@ type Assistant struct {
 	Model        Model  `toml:"model" doc:"The model to talk to."`
 	SystemPrompt string `toml:"system_prompt" merge:"strategy" doc:"Instructions sent to the model before the conversation on every request (its system prompt). Empty: none. Set it per workspace in .jp/config.toml to describe the project. A table { value, strategy = \"append\"|\"prepend\"|\"replace\", separator } merges with the layers below instead of replacing them."`
 	// SystemPromptSections are composed into the system prompt after
-	// SystemPrompt (see ComposeSystemPrompt).
+	// SystemPrompt (see Config.SystemPrompt).
 	SystemPromptSections []PromptSection `toml:"system_prompt_sections" merge:"strategy" doc:"Sections appended to the system prompt, ordered by position: a string, or a table { content, tag, position }. An array replaces the layers' below; a table { value = [...], strategy = \"append\"|\"prepend\"|\"replace\" } merges with them."`
+	Instructions         []Instructions  `toml:"instructions" doc:"Sections of instructions ([[assistant.instructions]] tables with title, description, items and examples), appended to the system prompt after system_prompt_sections, in order."`
 	Request              Request         `toml:"request" doc:"How provider requests are made."`
 }
 

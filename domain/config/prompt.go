@@ -35,8 +35,8 @@ func (s PromptSection) Render() string {
 
 // SystemPromptParts returns the blocks of the system prompt in order: the
 // assistant.system_prompt, then the system_prompt_sections by position.
-// Empty blocks are left out. This is the one place the system prompt is
-// composed; other sources of instructions add their blocks here.
+// Empty blocks are left out. Config.SystemPrompt, the one place the
+// system prompt is composed, starts with these blocks.
 func (a Assistant) SystemPromptParts() []string {
 	var parts []string
 	if p := strings.TrimSpace(a.SystemPrompt); p != "" {
@@ -50,10 +50,4 @@ func (a Assistant) SystemPromptParts() []string {
 		}
 	}
 	return parts
-}
-
-// ComposeSystemPrompt is the system prompt sent to providers: the blocks of
-// SystemPromptParts separated by blank lines; "" when there are none.
-func (a Assistant) ComposeSystemPrompt() string {
-	return strings.Join(a.SystemPromptParts(), "\n\n")
 }

@@ -31,7 +31,7 @@ func TestExpandCommand(t *testing.T) {
 	}
 }
 
-func TestComposeSystemPrompt(t *testing.T) {
+func TestSystemPromptFromAssistant(t *testing.T) {
 	a := Assistant{
 		SystemPrompt: "  Base.  ",
 		SystemPromptSections: []PromptSection{
@@ -43,10 +43,10 @@ func TestComposeSystemPrompt(t *testing.T) {
 		},
 	}
 	want := "Base.\n\nearly\n\n<rules>\ntagged\n</rules>\n\nsecond zero\n\nlate"
-	if got := a.ComposeSystemPrompt(); got != want {
-		t.Errorf("ComposeSystemPrompt:\n got %q\nwant %q", got, want)
+	if got := (Config{Assistant: a}).SystemPrompt(); got != want {
+		t.Errorf("SystemPrompt:\n got %q\nwant %q", got, want)
 	}
-	if got := (Assistant{}).ComposeSystemPrompt(); got != "" {
+	if got := (Config{}).SystemPrompt(); got != "" {
 		t.Errorf("empty: %q", got)
 	}
 }

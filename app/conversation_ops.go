@@ -1,0 +1,216 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/workspace"
+	"github.com/jpcli/jp/ports"
+)
+
+// Turns splits a conversation's events into turns: each starts at a
+// turn_start and runs to the next one.
+func Turns(evs []conversation.Event) [][]conversation.Event {
+	var out [][]conversation.Event
+	for i, e := range evs {
+		if e.Type == conversation.EventTypeTurnStart || len(out) == 0 {
+			out = append(out, nil)
+		}
+		out[len(out)-1] = append(out[len(out)-1], evs[i])
+	}
+	return out
+}
+
+// Fork copies the conversation id into a new one: all its complete turns,
+// or the first upTo of them (upTo > 0). The copy gets the original's title
+// and labels and becomes the checkout's active conversation.
+func (c *Conversations) Fork(ctx context.Context, loc workspace.Location, id conversation.ID, upTo int) (conversation.ID, error) {
+	s, evs, err := c.Show(ctx, loc, id)
+	if err != nil {
+		return "", err
+	}
+	var turns [][]conversation.Event
+	for _, t := range Turns(evs) {
+		if t[len(t)-1].Type == conversation.EventTypeTurnEnd {
+			turns = append(turns, t) // an interrupted turn has no end: not copied
+		}
+	}
+	switch {
+	case upTo < 0:
+		return "", &UsageError{Msg: "--turn counts from 1"}
+	case upTo > len(turns):
+		return "", &UserError{Msg: fmt.Sprintf("conversation %s has %d complete turns: fork --turn 1 to %d, or without --turn for all", id, len(turns), len(turns))}
+	case upTo > 0:
+		turns = turns[:upTo]
+	}
+	local := s.Local
+	nid, err := c.store.Create(ctx, loc, ports.NewConversation{Title: s.Metadata.Title, Local: local})
+	if err != nil {
+		return "", err
+	}
+	release, err := c.locker.Lock(ctx, loc, nid, LockWait)
+	if err != nil {
+		return "", lockError(err)
+	}
+	defer func() { _ = release() }()
+	for _, t := range turns {
+		if err := c.store.Append(ctx, loc, nid, t...); err != nil {
+			return "", err
+		}
+	}
+	if labels := s.Metadata.Labels(); len(labels) > 0 {
+		if err := c.store.UpdateMetadata(ctx, loc, nid, func(m *conversation.Metadata) error {
+			m.SetLabels(labels)
+			return nil
+		}); err != nil {
+			return "", err
+		}
+	}
+	return nid, c.store.SetActive(ctx, loc, nid)
+}
+
+// Label adds (add true) or removes a label.
+func (c *Conversations) Label(ctx context.Context, loc workspace.Location, id conversation.ID, name string, add bool) error {
+	if err := conversation.CheckLabel(name); err != nil {
+		return &UserError{Msg: err.Error(), Err: err}
+	}
+	return c.update(ctx, loc, id, func(m *conversation.Metadata) {
+		ls := m.Labels()
+		if add {
+			ls = append(ls, name)
+		} else {
+			kept := ls[:0]
+			for _, l := range ls {
+				if l != name {
+					kept = append(kept, l)
+				}
+			}
+			ls = kept
+		}
+		m.SetLabels(ls)
+	})
+}
+
+// Edit is what jp conversation edit changes: nil fields stay as they are.
+type Edit struct {
+	Title  *string
+	Pinned *bool
+	Labels *[]string
+}
+
+// Apply changes the conversation's metadata as e says.
+func (c *Conversations) Apply(ctx context.Context, loc workspace.Location, id conversation.ID, e Edit) error {
+	if e.Title != nil {
+		t := strings.TrimSpace(*e.Title)
+		if t == "" || strings.ContainsAny(t, "\n\r") {
+			return &UserError{Msg: "a title must be one non-empty line"}
+		}
+		e.Title = &t
+	}
+	if e.Labels != nil {
+		for _, l := range *e.Labels {
+			if err := conversation.CheckLabel(l); err != nil {
+				return &UserError{Msg: err.Error(), Err: err}
+			}
+		}
+	}
+	now := c.clock.Now().UTC()
+	return c.update(ctx, loc, id, func(m *conversation.Metadata) {
+		if e.Title != nil {
+			m.Title = *e.Title
+		}
+		if e.Pinned != nil {
+			switch {
+			case !*e.Pinned:
+				m.PinnedAt = nil
+			case m.PinnedAt == nil:
+				m.PinnedAt = &now
+			}
+		}
+		if e.Labels != nil {
+			m.SetLabels(*e.Labels)
+		}
+	})
+}
+
+// GrepMatch is one line of a conversation that matched.
+type GrepMatch struct {
+	Workspace    workspace.ID    `json:"workspace"`
+	Conversation conversation.ID `json:"conversation"`
+	Title        string          `json:"title"`
+	// Turn is the 1-based turn of the line; 0 for the title.
+	Turn int `json:"turn"`
+	// Who is "title", "you", "assistant", "reasoning", "tool_call" or
+	// "tool_result".
+	Who  string `json:"who"`
+	Line string `json:"line"`
+}
+
+// CompileGrep compiles a grep pattern (Go regular expression syntax), with
+// one line saying what is wrong when it is not valid.
+func CompileGrep(pattern string, ignoreCase bool) (*regexp.Regexp, error) {
+	if ignoreCase {
+		pattern = "(?i)" + pattern
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		msg := err.Error()
+		if i := strings.LastIndex(msg, ": "); i >= 0 {
+			msg = msg[:i] // regexp repeats the whole pattern at the end
+		}
+		return nil, &UsageError{Msg: fmt.Sprintf("invalid pattern %q: %s (Go regular expression syntax)", pattern, strings.TrimPrefix(msg, "error parsing regexp: "))}
+	}
+	return re, nil
+}
+
+// Grep returns the lines of the conversations visible from each location
+// (titles, messages, answers, reasoning, tool calls and results) that match
+// re, newest conversation first.
+func (c *Conversations) Grep(ctx context.Context, locs []workspace.Location, re *regexp.Regexp) ([]GrepMatch, error) {
+	var out []GrepMatch
+	for _, loc := range locs {
+		list, err := c.store.List(ctx, loc)
+		if err != nil {
+			return nil, err
+		}
+		SortSummaries(list)
+		for _, s := range list {
+			m := GrepMatch{Workspace: loc.ID, Conversation: s.ID, Title: s.Metadata.Title}
+			add := func(turn int, who, text string) {
+				for _, line := range strings.Split(text, "\n") {
+					if re.MatchString(line) {
+						m.Turn, m.Who, m.Line = turn, who, line
+						out = append(out, m)
+					}
+				}
+			}
+			add(0, "title", s.Metadata.Title)
+			evs, err := c.store.Events(ctx, loc, s.ID)
+			if err != nil {
+				return nil, err
+			}
+			for i, t := range Turns(evs) {
+				for _, e := range t {
+					switch e.Type {
+					case conversation.EventTypeChatRequest:
+						add(i+1, "you", e.Content)
+					case conversation.EventTypeChatResponse:
+						if e.Reasoning != "" {
+							add(i+1, "reasoning", e.Reasoning)
+						} else {
+							add(i+1, "assistant", e.Message)
+						}
+					case conversation.EventTypeToolCallRequest:
+						add(i+1, "tool_call", e.Name+" "+string(e.Arguments))
+					case conversation.EventTypeToolCallResponse:
+						add(i+1, "tool_result", e.Content)
+					}
+				}
+			}
+		}
+	}
+	return out, nil
+}

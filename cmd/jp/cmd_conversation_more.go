@@ -1,0 +1,263 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+
+	toml "github.com/pelletier/go-toml/v2"
+
+	"github.com/jpcli/jp/app"
+	"github.com/jpcli/jp/domain/workspace"
+)
+
+// ConversationUseCmd is jp conversation use.
+type ConversationUseCmd struct {
+	ID string `arg:"" help:"Conversation ID or a unique prefix of one."`
+}
+
+// Run makes the conversation the checkout's active one.
+func (c *ConversationUseCmd) Run(rt *Runtime) error {
+	if c.ID == "" {
+		return &app.UsageError{Msg: "jp conversation use needs a conversation ID: list them with jp conversation ls"}
+	}
+	a, loc, id, err := rt.conversation(c.ID)
+	if err != nil {
+		return err
+	}
+	if err := a.Conversations.Use(rt.Ctx, loc, id); err != nil {
+		return err
+	}
+	fmt.Fprintf(rt.Streams.Out, "Active conversation: %s\n", id)
+	return nil
+}
+
+// ConversationForkCmd is jp conversation fork.
+type ConversationForkCmd struct {
+	ID   string `arg:"" optional:"" help:"Conversation ID or a unique prefix of one (default: the active conversation)."`
+	Turn int    `placeholder:"N" help:"Copy only the first N turns (default: all complete turns)."`
+}
+
+// Run forks the conversation.
+func (c *ConversationForkCmd) Run(rt *Runtime) error {
+	a, loc, id, err := rt.conversation(c.ID)
+	if err != nil {
+		return err
+	}
+	nid, err := a.Conversations.Fork(rt.Ctx, loc, id, c.Turn)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(rt.Streams.Out, "Forked conversation %s into %s (now active)\n", id, nid)
+	return nil
+}
+
+// ConversationGrepCmd is jp conversation grep.
+type ConversationGrepCmd struct {
+	Pattern       string `arg:"" help:"A regular expression (Go syntax), matched line by line."`
+	IgnoreCase    bool   `short:"i" help:"Match without regard to case."`
+	AllWorkspaces bool   `name:"all-workspaces" help:"Search every workspace on this machine, not only the current one."`
+	FormatFlag
+}
+
+// Run searches conversations.
+func (c *ConversationGrepCmd) Run(rt *Runtime) error {
+	re, err := app.CompileGrep(c.Pattern, c.IgnoreCase)
+	if err != nil {
+		return err
+	}
+	a, err := rt.App()
+	if err != nil {
+		return err
+	}
+	var locs []workspace.Location
+	if c.AllWorkspaces {
+		ws, err := a.Workspaces.List(rt.Ctx, rt.Paths.LaunchDir)
+		if err != nil {
+			return err
+		}
+		for _, w := range ws {
+			locs = append(locs, workspace.Location{ID: w.ID})
+		}
+	} else {
+		loc, err := rt.open(a)
+		if err != nil {
+			return err
+		}
+		locs = []workspace.Location{loc}
+	}
+	matches, err := a.Conversations.Grep(rt.Ctx, locs, re)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(rt.Streams.Out, 64<<10)
+	defer w.Flush()
+	if c.JSON() {
+		enc := json.NewEncoder(w)
+		for _, m := range matches {
+			if err := enc.Encode(m); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, m := range matches {
+		where := "title"
+		if m.Turn > 0 {
+			where = fmt.Sprintf("turn %d %s", m.Turn, m.Who)
+		}
+		prefix := string(m.Conversation)
+		if c.AllWorkspaces {
+			prefix = string(m.Workspace) + "/" + prefix
+		}
+		fmt.Fprintf(w, "%s  %s: %s\n", prefix, where, m.Line)
+	}
+	if len(matches) == 0 {
+		fmt.Fprintln(rt.Streams.Err, "No match.")
+		return &exitError{code: ExitError}
+	}
+	return nil
+}
+
+// ConversationLabelCmd is jp conversation label.
+type ConversationLabelCmd struct {
+	ID     string `arg:"" help:"Conversation ID or a unique prefix of one."`
+	Action string `arg:"" enum:"add,rm" help:"add or rm."`
+	Name   string `arg:"" help:"The label: letters, digits and - _ . / :"`
+}
+
+// Run adds or removes the label.
+func (c *ConversationLabelCmd) Run(rt *Runtime) error {
+	a, loc, id, err := rt.conversation(c.ID)
+	if err != nil {
+		return err
+	}
+	if err := a.Conversations.Label(rt.Ctx, loc, id, c.Name, c.Action == "add"); err != nil {
+		return err
+	}
+	verb := "Labelled"
+	if c.Action == "rm" {
+		verb = "Unlabelled"
+	}
+	fmt.Fprintf(rt.Streams.Out, "%s conversation %s: %s\n", verb, id, c.Name)
+	return nil
+}
+
+// ConversationEditCmd is jp conversation edit.
+type ConversationEditCmd struct {
+	ID string `arg:"" optional:"" help:"Conversation ID or a unique prefix of one (default: the active conversation)."`
+}
+
+// editDoc is what jp conversation edit puts in the editor.
+type editDoc struct {
+	Title  string   `toml:"title"`
+	Pinned bool     `toml:"pinned"`
+	Labels []string `toml:"labels"`
+}
+
+const editHeader = "# Edit this conversation's title, pinned flag and labels, then save and quit.\n# Quit without saving (or empty the file) to change nothing.\n"
+
+// Run opens the metadata in the editor and applies what was saved.
+func (c *ConversationEditCmd) Run(rt *Runtime) error {
+	a, loc, id, err := rt.conversation(c.ID)
+	if err != nil {
+		return err
+	}
+	s, _, err := a.Conversations.Show(rt.Ctx, loc, id)
+	if err != nil {
+		return err
+	}
+	doc := editDoc{Title: s.Metadata.Title, Pinned: s.Metadata.Pinned(), Labels: s.Metadata.Labels()}
+	if doc.Labels == nil {
+		doc.Labels = []string{}
+	}
+	body, err := toml.Marshal(doc)
+	if err != nil {
+		return err
+	}
+	editor := rt.Paths.Editor
+	if editor == "" {
+		return &app.UserError{Msg: noEditorMsg}
+	}
+	out, err := runEditorOn(rt, editor, "conversation-"+string(id)+".toml", editHeader+string(body))
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(stripComments(out)) == "" {
+		fmt.Fprintln(rt.Streams.Err, "Nothing changed.")
+		return nil
+	}
+	var got editDoc
+	if err := toml.Unmarshal([]byte(out), &got); err != nil {
+		return &app.UserError{Msg: fmt.Sprintf("the edited metadata is not valid TOML (%s); nothing changed: run jp conversation edit %s again", oneLine(err.Error()), id)}
+	}
+	if err := a.Conversations.Apply(rt.Ctx, loc, id, app.Edit{Title: &got.Title, Pinned: &got.Pinned, Labels: &got.Labels}); err != nil {
+		return err
+	}
+	fmt.Fprintf(rt.Streams.Out, "Updated conversation %s\n", id)
+	return nil
+}
+
+func stripComments(s string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(s, "\n") {
+		if !strings.HasPrefix(strings.TrimSpace(l), "#") {
+			b.WriteString(l + "\n")
+		}
+	}
+	return b.String()
+}
+
+// runEditorOn writes content to a temporary file named after name, runs
+// the editor on it with the process's terminal and returns the saved text.
+// An editor exiting non-zero changes nothing.
+func runEditorOn(rt *Runtime, editor, name, content string) (string, error) {
+	f, err := os.CreateTemp("", "jp-*-"+name)
+	if err != nil {
+		return "", err
+	}
+	path := f.Name()
+	defer func() { _ = os.Remove(path) }()
+	if _, err := f.WriteString(content); err != nil {
+		_ = f.Close()
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		return "", err
+	}
+	args := strings.Fields(editor)
+	cmd := exec.CommandContext(rt.Ctx, args[0], append(args[1:], path)...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = rt.Streams.In, rt.Streams.Err, rt.Streams.Err
+	if rt.Paths.TTYIn != nil {
+		cmd.Stdin, cmd.Stdout = rt.Paths.TTYIn, rt.Paths.TTYOut
+	}
+	if err := cmd.Run(); err != nil {
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return "", &app.UserError{Msg: fmt.Sprintf("the editor %s exited with status %d; nothing changed", args[0], exit.ExitCode())}
+		}
+		return "", &app.UserError{Msg: fmt.Sprintf("cannot run the editor %q: %v", editor, err)}
+	}
+	b, err := os.ReadFile(path)
+	return string(b), err
+}
+
+// confirm asks a y/N question on the terminal. Without a terminal it
+// refuses, naming --yes.
+func (rt *Runtime) confirm(question string) (bool, error) {
+	if rt.Paths.TTYIn == nil {
+		return false, &app.UsageError{Msg: "jp conversation rm asks before deleting and there is no terminal to ask on: pass --yes to delete without asking"}
+	}
+	fmt.Fprint(rt.Paths.TTYOut, question)
+	line, err := bufio.NewReader(rt.Paths.TTYIn).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return false, err
+	}
+	a := strings.ToLower(strings.TrimSpace(line))
+	return a == "y" || a == "yes", nil
+}
