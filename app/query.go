@@ -144,6 +144,9 @@ type runState struct {
 	// hideReasoning drops streamed reasoning from the output (it is
 	// still recorded).
 	hideReasoning bool
+	started       bool            // the run's start record was reported (run_events.go)
+	usage         *ports.RunUsage // tokens the provider reported this run
+	lastStop      llm.StopReason  // why the provider's last response ended
 }
 
 // Run executes the query: the turn loop over RunTurnPhases.
@@ -236,6 +239,16 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 	if err := q.store.SetActive(ctx, loc, rs.id); err != nil {
 		return QueryResult{Conversation: rs.id}, err
 	}
+	q.reportStart(rs)
+	out, err := q.runTurns(ctx, rs, text, note, fromCompose)
+	q.reportEnd(rs, out.End, err)
+	return out, err
+}
+
+// runTurns is the part of Run after the conversation is chosen and locked.
+func (q *Query) runTurns(ctx context.Context, rs *runState, text, note string, fromCompose bool) (QueryResult, error) {
+	loc := rs.loc
+	var err error
 	if fromCompose {
 		rs.composed = text
 		// The composed text is the draft until it has been sent as a turn.

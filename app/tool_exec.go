@@ -136,6 +136,7 @@ func (q *Query) runApproved(ctx context.Context, rs *runState, ts *turnState, ca
 }
 
 func (q *Query) printResult(c llm.ToolCall, r turn.ToolResult) {
+	q.reportToolResult(c, r)
 	text := r.Content
 	const maxLines = 12
 	if lines := strings.Split(strings.TrimRight(text, "\n"), "\n"); len(lines) > maxLines {

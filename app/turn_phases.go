@@ -230,12 +230,15 @@ func (q *Query) stream(ctx context.Context, rs *runState, ts *turnState) []turn.
 			}
 			q.printer.Write(ports.ChannelToolCall, fmt.Sprintf("%s %s", ev.ToolCall.Name, compact(ev.ToolCall.Arguments)))
 			q.printer.EndBlock(ports.ChannelToolCall)
+			q.reportToolCall(ev.ToolCall)
 		case llm.EventReasoningSignature:
 			ts.m.Signature(ev.Text)
 		case llm.EventUsage:
 			ts.step.Usage = ts.step.Usage.Add(ev.Usage)
+			rs.addUsage(ev.Usage)
 		case llm.EventDone:
 			ts.step.Stop = ev.Stop
+			rs.lastStop = ev.Stop
 		case llm.EventChrome:
 			q.chromeLine(rs, ev.Text)
 		}

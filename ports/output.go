@@ -197,3 +197,65 @@ type UsageReport struct {
 	Cost   float64 // US dollars; set when Priced
 	Priced bool
 }
+
+// RunEvents is implemented by printers that write a run as structured
+// records (jp query --format json, docs/scripting.md). The query use case
+// reports the run's start, each tool call and result, and its end through
+// it; text and reasoning deltas arrive through Printer.Write. A printer
+// that does not implement it gets none of these.
+type RunEvents interface {
+	// RunStart opens the run: the conversation, the model and the checkout.
+	RunStart(s RunStart)
+	// ToolCall reports a tool call the model made.
+	ToolCall(c RunToolCall)
+	// ToolResult reports a tool call's whole result.
+	ToolResult(r RunToolResult)
+	// RunEnd closes the run.
+	RunEnd(e RunEnd)
+}
+
+// RunStart is the start record of a run.
+type RunStart struct {
+	Conversation string
+	Model        string
+	Workspace    string
+	Checkout     string
+}
+
+// RunToolCall is one tool call.
+type RunToolCall struct {
+	ID        string
+	Name      string
+	Arguments []byte // JSON
+}
+
+// RunToolResult is one tool call's result.
+type RunToolResult struct {
+	ID      string
+	Name    string
+	Content string
+	IsError bool
+}
+
+// RunEnd is the end record of a run.
+type RunEnd struct {
+	// Outcome is "completed", "stopped", "aborted" or "error".
+	Outcome string
+	// Text is the assistant's final answer: the text of the last turn after
+	// its last tool result.
+	Text string
+	// StopReason says why the run stopped: "end_turn", "length" (the last
+	// answer was cut at the output token limit), "interrupted" or "error".
+	StopReason string
+	// Usage is the tokens the provider reported for the run; nil when it
+	// reported none.
+	Usage *RunUsage
+	// Error is the error's one line when Outcome is "error".
+	Error string
+}
+
+// RunUsage counts tokens.
+type RunUsage struct {
+	InputTokens  int
+	OutputTokens int
+}

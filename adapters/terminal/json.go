@@ -7,27 +7,34 @@ import (
 	"github.com/jpcli/jp/ports"
 )
 
-// writeJSON prints one record of --format json:
+// writeJSON prints a streamed piece in --format json (see runevents.go
+// for the other records):
 //
-//	{"channel":"content","text":"..."}
-//	{"channel":"content","end":true}
+//	{"type":"delta","kind":"text","text":"..."}
+//	{"type":"delta","kind":"reasoning","text":"..."}
 //
-// It encodes by hand into the buffered writer, so a record costs no
-// allocation.
-func (p *Printer) writeJSON(ch ports.Channel, text string, end bool) {
+// Tool calls and results are written as their own records through
+// ports.RunEvents, so their rendered lines are not repeated here; a
+// command plugin's print on those channels is a "print" record naming the
+// channel. It encodes by hand into the buffered writer, so a delta costs
+// no allocation.
+func (p *Printer) writeJSON(ch ports.Channel, text string) {
 	w := p.out.w
-	_, _ = w.WriteString(`{"channel":"`)
-	_, _ = w.WriteString(ch.String())
-	if end {
-		_, _ = w.WriteString(`","end":true}` + "\n")
+	if p.events && (ch == ports.ChannelToolCall || ch == ports.ChannelToolResult) {
 		return
 	}
-	_, _ = w.WriteString(`","text":`)
+	switch ch {
+	case ports.ChannelContent:
+		_, _ = w.WriteString(`{"type":"delta","kind":"text","text":`)
+	case ports.ChannelReasoning:
+		_, _ = w.WriteString(`{"type":"delta","kind":"reasoning","text":`)
+	default:
+		_, _ = w.WriteString(`{"type":"print","channel":"`)
+		_, _ = w.WriteString(ch.String())
+		_, _ = w.WriteString(`","text":`)
+	}
 	writeJSONString(w, text)
 	_, _ = w.WriteString("}\n")
-	if ch == ports.ChannelChrome || ch == ports.ChannelError {
-		_ = w.Flush()
-	}
 }
 
 const hexDigits = "0123456789abcdef"
@@ -98,7 +105,7 @@ func writeJSONString(w *bufio.Writer, s string) {
 
 // usageRecord is the --format json record of a turn's usage.
 type usageRecord struct {
-	Channel          string   `json:"channel"`
+	Type             string   `json:"type"`
 	Model            string   `json:"model"`
 	InputTokens      int      `json:"input_tokens"`
 	OutputTokens     int      `json:"output_tokens"`

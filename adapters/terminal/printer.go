@@ -52,6 +52,9 @@ type Printer struct {
 	mu   sync.Mutex
 	opts PrinterOptions
 	json bool
+	// events: a run reports its tool calls and results as records
+	// (RunStart was called), so their rendered lines are left out.
+	events bool
 
 	out stream // Stdout
 	err stream // Stderr
@@ -113,8 +116,10 @@ func (p *Printer) Write(ch ports.Channel, text string) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.json {
-		p.writeJSON(ch, text, false)
+	if p.json && ch != ports.ChannelChrome && ch != ports.ChannelError {
+		// Chrome and errors stay plain lines on stderr: stdout is only
+		// the JSON records.
+		p.writeJSON(ch, text)
 		return
 	}
 	s := p.route(ch)
@@ -145,16 +150,17 @@ func (p *Printer) Write(ch ports.Channel, text string) {
 // Usage shows a turn's tokens: a chrome line ("tokens: ... · $0.0123"),
 // or in JSON mode a record that --quiet keeps (it is data, not chrome):
 //
-//	{"channel":"usage","model":"anthropic/claude-sonnet-4-5","input_tokens":1200,"output_tokens":56,"reasoning_tokens":0,"cache_read_tokens":1000,"cache_write_tokens":0,"cost_usd":0.0045}
+//	{"type":"usage","model":"anthropic/claude-sonnet-4-5","input_tokens":1200,"output_tokens":56,"reasoning_tokens":0,"cache_read_tokens":1000,"cache_write_tokens":0,"cost_usd":0.0045}
 func (p *Printer) Usage(r ports.UsageReport) {
 	if p.json {
-		rec := usageRecord{Channel: "usage", Model: r.Model,
+		rec := usageRecord{Type: "usage", Model: r.Model,
 			InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens, ReasoningTokens: r.Usage.ReasoningTokens,
 			CacheReadTokens: r.Usage.CacheReadTokens, CacheWriteTokens: r.Usage.CacheWriteTokens}
 		if r.Priced {
 			rec.CostUSD = &r.Cost
 		}
 		b, _ := json.Marshal(rec) // plain fields: cannot fail
+		b = safetext.JSON(b)      // the model name is the provider's text
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		_, _ = p.out.w.Write(append(b, '\n'))
@@ -177,8 +183,7 @@ func (p *Printer) EndBlock(ch ports.Channel) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.json {
-		p.writeJSON(ch, "", true)
+	if p.json && ch != ports.ChannelChrome && ch != ports.ChannelError {
 		_ = p.out.w.Flush()
 		return
 	}

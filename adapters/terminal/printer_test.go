@@ -108,41 +108,48 @@ func TestJSON(t *testing.T) {
 		p.Write(ports.ChannelContent, s)
 	}
 	p.EndBlock(ports.ChannelContent)
+	p.Write(ports.ChannelReasoning, "hmm")
 	p.Write(ports.ChannelChrome, "hidden by --quiet")
 	p.Write(ports.ChannelError, "err")
+	p.EndBlock(ports.ChannelError)
 	p.Write(ports.ChannelToolCall, "call")
+	p.ToolCall(ports.RunToolCall{ID: "c1", Name: "read", Arguments: []byte(`{"path":"a"}`)})
+	p.RunEnd(ports.RunEnd{Outcome: "completed", Text: "x", StopReason: "end_turn", Usage: &ports.RunUsage{InputTokens: 3, OutputTokens: 4}})
 	_ = p.Flush()
-	if errb.Len() != 0 {
-		t.Errorf("stderr = %q", errb)
+	if errb.String() != "err\n" {
+		t.Errorf("stderr = %q, want the error line alone (chrome and errors never reach stdout)", errb)
 	}
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
-	if len(lines) != len(texts)+3 {
+	if len(lines) != len(texts)+4 {
 		t.Fatalf("got %d lines: %q", len(lines), out)
 	}
 	type rec struct {
-		Channel string  `json:"channel"`
-		Text    *string `json:"text"`
-		End     bool    `json:"end"`
+		Type string  `json:"type"`
+		Kind string  `json:"kind"`
+		Text *string `json:"text"`
 	}
-	for i, l := range lines {
+	for i, l := range lines[:len(texts)] {
 		var r rec
 		if err := json.Unmarshal([]byte(l), &r); err != nil {
 			t.Fatalf("line %d %q: %v", i, l, err)
 		}
-		if i < len(texts) {
-			std, _ := json.Marshal(texts[i])
-			var want string
-			_ = json.Unmarshal(std, &want)
-			if r.Channel != "content" || r.Text == nil || *r.Text != want {
-				t.Errorf("line %d = %+v, want text %q", i, r, want)
-			}
+		std, _ := json.Marshal(texts[i])
+		var want string
+		_ = json.Unmarshal(std, &want)
+		if r.Type != "delta" || r.Kind != "text" || r.Text == nil || *r.Text != want {
+			t.Errorf("line %d = %+v, want text %q", i, r, want)
 		}
 	}
-	if lines[len(texts)] != `{"channel":"content","end":true}` {
-		t.Errorf("end record = %s", lines[len(texts)])
+	want := []string{
+		`{"type":"delta","kind":"reasoning","text":"hmm"}`,
+		`{"type":"print","channel":"tool_call","text":"call"}`,
+		`{"type":"tool_call","id":"c1","name":"read","arguments":{"path":"a"}}`,
+		`{"type":"end","outcome":"completed","text":"x","stop_reason":"end_turn","usage":{"input_tokens":3,"output_tokens":4}}`,
 	}
-	if lines[len(texts)+1] != `{"channel":"error","text":"err"}` || lines[len(texts)+2] != `{"channel":"tool_call","text":"call"}` {
-		t.Errorf("records = %q", lines[len(texts)+1:])
+	for i, w := range want {
+		if got := lines[len(texts)+i]; got != w {
+			t.Errorf("record %d = %s, want %s", i, got, w)
+		}
 	}
 }
 
@@ -345,8 +352,8 @@ func TestUsage(t *testing.T) {
 	p.Usage(r)
 	r.Priced = false
 	p.Usage(r)
-	want := `{"channel":"usage","model":"anthropic/claude-sonnet-4-5","input_tokens":1200,"output_tokens":56,"reasoning_tokens":20,"cache_read_tokens":1000,"cache_write_tokens":0,"cost_usd":0.0123}
-{"channel":"usage","model":"anthropic/claude-sonnet-4-5","input_tokens":1200,"output_tokens":56,"reasoning_tokens":20,"cache_read_tokens":1000,"cache_write_tokens":0}
+	want := `{"type":"usage","model":"anthropic/claude-sonnet-4-5","input_tokens":1200,"output_tokens":56,"reasoning_tokens":20,"cache_read_tokens":1000,"cache_write_tokens":0,"cost_usd":0.0123}
+{"type":"usage","model":"anthropic/claude-sonnet-4-5","input_tokens":1200,"output_tokens":56,"reasoning_tokens":20,"cache_read_tokens":1000,"cache_write_tokens":0}
 `
 	if out.String() != want {
 		t.Errorf("json:\n%s\nwant\n%s", out, want)

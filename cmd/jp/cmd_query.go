@@ -23,7 +23,7 @@ type QueryCmd struct {
 	Model        string   `placeholder:"PROVIDER/MODEL" help:"Model to use, e.g. openai/gpt-4o, anthropic/claude-sonnet-4-5, ollama/llama3.1, demo/echo."`
 	Edit         bool     `short:"e" help:"Compose in the editor even when a message is given (seeded with it)."`
 	NoEdit       bool     `short:"E" name:"no-edit" help:"Never compose; fail if there is no message."`
-	Format       string   `enum:"text,json" default:"text" help:"Output: text, or json (one JSON object per event)."`
+	Format       string   `enum:"text,json" default:"text" help:"Output: text, or json (JSON lines: start, delta, tool_call, tool_result, end; see docs/scripting.md)."`
 	Quiet        bool     `short:"q" help:"No chrome (status lines)."`
 	Headless     string   `placeholder:"FILE" env:"JP_HEADLESS" help:"Answer prompts from a script file instead of the terminal (see docs/headless.md)."`
 	MCPPrompt    string   `name:"mcp-prompt" placeholder:"SERVER/PROMPT" help:"Start the query from an MCP server's prompt; the words after it are the prompt's arguments as key=value."`

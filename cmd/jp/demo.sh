@@ -83,7 +83,13 @@ show "$JP" conversation ls
 id=$("$JP" conversation ls --format json | jq -r '.[0].id')
 show "$JP" conversation show "$id"
 
-step "6. Plugins: a shell script, and a Go plugin that asks a question through jp's prompts"
+step "6. Fork, search, and JSON lines for scripts"
+echo "${dim}(jp c commands take an ID prefix and default to the active conversation, marked * in jp c ls)${off}"
+show "$JP" c fork --turn 1
+show "$JP" c grep -i 'words in'
+show "$JP" q --format json "one answer for a script"
+
+step "7. Plugins: a shell script, and a Go plugin that asks a question through jp's prompts"
 cat >> .jp/config.toml <<'TOML'
 [plugins.command.titles]
 run = "unattended"
@@ -97,10 +103,10 @@ echo "${dim}(jp prune asks 'Delete K stale conversations? (they are archived, no
 JP_HEADLESS=prune.jph show "$JP" prune --days 0
 show "$JP" conversation ls --archived
 
-step "7. Workspaces and their checkouts"
+step "8. Workspaces and their checkouts"
 show "$JP" workspace ls
 
-step "8. The web frontend: jp serve web, a plugin that sees every workspace on the machine"
+step "9. The web frontend: jp serve web, a plugin that sees every workspace on the machine"
 cat >> .jp/config.toml <<'TOML'
 [plugins.command.serve-web]
 run = "unattended"
