@@ -101,7 +101,7 @@ func TestComposeEditorFailures(t *testing.T) {
 	}{
 		{"non-zero exit cancels", "sh " + writeScript(t, "exit 3"), ports.ErrCancelled, "exited with status 3"},
 		{"missing editor", "/nonexistent/editor", ports.ErrUnavailable, `run the editor "/nonexistent/editor"`},
-		{"no editor", "", ports.ErrUnavailable, "set $VISUAL or $EDITOR"},
+		{"no editor", "", ports.ErrUnavailable, "set $JP_EDITOR, $VISUAL or $EDITOR"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
