@@ -88,7 +88,7 @@ func TestReadOnlyDataDir(t *testing.T) {
 	}
 
 	// The data directory really is read-only for the jp we run.
-	if _, _, err := run("conversation", "rm", convID); err == nil {
+	if _, _, err := run("conversation", "rm", "--yes", convID); err == nil {
 		t.Fatal("jp conversation rm succeeded on a read-only data directory: the test does not make it read-only")
 	}
 
