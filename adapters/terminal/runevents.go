@@ -3,6 +3,8 @@ package terminal
 import (
 	"encoding/json"
 
+	"github.com/jpcli/jp/internal/safetext"
+
 	"github.com/jpcli/jp/ports"
 )
 
@@ -88,6 +90,7 @@ func (p *Printer) record(v any) {
 	if err != nil {
 		return // the record types always marshal
 	}
+	b = safetext.JSON(b) // DEL and C1 controls as \u escapes too
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	_, _ = p.out.w.Write(append(b, '\n'))
