@@ -39,12 +39,12 @@ type (
 		OutputTokens int `json:"output_tokens"`
 	}
 	endRecord struct {
-		Type       string       `json:"type"`
-		Outcome    string       `json:"outcome"`
-		Text       string       `json:"text"`
-		StopReason string       `json:"stop_reason"`
+		Type       string          `json:"type"`
+		Outcome    string          `json:"outcome"`
+		Text       string          `json:"text"`
+		StopReason string          `json:"stop_reason"`
 		Usage      *runUsageRecord `json:"usage,omitempty"`
-		Error      string       `json:"error,omitempty"`
+		Error      string          `json:"error,omitempty"`
 	}
 )
 
