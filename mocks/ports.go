@@ -50,11 +50,20 @@ var _ ports.ConversationStore = &ConversationStoreMock{}
 //			RemoveFunc: func(ctx context.Context, loc workspace.Location, id conversation.ID) error {
 //				panic("mock out the Remove method")
 //			},
+//			RestoreFunc: func(ctx context.Context, loc workspace.Location, id conversation.ID) error {
+//				panic("mock out the Restore method")
+//			},
 //			ScanEventsFunc: func(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(conversation.Event) error) error {
 //				panic("mock out the ScanEvents method")
 //			},
 //			SetActiveFunc: func(ctx context.Context, loc workspace.Location, id conversation.ID) error {
 //				panic("mock out the SetActive method")
+//			},
+//			TrashFunc: func(ctx context.Context, loc workspace.Location, id conversation.ID) error {
+//				panic("mock out the Trash method")
+//			},
+//			TrashedFunc: func(ctx context.Context, loc workspace.Location) ([]ports.TrashedConversation, error) {
+//				panic("mock out the Trashed method")
 //			},
 //			UpdateLocalMetadataFunc: func(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(*conversation.LocalMetadata) error) error {
 //				panic("mock out the UpdateLocalMetadata method")
@@ -93,11 +102,20 @@ type ConversationStoreMock struct {
 	// RemoveFunc mocks the Remove method.
 	RemoveFunc func(ctx context.Context, loc workspace.Location, id conversation.ID) error
 
+	// RestoreFunc mocks the Restore method.
+	RestoreFunc func(ctx context.Context, loc workspace.Location, id conversation.ID) error
+
 	// ScanEventsFunc mocks the ScanEvents method.
 	ScanEventsFunc func(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(conversation.Event) error) error
 
 	// SetActiveFunc mocks the SetActive method.
 	SetActiveFunc func(ctx context.Context, loc workspace.Location, id conversation.ID) error
+
+	// TrashFunc mocks the Trash method.
+	TrashFunc func(ctx context.Context, loc workspace.Location, id conversation.ID) error
+
+	// TrashedFunc mocks the Trashed method.
+	TrashedFunc func(ctx context.Context, loc workspace.Location) ([]ports.TrashedConversation, error)
 
 	// UpdateLocalMetadataFunc mocks the UpdateLocalMetadata method.
 	UpdateLocalMetadataFunc func(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(*conversation.LocalMetadata) error) error
@@ -177,6 +195,15 @@ type ConversationStoreMock struct {
 			// ID is the id argument value.
 			ID conversation.ID
 		}
+		// Restore holds details about calls to the Restore method.
+		Restore []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Loc is the loc argument value.
+			Loc workspace.Location
+			// ID is the id argument value.
+			ID conversation.ID
+		}
 		// ScanEvents holds details about calls to the ScanEvents method.
 		ScanEvents []struct {
 			// Ctx is the ctx argument value.
@@ -196,6 +223,22 @@ type ConversationStoreMock struct {
 			Loc workspace.Location
 			// ID is the id argument value.
 			ID conversation.ID
+		}
+		// Trash holds details about calls to the Trash method.
+		Trash []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Loc is the loc argument value.
+			Loc workspace.Location
+			// ID is the id argument value.
+			ID conversation.ID
+		}
+		// Trashed holds details about calls to the Trashed method.
+		Trashed []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Loc is the loc argument value.
+			Loc workspace.Location
 		}
 		// UpdateLocalMetadata holds details about calls to the UpdateLocalMetadata method.
 		UpdateLocalMetadata []struct {
@@ -228,8 +271,11 @@ type ConversationStoreMock struct {
 	lockList                sync.RWMutex
 	lockLocalMetadata       sync.RWMutex
 	lockRemove              sync.RWMutex
+	lockRestore             sync.RWMutex
 	lockScanEvents          sync.RWMutex
 	lockSetActive           sync.RWMutex
+	lockTrash               sync.RWMutex
+	lockTrashed             sync.RWMutex
 	lockUpdateLocalMetadata sync.RWMutex
 	lockUpdateMetadata      sync.RWMutex
 }
@@ -550,6 +596,46 @@ func (mock *ConversationStoreMock) RemoveCalls() []struct {
 	return calls
 }
 
+// Restore calls RestoreFunc.
+func (mock *ConversationStoreMock) Restore(ctx context.Context, loc workspace.Location, id conversation.ID) error {
+	if mock.RestoreFunc == nil {
+		panic("ConversationStoreMock.RestoreFunc: method is nil but ConversationStore.Restore was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+		Loc workspace.Location
+		ID  conversation.ID
+	}{
+		Ctx: ctx,
+		Loc: loc,
+		ID:  id,
+	}
+	mock.lockRestore.Lock()
+	mock.calls.Restore = append(mock.calls.Restore, callInfo)
+	mock.lockRestore.Unlock()
+	return mock.RestoreFunc(ctx, loc, id)
+}
+
+// RestoreCalls gets all the calls that were made to Restore.
+// Check the length with:
+//
+//	len(mockedConversationStore.RestoreCalls())
+func (mock *ConversationStoreMock) RestoreCalls() []struct {
+	Ctx context.Context
+	Loc workspace.Location
+	ID  conversation.ID
+} {
+	var calls []struct {
+		Ctx context.Context
+		Loc workspace.Location
+		ID  conversation.ID
+	}
+	mock.lockRestore.RLock()
+	calls = mock.calls.Restore
+	mock.lockRestore.RUnlock()
+	return calls
+}
+
 // ScanEvents calls ScanEventsFunc.
 func (mock *ConversationStoreMock) ScanEvents(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(conversation.Event) error) error {
 	if mock.ScanEventsFunc == nil {
@@ -631,6 +717,82 @@ func (mock *ConversationStoreMock) SetActiveCalls() []struct {
 	mock.lockSetActive.RLock()
 	calls = mock.calls.SetActive
 	mock.lockSetActive.RUnlock()
+	return calls
+}
+
+// Trash calls TrashFunc.
+func (mock *ConversationStoreMock) Trash(ctx context.Context, loc workspace.Location, id conversation.ID) error {
+	if mock.TrashFunc == nil {
+		panic("ConversationStoreMock.TrashFunc: method is nil but ConversationStore.Trash was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+		Loc workspace.Location
+		ID  conversation.ID
+	}{
+		Ctx: ctx,
+		Loc: loc,
+		ID:  id,
+	}
+	mock.lockTrash.Lock()
+	mock.calls.Trash = append(mock.calls.Trash, callInfo)
+	mock.lockTrash.Unlock()
+	return mock.TrashFunc(ctx, loc, id)
+}
+
+// TrashCalls gets all the calls that were made to Trash.
+// Check the length with:
+//
+//	len(mockedConversationStore.TrashCalls())
+func (mock *ConversationStoreMock) TrashCalls() []struct {
+	Ctx context.Context
+	Loc workspace.Location
+	ID  conversation.ID
+} {
+	var calls []struct {
+		Ctx context.Context
+		Loc workspace.Location
+		ID  conversation.ID
+	}
+	mock.lockTrash.RLock()
+	calls = mock.calls.Trash
+	mock.lockTrash.RUnlock()
+	return calls
+}
+
+// Trashed calls TrashedFunc.
+func (mock *ConversationStoreMock) Trashed(ctx context.Context, loc workspace.Location) ([]ports.TrashedConversation, error) {
+	if mock.TrashedFunc == nil {
+		panic("ConversationStoreMock.TrashedFunc: method is nil but ConversationStore.Trashed was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+		Loc workspace.Location
+	}{
+		Ctx: ctx,
+		Loc: loc,
+	}
+	mock.lockTrashed.Lock()
+	mock.calls.Trashed = append(mock.calls.Trashed, callInfo)
+	mock.lockTrashed.Unlock()
+	return mock.TrashedFunc(ctx, loc)
+}
+
+// TrashedCalls gets all the calls that were made to Trashed.
+// Check the length with:
+//
+//	len(mockedConversationStore.TrashedCalls())
+func (mock *ConversationStoreMock) TrashedCalls() []struct {
+	Ctx context.Context
+	Loc workspace.Location
+} {
+	var calls []struct {
+		Ctx context.Context
+		Loc workspace.Location
+	}
+	mock.lockTrashed.RLock()
+	calls = mock.calls.Trashed
+	mock.lockTrashed.RUnlock()
 	return calls
 }
 

@@ -56,6 +56,29 @@ type ConversationStore interface {
 	// Remove deletes the conversation from the silo and from loc.Root's
 	// projection.
 	Remove(ctx context.Context, loc workspace.Location, id conversation.ID) error
+	// Trash removes the conversation as Remove does, but keeps it in the
+	// workspace's trash (user-local, never projected) so that Restore can
+	// bring it back until TrashKeep has passed.
+	Trash(ctx context.Context, loc workspace.Location, id conversation.ID) error
+	// Trashed lists the workspace's trash, most recently removed first,
+	// after deleting the entries kept longer than TrashKeep.
+	Trashed(ctx context.Context, loc workspace.Location) ([]TrashedConversation, error)
+	// Restore puts the most recently trashed copy of id back: into the
+	// silo, projected into loc.Root unless it is --local. An ID not in the
+	// trash is a *NotFoundError; one that exists again in loc is an error
+	// wrapping ErrExists (nothing is overwritten).
+	Restore(ctx context.Context, loc workspace.Location, id conversation.ID) error
+}
+
+// TrashKeep is how long a conversation removed with Trash can be
+// restored.
+const TrashKeep = 30 * 24 * time.Hour
+
+// TrashedConversation is one entry of a workspace's trash.
+type TrashedConversation struct {
+	ID        conversation.ID
+	Title     string
+	RemovedAt time.Time
 }
 
 // Draft is the content of a conversation's QUERY_MESSAGE.md.

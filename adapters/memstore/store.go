@@ -39,6 +39,7 @@ type Store struct {
 	dirs   map[string]workspace.ID                   // directories holding .jp/.id
 	locks  map[lockKey]chan struct{}                 // held locks, closed on release
 	active map[activeKey]conversation.ID             // per checkout (SetActive)
+	trash  map[workspace.ID][]trashed                // Trash, oldest first
 	revs   uint64
 }
 

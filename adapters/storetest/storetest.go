@@ -58,6 +58,7 @@ func RunConversationStoreSuite(t *testing.T, newStore func(t *testing.T) Stores)
 		{"InvalidAppendDoesNotImport", testInvalidAppendDoesNotImport},
 		{"Remove", testRemove},
 		{"Active", testActive},
+		{"Trash", testTrash},
 		{"UnknownConversation", testUnknownConversation},
 		{"InvalidIDs", testInvalidIDs},
 		{"Drafts", testDrafts},

@@ -18,19 +18,20 @@ import (
 
 // ConversationCmd is jp conversation (alias c).
 type ConversationCmd struct {
-	Ls        ConversationLsCmd    `cmd:"" default:"withargs" aliases:"list" help:"List conversations in this workspace checkout (the default: bare jp c lists). * marks the active one."`
-	Show      ConversationShowCmd  `cmd:"" help:"Show a conversation's events (default: the active conversation)."`
-	Use       ConversationUseCmd   `cmd:"" help:"Make a conversation the active one of this checkout (jp q continues it)."`
-	Fork      ConversationForkCmd  `cmd:"" help:"Copy a conversation (all its turns, or up to --turn N) into a new, active one."`
-	Grep      ConversationGrepCmd  `cmd:"" help:"Search the text of conversations with a regular expression."`
-	Edit      ConversationEditCmd  `cmd:"" help:"Edit a conversation's title, pinned flag and labels in the editor."`
-	Label     ConversationLabelCmd `cmd:"" help:"Add or remove a conversation's label (jp c label ID add|rm NAME)."`
-	Rm        ConversationRmCmd    `cmd:"" aliases:"remove" help:"Delete conversations (asks first unless --yes)."`
-	Archive   ArchiveCmd           `cmd:"" help:"Archive a conversation (hidden from ls)."`
-	Unarchive UnarchiveCmd         `cmd:"" help:"Unarchive a conversation."`
-	Title     ConversationTitleCmd `cmd:"" help:"Set a conversation's title."`
-	Pin       PinCmd               `cmd:"" help:"Pin a conversation (listed first)."`
-	Unpin     UnpinCmd             `cmd:"" help:"Unpin a conversation."`
+	Ls        ConversationLsCmd      `cmd:"" default:"withargs" aliases:"list" help:"List conversations in this workspace checkout (the default: bare jp c lists). * marks the active one."`
+	Show      ConversationShowCmd    `cmd:"" help:"Show a conversation's events (default: the active conversation)."`
+	Use       ConversationUseCmd     `cmd:"" help:"Make a conversation the active one of this checkout (jp q continues it)."`
+	Fork      ConversationForkCmd    `cmd:"" help:"Copy a conversation (all its turns, or up to --turn N) into a new, active one."`
+	Grep      ConversationGrepCmd    `cmd:"" help:"Search the text of conversations with a regular expression."`
+	Edit      ConversationEditCmd    `cmd:"" help:"Edit a conversation's title, pinned flag and labels in the editor."`
+	Label     ConversationLabelCmd   `cmd:"" help:"Add or remove a conversation's label (jp c label ID add|rm NAME)."`
+	Rm        ConversationRmCmd      `cmd:"" aliases:"remove" help:"Move conversations to the trash (asks first unless --yes); jp c restore brings them back for 30 days."`
+	Restore   ConversationRestoreCmd `cmd:"" help:"Bring back a removed conversation from the trash (default: the one removed last); --list shows the trash."`
+	Archive   ArchiveCmd             `cmd:"" help:"Archive a conversation (hidden from ls)."`
+	Unarchive UnarchiveCmd           `cmd:"" help:"Unarchive a conversation."`
+	Title     ConversationTitleCmd   `cmd:"" help:"Set a conversation's title."`
+	Pin       PinCmd                 `cmd:"" help:"Pin a conversation (listed first)."`
+	Unpin     UnpinCmd               `cmd:"" help:"Unpin a conversation."`
 }
 
 // ConversationLsCmd is jp conversation ls.
@@ -320,7 +321,7 @@ func compactJSON(b json.RawMessage) string {
 // ConversationRmCmd is jp conversation rm.
 type ConversationRmCmd struct {
 	IDs []string `arg:"" optional:"" name:"id" help:"Conversation IDs or unique prefixes (default: the active conversation)."`
-	Yes bool     `short:"y" help:"Delete without asking."`
+	Yes bool     `short:"y" help:"Remove without asking."`
 }
 
 // Run deletes conversations.
@@ -358,20 +359,20 @@ func (c *ConversationRmCmd) Run(rt *Runtime) error {
 		titles = append(titles, fmt.Sprintf("%s (%s)", id, trimTitle(s.Metadata.Title)))
 	}
 	if !c.Yes {
-		ok, err := rt.confirm(fmt.Sprintf("Delete %s? [y/N] ", strings.Join(titles, ", ")))
+		ok, err := rt.confirm(fmt.Sprintf("Remove %s? (kept in the trash for %d days) [y/N] ", strings.Join(titles, ", "), trashDays()))
 		if err != nil {
 			return err
 		}
 		if !ok {
-			fmt.Fprintln(rt.Streams.Err, "Nothing deleted.")
+			fmt.Fprintln(rt.Streams.Err, "Nothing removed.")
 			return nil
 		}
 	}
 	for _, id := range ids {
-		if err := a.Conversations.Remove(rt.Ctx, loc, id); err != nil {
+		if err := a.Conversations.Trash(rt.Ctx, loc, id); err != nil {
 			return err
 		}
-		fmt.Fprintf(rt.Streams.Out, "Deleted conversation %s\n", id)
+		fmt.Fprintf(rt.Streams.Out, "Removed conversation %s (jp conversation restore %s brings it back)\n", id, id)
 	}
 	return nil
 }

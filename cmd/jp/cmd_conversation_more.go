@@ -251,7 +251,7 @@ func runEditorOn(rt *Runtime, editor, name, content string) (string, error) {
 // refuses, naming --yes.
 func (rt *Runtime) confirm(question string) (bool, error) {
 	if rt.Paths.TTYIn == nil {
-		return false, &app.UsageError{Msg: "jp conversation rm asks before deleting and there is no terminal to ask on: pass --yes to delete without asking"}
+		return false, &app.UsageError{Msg: "jp conversation rm asks before removing and there is no terminal to ask on: pass --yes to remove without asking"}
 	}
 	fmt.Fprint(rt.Paths.TTYOut, question)
 	line, err := bufio.NewReader(rt.Paths.TTYIn).ReadString('\n')
