@@ -57,3 +57,36 @@ func TestComposeAbandonedKeepsText(t *testing.T) {
 		})
 	}
 }
+
+// TestEditFlagOpensEditorAndKeepsSeed: -e composes in the editor
+// (editor.cmd passed along) on the seed text whatever compose_in_editor
+// says; an editor quit without saving keeps the seed as the draft, with
+// one "Not sent" line and no "Nothing to send" line after it.
+func TestEditFlagOpensEditorAndKeepsSeed(t *testing.T) {
+	f := newFixture(t, resp{events: []llm.Event{text("first answer")}})
+	res, _, err := f.run(t, app.QueryInput{Message: "first", HasMessage: true, New: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.cfg.Editor.Cmd = "my-editor --wait"
+	var got ports.ComposeRequest
+	f.prompter.ComposeFunc = func(_ context.Context, req ports.ComposeRequest) (string, error) {
+		got = req
+		return "", ports.ErrCancelled // vim's :cq: nothing taken from the editor
+	}
+	if _, _, err = f.run(t, app.QueryInput{Conversation: string(res.Conversation), Message: "seed text", HasMessage: true, Edit: true}); err != nil {
+		t.Fatal(err)
+	}
+	if !got.InEditor || got.FallbackInline || got.Editor != "my-editor --wait" || got.Initial != "seed text" {
+		t.Errorf("compose request = %+v, want the editor on the seed text", got)
+	}
+	found, _ := f.store.Find(context.Background(), "/proj")
+	d, derr := f.store.ReadDraft(context.Background(), workspace.Location{ID: found.ID, Root: found.Root}, res.Conversation)
+	if derr != nil || draft.Parse(d.Text).Query() != "seed text" {
+		t.Fatalf("draft = %q, %v; want the seed text", d.Text, derr)
+	}
+	chrome := f.printer.text(ports.ChannelChrome)
+	if strings.Count(chrome, "Not sent.") != 1 || strings.Contains(chrome, "Nothing to send") {
+		t.Errorf("chrome = %q, want one Not sent line and nothing contradicting it", chrome)
+	}
+}

@@ -212,6 +212,9 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 	}
 
 	text, fromCompose, err := q.message(ctx, loc, existing, rs.cfg, in)
+	if errors.Is(err, errAbandoned) {
+		return QueryResult{Conversation: existing}, nil // its one line is printed
+	}
 	if err != nil {
 		return QueryResult{Conversation: existing}, err
 	}
@@ -351,18 +354,39 @@ func (q *Query) message(ctx context.Context, loc workspace.Location, id conversa
 			return "", false, err
 		}
 	}
-	text, err := q.compose(ctx, composeRequest("query", cfg.Query.ComposeInEditor, initial, doc))
+	req := composeRequest("query", cfg.Query.ComposeInEditor, initial, doc)
+	req.Editor = cfg.Editor.Cmd
+	if in.Edit {
+		// -e: the editor, on the draft, whatever compose_in_editor says.
+		req.InEditor, req.FallbackInline, req.NoEditor = true, false, false
+	}
+	text, err := q.compose(ctx, req)
 	if err != nil {
-		if typed := draft.Parse(text).Query(); strings.TrimSpace(typed) != "" && typed != initial {
+		// Text the user gave (the -e seed) or changed is kept; a draft
+		// read back unchanged is already kept.
+		typed := draft.Parse(text).Query()
+		if strings.TrimSpace(typed) == "" && in.HasMessage {
+			typed = in.Message // the editor failed or quit: the seed is kept
+		}
+		kept := strings.TrimSpace(typed) != "" && (typed != initial || in.HasMessage)
+		if kept {
 			q.keepAbandoned(ctx, loc, id, typed)
 		}
 		if errors.Is(err, ports.ErrCancelled) {
+			if kept {
+				return "", false, errAbandoned
+			}
 			return "", false, nil
 		}
 		return "", false, err
 	}
 	return draft.Parse(text).Query(), true, nil
 }
+
+// errAbandoned is message's answer to a compose the user backed out of
+// after typing: what was typed is kept and said so in one line, and there
+// is nothing more to say.
+var errAbandoned = errors.New("compose abandoned; the text was kept")
 
 // keepAbandoned keeps text the user typed and then backed out of (ESC,
 // Ctrl-C): as the conversation's draft, which the next jp q -c picks up,

@@ -171,6 +171,10 @@ type ComposeRequest struct {
 	// Document is the whole query document for the external editor (query
 	// text plus meta section); empty means Initial alone.
 	Document string
+	// Editor is the editor command from the configuration (editor.cmd);
+	// empty means the one the front end found ($JP_EDITOR, $VISUAL,
+	// $EDITOR, then editor, nano, vi on $PATH).
+	Editor string
 }
 
 // Prompter asks the user questions. Errors: ErrCancelled (ESC, or an

@@ -14,11 +14,18 @@ import (
 // runEditor writes content to a temporary file, runs the external editor
 // on it in the terminal, and returns the file as saved. The file is
 // removed afterwards. An editor that exits non-zero (vim's :cq) cancels:
-// ports.ErrCancelled. A missing editor is ports.ErrUnavailable.
-func (p *Prompter) runEditor(ctx context.Context, purpose, content string) (string, error) {
-	args := strings.Fields(p.opts.Editor)
+// ports.ErrCancelled. A missing editor is ports.ErrUnavailable. editor
+// (editor.cmd) replaces the one found at start when set.
+func (p *Prompter) runEditor(ctx context.Context, editor, purpose, content string) (string, error) {
+	from := "$JP_EDITOR, $VISUAL, $EDITOR or $PATH"
+	if strings.TrimSpace(editor) == "" {
+		editor = p.opts.Editor
+	} else {
+		from = "editor.cmd"
+	}
+	args := strings.Fields(editor)
 	if len(args) == 0 {
-		return "", fmt.Errorf("no editor found: set $JP_EDITOR, $VISUAL or $EDITOR (e.g. export EDITOR=vi), or install editor, nano or vi: %w", ports.ErrUnavailable)
+		return "", fmt.Errorf("no editor found: set editor.cmd, $JP_EDITOR, $VISUAL or $EDITOR (e.g. export EDITOR=vi), or install editor, nano or vi: %w", ports.ErrUnavailable)
 	}
 	f, err := os.CreateTemp(p.opts.TempDir, "jp-"+fileSafe(purpose)+"-*.md")
 	if err != nil {
@@ -44,7 +51,7 @@ func (p *Prompter) runEditor(ctx context.Context, purpose, content string) (stri
 		case errors.As(err, &exit):
 			return "", fmt.Errorf("the editor %s exited with status %d, so nothing was taken from it: %w", args[0], exit.ExitCode(), ports.ErrCancelled)
 		}
-		return "", fmt.Errorf("run the editor %q (from $JP_EDITOR, $VISUAL, $EDITOR or $PATH): %v: %w", p.opts.Editor, err, ports.ErrUnavailable)
+		return "", fmt.Errorf("run the editor %q (from %s): %v: %w", editor, from, err, ports.ErrUnavailable)
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {

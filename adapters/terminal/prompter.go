@@ -174,7 +174,7 @@ func (p *Prompter) Compose(ctx context.Context, req ports.ComposeRequest) (strin
 		if content == "" {
 			content = req.Initial
 		}
-		out, err := p.runEditor(ctx, req.Purpose, content)
+		out, err := p.runEditor(ctx, req.Editor, req.Purpose, content)
 		if err == nil || !req.FallbackInline || ctx.Err() != nil {
 			return out, err
 		}
@@ -189,7 +189,7 @@ func (p *Prompter) Compose(ctx context.Context, req ports.ComposeRequest) (strin
 			CharLimit(0).
 			Lines(6).
 			Value(&v)
-		toEditor, err := p.runForm(ctx, f, p.opts.Editor != "" && !req.NoEditor)
+		toEditor, err := p.runForm(ctx, f, (p.opts.Editor != "" || req.Editor != "") && !req.NoEditor)
 		if err != nil {
 			// ESC or Ctrl-C: what was typed comes back with the error, so
 			// the caller can keep it.
@@ -202,7 +202,7 @@ func (p *Prompter) Compose(ctx context.Context, req ports.ComposeRequest) (strin
 		if req.Document != "" {
 			content = draft.Parse(req.Document).WithQuery(v).Render()
 		}
-		out, err := p.runEditor(ctx, req.Purpose, content)
+		out, err := p.runEditor(ctx, req.Editor, req.Purpose, content)
 		if err == nil || ctx.Err() != nil {
 			return out, err
 		}

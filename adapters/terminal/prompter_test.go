@@ -101,7 +101,7 @@ func TestComposeEditorFailures(t *testing.T) {
 	}{
 		{"non-zero exit cancels", "sh " + writeScript(t, "exit 3"), ports.ErrCancelled, "exited with status 3"},
 		{"missing editor", "/nonexistent/editor", ports.ErrUnavailable, `run the editor "/nonexistent/editor"`},
-		{"no editor", "", ports.ErrUnavailable, "set $JP_EDITOR, $VISUAL or $EDITOR"},
+		{"no editor", "", ports.ErrUnavailable, "no editor found: set editor.cmd, $JP_EDITOR, $VISUAL or $EDITOR (e.g. export EDITOR=vi), or install editor, nano or vi"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -111,6 +111,21 @@ func TestComposeEditorFailures(t *testing.T) {
 				t.Errorf("Compose() = %v, want %v containing %q", err, tt.want, tt.msg)
 			}
 		})
+	}
+}
+
+// TestComposeEditorFromConfig: the request's editor (editor.cmd) replaces
+// the one found at start, and a failure names where it came from.
+func TestComposeEditorFromConfig(t *testing.T) {
+	p := editorPrompter(t, "/nonexistent/found-at-start")
+	got, err := p.Compose(context.Background(), ports.ComposeRequest{Purpose: "query", InEditor: true, Initial: "seed",
+		Editor: "sh " + writeScript(t, `printf '%s from config' "$(cat "$1")" > "$1"`)})
+	if err != nil || got != "seed from config" {
+		t.Fatalf("Compose() = %q, %v", got, err)
+	}
+	_, err = p.Compose(context.Background(), ports.ComposeRequest{InEditor: true, Initial: "x", Editor: "/nonexistent/configured"})
+	if !errors.Is(err, ports.ErrUnavailable) || !strings.Contains(err.Error(), `run the editor "/nonexistent/configured" (from editor.cmd)`) {
+		t.Errorf("Compose() with a missing configured editor = %v", err)
 	}
 }
 

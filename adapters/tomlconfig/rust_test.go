@@ -88,7 +88,7 @@ func TestRustWorkspaceLoads(t *testing.T) {
 		"conversation.tools.fs_read_file.options", "conversation.tools.fs_read_file.questions",
 		"conversation.tools.fs_read_file.source",
 		"conversation.tools.fs_read_file.style", "conversation.tools.fs_read_file.summary",
-		"editor", "inherit", `mcp.servers."*"`, "mcp.servers.github.tools",
+		"inherit", `mcp.servers."*"`, "mcp.servers.github.tools",
 		"providers.llm.anthropic", "providers.mcp", "style",
 	}
 	got := unsupportedKeys(r)
@@ -102,7 +102,7 @@ func TestRustWorkspaceLoads(t *testing.T) {
 		}
 	}
 	// The ignored keys are in no form of the resolved configuration.
-	for _, k := range []string{"style", "inherit", "editor", "providers.mcp", "conversation.tools.fs_read_file.source"} {
+	for _, k := range []string{"style", "inherit", "providers.mcp", "conversation.tools.fs_read_file.source"} {
 		if _, err := config.Lookup(r.Tree, k); err == nil {
 			t.Errorf("%s is in the resolved tree", k)
 		}
@@ -345,7 +345,7 @@ func TestLoaderReportsOncePerRun(t *testing.T) {
 		}
 	}
 	out := notice.String()
-	if strings.Count(out, "\n") != 1 || !strings.Contains(out, "jp: 23 configuration keys not supported by this jp were ignored (conversation.tools.fs_read_file.examples,") {
+	if strings.Count(out, "\n") != 1 || !strings.Contains(out, "jp: 22 configuration keys not supported by this jp were ignored (conversation.tools.fs_read_file.examples,") {
 		t.Errorf("notice = %q", out)
 	}
 }

@@ -30,12 +30,18 @@ type Config struct {
 	Conversation Conversation `toml:"conversation" doc:"Conversation settings: tools."`
 	MCP          MCP          `toml:"mcp" doc:"MCP servers and their instance pool."`
 	Plugins      Plugins      `toml:"plugins" doc:"Command plugins."`
+	Editor       Editor       `toml:"editor" doc:"The external editor jp composes in."`
 	// ConfigLoadPaths are searched by --cfg NAME (after .jp/config).
 	ConfigLoadPaths []string `toml:"config_load_paths" merge:"append" doc:"Directories, relative to the workspace root, whose TOML files --cfg NAME loads by name (.jp/config is always searched first). The arrays of all layers are appended, not replaced."`
 
 	// ProjectFiles are the checkout's instruction files (AGENTS.md,
 	// .jp/instructions.md) that exist, read by the loader; not a key.
 	ProjectFiles []ProjectFile
+}
+
+// Editor is the [editor] table.
+type Editor struct {
+	Cmd string `toml:"cmd" doc:"The editor command, words split on spaces (e.g. \"code --wait\"); the file to edit is added last. Empty: $JP_EDITOR, $VISUAL, $EDITOR, then editor, nano or vi found on $PATH."`
 }
 
 // Assistant is the [assistant] table.
