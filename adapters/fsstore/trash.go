@@ -125,7 +125,7 @@ func (s *Store) copyProjection(src, dst string) error {
 // Trashed implements ports.ConversationStore. It also deletes the entries
 // kept longer than ports.TrashKeep.
 func (s *Store) Trashed(ctx context.Context, loc workspace.Location) ([]ports.TrashedConversation, error) {
-	if err := checkLoc(loc); err != nil {
+	if err := loc.Check(); err != nil {
 		return nil, fmt.Errorf("list the trash: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
@@ -198,7 +198,7 @@ func trashDebris(n string, now time.Time) bool {
 // (a Rust jp workspace's "<id>-<slug>" or ".archive/..." included), then
 // projected into loc.Root unless it is --local, with the same bytes.
 func (s *Store) Restore(ctx context.Context, loc workspace.Location, id conversation.ID) error {
-	if err := checkConv(loc, id); err != nil {
+	if err := conversation.CheckAddress(loc, id); err != nil {
 		return fmt.Errorf("restore conversation: %w", err)
 	}
 	if err := ctx.Err(); err != nil {

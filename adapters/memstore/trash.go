@@ -63,7 +63,7 @@ func (s *Store) purgeLocked(ws workspace.ID) {
 
 // Trashed implements ports.ConversationStore.
 func (s *Store) Trashed(ctx context.Context, loc workspace.Location) ([]ports.TrashedConversation, error) {
-	if err := checkLoc(loc); err != nil {
+	if err := loc.Check(); err != nil {
 		return nil, fmt.Errorf("list the trash: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
@@ -82,7 +82,7 @@ func (s *Store) Trashed(ctx context.Context, loc workspace.Location) ([]ports.Tr
 
 // Restore implements ports.ConversationStore.
 func (s *Store) Restore(ctx context.Context, loc workspace.Location, id conversation.ID) error {
-	if err := checkConv(loc, id); err != nil {
+	if err := conversation.CheckAddress(loc, id); err != nil {
 		return fmt.Errorf("restore conversation: %w", err)
 	}
 	if err := ctx.Err(); err != nil {
