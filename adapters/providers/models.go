@@ -13,6 +13,7 @@ import (
 
 	"github.com/jpcli/jp/adapters/llm/ollama"
 	"github.com/jpcli/jp/domain/config"
+	"github.com/jpcli/jp/internal/fuzzy"
 )
 
 // listTimeout bounds one provider's listing request.
@@ -202,31 +203,11 @@ func (f *Factory) Listable(cfg config.Config) []string {
 func Nearest(want string, names []string) string {
 	best, bestD := "", len(want)/3+1
 	for _, n := range names {
-		if d := distance(want, n); d < bestD {
+		if d := fuzzy.Distance(want, n); d < bestD {
 			best, bestD = n, d
 		}
 	}
 	return best
-}
-
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // errorMessage is the message of an error body ({"error":{"message"}},

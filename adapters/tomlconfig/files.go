@@ -12,6 +12,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/jpcli/jp/domain/config"
+	"github.com/jpcli/jp/internal/fuzzy"
 	"github.com/jpcli/jp/ports"
 )
 
@@ -275,7 +276,7 @@ func nearestName(want string, names []string) string {
 		if filepath.Base(n) == want && n != want {
 			return n
 		}
-		if d := distance(want, n); d < bestDist && 2*d < len(n) {
+		if d := fuzzy.Distance(want, n); d < bestDist && 2*d < len(n) {
 			best, bestDist = n, d
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/samber/lo"
 
 	"github.com/jpcli/jp/domain/config"
+	"github.com/jpcli/jp/internal/fuzzy"
 )
 
 // validate checks one layer's tree against the schema. The first problem,
@@ -171,7 +172,7 @@ func unknownKey(n *node, path []string, source string) error {
 	names := lo.Map(n.fields, func(f *field, _ int) string { return f.name })
 	best, bestDist := "", 3
 	for _, name := range names {
-		if d := distance(key, name); d < bestDist && 2*d < len(name) {
+		if d := fuzzy.Distance(key, name); d < bestDist && 2*d < len(name) {
 			best, bestDist = name, d
 		}
 	}
@@ -189,27 +190,6 @@ func tableName(path []string) string {
 		return "the top level"
 	}
 	return "[" + config.JoinPath(path...) + "]"
-}
-
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // describe renders a tree value for an error message: strings quoted,

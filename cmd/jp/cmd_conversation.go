@@ -171,7 +171,11 @@ func (c *ConversationShowCmd) Run(rt *Runtime) error {
 		return err
 	}
 	if turns > 0 {
-		fmt.Fprintf(w, "\nTotal (%d turns): %s\n", turns, usageText(total))
+		noun := "turns"
+		if turns == 1 {
+			noun = "turn"
+		}
+		fmt.Fprintf(w, "\nTotal (%d %s): %s\n", turns, noun, usageText(total))
 	}
 	return nil
 }
