@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/jpcli/jp/domain/config"
@@ -36,7 +37,7 @@ func (q *Query) attachments(ctx context.Context, loc workspace.Location, cfg con
 		}
 		return nil
 	}
-	if in.HasStdin && !contains(in.Attach, "-") {
+	if in.HasStdin && !slices.Contains(in.Attach, "-") {
 		_ = stdin()
 	}
 	read := func(specs []string, dir string) error {
@@ -82,15 +83,6 @@ func stdinAttachment(text string) conversation.Attachment {
 		Size: int64(len(text)), SHA256: hex.EncodeToString(sum[:])}
 }
 
-func contains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
-}
-
 // delegatedAttachments reads a plugin query's attachments in the addressed
 // checkout. Paths must stay inside it: text read for one checkout never
 // comes from another.
@@ -99,7 +91,7 @@ func (q *Query) delegatedAttachments(ctx context.Context, in DelegatedInput) ([]
 		return nil, nil
 	}
 	for _, spec := range in.Attachments {
-		if isPathSpec(spec) && !filepath.IsLocal(spec) {
+		if conversation.AttachKindOf(spec) == conversation.AttachPath && !filepath.IsLocal(spec) {
 			return nil, &UserError{Msg: fmt.Sprintf("attachment %q: a plugin query attaches paths inside the addressed checkout only (relative, no ..)", spec)}
 		}
 	}
@@ -111,12 +103,6 @@ func (q *Query) delegatedAttachments(ctx context.Context, in DelegatedInput) ([]
 		return nil, &UserError{Msg: err.Error(), Err: err}
 	}
 	return atts, nil
-}
-
-// isPathSpec reports whether an attachment spec names a path (not a
-// command or a URL).
-func isPathSpec(spec string) bool {
-	return !strings.HasPrefix(spec, "cmd:") && !strings.HasPrefix(spec, "http://") && !strings.HasPrefix(spec, "https://") && !strings.HasPrefix(spec, "mcp://")
 }
 
 // checkImages refuses image attachments for a model known not to take

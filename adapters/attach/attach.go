@@ -72,14 +72,14 @@ func (a *Attacher) Attach(ctx context.Context, req ports.AttachRequest) ([]conve
 	for _, spec := range req.Specs {
 		var atts []conversation.Attachment
 		var err error
-		switch {
-		case strings.HasPrefix(spec, "cmd:"):
+		switch conversation.AttachKindOf(spec) {
+		case conversation.AttachCommand:
 			var att conversation.Attachment
 			att, err = command(ctx, req.Root, strings.TrimSpace(strings.TrimPrefix(spec, "cmd:")))
 			atts = []conversation.Attachment{att}
-		case strings.HasPrefix(spec, "mcp://"):
+		case conversation.AttachMCP:
 			atts, err = a.mcpResource(ctx, req, spec)
-		case strings.HasPrefix(spec, "http://"), strings.HasPrefix(spec, "https://"):
+		case conversation.AttachURL:
 			var att conversation.Attachment
 			att, err = a.url(ctx, spec)
 			atts = []conversation.Attachment{att}

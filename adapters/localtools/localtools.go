@@ -113,23 +113,15 @@ func (s *Server) run(ctx context.Context, argv []string, stdin []byte) ports.Too
 	cmd.Stdin = bytes.NewReader(stdin)
 	stdout, stderr := &procgroup.Capped{Max: maxOutput}, &procgroup.Capped{Max: 64 << 10}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	procgroup.Prepare(cmd)
-	if err := cmd.Start(); err != nil {
+	err := procgroup.Run(ctx, cmd, KillGrace)
+	switch {
+	case cmd.Process == nil: // it did not start
 		msg := err.Error()
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, syscall.ENOENT) {
 			msg = fmt.Sprintf("tool command %q not found: %v", argv[0], err)
 		}
 		return ports.ToolResult{Content: msg, IsError: true}
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var err error
-	select {
-	case err = <-done:
-	case <-ctx.Done():
-		exited := make(chan struct{})
-		go func() { <-done; close(exited) }()
-		procgroup.Terminate(cmd.Process.Pid, exited, KillGrace)
+	case ctx.Err() != nil:
 		return ports.ToolResult{Content: "cancelled", IsError: true}
 	}
 	out := stdout.String()

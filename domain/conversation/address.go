@@ -2,6 +2,7 @@ package conversation
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/jpcli/jp/domain/workspace"
 )
@@ -27,4 +28,29 @@ func SortByID(s []Summary) {
 		}
 		return a < b
 	})
+}
+
+// AttachKind is what an attachment spec (jp q -a, conversation.attachments,
+// a plugin query's attachments) names.
+type AttachKind int
+
+// Attachment spec kinds.
+const (
+	AttachPath    AttachKind = iota // a file, a directory or a glob
+	AttachCommand                   // cmd:COMMAND
+	AttachMCP                       // mcp://SERVER/URI
+	AttachURL                       // http:// or https://
+)
+
+// AttachKindOf classifies an attachment spec by its prefix.
+func AttachKindOf(spec string) AttachKind {
+	switch {
+	case strings.HasPrefix(spec, "cmd:"):
+		return AttachCommand
+	case strings.HasPrefix(spec, "mcp://"):
+		return AttachMCP
+	case strings.HasPrefix(spec, "http://"), strings.HasPrefix(spec, "https://"):
+		return AttachURL
+	}
+	return AttachPath
 }

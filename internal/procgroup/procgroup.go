@@ -23,12 +23,6 @@ func Prepare(cmd *exec.Cmd) {
 	cmd.SysProcAttr.Setpgid = true
 }
 
-// Start prepares cmd (Prepare) and starts it.
-func Start(cmd *exec.Cmd) error {
-	Prepare(cmd)
-	return cmd.Start()
-}
-
 // Signal sends sig to the process group led by pid. A group that is gone
 // already is not an error.
 func Signal(pid int, sig syscall.Signal) error {
@@ -41,10 +35,10 @@ func Signal(pid int, sig syscall.Signal) error {
 	return nil
 }
 
-// Terminate asks the group led by pid to stop (SIGTERM) and kills it
+// terminate asks the group led by pid to stop (SIGTERM) and kills it
 // (SIGKILL) when exited is not closed within grace. It returns once
 // exited is closed.
-func Terminate(pid int, exited <-chan struct{}, grace time.Duration) {
+func terminate(pid int, exited <-chan struct{}, grace time.Duration) {
 	_ = Signal(pid, syscall.SIGTERM)
 	t := time.NewTimer(grace)
 	defer t.Stop()
@@ -57,10 +51,11 @@ func Terminate(pid int, exited <-chan struct{}, grace time.Duration) {
 }
 
 // Run starts cmd in its own process group and waits for it. When ctx
-// ends first, the group is terminated (Terminate with grace) and Run
+// ends first, the group is terminated (SIGTERM, then SIGKILL after grace) and Run
 // returns once the child is reaped. The error is cmd.Wait's, or Start's.
 func Run(ctx context.Context, cmd *exec.Cmd, grace time.Duration) error {
-	if err := Start(cmd); err != nil {
+	Prepare(cmd)
+	if err := cmd.Start(); err != nil {
 		return err
 	}
 	exited := make(chan struct{})
@@ -72,7 +67,7 @@ func Run(ctx context.Context, cmd *exec.Cmd, grace time.Duration) error {
 	select {
 	case <-exited:
 	case <-ctx.Done():
-		Terminate(cmd.Process.Pid, exited, grace)
+		terminate(cmd.Process.Pid, exited, grace)
 	}
 	return err
 }

@@ -99,7 +99,8 @@ func errorsAs(err error, target **exec.ExitError) bool {
 // error; a non-positive pid is.
 func TestSignalGoneGroup(t *testing.T) {
 	cmd := exec.Command("true")
-	if err := Start(cmd); err != nil {
+	Prepare(cmd)
+	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
