@@ -104,9 +104,11 @@ type Edit struct {
 // Apply changes the conversation's metadata as e says.
 func (c *Conversations) Apply(ctx context.Context, loc workspace.Location, id conversation.ID, e Edit) error {
 	if e.Title != nil {
-		t := strings.TrimSpace(*e.Title)
-		if t == "" || strings.ContainsAny(t, "\n\r") {
-			return &UserError{Msg: "a title must be one non-empty line"}
+		// The same rule as jp conversation title: one line, not empty, at
+		// most conversation.MaxTitleChars.
+		t, err := conversation.CheckTitle(*e.Title, false)
+		if err != nil {
+			return &UserError{Msg: err.Error(), Err: err}
 		}
 		e.Title = &t
 	}

@@ -31,8 +31,8 @@ func (c *Conversations) Active(ctx context.Context, loc workspace.Location) (con
 
 // Use makes id the checkout's active conversation.
 func (c *Conversations) Use(ctx context.Context, loc workspace.Location, id conversation.ID) error {
-	if _, err := c.store.Get(ctx, loc, id); err != nil {
-		return userNotFound(err)
+	if _, err := c.Get(ctx, loc, id); err != nil {
+		return err
 	}
 	return c.store.SetActive(ctx, loc, id)
 }

@@ -82,15 +82,25 @@ func ParseID(s string) (conversation.ID, error) {
 
 // Show returns a conversation's summary and events.
 func (c *Conversations) Show(ctx context.Context, loc workspace.Location, id conversation.ID) (conversation.Summary, []conversation.Event, error) {
-	s, err := c.store.Get(ctx, loc, id)
+	s, err := c.Get(ctx, loc, id)
 	if err != nil {
-		return conversation.Summary{}, nil, userNotFound(err)
+		return conversation.Summary{}, nil, err
 	}
 	evs, err := c.store.Events(ctx, loc, id)
 	if err != nil {
 		return conversation.Summary{}, nil, err
 	}
 	return s, evs, nil
+}
+
+// Get returns a conversation's summary (its metadata) without reading its
+// events.
+func (c *Conversations) Get(ctx context.Context, loc workspace.Location, id conversation.ID) (conversation.Summary, error) {
+	s, err := c.store.Get(ctx, loc, id)
+	if err != nil {
+		return conversation.Summary{}, userNotFound(err)
+	}
+	return s, nil
 }
 
 // ShowEach calls head with a conversation's summary, then each with its

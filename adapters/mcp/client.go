@@ -104,20 +104,7 @@ func start(ctx context.Context, spec ports.MCPServerSpec, o *Options, el *elicit
 
 // dead reports whether the instance can no longer serve: its process
 // exited, its remote connection ended, or its session broke.
-func (c *conn) dead() bool {
-	if c.broken.Load() {
-		return true
-	}
-	if c.proc != nil {
-		return c.proc.done()
-	}
-	select {
-	case <-c.ended:
-		return true
-	default:
-		return false
-	}
-}
+func (c *conn) dead() bool { return c.broken.Load() || c.gone() }
 
 // gone reports whether the server itself went away (its process exited
 // or its connection ended), as opposed to answering with an error.

@@ -394,18 +394,12 @@ func (a *OAuth) open(url string) error {
 
 // writeSecretFile writes b to p atomically (temp file, fsync, rename,
 // directory fsync) with mode 0600 in a 0700 directory.
+// (os.CreateTemp makes the file 0600; writeFileAtomic makes the directory.)
 func writeSecretFile(p string, b []byte) error {
-	dir := filepath.Dir(p)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
 	if err := writeFileAtomic(p, b); err != nil {
 		return err
 	}
-	if err := os.Chmod(p, 0o600); err != nil {
-		return err
-	}
-	return syncDir(dir)
+	return syncDir(filepath.Dir(p))
 }
 
 func syncDir(dir string) error {

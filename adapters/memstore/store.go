@@ -159,5 +159,3 @@ func copyEvents(evs []conversation.Event) []conversation.Event {
 	}
 	return out
 }
-
-// sortSummaries orders conversations by ID, oldest first.

@@ -168,7 +168,7 @@ func (f *Factory) ListModels(ctx context.Context, cfg config.Config, provider st
 		return nil, fmt.Errorf("unknown provider %q: known providers are %s", provider, strings.Join(Names(cfg), ", "))
 	}
 	key := f.key(env)
-	if key == "" && env != "" && provider != "llamacpp" {
+	if key == "" && env != "" {
 		return nil, missingKey(provider, env)
 	}
 	if base == "" {

@@ -2,7 +2,6 @@ package terminal
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -159,12 +158,7 @@ func (p *Printer) Usage(r ports.UsageReport) {
 		if r.Priced {
 			rec.CostUSD = &r.Cost
 		}
-		b, _ := json.Marshal(rec) // plain fields: cannot fail
-		b = safetext.JSON(b)      // the model name is the provider's text
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		_, _ = p.out.w.Write(append(b, '\n'))
-		_ = p.out.w.Flush()
+		p.record(rec) // the model name is the provider's text: record sanitises it
 		return
 	}
 	line := "tokens: " + r.Usage.Text()

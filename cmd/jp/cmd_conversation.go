@@ -355,7 +355,7 @@ func (c *ConversationRmCmd) Run(rt *Runtime) error {
 		if err != nil {
 			return err
 		}
-		s, _, err := a.Conversations.Show(rt.Ctx, loc, id)
+		s, err := a.Conversations.Get(rt.Ctx, loc, id)
 		if err != nil {
 			return err
 		}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -51,8 +50,7 @@ func (c *ModelLsCmd) Run(rt *Runtime) error {
 		return err
 	}
 	cfg := res.Config
-	f := providers.New()
-	f.Getenv = os.Getenv
+	f := providers.New() // reads keys with os.Getenv
 	want := ""
 	list := f.Listable(cfg)
 	if c.Provider != "" {

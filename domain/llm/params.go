@@ -117,3 +117,19 @@ func ParseToolChoice(s string) (ToolChoice, error) {
 	}
 	return ToolChoice{Mode: ToolChoiceTool, Name: s}, nil
 }
+
+// Effort is r on the low|medium|high scale of providers that take an
+// effort rather than a token budget: a budget under 8,192 tokens is low,
+// under 24,576 medium, else high; max is high; off, auto and unset stay as
+// they are.
+func (r Reasoning) Effort() ReasoningLevel {
+	switch {
+	case r.Budget > 0 && r.Budget < 8192:
+		return ReasoningLow
+	case r.Budget > 0 && r.Budget < 24576:
+		return ReasoningMedium
+	case r.Budget > 0, r.Level == ReasoningMax:
+		return ReasoningHigh
+	}
+	return r.Level
+}

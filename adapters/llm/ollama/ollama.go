@@ -306,11 +306,9 @@ func applyParams(cr *chatRequest, p llm.Params) {
 
 // level names a reasoning level or budget as Ollama's low|medium|high.
 func level(r llm.Reasoning) string {
-	switch {
-	case r.Budget > 0 && r.Budget < 8192, r.Level == llm.ReasoningLow:
-		return "low"
-	case r.Budget > 0 && r.Budget < 24576, r.Level == llm.ReasoningMedium:
-		return "medium"
+	switch e := r.Effort(); e {
+	case llm.ReasoningLow, llm.ReasoningMedium:
+		return string(e)
 	}
 	return "high"
 }

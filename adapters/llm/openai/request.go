@@ -99,22 +99,14 @@ func applyParams(params *oai.ChatCompletionNewParams, p llm.Params, official boo
 // reasoningEffort maps a reasoning level or budget; "" sends none (auto,
 // or unset: the model's default).
 func reasoningEffort(r llm.Reasoning) shared.ReasoningEffort {
-	switch {
-	case r.Budget > 0 && r.Budget < 8192:
-		return shared.ReasoningEffortLow
-	case r.Budget > 0 && r.Budget < 24576:
-		return shared.ReasoningEffortMedium
-	case r.Budget > 0:
-		return shared.ReasoningEffortHigh
-	}
-	switch r.Level {
+	switch r.Effort() {
 	case llm.ReasoningOff:
 		return shared.ReasoningEffortNone
 	case llm.ReasoningLow:
 		return shared.ReasoningEffortLow
 	case llm.ReasoningMedium:
 		return shared.ReasoningEffortMedium
-	case llm.ReasoningHigh, llm.ReasoningMax:
+	case llm.ReasoningHigh:
 		return shared.ReasoningEffortHigh
 	}
 	return ""
