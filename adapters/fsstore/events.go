@@ -38,15 +38,32 @@ func readSiloEvents(dir string) (siloEvents, error) {
 	return se, nil
 }
 
+// readLog decodes events.log: its complete lines, and partial when its
+// last line was cut (a crash mid-append). A missing log has no events.
+func readLog(logPath string) (evs []conversation.Event, partial bool, err error) {
+	raw, err := os.ReadFile(logPath)
+	if err != nil && !isNotExist(err) {
+		return nil, false, fmt.Errorf("read events: %w", err)
+	}
+	lines, partial := splitLines(raw)
+	evs = make([]conversation.Event, 0, len(lines))
+	for i, l := range lines {
+		var e conversation.Event
+		if err := json.Unmarshal(l, &e); err != nil {
+			return nil, false, &ports.CorruptError{Path: logPath, Err: fmt.Errorf("line %d: %w", i+1, err)}
+		}
+		evs = append(evs, e)
+	}
+	return evs, partial, nil
+}
+
 // readSiloBase is readSiloEvents without the block in flight.
 func readSiloBase(dir string) (siloEvents, error) {
 	var se siloEvents
-	logPath := filepath.Join(dir, logFile)
-	raw, err := os.ReadFile(logPath)
-	if err != nil && !isNotExist(err) {
-		return se, fmt.Errorf("read events: %w", err)
+	logEvents, partial, err := readLog(filepath.Join(dir, logFile))
+	if err != nil {
+		return se, err
 	}
-	lines, partial := splitLines(raw)
 	se.partial = partial
 	jsonPath := filepath.Join(dir, eventsFile)
 	b, err := os.ReadFile(jsonPath)
@@ -59,22 +76,18 @@ func readSiloBase(dir string) (siloEvents, error) {
 	if se.events, err = conversation.DecodeEvents(b); err != nil {
 		return se, &ports.CorruptError{Path: jsonPath, Err: err}
 	}
-	if len(lines) == 0 {
+	if len(logEvents) == 0 {
 		return se, nil
 	}
 	// A fold cut before it removed the log left the log's events at the
 	// end of events.json, followed by at most one more: the block in
 	// flight that a repair (rewriteEvents) folded in after them.
-	tail := se.events[max(0, len(se.events)-len(lines)-1):]
+	tail := se.events[max(0, len(se.events)-len(logEvents)-1):]
 	folded := make(map[string]bool, len(tail))
 	for _, e := range tail {
 		folded[e.ID] = true
 	}
-	for i, l := range lines {
-		var e conversation.Event
-		if err := json.Unmarshal(l, &e); err != nil {
-			return se, &ports.CorruptError{Path: logPath, Err: fmt.Errorf("line %d: %w", i+1, err)}
-		}
+	for _, e := range logEvents {
 		if e.ID != "" && folded[e.ID] {
 			se.dups++
 			continue

@@ -3,13 +3,11 @@ package fsstore
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/workspace"
@@ -55,17 +53,11 @@ func scanDir(dir string, silo bool, fn func(conversation.Event) error) error {
 	if silo {
 		// The log first (see readSiloEvents): a fold running meanwhile
 		// cannot hide events.
-		raw, err := os.ReadFile(logPath)
-		if err != nil && !isNotExist(err) {
-			return fmt.Errorf("read events: %w", err)
+		var err error
+		if logEvents, _, err = readLog(logPath); err != nil {
+			return err
 		}
-		lines, _ := splitLines(raw)
-		for i, l := range lines {
-			var e conversation.Event
-			if err := json.Unmarshal(l, &e); err != nil {
-				return &ports.CorruptError{Path: logPath, Err: fmt.Errorf("line %d: %w", i+1, err)}
-			}
-			logEvents = append(logEvents, e)
+		for _, e := range logEvents {
 			if e.ID != "" {
 				logIDs[e.ID] = true
 			}
@@ -73,9 +65,7 @@ func scanDir(dir string, silo bool, fn func(conversation.Event) error) error {
 	}
 	n, open := 0, false
 	emit := func(e conversation.Event) error {
-		if e.ID == "" {
-			e.ID, e.Legacy = "~"+strconv.Itoa(n), true
-		}
+		e.FillID(n)
 		switch e.Type {
 		case conversation.EventTypeTurnStart:
 			open = true

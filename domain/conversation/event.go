@@ -445,10 +445,16 @@ func IsRedacted(answer json.RawMessage) bool {
 // made-up IDs are never written: a rewrite writes the stored bytes.
 func FillIDs(evs []Event) {
 	for i := range evs {
-		if evs[i].ID == "" {
-			evs[i].ID = "~" + strconv.Itoa(i)
-			evs[i].Legacy = true
-		}
+		evs[i].FillID(i)
+	}
+}
+
+// FillID gives an event without an ID (another version's) the in-memory
+// ID of its position i in the conversation, "~i", marked Legacy so that it
+// is never written.
+func (e *Event) FillID(i int) {
+	if e.ID == "" {
+		e.ID, e.Legacy = "~"+strconv.Itoa(i), true
 	}
 }
 
