@@ -39,7 +39,7 @@ const (
 const signaturePrefix = "openrouter:"
 
 // applyDialect replaces the generic reasoning switch with the service's
-// own, and adds what the service needs back in history.
+// own (the history in the service's form is built by buildParamsFor).
 func applyDialect(d Dialect, req llm.Request, params *oai.ChatCompletionNewParams, extra map[string]any) map[string]any {
 	if d == DialectGeneric {
 		return extra
@@ -93,13 +93,6 @@ func applyDialect(d Dialect, req llm.Request, params *oai.ChatCompletionNewParam
 				params.ReasoningEffort = effort
 			}
 		}
-	}
-	if d == DialectOpenRouter || d == DialectDeepSeek {
-		msgs := buildMessagesDialect(req.Messages, d)
-		if req.System != "" {
-			msgs = append([]oai.ChatCompletionMessageParamUnion{oai.SystemMessage(req.System)}, msgs...)
-		}
-		params.Messages = msgs
 	}
 	if len(extra) == 0 {
 		return nil

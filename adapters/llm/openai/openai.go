@@ -100,7 +100,7 @@ func New(opts Options) (*Provider, error) {
 
 // Stream sends req and emits the streamed response. See ports.Provider.
 func (p *Provider) Stream(ctx context.Context, req llm.Request, emit func(llm.Event) error) error {
-	params, extra, err := buildParams(req, p.official)
+	params, extra, err := buildParamsFor(p.dialect, req, p.official)
 	if err != nil {
 		return apierr.Fatal(p.name, "%v", err)
 	}

@@ -21,9 +21,15 @@ func emptySchema() map[string]any {
 // max_completion_tokens; other servers get max_tokens, which they read.
 // extra are fields the SDK has no parameter for.
 func buildParams(req llm.Request, official bool) (oai.ChatCompletionNewParams, map[string]any, error) {
+	return buildParamsFor(DialectGeneric, req, official)
+}
+
+// buildParamsFor is buildParams with the history in dialect d's form (what
+// the service needs back on assistant messages), built once.
+func buildParamsFor(d Dialect, req llm.Request, official bool) (oai.ChatCompletionNewParams, map[string]any, error) {
 	params := oai.ChatCompletionNewParams{
 		Model:         shared.ChatModel(req.Model),
-		Messages:      buildMessages(req.Messages),
+		Messages:      buildMessagesDialect(req.Messages, d),
 		StreamOptions: oai.ChatCompletionStreamOptionsParam{IncludeUsage: oai.Bool(true)},
 	}
 	if req.System != "" {
