@@ -35,7 +35,6 @@ type Responses struct {
 	name   string
 	key    apierr.Key
 	client oai.Client
-	newID  func() string
 	now    func() time.Time
 }
 
@@ -47,7 +46,7 @@ func NewResponses(opts Options) (*Responses, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Responses{name: p.name, key: p.key, client: p.client, newID: p.newID, now: p.now}, nil
+	return &Responses{name: p.name, key: p.key, client: p.client, now: p.now}, nil
 }
 
 // reasoningModel guesses whether model reasons (o-series, gpt-5): only
