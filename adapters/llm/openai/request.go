@@ -155,15 +155,11 @@ func userMessage(m llm.Message) oai.ChatCompletionMessageParamUnion {
 	return oai.UserMessage(parts)
 }
 
-// buildMessages maps the history. Reasoning is not sent back: Chat
-// Completions has no field for it (and DeepSeek rejects reasoning_content
-// in requests). A tool result with IsError gets an "Error: " prefix, since
-// the API has no error flag for tool messages.
-func buildMessages(msgs []llm.Message) []oai.ChatCompletionMessageParamUnion {
-	return buildMessagesDialect(msgs, DialectGeneric)
-}
-
-// buildMessagesDialect maps the history with what the service d needs
+// buildMessagesDialect maps the history. Reasoning is not sent back by
+// default: Chat Completions has no field for it (and DeepSeek rejects
+// reasoning_content in requests). A tool result with IsError gets an
+// "Error: " prefix, since the API has no error flag for tool messages.
+// It maps the history with what the service d needs
 // back on assistant messages (historyExtra).
 func buildMessagesDialect(msgs []llm.Message, d Dialect) []oai.ChatCompletionMessageParamUnion {
 	out := make([]oai.ChatCompletionMessageParamUnion, 0, len(msgs))
