@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jpcli/jp/internal/atomicfile"
 	"github.com/jpcli/jp/ports"
 )
 
@@ -39,38 +40,17 @@ func (s *Store) writeFileFunc(path string, perm fs.FileMode, fill func(*os.File)
 // Each file is still replaced atomically, its data synced before the
 // rename; until the directory is synced, a power cut may leave the old
 // file in place (never a mix).
-func (s *Store) replaceFile(path string, perm fs.FileMode, fill func(*os.File) error) (err error) {
-	dir := filepath.Dir(path)
-	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() {
-		perm = fi.Mode().Perm()
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			_ = f.Close()
-			_ = os.Remove(tmp)
-		}
-	}()
-	if err = fill(f); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Chmod(perm); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = s.syncFile(f); err != nil {
-		return fmt.Errorf("write %s: sync: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
+func (s *Store) replaceFile(path string, perm fs.FileMode, fill func(*os.File) error) error {
+	if err := atomicfile.ReplaceFunc(path, s.fileOptions(perm), fill); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// fileOptions are the atomicfile options of a file the store writes: its
+// fsyncs counted (or skipped when the store was made without fsync).
+func (s *Store) fileOptions(perm fs.FileMode) atomicfile.Options {
+	return atomicfile.Options{Perm: perm, Sync: s.syncFile}
 }
 
 // syncFile fsyncs f (unless the store was made without fsync).
@@ -91,16 +71,8 @@ func (s *Store) syncDir(dir string) error {
 	if !s.fsync {
 		return nil
 	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync directory %s: %w", dir, err)
-	}
 	s.syncs.Add(1)
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := atomicfile.SyncDir(atomicfile.OS, dir); err != nil {
 		return fmt.Errorf("sync directory %s: %w", dir, err)
 	}
 	return nil
@@ -174,7 +146,7 @@ func sweepTemps(dir string) {
 		return
 	}
 	for _, n := range names {
-		if !strings.HasPrefix(n, ".") || !strings.Contains(n, ".tmp-") {
+		if !strings.HasPrefix(n, ".") || !strings.Contains(n, atomicfile.TempMarker) {
 			continue
 		}
 		p := filepath.Join(dir, n)

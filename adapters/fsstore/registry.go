@@ -13,6 +13,7 @@ import (
 
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/workspace"
+	"github.com/jpcli/jp/internal/atomicfile"
 	"github.com/jpcli/jp/ports"
 )
 
@@ -142,25 +143,11 @@ func refuseInit(root, idPath string) error {
 // so the file never appears half-written.
 func (s *Store) createExclusive(path string, data []byte) error {
 	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmp, err := atomicfile.Stage(path, data, s.fileOptions(0o644))
 	if err != nil {
 		return fmt.Errorf("create %s: %w", path, err)
 	}
-	tmp := f.Name()
 	defer func() { _ = os.Remove(tmp) }()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if err == nil {
-		err = s.syncFile(f)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("create %s: %w", path, err)
-	}
 	if err := os.Link(tmp, path); err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("create %s: %w", path, err)
