@@ -26,6 +26,7 @@ type CLI struct {
 	Model        ModelCmd        `cmd:"" help:"List the models of the configured providers (jp model ls)."`
 	Help         HelpCmd         `cmd:"" help:"Show help for jp or for a command (jp help conversation fork)."`
 	VersionCmd   VersionCmd      `cmd:"" name:"version" help:"Print jp's version, commit and Go version."`
+	Completion   CompletionCmd   `cmd:"" help:"Print the shell completion script: jp completion bash|zsh|fish (docs/completion.md)."`
 }
 
 // FormatFlag selects text or JSON output on listing commands.

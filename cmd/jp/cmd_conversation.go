@@ -111,7 +111,7 @@ func flags(s conversation.Summary) string {
 
 // ConversationShowCmd is jp conversation show.
 type ConversationShowCmd struct {
-	ID   string `arg:"" optional:"" help:"Conversation ID or a unique prefix of one (default: the active conversation)."`
+	ID   string `arg:"" optional:"" predictor:"conversation" help:"Conversation ID or a unique prefix of one (default: the active conversation)."`
 	Turn int    `placeholder:"N" help:"Show only turn N (1 is the first)."`
 	Last bool   `help:"Show only the last turn."`
 	FormatFlag
@@ -324,7 +324,7 @@ func compactJSON(b json.RawMessage) string {
 
 // ConversationRmCmd is jp conversation rm.
 type ConversationRmCmd struct {
-	IDs []string `arg:"" optional:"" name:"id" help:"Conversation IDs or unique prefixes (default: the active conversation)."`
+	IDs []string `arg:"" optional:"" name:"id" predictor:"conversation" help:"Conversation IDs or unique prefixes (default: the active conversation)."`
 	Yes bool     `short:"y" help:"Remove without asking."`
 }
 
@@ -383,7 +383,7 @@ func (c *ConversationRmCmd) Run(rt *Runtime) error {
 
 // idArg is the conversation ID argument of single-conversation commands.
 type idArg struct {
-	ID string `arg:"" optional:"" help:"Conversation ID or a unique prefix of one (default: the active conversation)."`
+	ID string `arg:"" optional:"" predictor:"conversation" help:"Conversation ID or a unique prefix of one (default: the active conversation)."`
 }
 
 // ArchiveCmd is jp conversation archive.

@@ -18,7 +18,7 @@ import (
 
 // ConversationUseCmd is jp conversation use.
 type ConversationUseCmd struct {
-	ID string `arg:"" help:"Conversation ID or a unique prefix of one."`
+	ID string `arg:"" predictor:"conversation" help:"Conversation ID or a unique prefix of one."`
 }
 
 // Run makes the conversation the checkout's active one.
@@ -39,7 +39,7 @@ func (c *ConversationUseCmd) Run(rt *Runtime) error {
 
 // ConversationForkCmd is jp conversation fork.
 type ConversationForkCmd struct {
-	ID   string `arg:"" optional:"" help:"Conversation ID or a unique prefix of one (default: the active conversation)."`
+	ID   string `arg:"" optional:"" predictor:"conversation" help:"Conversation ID or a unique prefix of one (default: the active conversation)."`
 	Turn int    `placeholder:"N" help:"Copy only the first N turns (default: all complete turns)."`
 }
 
@@ -126,7 +126,7 @@ func (c *ConversationGrepCmd) Run(rt *Runtime) error {
 
 // ConversationLabelCmd is jp conversation label.
 type ConversationLabelCmd struct {
-	ID     string `arg:"" help:"Conversation ID or a unique prefix of one."`
+	ID     string `arg:"" predictor:"conversation" help:"Conversation ID or a unique prefix of one."`
 	Action string `arg:"" enum:"add,rm" help:"add or rm."`
 	Name   string `arg:"" help:"The label: letters, digits and - _ . / :"`
 }
@@ -150,7 +150,7 @@ func (c *ConversationLabelCmd) Run(rt *Runtime) error {
 
 // ConversationEditCmd is jp conversation edit.
 type ConversationEditCmd struct {
-	ID string `arg:"" optional:"" help:"Conversation ID or a unique prefix of one (default: the active conversation)."`
+	ID string `arg:"" optional:"" predictor:"conversation" help:"Conversation ID or a unique prefix of one (default: the active conversation)."`
 }
 
 // editDoc is what jp conversation edit puts in the editor.

@@ -17,10 +17,10 @@ import (
 // QueryCmd is jp query (alias q).
 type QueryCmd struct {
 	Message      []string `arg:"" optional:"" help:"The message. Without one, jp reads piped stdin, or composes in the terminal (seeded from the conversation's draft)."`
-	Conversation string   `short:"c" name:"conversation" placeholder:"ID" help:"Continue this conversation (default: the one last active in this checkout)."`
+	Conversation string   `short:"c" name:"conversation" placeholder:"ID" predictor:"conversation" help:"Continue this conversation (default: the one last active in this checkout)."`
 	New          bool     `help:"Start a new conversation."`
 	Local        bool     `help:"Start a new conversation kept only on this machine (never written into the checkout's .jp/)."`
-	Model        string   `placeholder:"PROVIDER/MODEL" help:"Model to use, e.g. openai/gpt-4o, anthropic/claude-sonnet-4-5, ollama/llama3.1, demo/echo."`
+	Model        string   `placeholder:"PROVIDER/MODEL" predictor:"model" help:"Model to use, e.g. openai/gpt-4o, anthropic/claude-sonnet-4-5, ollama/llama3.1, demo/echo."`
 	Edit         bool     `short:"e" help:"Compose in the editor even when a message is given (seeded with it)."`
 	NoEdit       bool     `short:"E" name:"no-edit" help:"Never compose; fail if there is no message."`
 	Format       string   `enum:"text,json" default:"text" help:"Output: text, or json (JSON lines: start, delta, tool_call, tool_result, end; see docs/scripting.md)."`

@@ -33,7 +33,7 @@ import (
 // rendered page does not see them. Every other fenced block of these docs
 // must be a JSON block of protocol messages, which TestPluginDocMessages
 // reads as the protocol does.
-var docsWithExamples = []string{"docs/headless.md", "docs/plugins.md", "docs/mcp.md"}
+var docsWithExamples = []string{"docs/headless.md", "docs/plugins.md", "docs/mcp.md", "docs/completion.md"}
 
 var (
 	exampleMarker = regexp.MustCompile(`^<!-- example: (\S+)(?: (\S+))? -->$`)

@@ -116,6 +116,9 @@ func Main(args []string, raw Streams, environ []string) int {
 		fmt.Fprintf(s.Err, "jp: internal error: %v\n", err)
 		return 1
 	}
+	if completing(environ) {
+		return completeLine(parser, s, environ) // the shell asks for completions
+	}
 	args = helpArgs(args)
 	if code, ok := dispatchPlugin(parser, args, raw, environ); ok {
 		return code // a command plugin (docs/plugins.md); built-ins win
