@@ -2,19 +2,18 @@ package builtintools
 
 import (
 	"bytes"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"strings"
 
 	"github.com/pmezard/go-difflib/difflib"
 
+	"github.com/jpcli/jp/internal/atomicfile"
 	"github.com/jpcli/jp/ports"
 )
 
@@ -387,7 +386,8 @@ func (s *Server) apply(p *plan) (ports.ToolResult, error) {
 	return ports.ToolResult{Content: content, Changed: p.files()}, nil
 }
 
-// stage writes content to a new temporary file beside rel and syncs it.
+// stage writes content to a new temporary file beside rel and syncs it
+// (the file keeps its mode; a new one is 0644).
 // A new file's directories are created.
 func (s *Server) stage(rel string, content []byte, create bool) (string, error) {
 	dir := path.Dir(rel)
@@ -396,41 +396,15 @@ func (s *Server) stage(rel string, content []byte, create bool) (string, error) 
 			return "", rootErr("create", dir, err)
 		}
 	}
-	mode := fs.FileMode(0o644)
-	if fi, err := s.root.Stat(rel); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	var rnd [6]byte
-	_, _ = rand.Read(rnd[:])
-	tmp := path.Join(dir, "."+path.Base(rel)+".jp-"+hex.EncodeToString(rnd[:])+".tmp")
-	f, err := s.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+	tmp, err := atomicfile.Stage(rel, content, atomicfile.Options{Perm: 0o644, FS: s.root})
 	if err != nil {
-		return "", rootErr("write", rel, err)
-	}
-	if _, err := f.Write(content); err != nil {
-		_ = f.Close()
-		_ = s.root.Remove(tmp)
-		return "", rootErr("write", rel, err)
-	}
-	if err := f.Sync(); err != nil {
-		_ = f.Close()
-		_ = s.root.Remove(tmp)
-		return "", rootErr("write", rel, err)
-	}
-	if err := f.Close(); err != nil {
-		_ = s.root.Remove(tmp)
 		return "", rootErr("write", rel, err)
 	}
 	return tmp, nil
 }
 
 // syncDir makes a rename in dir durable (best effort).
-func (s *Server) syncDir(dir string) {
-	if d, err := s.root.Open(dir); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
-}
+func (s *Server) syncDir(dir string) { _ = atomicfile.SyncDir(s.root, dir) }
 
 // isBinary reports whether b looks like a binary file (a NUL byte in its
 // first 8 KiB, as git decides).

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 
 	"github.com/jpcli/jp/domain/llm"
+	"github.com/jpcli/jp/internal/atomicfile"
 	"github.com/jpcli/jp/ports"
 )
 
@@ -107,31 +108,13 @@ func (c *toolCache) forget(spec ports.MCPServerSpec) {
 	}
 }
 
-// writeFileAtomic writes b to p through a temporary file and a rename, so
-// that a reader sees the old entry or the new one, never half of one. A
-// cache needs no directory fsync: an entry lost to a crash is rebuilt by
-// the next listing.
+// writeFileAtomic writes b to p (0600, in a 0700 directory) through a
+// temporary file and a rename, so that a reader sees the old entry or the
+// new one, never half of one. A cache needs no directory fsync: an entry
+// lost to a crash is rebuilt by the next listing.
 func writeFileAtomic(p string, b []byte) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(p), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, werr := f.Write(b)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, p)
-	}
-	if werr != nil {
-		_ = os.Remove(tmp)
-	}
-	return werr
+	return atomicfile.Replace(p, b, atomicfile.Options{Perm: 0o600, Secret: true})
 }

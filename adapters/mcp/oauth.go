@@ -24,6 +24,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
 
+	"github.com/jpcli/jp/internal/atomicfile"
 	"github.com/jpcli/jp/ports"
 )
 
@@ -146,7 +147,7 @@ func (a *OAuth) Forget(spec ports.MCPServerSpec) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("remove the stored login of MCP server %s: %w", spec.Name, err)
 	}
-	return true, syncDir(a.Dir)
+	return true, atomicfile.SyncDir(atomicfile.OS, a.Dir)
 }
 
 // Handler implements Auth. fresh ignores stored tokens (jp mcp login).
@@ -394,19 +395,9 @@ func (a *OAuth) open(url string) error {
 
 // writeSecretFile writes b to p atomically (temp file, fsync, rename,
 // directory fsync) with mode 0600 in a 0700 directory.
-// (os.CreateTemp makes the file 0600; writeFileAtomic makes the directory.)
 func writeSecretFile(p string, b []byte) error {
-	if err := writeFileAtomic(p, b); err != nil {
+	if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 		return err
 	}
-	return syncDir(filepath.Dir(p))
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return atomicfile.Write(p, b, atomicfile.Options{Perm: 0o600, Secret: true})
 }

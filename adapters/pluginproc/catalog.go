@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/jpcli/jp/domain/plugin"
+	"github.com/jpcli/jp/internal/atomicfile"
 	"github.com/jpcli/jp/ports"
 )
 
@@ -156,7 +157,8 @@ func (c *Catalog) Approval(ctx context.Context, digest string) (plugin.Approval,
 	return a, nil
 }
 
-// SaveApproval writes the approval atomically (temp file, fsync, rename).
+// SaveApproval writes the approval atomically (temp file, fsync, rename,
+// directory fsync).
 func (c *Catalog) SaveApproval(ctx context.Context, a plugin.Approval) error {
 	if !validDigest(a.SHA256) {
 		return fmt.Errorf("save approval: %q is not a sha256 digest", a.SHA256)
@@ -169,23 +171,7 @@ func (c *Catalog) SaveApproval(ctx context.Context, a plugin.Approval) error {
 	if err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".approval-*")
-	if err != nil {
-		return fmt.Errorf("save approval: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("save approval: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("save approval: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("save approval: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, a.SHA256+".json")); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, a.SHA256+".json"), append(data, '\n'), atomicfile.Options{Perm: 0o600}); err != nil {
 		return fmt.Errorf("save approval: %w", err)
 	}
 	return nil

@@ -2,8 +2,6 @@ package tomlconfig
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jpcli/jp/internal/atomicfile"
 	"github.com/jpcli/jp/ports"
 )
 
@@ -126,40 +125,15 @@ func checkSet(text string, table []string, key, value string) error {
 }
 
 // writeAtomic writes data to path through a synced temporary file and a
-// rename, then syncs the directory.
+// rename (the file keeps its mode; a new one is 0644), then syncs the
+// directory (best effort: the file is in place either way).
 func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("write configuration file %s: %w", path, err)
 	}
-	mode := fs.FileMode(0o644)
-	if fi, err := os.Stat(path); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	var rnd [6]byte
-	_, _ = rand.Read(rnd[:])
-	tmp := filepath.Join(dir, "."+filepath.Base(path)+"."+hex.EncodeToString(rnd[:])+".tmp")
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-	if err != nil {
+	if err := atomicfile.Replace(path, data, atomicfile.Options{Perm: 0o644}); err != nil {
 		return fmt.Errorf("write configuration file %s: %w", path, err)
 	}
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, path)
-	}
-	if werr != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("write configuration file %s: %w", path, werr)
-	}
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
+	_ = atomicfile.SyncDir(atomicfile.OS, filepath.Dir(path))
 	return nil
 }

@@ -11,9 +11,10 @@
 // with SyncDir), and Write is the whole sequence.
 //
 // A file that exists keeps its permission bits (a user who made a file
-// 0600 keeps it 0600); Options.Perm is the mode of a new file (the umask
-// applies). The rename replaces a symbolic link at the path rather than
-// writing through it.
+// 0600 keeps it 0600; through a symbolic link, the mode of the file it
+// points to); Options.Perm is the mode of a new file (the umask applies).
+// The rename replaces a symbolic link at the path rather than writing
+// through it.
 package atomicfile
 
 import (
@@ -32,7 +33,7 @@ import (
 type FS interface {
 	OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error)
 	Open(name string) (*os.File, error)
-	Lstat(name string) (fs.FileInfo, error)
+	Stat(name string) (fs.FileInfo, error)
 	Rename(oldname, newname string) error
 	Remove(name string) error
 }
@@ -45,10 +46,10 @@ type osFS struct{}
 func (osFS) OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error) {
 	return os.OpenFile(name, flag, perm)
 }
-func (osFS) Open(name string) (*os.File, error)     { return os.Open(name) }
-func (osFS) Lstat(name string) (fs.FileInfo, error) { return os.Lstat(name) }
-func (osFS) Rename(oldname, newname string) error   { return os.Rename(oldname, newname) }
-func (osFS) Remove(name string) error               { return os.Remove(name) }
+func (osFS) Open(name string) (*os.File, error)    { return os.Open(name) }
+func (osFS) Stat(name string) (fs.FileInfo, error) { return os.Stat(name) }
+func (osFS) Rename(oldname, newname string) error  { return os.Rename(oldname, newname) }
+func (osFS) Remove(name string) error              { return os.Remove(name) }
 
 // Options says how a file is written. The zero value writes a new file
 // 0600 in the process's file system and syncs with fsync.
@@ -56,6 +57,9 @@ type Options struct {
 	// Perm is the mode of a new file (0600 when zero). A file that exists
 	// keeps its own mode.
 	Perm fs.FileMode
+	// Secret makes Perm the mode of the file even when it exists and had
+	// another: a file of tokens is 0600 after every write.
+	Secret bool
 	// FS is where the file is written (OS when nil).
 	FS FS
 	// Sync syncs the temporary file before the rename (f.Sync when nil).
@@ -124,7 +128,9 @@ func StageFunc(path string, o Options, fill func(*os.File) error) (_ string, err
 		perm = 0o600
 	}
 	keep := false
-	if fi, err := fsys.Lstat(path); err == nil && fi.Mode().IsRegular() {
+	if o.Secret {
+		keep = true // chmod to exactly Perm below, whatever the umask
+	} else if fi, err := fsys.Stat(path); err == nil && fi.Mode().IsRegular() {
 		perm, keep = fi.Mode().Perm(), true
 	}
 	f, tmp, err := createTemp(fsys, path, perm)
@@ -144,7 +150,7 @@ func StageFunc(path string, o Options, fill func(*os.File) error) (_ string, err
 	}
 	if keep {
 		// The umask may have narrowed the new file's mode: the file keeps
-		// exactly the mode it had.
+		// exactly the mode it had (a secret gets exactly Perm).
 		if err = f.Chmod(perm); err != nil {
 			return "", err
 		}

@@ -152,3 +152,18 @@ func TestRootConfinesTheWrite(t *testing.T) {
 		t.Error("a write outside the root succeeded")
 	}
 }
+
+func TestSecretIsAlways0600(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := filepath.Join(dir, "tokens.json")
+	if err := os.WriteFile(p, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := atomicfile.Write(p, []byte("new"), atomicfile.Options{Perm: 0o600, Secret: true}); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode = %v, want 0600", fi.Mode().Perm())
+	}
+}
