@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -11,29 +12,59 @@ import (
 	"github.com/jpcli/jp/ports"
 )
 
-// runEditor writes content to a temporary file, runs the external editor
-// on it in the terminal, and returns the file as saved. The file is
-// removed afterwards. An editor that exits non-zero (vim's :cq) cancels:
-// ports.ErrCancelled. A missing editor is ports.ErrUnavailable. editor
-// (editor.cmd) replaces the one found at start when set.
+// runEditor runs the external editor on content for a compose request
+// (RunEditor, in the prompt's terminal). editor (editor.cmd) replaces the
+// one found at start when set.
 func (p *Prompter) runEditor(ctx context.Context, editor, purpose, content string) (string, error) {
-	from := "$JP_EDITOR, $VISUAL, $EDITOR or $PATH"
-	if strings.TrimSpace(editor) == "" {
-		editor = p.opts.Editor
-	} else {
-		from = "editor.cmd"
+	return RunEditor(ctx, EditorRun{
+		Cmd: editor, Found: p.opts.Editor, In: p.opts.In, Out: p.opts.Out,
+		TempDir: p.opts.TempDir, Pattern: "jp-" + fileSafe(purpose) + "-*.md", Content: content,
+	})
+}
+
+// EditorRun is one run of the external editor.
+type EditorRun struct {
+	// Cmd is the editor.cmd configuration key; it wins when set.
+	Cmd string
+	// Found is the editor found at start: $JP_EDITOR, $VISUAL, $EDITOR,
+	// then editor, nano or vi on $PATH.
+	Found string
+	// In and Out are the editor's terminal (Out takes its stderr too).
+	In  io.Reader
+	Out io.Writer
+	// TempDir holds the file ("" is the system's); Pattern names it as
+	// os.CreateTemp does (the extension tells the editor the syntax).
+	TempDir, Pattern string
+	// Content is what the file starts with.
+	Content string
+}
+
+// RunEditor is jp's one editor launcher (jp q -e, Ctrl+X in a composer,
+// jp conversation edit): it writes Content to a temporary file, runs the
+// editor on it, and returns the file as saved. The file is removed
+// afterwards. An editor that exits non-zero (vim's :cq) cancels:
+// ports.ErrCancelled. No editor, or one that cannot run, is
+// ports.ErrUnavailable with one line saying how to set one.
+func RunEditor(ctx context.Context, r EditorRun) (string, error) {
+	editor, from := strings.TrimSpace(r.Cmd), "editor.cmd"
+	if editor == "" {
+		editor, from = strings.TrimSpace(r.Found), "$JP_EDITOR, $VISUAL, $EDITOR or $PATH"
 	}
 	args := strings.Fields(editor)
 	if len(args) == 0 {
 		return "", fmt.Errorf("no editor found: set editor.cmd, $JP_EDITOR, $VISUAL or $EDITOR (e.g. export EDITOR=vi), or install editor, nano or vi: %w", ports.ErrUnavailable)
 	}
-	f, err := os.CreateTemp(p.opts.TempDir, "jp-"+fileSafe(purpose)+"-*.md")
+	pattern := r.Pattern
+	if pattern == "" {
+		pattern = "jp-*.md"
+	}
+	f, err := os.CreateTemp(r.TempDir, pattern)
 	if err != nil {
 		return "", fmt.Errorf("create the editor's file: %w", err)
 	}
 	path := f.Name()
 	defer func() { _ = os.Remove(path) }()
-	_, werr := f.WriteString(content)
+	_, werr := f.WriteString(r.Content)
 	if cerr := f.Close(); werr == nil {
 		werr = cerr
 	}
@@ -42,7 +73,7 @@ func (p *Prompter) runEditor(ctx context.Context, editor, purpose, content strin
 	}
 
 	cmd := exec.CommandContext(ctx, args[0], append(args[1:], path)...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = p.opts.In, p.opts.Out, p.opts.Out
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = r.In, r.Out, r.Out
 	if err := cmd.Run(); err != nil {
 		var exit *exec.ExitError
 		switch {

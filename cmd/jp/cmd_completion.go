@@ -108,8 +108,8 @@ func addAliases(node *kong.Node, cmd *complete.Command) {
 // completionRuntime builds the app once, on the first prediction that
 // needs it.
 type completionRuntime struct {
-	s       Streams
-	environ []string
+	s        Streams
+	environ  []string
 	rt       *Runtime
 	failed   bool
 	closeLog func()

@@ -6,14 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
 	"strings"
 
 	toml "github.com/pelletier/go-toml/v2"
 
+	"github.com/jpcli/jp/adapters/terminal"
 	"github.com/jpcli/jp/app"
 	"github.com/jpcli/jp/domain/workspace"
+	"github.com/jpcli/jp/ports"
 )
 
 // ConversationUseCmd is jp conversation use.
@@ -180,11 +180,7 @@ func (c *ConversationEditCmd) Run(rt *Runtime) error {
 	if err != nil {
 		return err
 	}
-	editor := rt.Paths.Editor
-	if editor == "" {
-		return &app.UserError{Msg: noEditorMsg}
-	}
-	out, err := runEditorOn(rt, editor, "conversation-"+string(id)+".toml", editHeader+string(body))
+	out, err := rt.editText(a, "conversation-"+string(id)+"-*.toml", editHeader+string(body))
 	if err != nil {
 		return err
 	}
@@ -213,38 +209,32 @@ func stripComments(s string) string {
 	return b.String()
 }
 
-// runEditorOn writes content to a temporary file named after name, runs
-// the editor on it with the process's terminal and returns the saved text.
-// An editor exiting non-zero changes nothing.
-func runEditorOn(rt *Runtime, editor, name, content string) (string, error) {
-	f, err := os.CreateTemp("", "jp-*-"+name)
+// editText runs the editor (editor.cmd, then $JP_EDITOR, $VISUAL,
+// $EDITOR, then editor, nano or vi on $PATH: the launcher jp q -e uses)
+// on content in a temporary file named after pattern, with the process's
+// terminal, and returns the saved text. An editor exiting non-zero
+// changes nothing.
+func (rt *Runtime) editText(a *app.App, pattern, content string) (string, error) {
+	res, err := a.Config.Load(rt.Ctx, rt.configInput())
 	if err != nil {
 		return "", err
 	}
-	path := f.Name()
-	defer func() { _ = os.Remove(path) }()
-	if _, err := f.WriteString(content); err != nil {
-		_ = f.Close()
-		return "", err
+	run := terminal.EditorRun{
+		Cmd: res.Config.Editor.Cmd, Found: rt.Paths.Editor,
+		In: rt.Streams.In, Out: rt.Paths.Stderr,
+		Pattern: pattern, Content: content,
 	}
-	if err := f.Close(); err != nil {
-		return "", err
-	}
-	args := strings.Fields(editor)
-	cmd := exec.CommandContext(rt.Ctx, args[0], append(args[1:], path)...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = rt.Streams.In, rt.Streams.Err, rt.Streams.Err
 	if rt.Paths.TTYIn != nil {
-		cmd.Stdin, cmd.Stdout = rt.Paths.TTYIn, rt.Paths.TTYOut
+		run.In, run.Out = rt.Paths.TTYIn, rt.Paths.TTYOut
 	}
-	if err := cmd.Run(); err != nil {
-		var exit *exec.ExitError
-		if errors.As(err, &exit) {
-			return "", &app.UserError{Msg: fmt.Sprintf("the editor %s exited with status %d; nothing changed", args[0], exit.ExitCode())}
-		}
-		return "", &app.UserError{Msg: fmt.Sprintf("cannot run the editor %q: %v", editor, err)}
+	out, err := terminal.RunEditor(rt.Ctx, run)
+	switch {
+	case errors.Is(err, ports.ErrCancelled):
+		return "", &app.UserError{Msg: strings.TrimSuffix(err.Error(), ": "+ports.ErrCancelled.Error()), Err: err}
+	case errors.Is(err, ports.ErrUnavailable):
+		return "", &app.UserError{Msg: strings.TrimSuffix(err.Error(), ": "+ports.ErrUnavailable.Error()), Err: err}
 	}
-	b, err := os.ReadFile(path)
-	return string(b), err
+	return out, err
 }
 
 // confirm asks a y/N question on the terminal. Without a terminal it

@@ -265,9 +265,6 @@ func terminalStreams(o *jpwire.Options, s Streams) {
 	}
 }
 
-// noEditorMsg says how to choose an editor when none was found.
-const noEditorMsg = "no editor found: set $JP_EDITOR, $VISUAL or $EDITOR (e.g. export EDITOR=vi), or install editor, nano or vi"
-
 // findEditor picks the external editor: $JP_EDITOR, $VISUAL, $EDITOR, then
 // the first of editor, nano and vi found on $PATH; "" when there is none.
 func findEditor(env map[string]string) string {
