@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/jpcli/jp/domain/plugin"
+	"github.com/jpcli/jp/internal/jsonl"
 	"github.com/jpcli/jp/ports"
 )
 
@@ -66,37 +67,14 @@ func NewTransport(r, w *os.File) *Transport {
 	return &Transport{r: r, w: w, br: bufio.NewReaderSize(r, 64<<10)}
 }
 
-// readLine reads one line without its newline, appending to buf (a line
-// begun before). A last line without a newline is returned before io.EOF.
-// A line longer than max gives ports.ErrLineTooLong. On another error the
-// part read so far is returned with it.
+// readLine reads one line (see jsonl.ReadLine), a too-long one worded as
+// ports.ErrLineTooLong.
 func readLine(br *bufio.Reader, buf []byte, max int) ([]byte, error) {
-	for {
-		frag, err := br.ReadSlice('\n')
-		switch {
-		case err == nil:
-			frag = frag[:len(frag)-1]
-			if len(buf)+len(frag) > max {
-				return nil, fmt.Errorf("%w: longer than %d bytes", ports.ErrLineTooLong, max)
-			}
-			if buf == nil {
-				return append([]byte(nil), frag...), nil
-			}
-			return append(buf, frag...), nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			if len(buf)+len(frag) > max {
-				return nil, fmt.Errorf("%w: longer than %d bytes", ports.ErrLineTooLong, max)
-			}
-			buf = append(buf, frag...)
-		case errors.Is(err, io.EOF) && len(buf)+len(frag) > 0:
-			if len(buf)+len(frag) > max {
-				return nil, fmt.Errorf("%w: longer than %d bytes", ports.ErrLineTooLong, max)
-			}
-			return append(buf, frag...), nil
-		default:
-			return append(buf, frag...), err
-		}
+	line, err := jsonl.ReadLine(br, buf, max)
+	if errors.Is(err, jsonl.ErrTooLong) {
+		return nil, fmt.Errorf("%w: longer than %d bytes", ports.ErrLineTooLong, max)
 	}
+	return line, err
 }
 
 // Recv returns the next line. EOF, a too-long line and a closed pipe stick;

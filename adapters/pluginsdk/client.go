@@ -71,6 +71,7 @@ import (
 	"sync/atomic"
 
 	"github.com/jpcli/jp/domain/plugin"
+	"github.com/jpcli/jp/internal/jsonl"
 )
 
 // Errors of a Client.
@@ -375,25 +376,12 @@ func isClosed(ch chan struct{}) bool {
 
 // readLine reads one line of at most plugin.MaxLine bytes.
 func readLine(br *bufio.Reader) ([]byte, error) {
-	var buf []byte
-	for {
-		frag, err := br.ReadSlice('\n')
-		if len(buf)+len(frag) > plugin.MaxLine+1 {
-			return nil, fmt.Errorf("a line from jp is longer than %d bytes", plugin.MaxLine)
-		}
-		switch {
-		case err == nil:
-			frag = frag[:len(frag)-1]
-			if buf == nil {
-				return append([]byte(nil), frag...), nil
-			}
-			return append(buf, frag...), nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			buf = append(buf, frag...)
-		case errors.Is(err, io.EOF) && len(buf)+len(frag) > 0:
-			return append(buf, frag...), nil
-		default:
-			return nil, err
-		}
+	line, err := jsonl.ReadLine(br, nil, plugin.MaxLine)
+	switch {
+	case errors.Is(err, jsonl.ErrTooLong):
+		return nil, fmt.Errorf("a line from jp is longer than %d bytes", plugin.MaxLine)
+	case err != nil:
+		return nil, err
 	}
+	return line, nil
 }
