@@ -230,9 +230,9 @@ func (w Checkout) Query(ctx context.Context, q plugin.Query) (*QueryStream, erro
 // checkout as Stop would: the turn saves what it has, and its stream ends
 // with outcome stopped.
 func (w Checkout) Interrupt(ctx context.Context, conversation string) error {
-	id := w.c.newID()
-	req := plugin.Interrupt{ID: id, Workspace: w.ref, Conversation: conversation}
-	return w.c.roundTrip(ctx, id, req, plugin.TypeInterrupted, nil, false)
+	return ack[plugin.Interrupted](ctx, w.c, func(id string) plugin.Message {
+		return plugin.Interrupt{ID: id, Workspace: w.ref, Conversation: conversation}
+	})
 }
 
 // Respond answers a tool approval pushed on a query's stream (an Event

@@ -109,94 +109,112 @@ func (c *Client) Interrupt(ctx context.Context, conversation string) error {
 	return c.here().Interrupt(ctx, conversation)
 }
 
+// request is the round trip of every data and mutation request: it sends
+// the message build makes with a fresh id and returns jp's answer, which
+// must be an R (an error answer is a HostError).
+func request[R plugin.Message](ctx context.Context, c *Client, build func(id string) plugin.Message) (R, error) {
+	id := c.newID()
+	var resp R
+	err := c.roundTrip(ctx, id, build(id), resp.MessageType(), &resp, false)
+	return resp, err
+}
+
+// ack is request for an answer that carries nothing the caller uses: its
+// type is checked, its body not decoded.
+func ack[R plugin.Message](ctx context.Context, c *Client, build func(id string) plugin.Message) error {
+	id := c.newID()
+	var resp R
+	return c.roundTrip(ctx, id, build(id), resp.MessageType(), nil, false)
+}
+
 // ListConversations returns the checkout's conversations, pinned first,
 // then most recently active first; archived ones included (ArchivedAt).
 // LastRoot, when set, is where the conversation's latest turn ran.
 func (w Checkout) ListConversations(ctx context.Context) ([]plugin.ConversationSummary, error) {
-	id := w.c.newID()
-	var resp plugin.Conversations
-	err := w.c.roundTrip(ctx, id, plugin.ListConversations{ID: id, Workspace: w.ref}, plugin.TypeConversations, &resp, false)
+	resp, err := request[plugin.Conversations](ctx, w.c, func(id string) plugin.Message {
+		return plugin.ListConversations{ID: id, Workspace: w.ref}
+	})
 	return resp.Data, err
 }
 
 // ReadEvents returns a conversation's events as stored, and its last-root
 // record when a turn recorded one.
 func (w Checkout) ReadEvents(ctx context.Context, conversation string) (plugin.Events, error) {
-	id := w.c.newID()
-	var resp plugin.Events
-	err := w.c.roundTrip(ctx, id, plugin.ReadEvents{ID: id, Workspace: w.ref, Conversation: conversation}, plugin.TypeEvents, &resp, false)
-	return resp, err
+	return request[plugin.Events](ctx, w.c, func(id string) plugin.Message {
+		return plugin.ReadEvents{ID: id, Workspace: w.ref, Conversation: conversation}
+	})
 }
 
 // ReadConfig returns the resolved configuration ("" path) or the value at
 // a dot path such as "assistant.model.id", as JSON. Addressed, it is the
 // configuration a turn in that checkout starts from.
 func (w Checkout) ReadConfig(ctx context.Context, path string) (json.RawMessage, error) {
-	id := w.c.newID()
-	var resp plugin.Config
-	err := w.c.roundTrip(ctx, id, plugin.ReadConfig{ID: id, Workspace: w.ref, Path: path}, plugin.TypeConfig, &resp, false)
+	resp, err := request[plugin.Config](ctx, w.c, func(id string) plugin.Message {
+		return plugin.ReadConfig{ID: id, Workspace: w.ref, Path: path}
+	})
 	return resp.Data, err
 }
 
 // ReadDraft returns a conversation's draft: its query text and revision
 // (both "" when there is none).
 func (w Checkout) ReadDraft(ctx context.Context, conversation string) (plugin.Draft, error) {
-	id := w.c.newID()
-	var resp plugin.Draft
-	err := w.c.roundTrip(ctx, id, plugin.ReadDraft{ID: id, Workspace: w.ref, Conversation: conversation}, plugin.TypeDraft, &resp, false)
-	return resp, err
+	return request[plugin.Draft](ctx, w.c, func(id string) plugin.Message {
+		return plugin.ReadDraft{ID: id, Workspace: w.ref, Conversation: conversation}
+	})
 }
 
 // WriteDraft replaces a draft's query text, keeping its meta section.
 // With revision set it fails unless the draft still has that revision. It
 // returns the new revision.
 func (w Checkout) WriteDraft(ctx context.Context, conversation, text, revision string) (string, error) {
-	id := w.c.newID()
-	var resp plugin.DraftWritten
-	req := plugin.WriteDraft{ID: id, Workspace: w.ref, Conversation: conversation, Text: &text, Revision: revision}
-	err := w.c.roundTrip(ctx, id, req, plugin.TypeDraftWritten, &resp, false)
+	resp, err := request[plugin.DraftWritten](ctx, w.c, func(id string) plugin.Message {
+		return plugin.WriteDraft{ID: id, Workspace: w.ref, Conversation: conversation, Text: &text, Revision: revision}
+	})
 	return resp.Revision, err
 }
 
 // CreateConversation makes a conversation and returns its ID.
 func (w Checkout) CreateConversation(ctx context.Context, title string, local bool) (string, error) {
-	id := w.c.newID()
-	var resp plugin.Created
-	req := plugin.CreateConversation{ID: id, Workspace: w.ref, Title: title, Local: local}
-	err := w.c.roundTrip(ctx, id, req, plugin.TypeCreated, &resp, false)
+	resp, err := request[plugin.Created](ctx, w.c, func(id string) plugin.Message {
+		return plugin.CreateConversation{ID: id, Workspace: w.ref, Title: title, Local: local}
+	})
 	return resp.Conversation, err
 }
 
 // SetTitle renames a conversation.
 func (w Checkout) SetTitle(ctx context.Context, conversation, title string) error {
-	id := w.c.newID()
-	req := plugin.SetTitle{ID: id, Workspace: w.ref, Conversation: conversation, Title: title}
-	return w.c.roundTrip(ctx, id, req, plugin.TypeTitleSet, nil, false)
+	return ack[plugin.TitleSet](ctx, w.c, func(id string) plugin.Message {
+		return plugin.SetTitle{ID: id, Workspace: w.ref, Conversation: conversation, Title: title}
+	})
 }
 
 // Archive hides a conversation from listings.
 func (w Checkout) Archive(ctx context.Context, conversation string) error {
-	id := w.c.newID()
-	return w.c.roundTrip(ctx, id, plugin.Archive{ID: id, Workspace: w.ref, Conversation: conversation}, plugin.TypeArchived, nil, false)
+	return ack[plugin.Archived](ctx, w.c, func(id string) plugin.Message {
+		return plugin.Archive{ID: id, Workspace: w.ref, Conversation: conversation}
+	})
 }
 
 // Unarchive undoes Archive.
 func (w Checkout) Unarchive(ctx context.Context, conversation string) error {
-	id := w.c.newID()
-	return w.c.roundTrip(ctx, id, plugin.Unarchive{ID: id, Workspace: w.ref, Conversation: conversation}, plugin.TypeUnarchived, nil, false)
+	return ack[plugin.Unarchived](ctx, w.c, func(id string) plugin.Message {
+		return plugin.Unarchive{ID: id, Workspace: w.ref, Conversation: conversation}
+	})
 }
 
 // Lock takes a conversation's lock. jp releases it on Unlock, and when the
 // plugin exits or dies.
 func (w Checkout) Lock(ctx context.Context, conversation string) error {
-	id := w.c.newID()
-	return w.c.roundTrip(ctx, id, plugin.Lock{ID: id, Workspace: w.ref, Conversation: conversation}, plugin.TypeLocked, nil, false)
+	return ack[plugin.Locked](ctx, w.c, func(id string) plugin.Message {
+		return plugin.Lock{ID: id, Workspace: w.ref, Conversation: conversation}
+	})
 }
 
 // Unlock releases a lock taken with Lock.
 func (w Checkout) Unlock(ctx context.Context, conversation string) error {
-	id := w.c.newID()
-	return w.c.roundTrip(ctx, id, plugin.Unlock{ID: id, Workspace: w.ref, Conversation: conversation}, plugin.TypeUnlocked, nil, false)
+	return ack[plugin.Unlocked](ctx, w.c, func(id string) plugin.Message {
+		return plugin.Unlock{ID: id, Workspace: w.ref, Conversation: conversation}
+	})
 }
 
 // ListWorkspaces returns every workspace this machine knows, each with
@@ -204,9 +222,9 @@ func (w Checkout) Unlock(ctx context.Context, conversation string) error {
 // Launch marks the one jp was launched in (docs/plugins.md). It names no
 // workspace, so it is a method of the Client only.
 func (c *Client) ListWorkspaces(ctx context.Context) ([]plugin.WorkspaceEntry, error) {
-	id := c.newID()
-	var resp plugin.Workspaces
-	err := c.roundTrip(ctx, id, plugin.ListWorkspaces{ID: id}, plugin.TypeWorkspaces, &resp, false)
+	resp, err := request[plugin.Workspaces](ctx, c, func(id string) plugin.Message {
+		return plugin.ListWorkspaces{ID: id}
+	})
 	return resp.Data, err
 }
 
