@@ -13,6 +13,7 @@ import (
 	"github.com/jpcli/jp/adapters/terminal"
 	"github.com/jpcli/jp/app"
 	"github.com/jpcli/jp/domain/workspace"
+	"github.com/jpcli/jp/internal/safetext"
 	"github.com/jpcli/jp/ports"
 )
 
@@ -243,7 +244,9 @@ func (rt *Runtime) confirm(question string) (bool, error) {
 	if rt.Paths.TTYIn == nil {
 		return false, &app.UsageError{Msg: "jp conversation rm asks before removing and there is no terminal to ask on: pass --yes to remove without asking"}
 	}
-	fmt.Fprint(rt.Paths.TTYOut, question)
+	// The question names titles: stored text, written safe to the raw
+	// terminal.
+	_ = safetext.WriteString(stringWriter{rt.Paths.TTYOut}, question)
 	line, err := bufio.NewReader(rt.Paths.TTYIn).ReadString('\n')
 	if err != nil && !errors.Is(err, io.EOF) {
 		return false, err
@@ -251,3 +254,8 @@ func (rt *Runtime) confirm(question string) (bool, error) {
 	a := strings.ToLower(strings.TrimSpace(line))
 	return a == "y" || a == "yes", nil
 }
+
+// stringWriter adapts an io.Writer to io.StringWriter.
+type stringWriter struct{ w io.Writer }
+
+func (s stringWriter) WriteString(str string) (int, error) { return io.WriteString(s.w, str) }
