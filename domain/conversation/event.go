@@ -290,8 +290,20 @@ func (e *Event) UnmarshalJSON(b []byte) error { return e.decode(b, true) }
 
 // decode reads one stored event. Its Raw is a copy of b with copyRaw, else b
 // itself (the caller owns b and leaves it as it is).
-func (e *Event) decode(b []byte, copyRaw bool) error {
+func (e *Event) decode(b []byte, copyRaw bool) error { return e.decodeWith(b, copyRaw, true) }
+
+// decodeWith is decode, with the fast scanner of the stored form (fast)
+// or by json.Unmarshal alone (the reference the tests compare it with).
+func (e *Event) decodeWith(b []byte, copyRaw, fast bool) error {
+	if copyRaw {
+		// The event's strings and Raw share one copy of b.
+		b = append(json.RawMessage(nil), b...)
+	}
 	var w storedEvent
+	if fast && scanStored(b, &w) {
+		return e.fromStored(&w, b)
+	}
+	w = storedEvent{}
 	if err := json.Unmarshal(b, &w); err != nil {
 		// An event of a type this jp does not know may have fields of
 		// any shape; it only needs its header.
@@ -305,12 +317,13 @@ func (e *Event) decode(b []byte, copyRaw bool) error {
 		w = storedEvent{Type: h.Type, ID: h.ID, EventID: stringID(h.EventID)}
 		_ = w.Timestamp.UnmarshalJSON(h.Timestamp)
 	}
+	return e.fromStored(&w, b)
+}
+
+// fromStored makes the event of its stored fields w, decoded from raw.
+func (e *Event) fromStored(w *storedEvent, raw json.RawMessage) error {
 	if w.Type == "" {
 		return fmt.Errorf("event without a type")
-	}
-	raw := json.RawMessage(b)
-	if copyRaw {
-		raw = append(json.RawMessage(nil), b...)
 	}
 	typ, err := ParseEventType(w.Type)
 	if err != nil {

@@ -28,6 +28,15 @@ func FuzzDecodeEvents(f *testing.F) {
 >>>>>>> theirs`,
 		`[{"type":"chat_request","timestamp":"not a time"}]`, `{"type":"x"}`, `[null]`, `[1]`,
 		`[{"type":"turn_start","id":"a\"]}","timestamp":"2026-09-26T09:14:00Z"} , {"type":"x]","id":"b","t":[{"}":"["}]}]`,
+		`[{"type":"chat_request","id":"e\u00e9","timestamp":"2026-09-26T09:14:00+02:00","content":"\"q\" \u2603 caf\u00e9 \ud83d\ude00 é","attachments":[{"source":"stdin","media_type":"text/plain","content":"a","size":1,"sha256":"x"}],"schema":{"type":"object"}},
+		  {"type":"chat_response","event_id":"m","timestamp":"2025-02-19 21:20:00.000000","message":"\u0000ok","model":"m","usage":{"input_tokens":3,"output_tokens":4},"stop_reason":"end_turn"},
+		  {"type":"tool_call_request","id":"c1","timestamp":"2025-02-19 21:20:00","name":"n","arguments":{"p":"YQ=="},"metadata":{"k":"dg=="}},
+		  {"type":"tool_call_response","id":"c1","timestamp":"2025-02-19 21:20:00","content":"eA==","is_error":false,"files":["a","b"]},
+		  {"type":"inquiry_request","id":"q","timestamp":"2025-02-19 21:20:00","question":{"text":"ok?","answer_type":{"type":"boolean"}}},
+		  {"type":"inquiry_response","id":"q","timestamp":"2025-02-19 21:20:00","answer":true,"metadata":{"answer_type":"secret"}}]`,
+		`[{"type":"turn_start","id":"a","TYPE":"turn_end","timestamp":"2026-09-26T09:14:00Z"}]`,
+		`[{"type":"turn_start","id":"a","id":"b","timestamp":"2026-09-26T09:14:00Z","root":null,"ſchema":1}]`,
+		"[{\"type\":\"chat_request\",\"id\":7,\"content\":\"bad \xff utf8\",\"timestamp\":\"2026-09-26T09:14:00Z\",\"x\":[1,{\"y\":\"\\\"\"}]}]",
 		`[{"type":"x","id":"a"}}]`, `[{"type":"x","id":"a"},]`, `[{"type":"x","id":"a"}] x`, ` [ ] `, `[true]`, `["s"]`,
 	} {
 		f.Add([]byte(s))
@@ -40,6 +49,9 @@ func FuzzDecodeEvents(f *testing.F) {
 		}
 		if err != nil {
 			return
+		}
+		if ref := decodeReference(t, b); !reflect.DeepEqual(evs, ref) {
+			t.Fatalf("DecodeEvents and json.Unmarshal of each event differ:\n%#v\n%#v", evs, ref)
 		}
 		out, err := json.Marshal(evs)
 		if err != nil {
@@ -129,7 +141,7 @@ func TestDecodeEventsLong(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(evs) != n || !reflect.DeepEqual(evs, slow) {
+	if len(evs) != n || !reflect.DeepEqual(evs, slow) || !reflect.DeepEqual(evs, decodeReference(t, b)) {
 		t.Fatalf("DecodeEvents gave %d events, json.Unmarshal %d, and they differ", len(evs), len(slow))
 	}
 	bad := bytes.Replace(b, []byte(`"id":"c4002"`), []byte(`"id":"c4002",`), 1)
@@ -138,4 +150,22 @@ func TestDecodeEventsLong(t *testing.T) {
 	if err == nil || serr == nil || err.Error() != serr.Error() {
 		t.Fatalf("a bad event: DecodeEvents %v, json.Unmarshal %v", err, serr)
 	}
+}
+
+// decodeReference decodes events.json b by json.Unmarshal alone, without
+// the fast scanner of the stored form.
+func decodeReference(t *testing.T, b []byte) []Event {
+	t.Helper()
+	var raws []json.RawMessage
+	if err := json.Unmarshal(b, &raws); err != nil {
+		t.Fatalf("the array does not decode: %v", err)
+	}
+	evs := make([]Event, len(raws))
+	for i, r := range raws {
+		if err := evs[i].decodeWith(r, true, false); err != nil {
+			t.Fatalf("event %d does not decode: %v", i, err)
+		}
+	}
+	FillIDs(evs)
+	return evs
 }

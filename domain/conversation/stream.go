@@ -29,7 +29,9 @@ type Stream struct {
 
 // NewStream returns the state after replaying evs, or the first violation.
 func NewStream(evs []Event) (*Stream, error) {
-	s := &Stream{open: map[string]bool{}, answered: map[string]bool{}, ids: map[string]bool{}}
+	// The ids map is sized once: growing it to a long conversation's
+	// 100,000 IDs rehashes it a dozen times.
+	s := &Stream{open: map[string]bool{}, answered: map[string]bool{}, ids: make(map[string]bool, len(evs)+len(evs)/8+16)}
 	for i, e := range evs {
 		if err := s.Apply(e); err != nil {
 			return nil, fmt.Errorf("event %d: %w", i, err)
@@ -133,8 +135,8 @@ func (s *Stream) advance(e Event) {
 	switch e.Type {
 	case EventTypeTurnStart:
 		s.inTurn = true
-		s.open = map[string]bool{}
-		s.answered = map[string]bool{}
+		clear(s.open)
+		clear(s.answered)
 	case EventTypeToolCallRequest:
 		s.open[e.CallID] = true
 	case EventTypeToolCallResponse:
