@@ -99,11 +99,11 @@ func (c *QueryCmd) Run(rt *Runtime) error {
 	if !isTerminal(rt.Streams.In) && rt.Streams.In != nil {
 		// Piped text is the message when none is given (and -a - does
 		// not ask for it), else it is attached before the message.
-		b, err := io.ReadAll(io.LimitReader(rt.Streams.In, 64<<20))
+		b, err := readStdin(rt.Streams.In, 64<<20)
 		if err != nil {
 			return fmt.Errorf("read stdin: %w", err)
 		}
-		s := strings.TrimRight(string(b), "\n")
+		s := strings.TrimRight(b, "\n")
 		switch {
 		case strings.TrimSpace(s) == "":
 		case !has && c.MCPPrompt == "" && !slices.Contains(c.Attach, "-"):
@@ -148,4 +148,18 @@ func isTerminal(r io.Reader) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// readStdin reads at most limit bytes of piped input into one string: a
+// file's size is known, so a 20 MB message is read into one buffer of its
+// size, without the copies of a growing buffer and of a conversion.
+func readStdin(in io.Reader, limit int64) (string, error) {
+	var sb strings.Builder
+	if f, ok := in.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			sb.Grow(int(min(fi.Size(), limit)) + 1)
+		}
+	}
+	_, err := io.Copy(&sb, io.LimitReader(in, limit))
+	return sb.String(), err
 }

@@ -1,6 +1,7 @@
 package conversation
 
 import (
+	"bytes"
 	"encoding/json"
 	"runtime"
 	"sync"
@@ -94,7 +95,9 @@ func splitArray(b []byte) ([][]byte, bool) {
 		return nil, false
 	}
 	i = skipSpace(b, i+1)
-	var elems [][]byte
+	// jp writes one event a line: the lines are a good guess of the
+	// elements, counted much faster than the slice would grow.
+	elems := make([][]byte, 0, min(bytes.Count(b, []byte{'\n'})+1, len(b)/32+1))
 	if i < len(b) && b[i] == ']' {
 		return elems, skipSpace(b, i+1) == len(b)
 	}

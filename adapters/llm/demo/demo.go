@@ -202,16 +202,27 @@ func echo(ctx context.Context, req llm.Request, chrome string, emit func(llm.Eve
 // inputWords counts the words of a request (system prompt, messages and
 // text attachments), the echo model's input tokens; an image counts one.
 func inputWords(req llm.Request) int {
-	n := len(strings.Fields(req.System))
+	n := countWords(req.System)
 	for _, m := range req.Messages {
-		n += len(strings.Fields(m.Text))
+		n += countWords(m.Text)
 		for _, a := range m.Attachments {
 			if a.IsImage() {
 				n++
 				continue
 			}
-			n += len(strings.Fields(a.Text))
+			n += countWords(a.Text)
 		}
+	}
+	return n
+}
+
+// countWords is len(strings.Fields(s)) without making the slice: a long
+// history or a 20 MB message is counted without a copy of its words.
+func countWords(s string) int {
+	n := 0
+	for w := range strings.FieldsSeq(s) {
+		_ = w
+		n++
 	}
 	return n
 }
