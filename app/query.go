@@ -41,6 +41,8 @@ type Query struct {
 	approve func(ctx context.Context, call llm.ToolCall, diff string) (ok bool, why string, err error)
 	// configFiles writes "always for this workspace" answers.
 	configFiles ports.ConfigEditor
+	// durable is the real store of a copy running in memory (InMemory).
+	durable *durableStore
 }
 
 // QueryDeps are Query's ports, gathered so the constructor stays readable.
@@ -89,6 +91,10 @@ type QueryInput struct {
 	Conversation string
 	New          bool
 	Local        bool
+	// Tmp (--tmp) removes the run's new conversation when the run ends;
+	// NoPersist (--no-persist) stores nothing (see ephemeral.go).
+	Tmp       bool
+	NoPersist bool
 	// Model is --model ("<provider>/<model>").
 	Model string
 	// Edit (-e) composes even with a message; NoEdit (-E) never composes.
@@ -147,14 +153,19 @@ type runState struct {
 	started       bool            // the run's start record was reported (run_events.go)
 	usage         *ports.RunUsage // tokens the provider reported this run
 	lastStop      llm.StopReason  // why the provider's last response ended
+	storage       string          // the start record's storage: "", "tmp", "none"
 }
 
 // Run executes the query: the turn loop over RunTurnPhases.
 func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
-	loc, err := q.ws.Open(ctx, in.Target, in.LaunchDir)
+	if err := q.checkEphemeral(in); err != nil {
+		return QueryResult{}, err
+	}
+	opened, err := q.ws.OpenOrDefault(ctx, in.Target, in.LaunchDir, !in.NoPersist)
 	if err != nil {
 		return QueryResult{}, err
 	}
+	loc := opened.Location
 	res, err := q.config.Load(ctx, ports.ConfigSource{
 		UserConfigDir: in.UserConfigDir, WorkspaceRoot: loc.Root, LaunchDir: in.LaunchDir,
 		Env: in.Environ, Overrides: in.Overrides,
@@ -164,6 +175,9 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 	}
 	rs := &runState{loc: loc, cfg: res.Config, approvals: run.NewApprovals(), chrome: map[string]bool{}, userConfigDir: in.UserConfigDir}
 	q.interrupts.SetCooldown(rs.cfg.Interrupt.EscalationCooldown())
+	if opened.FirstDefault && !in.NoPersist {
+		q.chromeLine(rs, fmt.Sprintf("Not in a jp workspace: conversations go to the default workspace, %s (jp init makes this directory a workspace).", opened.DefaultDir))
+	}
 
 	existing, err := q.pickConversation(ctx, loc, in)
 	if err != nil {
@@ -228,20 +242,27 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 
 	rs.id = existing
 	if rs.id == "" {
-		rs.id, err = q.store.Create(ctx, loc, ports.NewConversation{Title: titleFrom(text), Local: in.Local})
+		rs.id, err = q.store.Create(ctx, loc, ports.NewConversation{Title: titleFrom(text), Local: in.Local || in.Tmp})
 		if err != nil {
 			return QueryResult{}, err
 		}
 		if release, err = q.lock(ctx, loc, rs.id); err != nil {
+			if in.Tmp {
+				_ = q.store.Remove(context.WithoutCancel(ctx), loc, rs.id)
+			}
 			return QueryResult{}, err
 		}
 		defer func() { _ = release() }()
 	}
-	// This checkout's active conversation is now this one: jp q and the
-	// jp conversation commands without an ID continue it.
-	if err := q.store.SetActive(ctx, loc, rs.id); err != nil {
+	if in.Tmp || in.NoPersist {
+		// Runs before the lock is released, on every path out.
+		defer q.endEphemeral(ctx, loc, rs.id, in)
+	} else if err := q.store.SetActive(ctx, loc, rs.id); err != nil {
+		// This checkout's active conversation is now this one: jp q and
+		// the jp conversation commands without an ID continue it.
 		return QueryResult{Conversation: rs.id}, err
 	}
+	rs.storage = storageOf(in)
 	q.reportStart(rs)
 	out, err := q.runTurns(ctx, rs, text, note, fromCompose)
 	q.reportEnd(rs, out.End, err)
@@ -310,7 +331,7 @@ func (q *Query) pickConversation(ctx context.Context, loc workspace.Location, in
 		}
 		return resolveConversation(ctx, q.store, loc, in.Conversation)
 	}
-	if in.New || in.Local {
+	if in.New || in.Local || in.Tmp || in.NoPersist {
 		return "", nil
 	}
 	return activeConversation(ctx, q.store, loc)

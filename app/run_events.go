@@ -23,7 +23,7 @@ func (q *Query) runEvents() ports.RunEvents {
 // reportStart opens the run's records.
 func (q *Query) reportStart(rs *runState) {
 	if ev := q.runEvents(); ev != nil {
-		ev.RunStart(ports.RunStart{Conversation: string(rs.id), Model: rs.model.String(), Workspace: string(rs.loc.ID), Checkout: rs.loc.Root})
+		ev.RunStart(ports.RunStart{Conversation: string(rs.id), Model: rs.model.String(), Workspace: string(rs.loc.ID), Checkout: rs.loc.Root, Storage: rs.storage})
 		rs.started = true
 	}
 }

@@ -135,6 +135,9 @@ func (q *Query) persist(ctx context.Context, rs *runState, ev conversation.Event
 	rs.events = append(rs.events, ev)
 	switch ev.Type {
 	case conversation.EventTypeTurnStart:
+		if rs.loc.Root == "" {
+			break // the default workspace has no checkout to record
+		}
 		// The last-root record (docs/plugins.md): written when a turn first persists.
 		err := q.store.UpdateLocalMetadata(wctx, rs.loc, rs.id, func(m *conversation.LocalMetadata) error {
 			m.LastRoot = &conversation.LastRoot{Path: rs.loc.Root, LastUsed: ev.Timestamp}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"sort"
 	"sync/atomic"
 
@@ -111,6 +112,41 @@ func (w *Workspaces) Open(ctx context.Context, target, launchDir string) (worksp
 		}
 	}
 	return workspace.Location{ID: f.ID, Root: f.Root}, nil
+}
+
+// Opened is a checkout chosen by OpenOrDefault.
+type Opened struct {
+	workspace.Location
+	// FirstDefault: the location is the default workspace and it holds
+	// nothing yet (its silo does not exist): the caller says so once.
+	FirstDefault bool
+	// DefaultDir is the default workspace's silo, when it is the one.
+	DefaultDir string
+}
+
+// OpenOrDefault is Open for the commands that also work outside any
+// workspace (jp query, jp conversation ...): with no -w, a launch
+// directory that is in no workspace addresses the user-level default
+// workspace (docs/storage.md, "Outside a workspace"). record false writes
+// nothing (jp q --no-persist).
+func (w *Workspaces) OpenOrDefault(ctx context.Context, target, launchDir string, record bool) (Opened, error) {
+	f, err := w.Resolve(ctx, target, launchDir)
+	if (target == "" || target == TargetCWD) && errors.Is(err, ports.ErrNoWorkspace) {
+		o := Opened{Location: workspace.Default()}
+		o.DefaultDir = filepath.Join(w.reg.DataDir(), "workspace", workspace.SiloName(workspace.DefaultSlug, workspace.DefaultID))
+		if _, lerr := w.reg.Lookup(ctx, workspace.DefaultID); errors.Is(lerr, ports.ErrNotFound) {
+			o.FirstDefault = true
+		}
+		return o, nil
+	}
+	if err != nil {
+		return Opened{}, err
+	}
+	if !record {
+		return Opened{Location: workspace.Location{ID: f.ID, Root: f.Root}}, nil
+	}
+	loc, err := w.Open(ctx, target, launchDir)
+	return Opened{Location: loc}, err
 }
 
 // WorkspaceView is one workspace as jp workspace ls shows it.

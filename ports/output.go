@@ -224,6 +224,9 @@ type RunStart struct {
 	Model        string
 	Workspace    string
 	Checkout     string
+	// Storage is "" for a stored conversation, "tmp" for jp q --tmp (removed
+	// when the run ends) and "none" for jp q --no-persist (never written).
+	Storage string
 }
 
 // RunToolCall is one tool call.

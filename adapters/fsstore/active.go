@@ -18,7 +18,7 @@ import (
 const activeDir = "active"
 
 // Active implements ports.ConversationStore: the conversation recorded by
-// SetActive for loc.Root, or "" when none is recorded (or the record does
+// SetActive for loc.Root (or for a location with no checkout), or "" when none is recorded (or the record does
 // not hold a conversation ID).
 func (s *Store) Active(ctx context.Context, loc workspace.Location) (conversation.ID, error) {
 	if err := loc.Check(); err != nil {
@@ -27,14 +27,11 @@ func (s *Store) Active(ctx context.Context, loc workspace.Location) (conversatio
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	if loc.Root == "" {
-		return "", nil
-	}
 	silo, err := s.siloDir(loc.ID)
 	if err != nil || silo == "" {
 		return "", err
 	}
-	b, err := os.ReadFile(filepath.Join(silo, activeDir, workspace.RootKey(loc.Root)))
+	b, err := os.ReadFile(filepath.Join(silo, activeDir, activeKey(loc)))
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil
 	}
@@ -56,9 +53,6 @@ func (s *Store) SetActive(ctx context.Context, loc workspace.Location, id conver
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if loc.Root == "" {
-		return nil
-	}
 	silo, err := s.ensureSilo(loc.ID, loc.Root)
 	if err != nil {
 		return err
@@ -67,5 +61,14 @@ func (s *Store) SetActive(ctx context.Context, loc workspace.Location, id conver
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("set active conversation: %w", err)
 	}
-	return s.writeFile(filepath.Join(dir, workspace.RootKey(loc.Root)), []byte(string(id)+"\n"), 0o600)
+	return s.writeFile(filepath.Join(dir, activeKey(loc)), []byte(string(id)+"\n"), 0o600)
+}
+
+// activeKey names a checkout's record of its active conversation; a
+// location with no checkout (the default workspace) has one of its own.
+func activeKey(loc workspace.Location) string {
+	if loc.Root == "" {
+		return "no-checkout"
+	}
+	return workspace.RootKey(loc.Root)
 }

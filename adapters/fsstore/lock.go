@@ -75,6 +75,11 @@ func (s *Store) Lock(ctx context.Context, loc workspace.Location, id conversatio
 		if err := fl.Close(); err != nil {
 			return fmt.Errorf("unlock conversation %s: %w", id, err)
 		}
+		// The lock of a conversation removed while it was held (jp q
+		// --tmp) goes with it: nothing of the conversation stays behind.
+		if p, err := s.locate(loc, id); err == nil && !p.inSilo && !p.inProj {
+			_ = os.Remove(path)
+		}
 		return nil
 	}), nil
 }

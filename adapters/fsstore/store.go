@@ -233,7 +233,11 @@ func (s *Store) ensureSilo(id workspace.ID, root string) (string, error) {
 	if dir, err := s.siloDir(id); err != nil || dir != "" {
 		return dir, err
 	}
-	dir := filepath.Join(base, workspace.SiloName(slugFor(root), id))
+	slug := slugFor(root)
+	if id == workspace.DefaultID {
+		slug = workspace.DefaultSlug // <data>/workspace/default-<id> (docs/storage.md)
+	}
+	dir := filepath.Join(base, workspace.SiloName(slug, id))
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return "", fmt.Errorf("create silo %s: %w", dir, err)
 	}

@@ -25,9 +25,6 @@ func (s *Store) SetActive(ctx context.Context, loc workspace.Location, id conver
 	if _, err := conversation.ParseID(string(id)); err != nil {
 		return err
 	}
-	if loc.Root == "" {
-		return nil
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.active == nil {

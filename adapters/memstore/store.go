@@ -1,5 +1,6 @@
 // Package memstore keeps conversations, drafts, locks and the workspace
-// registry in memory, for tests of app code. It follows the semantics of
+// registry in memory, for tests of app code and for runs that store
+// nothing (jp q --no-persist). It follows the semantics of
 // adapters/fsstore wherever a caller can observe them (the contract suite
 // in adapters/storetest runs against both); the user-local silo, the
 // checkouts' projections and the directories holding .jp/.id are maps.
@@ -110,6 +111,9 @@ func (s *Store) ensureSiloLocked(id workspace.ID, root string) *silo {
 	slug := workspace.Slug("")
 	if root != "" {
 		slug = workspace.Slug(filepath.Base(root))
+	}
+	if id == workspace.DefaultID {
+		slug = workspace.DefaultSlug
 	}
 	sl := &silo{slug: slug, convs: map[conversation.ID]*conv{}, roots: map[string]workspace.Checkout{}}
 	s.silos[id] = sl

@@ -20,6 +20,7 @@ type (
 		Model        string `json:"model"`
 		Workspace    string `json:"workspace"`
 		Checkout     string `json:"checkout"`
+		Storage      string `json:"storage,omitempty"`
 	}
 	toolCallRecord struct {
 		Type      string          `json:"type"`
@@ -53,7 +54,7 @@ func (p *Printer) RunStart(s ports.RunStart) {
 	p.mu.Lock()
 	p.events = true
 	p.mu.Unlock()
-	p.record(startRecord{Type: "start", Conversation: s.Conversation, Model: s.Model, Workspace: s.Workspace, Checkout: s.Checkout})
+	p.record(startRecord{Type: "start", Conversation: s.Conversation, Model: s.Model, Workspace: s.Workspace, Checkout: s.Checkout, Storage: s.Storage})
 }
 
 // ToolCall implements ports.RunEvents.

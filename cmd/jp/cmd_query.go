@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jpcli/jp/adapters/memstore"
+	"github.com/jpcli/jp/adapters/sysclock"
 	"github.com/jpcli/jp/app"
 )
 
@@ -20,6 +22,8 @@ type QueryCmd struct {
 	Conversation string   `short:"c" name:"conversation" placeholder:"ID" predictor:"conversation" help:"Continue this conversation (default: the one last active in this checkout)."`
 	New          bool     `help:"Start a new conversation."`
 	Local        bool     `help:"Start a new conversation kept only on this machine (never written into the checkout's .jp/)."`
+	Tmp          bool     `help:"Run a new conversation that is removed when the run ends (see docs/scripting.md)."`
+	NoPersist    bool     `name:"no-persist" help:"Store nothing: the conversation lives in memory for this run only (see docs/scripting.md)."`
 	Model        string   `placeholder:"PROVIDER/MODEL" predictor:"model" help:"Model to use, e.g. openai/gpt-4o, anthropic/claude-sonnet-4-5, ollama/llama3.1, demo/echo."`
 	Edit         bool     `short:"e" help:"Compose in the editor even when a message is given (seeded with it)."`
 	NoEdit       bool     `short:"E" name:"no-edit" help:"Never compose; fail if there is no message."`
@@ -130,10 +134,15 @@ func (c *QueryCmd) Run(rt *Runtime) error {
 		}
 		has = true
 	}
-	_, err = a.Query.Run(rt.Ctx, app.QueryInput{
+	q := a.Query
+	if c.NoPersist {
+		q = q.InMemory(memstore.New(sysclock.New()))
+	}
+	_, err = q.Run(rt.Ctx, app.QueryInput{
 		Target: rt.Globals.Workspace, LaunchDir: rt.Paths.LaunchDir,
 		Message: msg, HasMessage: has,
 		Conversation: c.Conversation, New: c.New, Local: c.Local, Model: c.Model,
+		Tmp: c.Tmp, NoPersist: c.NoPersist,
 		Edit: c.Edit, NoEdit: c.NoEdit, Schema: schema, HideReasoning: c.HideReason,
 		Attach: c.Attach, Stdin: stdin, HasStdin: hasStdin,
 		UserConfigDir: rt.Paths.ConfigDir, Environ: rt.Environ, Overrides: overrides,

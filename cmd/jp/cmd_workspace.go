@@ -142,7 +142,8 @@ func lastUsed(t time.Time) string {
 
 // open selects and registers the checkout a workspace command works in.
 func (rt *Runtime) open(a *app.App) (workspace.Location, error) {
-	return a.Workspaces.Open(rt.Ctx, rt.Globals.Workspace, rt.Paths.LaunchDir)
+	o, err := a.Workspaces.OpenOrDefault(rt.Ctx, rt.Globals.Workspace, rt.Paths.LaunchDir, true)
+	return o.Location, err
 }
 
 // trimTitle is a title for one line of output: surrounding space trimmed,

@@ -32,8 +32,9 @@ import (
 // tests build and run). Markers are HTML comments: a reader of the
 // rendered page does not see them. Every other fenced block of these docs
 // must be a JSON block of protocol messages, which TestPluginDocMessages
-// reads as the protocol does.
-var docsWithExamples = []string{"docs/headless.md", "docs/plugins.md", "docs/mcp.md", "docs/completion.md"}
+// reads as the protocol does, or a jsonl block of jp q --format json
+// records, which TestDocsScriptingExample validates against the schema.
+var docsWithExamples = []string{"docs/headless.md", "docs/plugins.md", "docs/mcp.md", "docs/completion.md", "docs/scripting.md"}
 
 var (
 	exampleMarker = regexp.MustCompile(`^<!-- example: (\S+)(?: (\S+))? -->$`)
@@ -55,7 +56,7 @@ func TestDocExamplesAreExecuted(t *testing.T) {
 				t.Fatalf("%s marks no example as executed", doc)
 			}
 			for _, b := range docBlocks(t, filepath.Join(root, doc)) {
-				if !b.marked && b.lang != "json" {
+				if !b.marked && b.lang != "json" && (b.lang != "jsonl" || doc != "docs/scripting.md") {
 					t.Errorf("%s:%d: a %q block that no test executes: mark it with the file that runs it", doc, b.line, b.lang)
 				}
 			}

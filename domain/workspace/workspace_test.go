@@ -188,3 +188,13 @@ func TestLocationCheck(t *testing.T) {
 		}
 	}
 }
+
+// The default workspace's ID never changes: its silo is found by it.
+func TestDefaultIDIsStable(t *testing.T) {
+	if DefaultID != "5cuo72n" || !LooksLikeID(string(DefaultID)) {
+		t.Fatalf("DefaultID = %q, want 5cuo72n", DefaultID)
+	}
+	if !Default().IsDefault() || (Location{ID: DefaultID, Root: "/x"}).IsDefault() {
+		t.Fatal("IsDefault")
+	}
+}
