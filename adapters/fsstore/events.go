@@ -175,12 +175,18 @@ func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversat
 	}
 	var buf bytes.Buffer
 	turnEnd, boundary := false, false
-	for _, e := range evs {
+	for i, e := range evs {
 		b, err := e.Stored(p.format)
 		if err != nil {
 			return fmt.Errorf("append to conversation %s: encode event %q: %w", id, e.ID, err)
 		}
-		buf.Write(b)
+		if i == 0 && len(evs) == 1 && cap(b) > len(b) {
+			// One event (a 20 MB message): its line is its encoding,
+			// not a copy of it.
+			buf = *bytes.NewBuffer(b)
+		} else {
+			buf.Write(b)
+		}
 		buf.WriteByte('\n')
 		turnEnd = turnEnd || e.Type == conversation.EventTypeTurnEnd
 		boundary = boundary || e.Type == conversation.EventTypeTurnStart || e.Type == conversation.EventTypeTurnEnd
@@ -221,6 +227,10 @@ func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversat
 	// readers ignore). The log's events stay the tail of events.json, which
 	// is how readers recognise a fold cut before it removed the log.
 	foldNow := turnEnd || st.logSize+int64(buf.Len()) >= s.foldThreshold
+	var logged []byte // the log's whole content, when it is only these lines
+	if st.logSize == 0 {
+		logged = buf.Bytes()
+	}
 	if err := s.appendLog(p.siloConv, buf.Bytes(), st, !foldNow); err != nil {
 		s.dropStream(p.siloConv)
 		return fmt.Errorf("append to conversation %s: %w", id, err)
@@ -249,7 +259,7 @@ func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversat
 		s.putStream(p.siloConv, st)
 		return nil
 	}
-	if _, err := s.fold(p.siloConv, st, p.format); err != nil {
+	if _, err := s.foldLog(p.siloConv, st, p.format, logged); err != nil {
 		s.dropStream(p.siloConv)
 		return fmt.Errorf("append to conversation %s: %w", id, err)
 	}
@@ -294,17 +304,41 @@ func (s *Store) appendLog(dir string, data []byte, st *streamState, sync bool) e
 // crash between the two leaves log events that readers recognise as
 // folded by their IDs. It reports whether there was anything to fold.
 func (s *Store) fold(dir string, st *streamState, f conversation.Format) (bool, error) {
+	return s.foldLog(dir, st, f, nil)
+}
+
+// foldLog is fold, given the log's content when the caller knows it (it
+// holds the conversation's lock and wrote the whole log itself), so that
+// a 20 MB message just appended is not read back.
+func (s *Store) foldLog(dir string, st *streamState, f conversation.Format, raw []byte) (bool, error) {
 	logPath := filepath.Join(dir, logFile)
-	raw, err := os.ReadFile(logPath)
-	if err != nil && !isNotExist(err) {
-		return false, fmt.Errorf("fold events: %w", err)
-	}
-	if len(raw) == 0 {
+	var log io.Reader = bytes.NewReader(raw)
+	if raw == nil {
+		// The log is streamed into the new events.json, not read into
+		// memory: it may hold a 20 MB message.
+		f, err := os.Open(logPath)
+		if isNotExist(err) {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("fold events: %w", err)
+		}
+		defer func() { _ = f.Close() }()
+		fi, err := f.Stat()
+		if err != nil {
+			return false, fmt.Errorf("fold events: %w", err)
+		}
+		if fi.Size() == 0 {
+			return false, nil
+		}
+		if log, err = completeLines(f, fi.Size()); err != nil {
+			return false, fmt.Errorf("fold events: %w", err)
+		}
+	} else if len(raw) == 0 {
 		return false, nil
 	}
-	lines, _ := splitLines(raw)
 	jsonPath := filepath.Join(dir, eventsFile)
-	ok, err := s.appendToArray(jsonPath, lines)
+	ok, err := s.appendToArray(jsonPath, log)
 	if err != nil {
 		return false, err
 	}
@@ -349,7 +383,7 @@ func (s *Store) fold(dir string, st *streamState, f conversation.Format) (bool, 
 // with one that also holds lines, atomically. The array's events are
 // copied file to file. ok is false, and nothing is written, when the file
 // does not end like such an array. The caller syncs the directory.
-func (s *Store) appendToArray(path string, lines [][]byte) (ok bool, err error) {
+func (s *Store) appendToArray(path string, log io.Reader) (ok bool, err error) {
 	src, err := os.Open(path)
 	if isNotExist(err) {
 		src = nil
@@ -381,14 +415,8 @@ func (s *Store) appendToArray(path string, lines [][]byte) (ok bool, err error) 
 			return err
 		}
 		bw := bufio.NewWriterSize(w, 64<<10)
-		for _, l := range lines {
-			if empty {
-				_ = bw.WriteByte('\n')
-				empty = false
-			} else {
-				_, _ = bw.WriteString(",\n")
-			}
-			_, _ = bw.Write(l)
+		if err := copyLines(bw, log, &empty); err != nil {
+			return err
 		}
 		if _, err := bw.WriteString("\n]\n"); err != nil {
 			return err
@@ -396,6 +424,69 @@ func (s *Store) appendToArray(path string, lines [][]byte) (ok bool, err error) 
 		return bw.Flush()
 	})
 	return err == nil, err
+}
+
+// copyLines writes the non-blank lines of the log r, which holds only
+// complete lines, as elements of a JSON array being written to w (each
+// after a separator; empty reports that the array has no element yet).
+// A line is copied in pieces: it may be a 20 MB message.
+func copyLines(w *bufio.Writer, r io.Reader, empty *bool) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var blank []byte // the start of the line, white space so far
+	inLine := false  // the line's separator is written
+	for {
+		piece, err := br.ReadSlice('\n')
+		if err != nil && err != bufio.ErrBufferFull {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+		end := err == nil
+		if end {
+			piece = piece[:len(piece)-1]
+		}
+		if !inLine {
+			if len(bytes.TrimSpace(piece)) == 0 {
+				blank = append(blank, piece...)
+				if end {
+					blank = blank[:0]
+				}
+				continue
+			}
+			if *empty {
+				_ = w.WriteByte('\n')
+				*empty = false
+			} else {
+				_, _ = w.WriteString(",\n")
+			}
+			_, _ = w.Write(blank)
+			blank, inLine = blank[:0], true
+		}
+		if _, err := w.Write(piece); err != nil {
+			return err
+		}
+		if end {
+			inLine = false
+		}
+	}
+}
+
+// completeLines returns the part of the log f (size bytes) up to its last
+// newline: a last line cut by a crash is not an event.
+func completeLines(f *os.File, size int64) (io.Reader, error) {
+	buf := make([]byte, 4096)
+	for end := size; end > 0; {
+		n := min(end, int64(len(buf)))
+		if _, err := f.ReadAt(buf[:n], end-n); err != nil {
+			return nil, err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			return io.NewSectionReader(f, 0, end-n+int64(i)+1), nil
+		}
+		end -= n
+	}
+	return bytes.NewReader(nil), nil
 }
 
 // arrayBody finds the end of a JSON array's last element in f (the offset

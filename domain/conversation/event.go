@@ -279,6 +279,9 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	default:
 		return nil, fmt.Errorf("marshal event %q: unknown type", e.ID)
 	}
+	if key, p := bigField(&w); p != nil {
+		return marshalBig(&w, key, p)
+	}
 	return json.Marshal(w)
 }
 

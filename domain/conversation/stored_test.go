@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -208,4 +209,55 @@ func TestConfigChanges(t *testing.T) {
 	if _, ok := evs[3].ConfigChanges(); ok {
 		t.Error("a turn_start is not a config change")
 	}
+}
+
+// FuzzAppendJSONString: the encoder of big strings writes what
+// encoding/json writes, and an event with a big field encodes to the same
+// bytes as json.Marshal of its wire form.
+func FuzzAppendJSONString(f *testing.F) {
+	for _, s := range []string{"", "plain", "<a & b>", "\"q\" \\ \n\r\t\b\f\x01\x1f", "caf\xc3\xa9 \xff\xfe \u2028\u2029 \U0001F600", "\xe2\x80"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendJSONString(nil, s); !bytes.Equal(got, want) {
+			t.Fatalf("appendJSONString(%q) = %s, json.Marshal %s", s, got, want)
+		}
+		big := strings.Repeat(s+"x", bigString/(len(s)+1)+1)
+		for _, e := range []Event{
+			{Type: EventTypeChatRequest, ID: "a\"content\":\"\"", Content: big, Author: "user", Schema: json.RawMessage(`{"content":""}`)},
+			{Type: EventTypeChatResponse, ID: "b", Message: big, Model: s},
+			{Type: EventTypeChatResponse, ID: "c", Reasoning: big, Signature: s},
+			{Type: EventTypeToolCallResponse, ID: "d", CallID: s, Content: big, IsError: true},
+		} {
+			got, err := e.MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := wireEvent{Type: e.Type, ID: e.ID, Timestamp: e.Timestamp.UTC()}
+			switch e.Type {
+			case EventTypeChatRequest:
+				w.Content, w.Author, w.Schema = &e.Content, e.Author, e.Schema
+			case EventTypeChatResponse:
+				if e.Reasoning != "" {
+					w.Reasoning, w.Signature = &e.Reasoning, e.Signature
+				} else {
+					w.Message = &e.Message
+				}
+				w.Model = e.Model
+			case EventTypeToolCallResponse:
+				w.CallID, w.Content, w.IsError = e.CallID, &e.Content, &e.IsError
+			}
+			want, err := json.Marshal(w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("%s with a big field encodes differently from json.Marshal", e.Type)
+			}
+		}
+	})
 }
