@@ -33,7 +33,7 @@ func (s *session) prompt(_ context.Context, req plugin.Prompt) (plugin.Message, 
 	}
 	resume := s.h.printer.Suspend() // the prompt draws below what was printed
 	defer resume()
-	q := ports.Question{Kind: questionKind(req.Kind), Message: req.Message, Default: req.Default, Topic: "plugin:" + s.name}
+	q := ports.Question{Kind: req.Kind, Message: req.Message, Default: req.Default, Topic: "plugin:" + s.name}
 	for _, o := range req.Options {
 		q.Options = append(q.Options, ports.Option{Label: o, Value: o})
 	}
@@ -63,20 +63,6 @@ func (s *session) prompt(_ context.Context, req plugin.Prompt) (plugin.Message, 
 		return secretAnswer{resp}, nil
 	}
 	return resp, nil
-}
-
-func questionKind(k plugin.PromptKind) ports.QuestionKind {
-	switch k {
-	case plugin.PromptKindConfirm:
-		return ports.QuestionConfirm
-	case plugin.PromptKindSelect:
-		return ports.QuestionSelect
-	case plugin.PromptKindText:
-		return ports.QuestionText
-	case plugin.PromptKindSecret:
-		return ports.QuestionSecret
-	}
-	return ports.QuestionUnknown
 }
 
 // outputState remembers the last channel printed to, to end its block

@@ -104,7 +104,7 @@ func (q *Query) askPermission(ctx context.Context, rs *runState, ts *turnState, 
 		}
 		question := ports.Question{
 			Kind:    ports.QuestionSelect,
-			Message: fmt.Sprintf("Run tool %s %s?", c.Name, compact(c.Arguments)),
+			Message: fmt.Sprintf("Run tool %s %s?", c.Name, CompactJSON(c.Arguments)),
 			Options: permissionOptions,
 			Topic:   "tool_permission:" + c.Name,
 		}
@@ -187,7 +187,7 @@ func (q *Query) editArguments(ctx context.Context, c *llm.ToolCall) (args json.R
 		}
 		var cb bytes.Buffer
 		_ = json.Compact(&cb, []byte(out))
-		return json.RawMessage(cb.Bytes()), !bytes.Equal(cb.Bytes(), []byte(compact(c.Arguments))), false
+		return json.RawMessage(cb.Bytes()), !bytes.Equal(cb.Bytes(), []byte(CompactJSON(c.Arguments))), false
 	}
 }
 

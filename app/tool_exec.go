@@ -63,7 +63,7 @@ func (q *Query) executeBatch(ctx context.Context, rs *runState, ts *turnState, c
 		case batchDone:
 			for i, c := range calls {
 				if edited[i] && approved[i] {
-					results[i].Content = fmt.Sprintf("(The user edited this call's arguments before it ran; it ran with %s.)\n", compact(c.Arguments)) + results[i].Content
+					results[i].Content = fmt.Sprintf("(The user edited this call's arguments before it ran; it ran with %s.)\n", CompactJSON(c.Arguments)) + results[i].Content
 				}
 				q.printResult(c, results[i])
 			}
@@ -150,8 +150,9 @@ func (q *Query) printResult(c llm.ToolCall, r turn.ToolResult) {
 	q.printer.EndBlock(ports.ChannelToolResult)
 }
 
-// compact renders JSON arguments on one line.
-func compact(b json.RawMessage) string {
+// CompactJSON renders JSON (a tool call's arguments) on one line: "{}"
+// for none, the text as is when it is not JSON.
+func CompactJSON(b json.RawMessage) string {
 	if len(b) == 0 {
 		return "{}"
 	}

@@ -231,7 +231,7 @@ func (q *Query) stream(ctx context.Context, rs *runState, ts *turnState) []turn.
 					return err
 				}
 			}
-			q.printer.Write(ports.ChannelToolCall, fmt.Sprintf("%s %s", ev.ToolCall.Name, compact(ev.ToolCall.Arguments)))
+			q.printer.Write(ports.ChannelToolCall, fmt.Sprintf("%s %s", ev.ToolCall.Name, CompactJSON(ev.ToolCall.Arguments)))
 			q.printer.EndBlock(ports.ChannelToolCall)
 			q.reportToolCall(ev.ToolCall)
 		case llm.EventReasoningSignature:

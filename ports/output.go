@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/jpcli/jp/domain/llm"
+	"github.com/jpcli/jp/domain/plugin"
 )
 
 // Channel is an output channel of the Printer (docs/architecture.md).
@@ -119,32 +120,19 @@ type Question struct {
 	Diff string
 }
 
-// QuestionKind is the type of answer a Question wants.
-type QuestionKind int
+// QuestionKind is the type of answer a Question wants: the plugin
+// protocol's prompt kind (docs/plugins.md), one type for both, so that a
+// plugin's prompt reaches the front end unconverted.
+type QuestionKind = plugin.PromptKind
 
-// Question kinds; they mirror the plugin prompt kinds of docs/plugins.md.
+// Question kinds, the prompt kinds under the names the front ends use.
 const (
-	QuestionUnknown QuestionKind = iota
-	QuestionConfirm
-	QuestionSelect
-	QuestionText
-	QuestionSecret
+	QuestionUnknown = plugin.PromptKindUnknown
+	QuestionConfirm = plugin.PromptKindConfirm
+	QuestionSelect  = plugin.PromptKindSelect
+	QuestionText    = plugin.PromptKindText
+	QuestionSecret  = plugin.PromptKindSecret
 )
-
-// String names the kind.
-func (k QuestionKind) String() string {
-	switch k {
-	case QuestionConfirm:
-		return "confirm"
-	case QuestionSelect:
-		return "select"
-	case QuestionText:
-		return "text"
-	case QuestionSecret:
-		return "secret"
-	}
-	return "unknown"
-}
 
 // Answer is what the user answered: Bool for confirm, Text for select
 // (the chosen option's Value), text and secret.

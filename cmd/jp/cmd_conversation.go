@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -267,7 +266,7 @@ func writeEvent(w io.Writer, e conversation.Event) {
 			fmt.Fprintln(w, "[cut at the token limit]")
 		}
 	case conversation.EventTypeToolCallRequest:
-		fmt.Fprintf(w, "\n[tool call %s] %s %s\n", e.CallID, e.Name, compactJSON(e.Arguments))
+		fmt.Fprintf(w, "\n[tool call %s] %s %s\n", e.CallID, e.Name, app.CompactJSON(e.Arguments))
 	case conversation.EventTypeToolCallResponse:
 		label := "tool result"
 		if e.IsError {
@@ -309,17 +308,6 @@ func noControl(s string) string {
 		}
 		return r
 	}, s)
-}
-
-func compactJSON(b json.RawMessage) string {
-	if len(b) == 0 {
-		return "{}"
-	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, b); err != nil {
-		return string(b)
-	}
-	return buf.String()
 }
 
 // ConversationRmCmd is jp conversation rm.
