@@ -145,8 +145,11 @@ func (c *ConversationShowCmd) Run(rt *Runtime) error {
 		}
 		return nil
 	}
+	if c.JSON() && c.Turn == 0 && !c.Last {
+		return showJSON(rt, a, loc, id)
+	}
 	if c.JSON() || c.Turn != 0 || c.Last {
-		// One turn, or JSON: the events are read whole first.
+		// One turn: the events are read whole first.
 		s, evs, err := a.Conversations.Show(rt.Ctx, loc, id)
 		if err != nil {
 			return err
@@ -487,4 +490,50 @@ func (rt *Runtime) conversation(raw string) (*app.App, workspace.Location, conve
 		return nil, workspace.Location{}, "", err
 	}
 	return a, loc, id, nil
+}
+
+// showJSON writes a conversation as jp conversation show --format json
+// does, its summary's fields and then "events", an event at a time as the
+// store reads them: the same bytes as the indented document, without
+// holding a long conversation in memory.
+func showJSON(rt *Runtime, a *app.App, loc workspace.Location, id conversation.ID) error {
+	w := bufio.NewWriterSize(rt.Streams.Out, 64<<10)
+	n := 0
+	head := func(s conversation.Summary) error {
+		b, err := json.MarshalIndent(s, "", "  ")
+		if err != nil {
+			return err
+		}
+		if t, ok := bytes.CutSuffix(b, []byte("\n}")); ok {
+			b = append(t, ',')
+		} else {
+			b = []byte("{") // a summary without fields: "{}"
+		}
+		_, err = w.Write(append(safetext.JSON(b), "\n  \"events\": ["...))
+		return err
+	}
+	each := func(e conversation.Event) error {
+		b, err := json.MarshalIndent(e, "    ", "  ")
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			_ = w.WriteByte(',')
+		}
+		n++
+		_, _ = w.WriteString("\n    ")
+		_, err = w.Write(safetext.JSON(b))
+		return err
+	}
+	if err := a.Conversations.ShowEach(rt.Ctx, loc, id, head, each); err != nil {
+		return err
+	}
+	end := "\n  ]\n}\n"
+	if n == 0 {
+		end = "]\n}\n"
+	}
+	if _, err := w.WriteString(end); err != nil {
+		return err
+	}
+	return w.Flush()
 }
