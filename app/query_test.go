@@ -68,6 +68,9 @@ type recordingPrinter struct {
 	mu    sync.Mutex
 	out   map[ports.Channel]*strings.Builder
 	usage []ports.UsageReport
+	// log is the order of waits, their ends and content: "wait LABEL",
+	// "stop LABEL", "content".
+	log []string
 }
 
 func (p *recordingPrinter) Usage(r ports.UsageReport) {
@@ -86,11 +89,26 @@ func (p *recordingPrinter) Write(ch ports.Channel, text string) {
 		p.out[ch] = &strings.Builder{}
 	}
 	p.out[ch].WriteString(text)
+	if ch == ports.ChannelContent {
+		p.log = append(p.log, "content")
+	}
 }
 func (p *recordingPrinter) EndBlock(ch ports.Channel) { p.Write(ch, "\n") }
-func (p *recordingPrinter) Wait(string) func()        { return func() {} }
-func (p *recordingPrinter) Flush() error              { return nil }
-func (p *recordingPrinter) Suspend() func()           { return func() {} }
+func (p *recordingPrinter) Wait(label string) func() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.log = append(p.log, "wait "+label)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			p.log = append(p.log, "stop "+label)
+		})
+	}
+}
+func (p *recordingPrinter) Flush() error    { return nil }
+func (p *recordingPrinter) Suspend() func() { return func() {} }
 func (p *recordingPrinter) text(ch ports.Channel) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -98,7 +98,7 @@ func (q *Query) runApproved(ctx context.Context, rs *runState, ts *turnState, ca
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			stop := q.printer.Wait("running " + c.Name)
+			stop := q.printer.Wait(waitToolLabel(c.Name))
 			r, err := ts.tools.Call(tctx, c.Name, c.Arguments)
 			stop()
 			switch {

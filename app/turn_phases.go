@@ -43,12 +43,15 @@ var errShutdown = fmt.Errorf("stopped by the user: %w", ports.ErrInterrupted)
 // appended as they happen; a fatal failure is returned as an error after
 // turn_end {outcome: error} is recorded.
 func (q *Query) RunTurnPhases(ctx context.Context, rs *runState, req turn.Request) (turn.End, error) {
+	stopMCP := q.waitFor(waitMCPLabel(rs.cfg))
 	tools, releaseTools, err := q.tools.Open(ctx, rs.cfg, rs.loc.Root)
 	if err != nil {
+		stopMCP()
 		return turn.EndUnknown, err
 	}
 	defer releaseTools()
 	offered, err := tools.Tools(ctx)
+	stopMCP()
 	if err != nil {
 		return turn.EndUnknown, err
 	}
@@ -191,7 +194,7 @@ func (q *Query) stream(ctx context.Context, rs *runState, ts *turnState) []turn.
 		})
 	}()
 
-	stopWait := q.printer.Wait("waiting for the model")
+	stopWait := q.printer.Wait(waitModelLabel(rs.model.String()))
 	defer stopWait()
 	var (
 		pending  []turn.Action
@@ -199,7 +202,9 @@ func (q *Query) stream(ctx context.Context, rs *runState, ts *turnState) []turn.
 		menuEnd  []turn.Action // set when a menu action ends or redirects the turn
 	)
 	handle := func(ev llm.Event) error {
-		stopWait()
+		if ev.Kind != llm.EventChrome {
+			stopWait() // the first byte of the answer; a chrome line is not
+		}
 		switch ev.Kind {
 		case llm.EventTextDelta, llm.EventReasoningDelta:
 			produced = true

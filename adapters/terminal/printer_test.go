@@ -8,11 +8,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/jpcli/jp/domain/llm"
-	"github.com/jpcli/jp/internal/testkit"
 	"github.com/jpcli/jp/ports"
 )
 
@@ -265,40 +263,6 @@ func TestConcurrentWrites(t *testing.T) {
 	if got := strings.Count(out.String(), "x"); got != 8*1000*8 {
 		t.Errorf("lost writes: %d x", got)
 	}
-}
-
-func TestSpinner(t *testing.T) {
-	old := spinnerInterval
-	spinnerInterval = time.Millisecond
-	defer func() { spinnerInterval = old }()
-
-	var errb testkit.SyncBuffer
-	var out bytes.Buffer
-	p := NewPrinter(PrinterOptions{Stdout: &out, Stderr: &errb, StderrIsTTY: true})
-	stop1 := p.Wait("waiting for the model")
-	stop2 := p.Wait("running bash")
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(errb.String(), "running bash (+1 more)") {
-		if time.Now().After(deadline) {
-			t.Fatalf("spinner never drawn: %q", errb.String())
-		}
-		time.Sleep(time.Millisecond)
-	}
-	p.Write(ports.ChannelChrome, "line")
-	p.EndBlock(ports.ChannelChrome)
-	stop2()
-	stop1()
-	stop1()
-	s := errb.String()
-	if !strings.Contains(s, "\r\x1b[K"+sgrDim+"line"+sgrReset+"\n") {
-		t.Errorf("chrome line not written after clearing the spinner: %q", s)
-	}
-	if !strings.HasSuffix(s, "\r\x1b[K") && !strings.HasSuffix(s, "line"+sgrReset+"\n") {
-		t.Errorf("spinner not cleared at the end: %q", s[max(0, len(s)-40):])
-	}
-	// Not a terminal: no spinner, no goroutine.
-	q := NewPrinter(PrinterOptions{Stdout: &out, Stderr: &errb})
-	q.Wait("x")()
 }
 
 // BenchmarkPrinterPipe pushes 100,000 text deltas per iteration through a

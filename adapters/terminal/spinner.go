@@ -5,12 +5,17 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mattn/go-runewidth"
+
 	"github.com/jpcli/jp/internal/safetext"
 )
 
-// spinnerInterval is how often the spinner redraws; the first frame shows
-// after one interval, so short waits never flash.
+// spinnerInterval is how often the spinner redraws.
 var spinnerInterval = 100 * time.Millisecond
+
+// spinnerDelay is how long a wait lasts before the spinner shows, so
+// short waits never flash.
+const spinnerDelay = 300 * time.Millisecond
 
 var spinnerFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
@@ -34,8 +39,11 @@ type wait struct {
 	since time.Time
 }
 
-// Wait shows a spinner with label on stderr until stop is called. It is a
+// Wait shows a spinner with label on stderr until stop is called, from
+// 300 ms (spinnerDelay) after the oldest pending wait began. It is a
 // no-op unless stderr is a terminal (and not in JSON or quiet mode).
+// The label is made safe (control bytes shown, not sent) and cut to the
+// terminal's width, so that clearing the line clears all of it.
 // Concurrent waits share one spinner line showing the latest label. Any
 // other output clears the line first; the spinner comes back on its next
 // frame when the cursor is at the start of a line. stop is idempotent and
@@ -109,8 +117,11 @@ func (p *Printer) drawSpinner() {
 	if len(sp.waits) == 0 || sp.paused > 0 || p.err.midLine || (p.out.tty && p.out.midLine) {
 		return
 	}
+	if time.Since(sp.waits[0].since) < spinnerDelay {
+		return
+	}
 	w := sp.waits[len(sp.waits)-1]
-	label := w.label
+	label := safetext.String(w.label)
 	if n := len(sp.waits) - 1; n > 0 {
 		label += fmt.Sprintf(" (+%d more)", n)
 	}
@@ -118,9 +129,14 @@ func (p *Printer) drawSpinner() {
 		label += fmt.Sprintf(" %ds", int(d.Seconds()))
 	}
 	sp.frame = (sp.frame + 1) % len(spinnerFrames)
-	_, _ = p.err.w.WriteString("\r" + sgrDim + spinnerFrames[sp.frame] + " ")
-	_ = safetext.WriteString(p.err.w, label)
-	_, _ = p.err.w.WriteString(sgrReset + "\x1b[K")
+	width := p.opts.Width
+	if width <= 0 {
+		width = 80
+	}
+	// The frame and a space take two cells; one is left free so that the
+	// line never reaches the last column (where a terminal may wrap).
+	label = runewidth.Truncate(label, max(width-3, 1), "…")
+	_, _ = p.err.w.WriteString("\r" + sgrDim + spinnerFrames[sp.frame] + " " + label + sgrReset + "\x1b[K")
 	_ = p.err.w.Flush()
 	sp.drawn = true
 }
