@@ -57,7 +57,7 @@ test-deps:
 
 ## test: install test dependencies, run check, then the whole suite with -race
 test: test-deps check
-	$(GO) test -race -count=1 -timeout 15m $(PKGS)
+	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 
 ## bench: run every Go benchmark
 bench:
