@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"github.com/jpcli/jp/domain/config"
@@ -43,6 +44,9 @@ type Query struct {
 	configFiles ports.ConfigEditor
 	// durable is the real store of a copy running in memory (InMemory).
 	durable *durableStore
+	// Log receives what a run does not print, such as a title that could
+	// not be generated (jp -v shows it); nil discards it.
+	Log *slog.Logger
 }
 
 // QueryDeps are Query's ports, gathered so the constructor stays readable.
@@ -154,6 +158,8 @@ type runState struct {
 	usage         *ports.RunUsage // tokens the provider reported this run
 	lastStop      llm.StopReason  // why the provider's last response ended
 	storage       string          // the start record's storage: "", "tmp", "none"
+	title         *titleJob       // the title being generated (titles.go)
+	noTitle       bool            // no title is generated this run (--tmp, --no-persist)
 }
 
 // Run executes the query: the turn loop over RunTurnPhases.
@@ -262,7 +268,8 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 		// the jp conversation commands without an ID continue it.
 		return QueryResult{Conversation: rs.id}, err
 	}
-	rs.storage = storageOf(in)
+	rs.storage, rs.noTitle = storageOf(in), in.Tmp || in.NoPersist
+	defer q.finishTitle(rs) // before the lock is released
 	q.reportStart(rs)
 	out, err := q.runTurns(ctx, rs, text, note, fromCompose)
 	q.reportEnd(rs, out.End, err)
@@ -309,6 +316,7 @@ func (q *Query) turnLoop(ctx context.Context, rs *runState, text string) (turn.E
 	for {
 		end, err := q.RunTurnPhases(ctx, rs, turn.Request{Root: rs.loc.Root, Content: text, Author: author, Schema: schema, Attachments: attached})
 		schema, attached = nil, nil // a queued reply is free text
+		q.startTitle(ctx, rs, end)
 		if err != nil || end != turn.EndCompleted {
 			if _, queued := rs.slot.Text(); queued {
 				q.chromeNote(keptLine)

@@ -150,6 +150,9 @@ func newFixture(t *testing.T, resps ...resp) *fixture {
 	t.Helper()
 	f := &fixture{provider: &scriptProvider{resps: resps}, printer: &recordingPrinter{}, cfg: config.Default(),
 		configFiles: &mocks.ConfigEditorMock{SetStringFunc: func(context.Context, string, []string, string, string) error { return nil }}}
+	// Generated titles have their own tests (titles_test.go): here they
+	// would add a provider call to every first turn.
+	f.cfg.Conversation.Title.Model = config.TitleModelNone
 	f.store = memstore.New(&fixedClock{t: time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC)})
 	f.prompter = &mocks.PrompterMock{
 		InteractiveFunc: func() bool { return true },

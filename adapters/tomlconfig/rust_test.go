@@ -82,7 +82,7 @@ func TestRustWorkspaceLoads(t *testing.T) {
 	want := []string{
 		"assistant.name", "assistant.request.base_backoff_ms",
 		"assistant.request.cache", "assistant.request.max_backoff_secs", "assistant.tool_choice",
-		"conversation.attachments", "conversation.inquiry", "conversation.title",
+		"conversation.attachments", "conversation.inquiry", "conversation.title.generate",
 		"conversation.tools.defaults.style",
 		"conversation.tools.fs_read_file.examples", "conversation.tools.fs_read_file.format",
 		"conversation.tools.fs_read_file.options", "conversation.tools.fs_read_file.questions",

@@ -438,18 +438,36 @@ func looksLikeID(s string) bool {
 
 // ConversationTitleCmd is jp conversation title.
 type ConversationTitleCmd struct {
-	Args []string `arg:"" name:"id-and-title" placeholder:"[ID] TITLE" help:"An optional conversation ID or unique prefix (default: the active conversation), then the new title."`
+	Args     []string `arg:"" optional:"" name:"id-and-title" placeholder:"[ID] TITLE" help:"An optional conversation ID or unique prefix (default: the active conversation), then the new title."`
+	Generate bool     `help:"Generate the title now with conversation.title.model (replacing any title) instead of giving one."`
 }
 
 // Run sets the title.
 func (c *ConversationTitleCmd) Run(rt *Runtime) error {
 	raw, words := "", c.Args
-	if len(words) > 1 && looksLikeID(words[0]) {
+	if len(words) > 1 && looksLikeID(words[0]) || c.Generate && len(words) == 1 {
 		raw, words = words[0], words[1:]
+	}
+	switch {
+	case c.Generate && len(words) > 0:
+		return &app.UsageError{Msg: "--generate makes the title: give at most a conversation ID, not a title"}
+	case !c.Generate && len(words) == 0:
+		return &app.UsageError{Msg: "no title: give one (jp conversation title [ID] TITLE), or --generate to have it generated"}
 	}
 	a, loc, id, err := rt.conversation(raw)
 	if err != nil {
 		return err
+	}
+	if c.Generate {
+		title, err := a.Query.GenerateTitle(rt.Ctx, app.TitleInput{
+			Loc: loc, Conversation: id, LaunchDir: rt.Paths.LaunchDir,
+			UserConfigDir: rt.Paths.ConfigDir, Environ: rt.Environ, Overrides: rt.Globals.Cfg,
+		})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(rt.Streams.Out, "Titled conversation %s: %s\n", id, trimTitle(title))
+		return nil
 	}
 	title := strings.Join(words, " ")
 	if err := a.Conversations.SetTitle(rt.Ctx, loc, id, title); err != nil {

@@ -82,9 +82,11 @@ func TestScripts(t *testing.T) {
 
 // isolatedEnv is the environment that keeps a jp process started by a
 // test to its own home, XDG data and config directories, with no
-// provider API keys.
+// provider API keys. Generated titles are off (conversation.title.model =
+// "none"): the demo model's titles would change every listing a scenario
+// checks; the scenarios about titles (titles.txtar) turn them back on.
 func isolatedEnv(home, data, config string) []string {
-	return []string{"HOME=" + home, "XDG_DATA_HOME=" + data, "XDG_CONFIG_HOME=" + config,
+	return []string{"HOME=" + home, "XDG_DATA_HOME=" + data, "XDG_CONFIG_HOME=" + config, "JP_CFG_CONVERSATION__TITLE__MODEL=none",
 		"ANTHROPIC_API_KEY=", "OPENAI_API_KEY=", "GEMINI_API_KEY=", "GOOGLE_API_KEY=", "OPENROUTER_API_KEY=",
 		"CEREBRAS_API_KEY=", "DEEPSEEK_API_KEY=", "OLLAMA_API_KEY="}
 }

@@ -71,6 +71,7 @@ func (rt *Runtime) App() (*app.App, error) {
 		}
 		rt.app, rt.script, rt.cleanup = h.App, h.Script, cleanup
 		rt.app.Workspaces.Log = opts.Log
+		rt.app.Query.Log = opts.Log
 		return rt.app, nil
 	}
 	a, cleanup, err := jpwire.InitializeCLI(opts)
@@ -79,6 +80,7 @@ func (rt *Runtime) App() (*app.App, error) {
 	}
 	rt.app, rt.cleanup = a, cleanup
 	a.Workspaces.Log = opts.Log
+	a.Query.Log = opts.Log
 	return a, nil
 }
 

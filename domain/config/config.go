@@ -178,7 +178,17 @@ type Conversation struct {
 	Tools       Tools    `toml:"tools" doc:"Tools offered to the model: defaults, and one table per local tool or per-tool policy."`
 	Limits      Limits   `toml:"limits" doc:"Size limits on what is stored: a value over one is refused with one line, and nothing is written."`
 	Attachments []string `toml:"attachments" doc:"Attached to every query's message, like -a: paths (files, directories, globs, relative to the checkout), cmd:COMMAND, http(s) URLs. See docs/attachments.md."`
+	Title       Title    `toml:"title" doc:"How a conversation's title is made."`
 }
+
+// Title is the [conversation.title] table.
+type Title struct {
+	Model string `toml:"model" doc:"The model that writes a conversation's title after its first turn (<provider>/<model> or an alias); empty: the conversation's model; none: no generated titles (the first line of the first message stays the title)."`
+}
+
+// TitleModelNone is the conversation.title.model value that turns title
+// generation off.
+const TitleModelNone = "none"
 
 // Limits is the [conversation.limits] table.
 type Limits struct {

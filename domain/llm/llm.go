@@ -125,6 +125,12 @@ type Request struct {
 	// (derived from stored events). The demo provider uses it to pick the
 	// script entry; other providers ignore it.
 	PriorCalls int
+	// Title marks a request for the conversation's title
+	// (conversation.title.model): not a step of the conversation. Real
+	// providers send it like any other (its System prompt asks for the
+	// title); the demo provider answers it with a title of its own
+	// instead of playing its script.
+	Title bool
 }
 
 // EventKind is the kind of a streamed Event.

@@ -124,6 +124,9 @@ func (p *Provider) uncounted(req llm.Request, err error, produced bool) bool {
 
 // play emits response index, or the echo.
 func (p *Provider) play(ctx context.Context, index int, req llm.Request, emit func(llm.Event) error) error {
+	if req.Title {
+		return title(ctx, req, emit)
+	}
 	if p.script == nil {
 		return echo(ctx, req, EchoChrome, emit)
 	}
@@ -170,6 +173,54 @@ func (p *Provider) play(ctx context.Context, index int, req llm.Request, emit fu
 		}
 	}
 	return emit(llm.Event{Kind: llm.EventDone})
+}
+
+// title answers a title request (docs/demo-model.md, "Titles"): the
+// first words of the first user message, each capitalised, with the usage
+// of one token per word. It plays no script response.
+func title(ctx context.Context, req llm.Request, emit func(llm.Event) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	answer := TitleText(req.Messages)
+	if err := emit(llm.Event{Kind: llm.EventTextDelta, Text: answer}); err != nil {
+		return err
+	}
+	usage := llm.Usage{InputTokens: inputWords(req), OutputTokens: len(strings.Fields(answer))}
+	if err := emit(llm.Event{Kind: llm.EventUsage, Usage: usage}); err != nil {
+		return err
+	}
+	return emit(llm.Event{Kind: llm.EventDone, Stop: llm.StopEnd})
+}
+
+// TitleWords is how many words of the first message the demo model's
+// title keeps.
+const TitleWords = 5
+
+// TitleText is the demo model's title for a conversation: the first
+// TitleWords words of the first line of the first user message, each with
+// its first letter in upper case ("Untitled" when there are none).
+func TitleText(msgs []llm.Message) string {
+	for _, m := range msgs {
+		if m.Role != llm.RoleUser {
+			continue
+		}
+		line, _, _ := strings.Cut(strings.TrimSpace(m.Text), "\n")
+		words := strings.Fields(line)
+		if len(words) == 0 {
+			break
+		}
+		if len(words) > TitleWords {
+			words = words[:TitleWords]
+		}
+		for i, w := range words {
+			r := []rune(w)
+			r[0] = unicode.ToUpper(r[0])
+			words[i] = string(r)
+		}
+		return strings.Join(words, " ")
+	}
+	return "Untitled"
 }
 
 // echo emits chrome, then the echo text word by word (with a schema, a
