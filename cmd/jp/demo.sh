@@ -79,6 +79,7 @@ echo "${dim} the answer finishes, then the queued reply is sent as the next turn
 show "$JP" q --new --headless queue.jph --cfg providers.demo.script=slow.json "Tell me something long."
 
 step "5. Everything is recorded"
+echo "${dim}(after a conversation's first turn its model writes a title: the demo model's is the first words, capitalised; conversation.title.model)${off}"
 show "$JP" conversation ls
 id=$("$JP" conversation ls --format json | jq -r '.[0].id')
 show "$JP" conversation show "$id"
@@ -87,7 +88,7 @@ step "6. Fork, search, and JSON lines for scripts"
 echo "${dim}(jp c commands take an ID prefix and default to the active conversation, marked * in jp c ls)${off}"
 show "$JP" c fork --turn 1
 show "$JP" c grep -i 'words in'
-show "$JP" q --format json "one answer for a script"
+show "$JP" q --tmp --format json "one answer for a script, then gone"
 
 step "7. Plugins: a shell script, and a Go plugin that asks a question through jp's prompts"
 cat >> .jp/config.toml <<'TOML'
