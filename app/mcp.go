@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -75,7 +74,7 @@ func (m *MCP) List(ctx context.Context, in ConfigInput) ([]MCPServerView, error)
 		s := cfg.MCP.Servers[n]
 		keys := lo.Keys(s.Env)
 		slices.Sort(keys)
-		out = append(out, MCPServerView{Name: n, Enabled: s.Enable, Command: s.Command, URL: redactURL(s.URL), EnvKeys: keys})
+		out = append(out, MCPServerView{Name: n, Enabled: s.Enable, Command: s.Command, URL: s.RedactedURL(), EnvKeys: keys})
 	}
 	return out, nil
 }
@@ -90,18 +89,15 @@ func (m *MCP) Check(ctx context.Context, in ConfigInput, name string) ([]MCPChec
 	}
 	names := cfg.MCP.EnabledServers()
 	if name != "" {
-		if _, ok := cfg.MCP.Servers[name]; !ok {
-			known := lo.Keys(cfg.MCP.Servers)
-			slices.Sort(known)
-			return nil, &UserError{Msg: fmt.Sprintf("no MCP server %q is configured (configured: %s); add [mcp.servers.%s] to a config file, see docs/mcp.md",
-				name, listOrNone(known), name)}
+		if _, err := lookupServer(cfg, dir, name); err != nil {
+			return nil, err
 		}
 		names = []string{name}
 	}
 	if len(names) == 0 {
 		return nil, &UserError{Msg: "no MCP servers are enabled: add an [mcp.servers.<name>] table with a command to a config file, see docs/mcp.md"}
 	}
-	lim := ports.MCPLimits{IdleShutdown: cfg.MCP.IdleShutdown(), MaxInstances: cfg.MCP.MaxInstances}
+	lim := ports.MCPLimitsOf(cfg.MCP)
 	out := make([]MCPCheck, 0, len(names))
 	for _, n := range names {
 		if err := ctx.Err(); err != nil {
@@ -130,109 +126,75 @@ func listOrNone(names []string) string {
 	return strings.Join(names, ", ")
 }
 
-// redactURL is u without the user info and query that may hold
-// credentials ("" stays "").
-func redactURL(u string) string {
-	if u == "" {
-		return ""
-	}
-	p, err := url.Parse(u)
-	if err != nil {
-		return "(an unparsable URL)"
-	}
-	p.User, p.RawQuery, p.Fragment = nil, "", ""
-	return p.String()
-}
-
 // session leases name's instance (enabled or not, as jp mcp check NAME
 // does) for jp mcp call, resources and prompts, and jp q --mcp-prompt.
 func (m *MCP) session(ctx context.Context, in ConfigInput, name string) (ports.MCPSession, func(), error) {
-	cfg, _, err := m.load(ctx, in)
+	cfg, dir, err := m.load(ctx, in)
 	if err != nil {
 		return nil, nil, err
 	}
-	spec, err := m.serverSpec(ctx, in, name)
+	spec, err := lookupServer(cfg, dir, name)
 	if err != nil {
 		return nil, nil, err
 	}
-	lim := ports.MCPLimits{IdleShutdown: cfg.MCP.IdleShutdown(), MaxInstances: cfg.MCP.MaxInstances}
-	s, release, err := m.pool.Open(ctx, spec, lim)
+	s, release, err := m.pool.Open(ctx, spec, ports.MCPLimitsOf(cfg.MCP))
 	if err != nil {
 		return nil, nil, &UserError{Msg: err.Error(), Err: err}
 	}
 	return s, release, nil
 }
 
+// withSession runs f on a session of server name and releases it; f's
+// error is the user's to read (the server's own words).
+func withSession[T any](ctx context.Context, m *MCP, in ConfigInput, name string, f func(ports.MCPSession) (T, error)) (T, error) {
+	s, release, err := m.session(ctx, in, name)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	defer release()
+	res, err := f(s)
+	if err != nil {
+		return res, &UserError{Msg: err.Error(), Err: err}
+	}
+	return res, nil
+}
+
 // Call calls server name's tool (by the server's own name for it) with
 // args, a JSON object. A tool that reports an error is a result with
 // IsError set, not an error.
 func (m *MCP) Call(ctx context.Context, in ConfigInput, name, tool string, args json.RawMessage) (ports.MCPToolResult, error) {
-	s, release, err := m.session(ctx, in, name)
-	if err != nil {
-		return ports.MCPToolResult{}, err
-	}
-	defer release()
-	res, err := s.CallTool(ctx, tool, args)
-	if err != nil {
-		return res, &UserError{Msg: err.Error(), Err: err}
-	}
-	return res, nil
+	return withSession(ctx, m, in, name, func(s ports.MCPSession) (ports.MCPToolResult, error) {
+		return s.CallTool(ctx, tool, args)
+	})
 }
 
 // Resources lists server name's resources and resource templates.
 func (m *MCP) Resources(ctx context.Context, in ConfigInput, name string) ([]ports.MCPResource, error) {
-	s, release, err := m.session(ctx, in, name)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	res, err := s.Resources(ctx)
-	if err != nil {
-		return nil, &UserError{Msg: err.Error(), Err: err}
-	}
-	return res, nil
+	return withSession(ctx, m, in, name, func(s ports.MCPSession) ([]ports.MCPResource, error) {
+		return s.Resources(ctx)
+	})
 }
 
 // ReadResource reads one resource of server name.
 func (m *MCP) ReadResource(ctx context.Context, in ConfigInput, name, uri string) ([]ports.MCPResourceContent, error) {
-	s, release, err := m.session(ctx, in, name)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	res, err := s.ReadResource(ctx, uri)
-	if err != nil {
-		return nil, &UserError{Msg: err.Error(), Err: err}
-	}
-	return res, nil
+	return withSession(ctx, m, in, name, func(s ports.MCPSession) ([]ports.MCPResourceContent, error) {
+		return s.ReadResource(ctx, uri)
+	})
 }
 
 // Prompts lists server name's prompts.
 func (m *MCP) Prompts(ctx context.Context, in ConfigInput, name string) ([]ports.MCPPrompt, error) {
-	s, release, err := m.session(ctx, in, name)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
-	res, err := s.Prompts(ctx)
-	if err != nil {
-		return nil, &UserError{Msg: err.Error(), Err: err}
-	}
-	return res, nil
+	return withSession(ctx, m, in, name, func(s ports.MCPSession) ([]ports.MCPPrompt, error) {
+		return s.Prompts(ctx)
+	})
 }
 
 // GetPrompt renders server name's prompt with args.
 func (m *MCP) GetPrompt(ctx context.Context, in ConfigInput, name, prompt string, args map[string]string) (ports.MCPPromptResult, error) {
-	s, release, err := m.session(ctx, in, name)
-	if err != nil {
-		return ports.MCPPromptResult{}, err
-	}
-	defer release()
-	res, err := s.GetPrompt(ctx, prompt, args)
-	if err != nil {
-		return res, &UserError{Msg: err.Error(), Err: err}
-	}
-	return res, nil
+	return withSession(ctx, m, in, name, func(s ports.MCPSession) (ports.MCPPromptResult, error) {
+		return s.GetPrompt(ctx, prompt, args)
+	})
 }
 
 // PromptMessage renders server name's prompt as the text of a query:
@@ -264,6 +226,12 @@ func (m *MCP) serverSpec(ctx context.Context, in ConfigInput, name string) (port
 	if err != nil {
 		return ports.MCPServerSpec{}, err
 	}
+	return lookupServer(cfg, dir, name)
+}
+
+// lookupServer returns the spec of configured server name (enabled or
+// not) run in dir, or the error that lists the configured ones.
+func lookupServer(cfg config.Config, dir, name string) (ports.MCPServerSpec, error) {
 	srv, ok := cfg.MCP.Servers[name]
 	if !ok {
 		known := lo.Keys(cfg.MCP.Servers)

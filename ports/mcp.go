@@ -34,6 +34,11 @@ type MCPLimits struct {
 	MaxInstances int
 }
 
+// MCPLimitsOf reads the limits from the [mcp] configuration.
+func MCPLimitsOf(m config.MCP) MCPLimits {
+	return MCPLimits{IdleShutdown: m.IdleShutdown(), MaxInstances: m.MaxInstances}
+}
+
 // MCPPool is the process's one pool of MCP server instances. Its methods
 // are safe for concurrent use; turns in several checkouts share it.
 type MCPPool interface {

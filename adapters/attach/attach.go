@@ -422,7 +422,7 @@ func (a *Attacher) mcpResource(ctx context.Context, req ports.AttachRequest, spe
 	if !ok {
 		return nil, fmt.Errorf("%s: no MCP server %q is configured; add [mcp.servers.%s] (see docs/mcp.md)", spec, name, name)
 	}
-	lim := ports.MCPLimits{IdleShutdown: req.MCP.IdleShutdown(), MaxInstances: req.MCP.MaxInstances}
+	lim := ports.MCPLimitsOf(req.MCP)
 	s, release, err := a.MCP.Open(ctx, ports.MCPServerSpec{Name: name, Server: srv, Dir: req.Root}, lim)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", spec, err)

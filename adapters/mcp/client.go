@@ -132,7 +132,7 @@ func (c *conn) pid() int {
 // stderr lines), or the remote endpoint.
 func (c *conn) status() string {
 	if c.proc == nil {
-		return "remote server " + redactURL(c.spec.Server.URL)
+		return "remote server " + c.spec.Server.RedactedURL()
 	}
 	return c.proc.status()
 }

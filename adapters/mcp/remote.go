@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -23,7 +22,7 @@ func (c *conn) connectRemote(ctx context.Context, client *sdk.Client, orders *or
 	u, err := url.Parse(srv.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		c.cancel()
-		return nil, fmt.Errorf("MCP server %s: mcp.servers.%s.url must be an http:// or https:// URL, got %q", name, name, redactURL(srv.URL))
+		return nil, fmt.Errorf("MCP server %s: mcp.servers.%s.url must be an http:// or https:// URL, got %q", name, name, srv.RedactedURL())
 	}
 	ht := &headerTransport{base: &orderRoundTripper{base: o.httpTransport(), rec: orders}, headers: srv.Headers}
 	if env := srv.BearerTokenEnv; env != "" {
@@ -55,9 +54,9 @@ func (c *conn) connectRemote(ctx context.Context, client *sdk.Client, orders *or
 		case ctx.Err() != nil:
 			return nil, fmt.Errorf("connect to MCP server %s: %w", name, ctx.Err())
 		case hctx.Err() != nil:
-			return nil, fmt.Errorf("MCP server %s (%s) did not answer the MCP handshake within %s", name, redactURL(srv.URL), StartTimeout)
+			return nil, fmt.Errorf("MCP server %s (%s) did not answer the MCP handshake within %s", name, srv.RedactedURL(), StartTimeout)
 		}
-		return nil, fmt.Errorf("MCP server %s: cannot connect to %s (mcp.servers.%s.url): %v", name, redactURL(srv.URL), name, err)
+		return nil, fmt.Errorf("MCP server %s: cannot connect to %s (mcp.servers.%s.url): %v", name, srv.RedactedURL(), name, err)
 	}
 	c.session = session
 	c.ended = make(chan struct{})
@@ -95,17 +94,6 @@ func (o *Options) httpTransport() http.RoundTripper {
 		return o.HTTPTransport
 	}
 	return http.DefaultTransport
-}
-
-// redactURL is u without its user info and query, which may hold
-// credentials, for messages and logs.
-func redactURL(u string) string {
-	p, err := url.Parse(u)
-	if err != nil {
-		return "(an unparsable URL)"
-	}
-	p.User, p.RawQuery, p.Fragment = nil, "", ""
-	return strings.TrimSuffix(p.String(), "?")
 }
 
 // orderRoundTripper records the property order of elicitation schemas in

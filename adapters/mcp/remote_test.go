@@ -141,9 +141,9 @@ func TestRemoteServerRejectsCommandAndURLTogether(t *testing.T) {
 }
 
 func TestRedactURLDropsCredentials(t *testing.T) {
-	got := redactURL("https://user:pw@example.test/mcp?token=abc#x")
+	got := config.MCPServer{URL: "https://user:pw@example.test/mcp?token=abc#x"}.RedactedURL()
 	if got != "https://example.test/mcp" {
-		t.Fatalf("redactURL = %q", got)
+		t.Fatalf("RedactedURL = %q", got)
 	}
 }
 

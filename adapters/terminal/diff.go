@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/jpcli/jp/internal/difflines"
 	"github.com/jpcli/jp/internal/safetext"
 )
 
@@ -19,6 +20,14 @@ const (
 	sgrDiffHead = "\x1b[1m"
 )
 
+// diffColours colours each kind of diff line (context: none).
+var diffColours = [...]string{
+	difflines.Head: sgrDiffHead,
+	difflines.Add:  sgrDiffAdd,
+	difflines.Del:  sgrDiffDel,
+	difflines.Hunk: sgrDiffHunk,
+}
+
 // colourDiff renders a unified diff for the terminal: control characters
 // of the (untrusted) file text neutralised, added lines green, removed
 // lines red, hunk headers cyan, file headers bold. Lines end in "\n".
@@ -26,18 +35,7 @@ func colourDiff(diff string) string {
 	var b strings.Builder
 	for _, l := range strings.Split(strings.TrimRight(diff, "\n"), "\n") {
 		l = safetext.String(strings.TrimSuffix(l, "\r"))
-		colour := ""
-		switch {
-		case strings.HasPrefix(l, "+++ "), strings.HasPrefix(l, "--- "), strings.HasPrefix(l, "diff --git "),
-			strings.HasPrefix(l, "rename from "), strings.HasPrefix(l, "rename to "):
-			colour = sgrDiffHead
-		case strings.HasPrefix(l, "+"):
-			colour = sgrDiffAdd
-		case strings.HasPrefix(l, "-"):
-			colour = sgrDiffDel
-		case strings.HasPrefix(l, "@@"):
-			colour = sgrDiffHunk
-		}
+		colour := diffColours[difflines.Classify(l)]
 		if colour != "" {
 			b.WriteString(colour + l + sgrReset + "\n")
 		} else {

@@ -50,7 +50,7 @@ func (s *Source) Open(ctx context.Context, cfg config.Config, root string) (port
 		return nil, nil, fmt.Errorf("%d MCP servers are enabled but mcp.max_instances = %d: a turn needs one instance of each; raise mcp.max_instances or disable servers with mcp.servers.<name>.enable = false: %w",
 			len(names), cfg.MCP.MaxInstances, ports.ErrMCPLimit)
 	}
-	lim := ports.MCPLimits{IdleShutdown: cfg.MCP.IdleShutdown(), MaxInstances: cfg.MCP.MaxInstances}
+	lim := ports.MCPLimitsOf(cfg.MCP)
 	servers := make([]*lazy, len(names))
 	errs := make([]error, len(names))
 	var wg sync.WaitGroup

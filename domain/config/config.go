@@ -17,7 +17,9 @@
 package config
 
 import (
+	"net/url"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -210,6 +212,21 @@ type MCP struct {
 // IdleShutdown is IdleShutdownSecs as a duration.
 func (m MCP) IdleShutdown() time.Duration {
 	return time.Duration(m.IdleShutdownSecs) * time.Second
+}
+
+// RedactedURL is the server's URL without the user info, query and
+// fragment, which may hold credentials, for messages, logs and listings
+// ("" stays "").
+func (s MCPServer) RedactedURL() string {
+	if s.URL == "" {
+		return ""
+	}
+	p, err := url.Parse(s.URL)
+	if err != nil {
+		return "(an unparsable URL)"
+	}
+	p.User, p.RawQuery, p.Fragment = nil, "", ""
+	return strings.TrimSuffix(p.String(), "?")
 }
 
 // EnabledServers returns the names of the enabled servers, sorted.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/plugin"
+	"github.com/jpcli/jp/internal/difflines"
 )
 
 // eventView is one stored conversation event as the "event" fragment
@@ -93,6 +94,15 @@ func (s *Server) renderApproval(a plugin.ApprovalData) (template.HTML, error) {
 	return s.fragment("approval", approvalView{CallID: a.CallID, Name: a.Name, Args: prettyJSON(a.Arguments), Diff: diffLines(a.Diff)})
 }
 
+// diffClasses are the CSS classes of the kinds of diff line.
+var diffClasses = [...]string{
+	difflines.Context: "ctx",
+	difflines.Head:    "head",
+	difflines.Add:     "add",
+	difflines.Del:     "del",
+	difflines.Hunk:    "hunk",
+}
+
 // diffLines classifies the lines of a unified diff for colouring.
 func diffLines(diff string) []diffLine {
 	if diff == "" {
@@ -100,19 +110,7 @@ func diffLines(diff string) []diffLine {
 	}
 	var out []diffLine
 	for _, l := range strings.Split(strings.TrimRight(diff, "\n"), "\n") {
-		c := "ctx"
-		switch {
-		case strings.HasPrefix(l, "+++ "), strings.HasPrefix(l, "--- "), strings.HasPrefix(l, "diff --git "),
-			strings.HasPrefix(l, "rename from "), strings.HasPrefix(l, "rename to "):
-			c = "head"
-		case strings.HasPrefix(l, "+"):
-			c = "add"
-		case strings.HasPrefix(l, "-"):
-			c = "del"
-		case strings.HasPrefix(l, "@@"):
-			c = "hunk"
-		}
-		out = append(out, diffLine{Class: c, Text: l})
+		out = append(out, diffLine{Class: diffClasses[difflines.Classify(l)], Text: l})
 	}
 	return out
 }
