@@ -16,7 +16,7 @@ import (
 	"github.com/jpcli/jp/ports"
 )
 
-// Generated titles (docs/conversations.md, "Titles"). After a
+// Generated titles (docs/configuration.md, "conversation.title"). After a
 // conversation's first completed turn, jp q asks conversation.title.model
 // (default: the conversation's model; "none": never) for a short title, in
 // the background of the same run: the answer is already shown, queued
