@@ -1,0 +1,184 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jpcli/jp/adapters/fsstore"
+	"github.com/jpcli/jp/adapters/storetest"
+	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/turn"
+	"github.com/jpcli/jp/domain/workspace"
+	"github.com/jpcli/jp/ports"
+)
+
+// TestSIGKILLOnALongConversation kills jp q on a conversation of 20,000
+// events (2 MB of events.json: long enough that the fold and the
+// checkout-copy sync take a while, short enough for the suite) at several
+// points of a turn, each reached by polling the files jp writes (the
+// readiness signal): a turn_start in events.log, a block streaming into
+// events.partial, a tool call in events.log, and the temp file of the
+// fold or of the checkout copy's replacement. After every kill both
+// events.json parse and hold the whole history, the checkout copy is a
+// complete JSON array (what the Rust jp reads), every metadata file
+// parses, and the stream is valid: nothing is lost but the turn in flight.
+func TestSIGKILLOnALongConversation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills processes on a long conversation")
+	}
+	e := newJPEnv(t)
+	e.run("init")
+	e.write(".jp/config.toml", `
+[providers.demo]
+script = "script.json"
+[conversation.tools.slow]
+command = ["sh", "-c", "cat"]
+description = "Echoes its arguments."
+run = "unattended"
+`)
+
+	store, err := fsstore.New(filepath.Join(e.data, "jp"), storetest.NewClock(storetest.Start))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	found, err := store.Find(ctx, e.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loc := workspace.Location{ID: found.ID, Root: found.Root}
+	id, err := store.Create(ctx, loc, ports.NewConversation{Title: "long"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 20000
+	ev := storetest.NewEventMaker("gen-", storetest.Start)
+	var history []conversation.Event
+	for i := 0; len(history) < n; i++ {
+		history = append(history, ev.Turn(found.Root, fmt.Sprintf("question %d about the code", i), 2)...)
+	}
+	if err := store.Append(ctx, loc, id, history...); err != nil {
+		t.Fatal(err)
+	}
+	// The demo model plays the response of the call's index: the
+	// history's calls are padding, the kills' turns get tool calls.
+	pad := strings.Repeat(`{"events": [{"text": "x"}]},`, turn.ProviderSteps(history))
+	e.write("script.json", strings.Replace(multiToolScript(400), `{"responses": [`, `{"responses": [`+pad, 1))
+	silo := filepath.Join(store.DataDir(), "workspace", workspace.SiloName(workspace.Slug("proj"), found.ID), "conversations", string(id))
+	checkout := filepath.Join(e.dir, ".jp", "conversations", string(id))
+
+	// Each kill point: a file jp writes at that point of the turn, and
+	// what it must hold.
+	points := []struct {
+		name  string
+		ready func() bool
+	}{
+		{"turn started", func() bool { return fileHas(filepath.Join(silo, "events.log"), `"turn_start"`) }},
+		{"block streaming", func() bool { return fileHas(filepath.Join(silo, "events.partial"), "") }},
+		{"tool call recorded", func() bool { return fileHas(filepath.Join(silo, "events.log"), `"tool_call_request"`) }},
+		{"fold or checkout copy", func() bool {
+			for _, d := range []string{silo, checkout} {
+				if m, _ := filepath.Glob(filepath.Join(d, ".events.json.tmp-*")); len(m) > 0 {
+					return true
+				}
+			}
+			return false
+		}},
+	}
+	hits := map[string]int{}
+	for i := 0; i < 3*len(points); i++ {
+		p := points[i%len(points)]
+		cmd := e.command(ctx, "q", "-c", string(id), fmt.Sprintf("go %d", i))
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		hit := false
+	poll:
+		for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); {
+			select {
+			case <-done:
+				break poll // the turn ended before the point was seen
+			default:
+			}
+			if p.ready() {
+				hit = cmd.Process.Signal(syscall.SIGKILL) == nil
+				<-done
+				break
+			}
+			time.Sleep(time.Millisecond) // polling the files, the readiness signal
+		}
+		if hit {
+			hits[p.name]++
+		}
+		checkLongConversation(t, store, loc, id, silo, checkout, history, fmt.Sprintf("kill %d (%s, killed %v)", i, p.name, hit))
+	}
+	t.Logf("kills that landed, by point: %v", hits)
+	// The first two points last long enough to be caught every time; the
+	// others are short windows, caught most of the time.
+	for _, p := range points[:2] {
+		if hits[p.name] == 0 {
+			t.Errorf("no kill landed at %q", p.name)
+		}
+	}
+	if hits[points[2].name]+hits[points[3].name] == 0 {
+		t.Errorf("no kill landed at %q or %q", points[2].name, points[3].name)
+	}
+	// After the kills a normal turn completes.
+	e.run("q", "-c", string(id), "--cfg", "providers.demo.script=", "final words")
+	checkLongConversation(t, store, loc, id, silo, checkout, history, "final turn")
+}
+
+// fileHas reports whether the file at path exists and holds s.
+func fileHas(path, s string) bool {
+	b, err := os.ReadFile(path)
+	return err == nil && bytes.Contains(b, []byte(s))
+}
+
+// checkLongConversation checks the files of a conversation after a kill.
+func checkLongConversation(t *testing.T, store *fsstore.Store, loc workspace.Location, id conversation.ID, silo, checkout string, history []conversation.Event, when string) {
+	t.Helper()
+	for _, path := range []string{filepath.Join(silo, "events.json"), filepath.Join(checkout, "events.json")} {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%s: %v", when, err)
+		}
+		if !json.Valid(b) || !bytes.HasPrefix(b, []byte("[")) || !bytes.HasSuffix(b, []byte("]\n")) {
+			t.Fatalf("%s: %s is not a complete JSON array (%d bytes)", when, path, len(b))
+		}
+		var raw []json.RawMessage
+		if err := json.Unmarshal(b, &raw); err != nil || len(raw) < len(history) {
+			t.Fatalf("%s: %s holds %d events of the %d of the history: %v", when, path, len(raw), len(history), err)
+		}
+	}
+	for _, path := range []string{filepath.Join(silo, "metadata.json"), filepath.Join(silo, "metadata.local.json"), filepath.Join(checkout, "metadata.json")} {
+		b, err := os.ReadFile(path)
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatalf("%s: %v", when, err)
+		}
+		if err == nil && !json.Valid(b) {
+			t.Fatalf("%s: %s does not parse", when, path)
+		}
+	}
+	evs, err := store.Events(context.Background(), loc, id)
+	if err != nil {
+		t.Fatalf("%s: read events: %v", when, err)
+	}
+	if err := conversation.Validate(evs); err != nil {
+		t.Fatalf("%s: invariants: %v", when, err)
+	}
+	for i, h := range history {
+		if evs[i].ID != h.ID {
+			t.Fatalf("%s: event %d is %q, the history had %q", when, i, evs[i].ID, h.ID)
+		}
+	}
+}
