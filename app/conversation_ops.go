@@ -53,7 +53,7 @@ func (c *Conversations) Fork(ctx context.Context, loc workspace.Location, id con
 	}
 	release, err := c.locker.Lock(ctx, loc, nid, LockWait)
 	if err != nil {
-		return "", lockError(err)
+		return "", LockError(err)
 	}
 	defer func() { _ = release() }()
 	for _, t := range turns {

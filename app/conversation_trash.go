@@ -36,7 +36,7 @@ func (c *Conversations) Restore(ctx context.Context, loc workspace.Location, raw
 	}
 	release, err := c.locker.Lock(ctx, loc, id, LockWait)
 	if err != nil {
-		return "", lockError(err)
+		return "", LockError(err)
 	}
 	defer func() { _ = release() }()
 	err = c.store.Restore(ctx, loc, id)

@@ -167,7 +167,7 @@ func (c *Conversations) locked(ctx context.Context, loc workspace.Location, id c
 	}
 	release, err := c.locker.Lock(ctx, loc, id, LockWait)
 	if err != nil {
-		return lockError(err)
+		return LockError(err)
 	}
 	defer func() { _ = release() }()
 	return userNotFound(fn())
@@ -181,7 +181,9 @@ func userNotFound(err error) error {
 	return err
 }
 
-func lockError(err error) error {
+// LockError is err with a lock another process holds made a *UserError
+// naming the holder; other errors are returned as they are.
+func LockError(err error) error {
 	var le *ports.LockedError
 	if errors.As(err, &le) {
 		return &UserError{Msg: le.Error(), Err: err}

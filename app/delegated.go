@@ -144,7 +144,7 @@ func (q *Query) RunDelegated(ctx context.Context, in DelegatedInput) (turn.End, 
 		return notStarted(err)
 	}
 	in.Started()
-	end, err := q.RunTurnPhases(ctx, rs, turn.Request{Root: in.Loc.Root, Content: in.Content, Author: in.Author, Schema: in.Schema, Attachments: attached})
+	end, err := q.runTurnPhases(ctx, rs, turn.Request{Root: in.Loc.Root, Content: in.Content, Author: in.Author, Schema: in.Schema, Attachments: attached})
 	if ferr := q.printer.Flush(); err == nil {
 		err = ferr
 	}

@@ -162,7 +162,7 @@ type runState struct {
 	noTitle       bool            // no title is generated this run (--tmp, --no-persist)
 }
 
-// Run executes the query: the turn loop over RunTurnPhases.
+// Run executes the query: the turn loop over runTurnPhases.
 func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 	if err := q.checkEphemeral(in); err != nil {
 		return QueryResult{}, err
@@ -314,7 +314,7 @@ func (q *Query) runTurns(ctx context.Context, rs *runState, text, note string, f
 func (q *Query) turnLoop(ctx context.Context, rs *runState, text string) (turn.End, error) {
 	author, schema, attached := conversation.AuthorUser, rs.schema, rs.attached
 	for {
-		end, err := q.RunTurnPhases(ctx, rs, turn.Request{Root: rs.loc.Root, Content: text, Author: author, Schema: schema, Attachments: attached})
+		end, err := q.runTurnPhases(ctx, rs, turn.Request{Root: rs.loc.Root, Content: text, Author: author, Schema: schema, Attachments: attached})
 		schema, attached = nil, nil // a queued reply is free text
 		q.startTitle(ctx, rs, end)
 		if err != nil || end != turn.EndCompleted {
@@ -348,7 +348,7 @@ func (q *Query) pickConversation(ctx context.Context, loc workspace.Location, in
 func (q *Query) lock(ctx context.Context, loc workspace.Location, id conversation.ID) (func() error, error) {
 	release, err := q.locker.Lock(ctx, loc, id, LockWait)
 	if err != nil {
-		return nil, lockError(err)
+		return nil, LockError(err)
 	}
 	return release, nil
 }

@@ -38,11 +38,11 @@ type turnState struct {
 // SIGTERM); the CLI exits 130.
 var errShutdown = fmt.Errorf("stopped by the user: %w", ports.ErrInterrupted)
 
-// RunTurnPhases drives one Turn through its phases (Idle -> Streaming ->
+// runTurnPhases drives one Turn through its phases (Idle -> Streaming ->
 // Executing -> Streaming ... -> Complete) and says how it ended. Events are
 // appended as they happen; a fatal failure is returned as an error after
 // turn_end {outcome: error} is recorded.
-func (q *Query) RunTurnPhases(ctx context.Context, rs *runState, req turn.Request) (turn.End, error) {
+func (q *Query) runTurnPhases(ctx context.Context, rs *runState, req turn.Request) (turn.End, error) {
 	stopMCP := q.waitFor(waitMCPLabel(rs.cfg))
 	tools, releaseTools, err := q.tools.Open(ctx, rs.cfg, rs.loc.Root)
 	if err != nil {

@@ -28,6 +28,7 @@ import (
 	"github.com/jpcli/jp/adapters/tomlconfig"
 	"github.com/jpcli/jp/adapters/toolsource"
 	"github.com/jpcli/jp/app"
+	"github.com/jpcli/jp/app/pluginhost"
 	"github.com/jpcli/jp/ports"
 )
 
@@ -75,7 +76,7 @@ type Options struct {
 // Headless is the headless front end: the app plus the script, which the
 // CLI checks for unused steps when the run ends.
 type Headless struct {
-	App    *app.App
+	App    *App
 	Script *headless.Script
 }
 
@@ -210,7 +211,7 @@ var appSet = wire.NewSet(
 	wire.Struct(new(app.QueryDeps), "*"),
 	app.NewQuery,
 	app.NewMCP,
-	wire.Struct(new(app.App), "*"),
+	wire.Struct(new(App), "*"),
 )
 
 func providePluginCatalog(o Options) *pluginproc.Catalog { return pluginproc.NewCatalog(o.DataDir) }
@@ -227,8 +228,8 @@ var pluginSet = wire.NewSet(
 	pluginCatalogSet,
 	wire.Value(pluginproc.Spawner{}),
 	wire.Bind(new(ports.PluginSpawner), new(pluginproc.Spawner)),
-	wire.Struct(new(app.PluginHostDeps), "*"),
-	app.NewPluginHost,
+	wire.Struct(new(pluginhost.Deps), "*"),
+	pluginhost.New,
 )
 
 // cliSet is the terminal front end.

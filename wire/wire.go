@@ -10,7 +10,7 @@ import (
 
 // InitializeCLI builds the app for the terminal front end. cleanup stops
 // what the app started (MCP servers); call it when the command ends.
-func InitializeCLI(opts Options) (*app.App, func(), error) {
+func InitializeCLI(opts Options) (*App, func(), error) {
 	wire.Build(cliSet)
 	return nil, nil, nil
 }

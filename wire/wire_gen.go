@@ -12,13 +12,14 @@ import (
 	"github.com/jpcli/jp/adapters/sysclock"
 	"github.com/jpcli/jp/adapters/tomlconfig"
 	"github.com/jpcli/jp/app"
+	"github.com/jpcli/jp/app/pluginhost"
 )
 
 // Injectors from wire.go:
 
 // InitializeCLI builds the app for the terminal front end. cleanup stops
 // what the app started (MCP servers); call it when the command ends.
-func InitializeCLI(opts Options) (*app.App, func(), error) {
+func InitializeCLI(opts Options) (*App, func(), error) {
 	clock := provideClock()
 	store, err := provideStore(opts, clock)
 	if err != nil {
@@ -63,7 +64,7 @@ func InitializeCLI(opts Options) (*app.App, func(), error) {
 	catalog := providePluginCatalog(opts)
 	plugins := app.NewPlugins(catalog)
 	spawner := _wireSpawnerValue
-	pluginHostDeps := app.PluginHostDeps{
+	deps := pluginhost.Deps{
 		Registry: store,
 		Loader:   loader,
 		Store:    store,
@@ -74,19 +75,20 @@ func InitializeCLI(opts Options) (*app.App, func(), error) {
 		Catalog:  catalog,
 		Spawner:  spawner,
 		Clock:    clock,
+		IDs:      iDs,
 		Query:    query,
 	}
-	pluginHost := app.NewPluginHost(plugins, workspaces, config, pluginHostDeps)
+	host := pluginhost.New(plugins, workspaces, config, deps)
 	mcp := app.NewMCP(workspaces, loader, pool)
-	appApp := &app.App{
+	wireApp := &App{
 		Workspaces:    workspaces,
 		Conversations: conversations,
 		Config:        config,
 		Query:         query,
-		Plugins:       pluginHost,
+		Plugins:       host,
 		MCP:           mcp,
 	}
-	return appApp, func() {
+	return wireApp, func() {
 		cleanup()
 	}, nil
 }
@@ -148,7 +150,7 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 	catalog := providePluginCatalog(opts)
 	plugins := app.NewPlugins(catalog)
 	spawner := _wireSpawnerValue
-	pluginHostDeps := app.PluginHostDeps{
+	deps := pluginhost.Deps{
 		Registry: store,
 		Loader:   loader,
 		Store:    store,
@@ -159,20 +161,21 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 		Catalog:  catalog,
 		Spawner:  spawner,
 		Clock:    clock,
+		IDs:      iDs,
 		Query:    query,
 	}
-	pluginHost := app.NewPluginHost(plugins, workspaces, config, pluginHostDeps)
+	host := pluginhost.New(plugins, workspaces, config, deps)
 	mcp := app.NewMCP(workspaces, loader, pool)
-	appApp := &app.App{
+	wireApp := &App{
 		Workspaces:    workspaces,
 		Conversations: conversations,
 		Config:        config,
 		Query:         query,
-		Plugins:       pluginHost,
+		Plugins:       host,
 		MCP:           mcp,
 	}
 	headless := &Headless{
-		App:    appApp,
+		App:    wireApp,
 		Script: script,
 	}
 	return headless, func() {

@@ -17,6 +17,7 @@ import (
 	"github.com/jpcli/jp/adapters/sysclock"
 	"github.com/jpcli/jp/adapters/tomlconfig"
 	"github.com/jpcli/jp/app"
+	"github.com/jpcli/jp/app/pluginhost"
 	"github.com/jpcli/jp/domain/config"
 	"github.com/jpcli/jp/domain/llm"
 	"github.com/jpcli/jp/domain/plugin"
@@ -36,7 +37,7 @@ func (discardPrinter) Flush() error                { return nil }
 func (discardPrinter) Suspend() (resume func())    { return func() {} }
 
 // These benchmarks measure protocol round trips from a plugin written with
-// the SDK to the real host (app.PluginHost: router, handlers, memstore)
+// the SDK to the real host (pluginhost.Host: router, handlers, memstore)
 // over OS pipes, against a raw echo of the same bytes over OS pipes in the
 // same run. Both ends live in this process, so the ratio is the cost of
 // the protocol machinery itself. Metrics: rt/s of each, and x-echo, the
@@ -124,9 +125,9 @@ func startHostWith(b *testing.B, hs hostSetup) (*pluginsdk.Client, workspace.Ref
 		}},
 		Printer: discardPrinter{}, Clock: benchClock{}, IDs: sysclock.IDs{},
 	})
-	host := app.NewPluginHost(app.NewPlugins(pluginproc.NewCatalog(data)), ws, app.NewConfig(ws, loader), app.PluginHostDeps{
+	host := pluginhost.New(app.NewPlugins(pluginproc.NewCatalog(data)), ws, app.NewConfig(ws, loader), pluginhost.Deps{
 		Registry: store, Loader: loader, Store: store, Drafts: store, Locker: store, Printer: discardPrinter{},
-		Prompter: nil, Catalog: pluginproc.NewCatalog(data), Spawner: sp, Clock: benchClock{}, Query: query,
+		Prompter: nil, Catalog: pluginproc.NewCatalog(data), Spawner: sp, Clock: benchClock{}, IDs: sysclock.IDs{}, Query: query,
 	})
 	if err := store.Register(b.Context(), f); err != nil {
 		b.Fatal(err)
@@ -146,7 +147,7 @@ func startHostWith(b *testing.B, hs hostSetup) (*pluginsdk.Client, workspace.Ref
 	}
 	done := make(chan error, 1)
 	go func() {
-		done <- host.Run(context.Background(), app.PluginRunInput{
+		done <- host.Run(context.Background(), pluginhost.RunInput{
 			Binary:    plugin.Binary{Path: bin, Manifest: &m, ManifestFrom: "file"},
 			LaunchDir: root, Overrides: []string{`plugins.command.bench.run="unattended"`},
 		})

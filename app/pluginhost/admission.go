@@ -1,10 +1,11 @@
-package app
+package pluginhost
 
 import (
 	"context"
 	"errors"
 	"fmt"
 
+	"github.com/jpcli/jp/app"
 	"github.com/jpcli/jp/domain/config"
 	"github.com/jpcli/jp/domain/plugin"
 	"github.com/jpcli/jp/ports"
@@ -27,7 +28,7 @@ type admitLayer struct {
 // resolved: every one of b.admitUnder when set (the strictest wins: a
 // deny or checksum mismatch in any refuses, naming it; an ask in any
 // asks), else b.res.Config.
-func (h *PluginHost) admitAll(ctx context.Context, in PluginRunInput, b boot) error {
+func (h *Host) admitAll(ctx context.Context, in RunInput, b boot) error {
 	layers := b.admitUnder
 	if len(layers) == 0 {
 		layers = []admitLayer{{cfg: b.res.Config}}
@@ -40,12 +41,12 @@ func (h *PluginHost) admitAll(ctx context.Context, in PluginRunInput, b boot) er
 // binaries run, and any other binary is asked about: yes once, yes and
 // remember (an approval record), or no. dir is where a describe for the
 // approval record runs.
-func (h *PluginHost) admit(ctx context.Context, in PluginRunInput, layers []admitLayer, dir string) error {
+func (h *Host) admit(ctx context.Context, in RunInput, layers []admitLayer, dir string) error {
 	b := in.Binary
 	name := b.Name()
 	digest, err := h.catalog.Digest(ctx, b.Path)
 	if err != nil {
-		return &UserError{Msg: fmt.Sprintf("plugin %s: cannot read %s: %v", name, b.Path, err), Err: err}
+		return &app.UserError{Msg: fmt.Sprintf("plugin %s: cannot read %s: %v", name, b.Path, err), Err: err}
 	}
 	approved := false
 	if _, err := h.catalog.Approval(ctx, digest); err == nil {
@@ -65,7 +66,7 @@ func (h *PluginHost) admit(ctx context.Context, in PluginRunInput, layers []admi
 			case errors.As(err, &ce):
 				ce.Where = l.where
 			}
-			return &UserError{Msg: err.Error(), Err: err}
+			return &app.UserError{Msg: err.Error(), Err: err}
 		}
 		verdict = max(verdict, v)
 	}
@@ -88,11 +89,11 @@ func (h *PluginHost) admit(ctx context.Context, in PluginRunInput, layers []admi
 	case errors.Is(err, ports.ErrInterrupted):
 		return err
 	case errors.Is(err, ports.ErrUnavailable):
-		return &UserError{Err: err, Msg: fmt.Sprintf(
+		return &app.UserError{Err: err, Msg: fmt.Sprintf(
 			"plugin %s (%s) has not been approved, and there is no terminal to ask: run it once in a terminal and answer \"yes, remember\", or set %s.run = \"unattended\"",
 			name, b.Path, plugin.ConfigKey(name))}
 	case errors.Is(err, ports.ErrCancelled):
-		return &UserError{Msg: fmt.Sprintf("plugin %s was not run", name), Err: err}
+		return &app.UserError{Msg: fmt.Sprintf("plugin %s was not run", name), Err: err}
 	case err != nil:
 		return err
 	}
@@ -102,13 +103,13 @@ func (h *PluginHost) admit(ctx context.Context, in PluginRunInput, layers []admi
 	case admitRemember:
 		return h.remember(ctx, in, digest, dir)
 	}
-	return &UserError{Msg: fmt.Sprintf("plugin %s was not run", name)}
+	return &app.UserError{Msg: fmt.Sprintf("plugin %s was not run", name)}
 }
 
 // remember records the approval of a binary, with its manifest fields: the
 // manifest file's, or a describe answer when there is no manifest file
 // (the user has just allowed the binary to run).
-func (h *PluginHost) remember(ctx context.Context, in PluginRunInput, digest, dir string) error {
+func (h *Host) remember(ctx context.Context, in RunInput, digest, dir string) error {
 	b := in.Binary
 	m := b.Manifest
 	if b.ManifestFrom != "file" {

@@ -1,4 +1,4 @@
-package app_test
+package pluginhost_test
 
 import (
 	"context"
@@ -9,12 +9,13 @@ import (
 	"testing"
 
 	"github.com/jpcli/jp/app"
+	"github.com/jpcli/jp/app/pluginhost"
 	"github.com/jpcli/jp/domain/plugin"
 	"github.com/jpcli/jp/ports"
 )
 
 // askInput is a run whose admission is left to the config's run policy.
-func (h *host) askInput(overrides []string, steps ...step) app.PluginRunInput {
+func (h *host) askInput(overrides []string, steps ...step) pluginhost.RunInput {
 	in := h.input(steps...)
 	in.Overrides = overrides
 	return in
@@ -187,7 +188,7 @@ func TestPluginList(t *testing.T) {
 	write("jp-titles.manifest.json", `{"name":"titles","version":"0.1.0","description":"Titles","command":["titles"],"protocol_version":1}`, 0o644)
 	write("jp-bad", "#!/bin/sh\n", 0o755)
 	write("jp-bad.manifest.json", `{"name":"bad","version":"1","protocol_version":7}`, 0o644)
-	views, err := h.host.List(t.Context(), app.PluginListInput{SearchPath: []string{dir},
+	views, err := h.host.List(t.Context(), pluginhost.ListInput{SearchPath: []string{dir},
 		Config: app.ConfigInput{LaunchDir: h.loc.Root, Overrides: []string{`plugins.command.titles.run="unattended"`}}})
 	if err != nil || len(views) != 2 {
 		t.Fatalf("List = %+v, %v", views, err)

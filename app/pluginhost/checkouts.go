@@ -1,4 +1,4 @@
-package app
+package pluginhost
 
 import (
 	"context"
@@ -162,4 +162,12 @@ var addressedTypes = map[string]bool{
 	plugin.TypeSetTitle: true, plugin.TypeArchive: true, plugin.TypeUnarchive: true,
 	plugin.TypeLock: true, plugin.TypeUnlock: true, plugin.TypeQuery: true, plugin.TypeInterrupt: true,
 	plugin.TypePushEvents: true,
+}
+
+// listOrNone is names joined with commas, or "none".
+func listOrNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
 }

@@ -1,4 +1,4 @@
-package app
+package pluginhost
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/jpcli/jp/app"
 	"github.com/jpcli/jp/domain/config"
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/draft"
@@ -23,7 +24,7 @@ func (s *session) listConversations(ctx context.Context, c *checkout, req plugin
 	if err != nil {
 		return nil, err
 	}
-	SortSummaries(list)
+	app.SortSummaries(list)
 	data := make([]plugin.ConversationSummary, len(list))
 	for i, c := range list {
 		data[i] = plugin.SummaryOf(c)
@@ -200,9 +201,9 @@ func (s *session) updateMetadata(ctx context.Context, c *checkout, conv string, 
 	}
 	return s.locks.with(lockKey(c, conv), func(held bool) error {
 		if !held {
-			release, err := s.h.locker.Lock(ctx, c.loc, id, LockWait)
+			release, err := s.h.locker.Lock(ctx, c.loc, id, app.LockWait)
 			if err != nil {
-				return lockError(err)
+				return app.LockError(err)
 			}
 			defer func() { _ = release() }()
 		}
@@ -221,9 +222,9 @@ func (s *session) lock(ctx context.Context, c *checkout, req plugin.Lock) (plugi
 	if err := s.turns.busy(lockKey(c, req.Conversation)); err != nil {
 		return nil, err
 	}
-	release, err := s.h.locker.Lock(ctx, c.loc, id, LockWait)
+	release, err := s.h.locker.Lock(ctx, c.loc, id, app.LockWait)
 	if err != nil {
-		return nil, lockError(err)
+		return nil, app.LockError(err)
 	}
 	s.locks.add(lockKey(c, req.Conversation), release)
 	return s.locked(req.ID, req.Conversation), nil
@@ -262,10 +263,10 @@ func (s *session) pushEvents(ctx context.Context, c *checkout, req plugin.PushEv
 			return nil, fmt.Errorf("events[%d] is not a conversation event: %v", i, err)
 		}
 		if ev.ID == "" {
-			if s.h.query == nil || s.h.query.ids == nil {
+			if s.h.ids == nil {
 				return nil, fmt.Errorf("events[%d] has no id, and this jp cannot give it one here: send an id", i)
 			}
-			ev.ID = s.h.query.ids.NewID()
+			ev.ID = s.h.ids.NewID()
 		}
 		if ev.Timestamp.IsZero() {
 			ev.Timestamp = s.h.clock.Now().UTC()

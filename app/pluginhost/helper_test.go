@@ -1,4 +1,4 @@
-package app_test
+package pluginhost_test
 
 import (
 	"bufio"
@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -20,6 +21,7 @@ import (
 	"github.com/jpcli/jp/adapters/pluginsdk"
 	"github.com/jpcli/jp/adapters/tomlconfig"
 	"github.com/jpcli/jp/app"
+	"github.com/jpcli/jp/app/pluginhost"
 	"github.com/jpcli/jp/domain/config"
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/llm"
@@ -199,12 +201,12 @@ func concurrentRequests(ctx context.Context, c *pluginsdk.Client, out *os.File) 
 	return nil
 }
 
-// host is a PluginHost over memstore, the real config loader, and real
+// host is a Host over memstore, the real config loader, and real
 // plugin processes (this test binary).
 type host struct {
 	t        *testing.T
 	store    *memstore.Store
-	host     *app.PluginHost
+	host     *pluginhost.Host
 	loc      workspace.Location
 	data     string
 	catalog  *pluginproc.Catalog
@@ -264,6 +266,7 @@ func newHost(t *testing.T) *host {
 	}
 	ws := app.NewWorkspaces(store, store)
 	loader := tomlconfig.New()
+	ids := counterIDs()
 	// Delegated turns run the real engine on the demo model (echo, or the
 	// script in h.script) with the echo tools.
 	query := app.NewQuery(ws, app.QueryDeps{
@@ -274,12 +277,12 @@ func newHost(t *testing.T) *host {
 			},
 			HasKeyFunc: func(config.Config, string) bool { return false },
 		},
-		Tools: &echoTools{}, Printer: h.printer, Prompter: h.prompter, Clock: clock, IDs: &counterIDs{},
+		Tools: echoTools(), Printer: h.printer, Prompter: h.prompter, Clock: clock, IDs: ids,
 		Interrupts: &mocks.InterruptsMock{}, Timers: &mocks.TimersMock{}, Attacher: h.attacher,
 	})
-	h.host = app.NewPluginHost(app.NewPlugins(h.catalog), ws, app.NewConfig(ws, loader), app.PluginHostDeps{
+	h.host = pluginhost.New(app.NewPlugins(h.catalog), ws, app.NewConfig(ws, loader), pluginhost.Deps{
 		Registry: store, Loader: loader, Store: store, Drafts: store, Locker: store, Printer: h.printer,
-		Prompter: h.prompter, Catalog: h.catalog, Spawner: pluginproc.Spawner{}, Clock: clock, Query: query,
+		Prompter: h.prompter, Catalog: h.catalog, Spawner: pluginproc.Spawner{}, Clock: clock, IDs: ids, Query: query,
 	})
 	return h
 }
@@ -295,14 +298,14 @@ func (h *host) conv(title string) conversation.ID {
 }
 
 // input is the run of the test plugin with steps, admitted unattended.
-func (h *host) input(steps ...step) app.PluginRunInput {
+func (h *host) input(steps ...step) pluginhost.RunInput {
 	h.t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	b, _ := json.Marshal(steps)
-	return app.PluginRunInput{
+	return pluginhost.RunInput{
 		Binary:    plugin.Binary{Path: exe, Manifest: &plugin.Manifest{Name: "t", Version: "1", ProtocolVersion: 2}, ManifestFrom: "file"},
 		Args:      []string{"--flag", "arg"},
 		LaunchDir: h.loc.Root,
@@ -377,4 +380,27 @@ func (p *pluginPrinter) all() []string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]string(nil), p.writes...)
+}
+
+// echoTools is a tool source with one tool, fs_read, whose result names
+// its arguments.
+func echoTools() *mocks.ToolSourceMock {
+	return &mocks.ToolSourceMock{
+		OpenFunc: func(context.Context, config.Config, string) (ports.ToolServer, func(), error) {
+			return &mocks.ToolServerMock{
+				ToolsFunc: func(context.Context) ([]llm.Tool, error) {
+					return []llm.Tool{{Name: "fs_read", Parameters: json.RawMessage(`{"type":"object"}`)}}, nil
+				},
+				CallFunc: func(_ context.Context, _ string, args json.RawMessage) (ports.ToolResult, error) {
+					return ports.ToolResult{Content: "contents of " + string(args)}, nil
+				},
+			}, func() {}, nil
+		},
+	}
+}
+
+// counterIDs gives ev1, ev2, ... in call order.
+func counterIDs() *mocks.IDGeneratorMock {
+	var n atomic.Int64
+	return &mocks.IDGeneratorMock{NewIDFunc: func() string { return fmt.Sprintf("ev%d", n.Add(1)) }}
 }

@@ -1,4 +1,4 @@
-package app
+package pluginhost
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jpcli/jp/app"
 	"github.com/jpcli/jp/domain/config"
 	"github.com/jpcli/jp/domain/plugin"
 	"github.com/jpcli/jp/domain/workspace"
@@ -19,14 +20,14 @@ import (
 // DefaultReadyTimeout is how long a plugin has to answer init with ready.
 const DefaultReadyTimeout = 10 * time.Second
 
-// PluginHost is the use case that runs a command plugin (docs/plugins.md): admit
+// Host is the use case that runs a command plugin (docs/plugins.md): admit
 // it, spawn it with init, and serve its requests until it exits. The
 // message loop is a router from message type to a small handler over
-// ports (plugin_router.go, plugin_handlers.go, plugin_prompt.go).
-type PluginHost struct {
-	plugins  *Plugins
-	ws       *Workspaces
-	cfg      *Config
+// ports (router.go, handlers.go, prompt.go).
+type Host struct {
+	plugins  *app.Plugins
+	ws       *app.Workspaces
+	cfg      *app.Config
 	reg      ports.WorkspaceRegistry
 	loader   ports.ConfigLoader
 	store    ports.ConversationStore
@@ -37,11 +38,12 @@ type PluginHost struct {
 	catalog  ports.PluginCatalog
 	spawner  ports.PluginSpawner
 	clock    ports.Clock
-	query    *Query
+	ids      ports.IDGenerator
+	query    *app.Query
 }
 
-// PluginHostDeps are PluginHost's ports.
-type PluginHostDeps struct {
+// Deps are Host's ports.
+type Deps struct {
 	Registry ports.WorkspaceRegistry
 	Loader   ports.ConfigLoader
 	Store    ports.ConversationStore
@@ -52,19 +54,21 @@ type PluginHostDeps struct {
 	Catalog  ports.PluginCatalog
 	Spawner  ports.PluginSpawner
 	Clock    ports.Clock
+	// IDs gives pushed events without an id one (nil: such a push is refused).
+	IDs ports.IDGenerator
 	// Query runs delegated turns.
-	Query *Query
+	Query *app.Query
 }
 
-// NewPluginHost builds the use case.
-func NewPluginHost(plugins *Plugins, ws *Workspaces, cfg *Config, d PluginHostDeps) *PluginHost {
-	return &PluginHost{plugins: plugins, ws: ws, cfg: cfg, reg: d.Registry, loader: d.Loader, store: d.Store,
+// New builds the use case.
+func New(plugins *app.Plugins, ws *app.Workspaces, cfg *app.Config, d Deps) *Host {
+	return &Host{plugins: plugins, ws: ws, cfg: cfg, reg: d.Registry, loader: d.Loader, store: d.Store,
 		drafts: d.Drafts, locker: d.Locker, printer: d.Printer, prompter: d.Prompter, catalog: d.Catalog,
-		spawner: d.Spawner, clock: d.Clock, query: d.Query}
+		spawner: d.Spawner, clock: d.Clock, ids: d.IDs, query: d.Query}
 }
 
-// PluginRunInput is one run of a routed plugin.
-type PluginRunInput struct {
+// RunInput is one run of a routed plugin.
+type RunInput struct {
 	// Binary is the routed plugin; Args the words after its command path.
 	Binary plugin.Binary
 	Args   []string
@@ -89,15 +93,15 @@ type PluginRunInput struct {
 	Abort <-chan struct{}
 }
 
-// PluginExitError is a plugin's exit with a non-zero code: jp exits with
+// ExitError is a plugin's exit with a non-zero code: jp exits with
 // Code, printing Reason when there is one.
-type PluginExitError struct {
+type ExitError struct {
 	Plugin string
 	Code   int
 	Reason string
 }
 
-func (e *PluginExitError) Error() string {
+func (e *ExitError) Error() string {
 	if e.Reason != "" {
 		return e.Reason
 	}
@@ -105,7 +109,7 @@ func (e *PluginExitError) Error() string {
 }
 
 // Run admits and runs the plugin until it exits. It returns nil for exit
-// code 0, a *PluginExitError for another code, an error wrapping
+// code 0, a *ExitError for another code, an error wrapping
 // ports.ErrInterrupted when the user stopped it (ctx ended, or Ctrl-C in
 // a prompt: the plugin was sent shutdown), and a *UserError naming the
 // plugin when it broke the protocol or died without exit.
@@ -114,10 +118,10 @@ func (e *PluginExitError) Error() string {
 // from the manifest, nothing run) chooses the bootstrap; the binary is
 // admitted once, under the configuration that bootstrap resolved; only
 // then is it spawned with init.
-func (h *PluginHost) Run(ctx context.Context, in PluginRunInput) error {
+func (h *Host) Run(ctx context.Context, in RunInput) error {
 	in = withDefaults(in)
 	if err := plugin.CheckRunnable(in.Binary); err != nil {
-		return &UserError{Msg: err.Error(), Err: err}
+		return &app.UserError{Msg: err.Error(), Err: err}
 	}
 	b, err := h.bootstrap(ctx, in)
 	if err != nil {
@@ -136,7 +140,7 @@ func (h *PluginHost) Run(ctx context.Context, in PluginRunInput) error {
 	}
 	conn, err := h.spawner.Spawn(ctx, h.spec(in, b.dir))
 	if err != nil {
-		return &UserError{Msg: err.Error(), Err: err}
+		return &app.UserError{Msg: err.Error(), Err: err}
 	}
 	s := newSession(h, in, conn, b)
 	s.writeTimeout = b.res.Config.Plugins.WriteTimeout()
@@ -167,7 +171,7 @@ type boot struct {
 // bootstrap resolves what the plugin's declared scope needs. Single
 // scope is the full workspace bootstrap (the checkout is registered, its
 // silo created). Multi scope is configuration only: see configOnly.
-func (h *PluginHost) bootstrap(ctx context.Context, in PluginRunInput) (boot, error) {
+func (h *Host) bootstrap(ctx context.Context, in RunInput) (boot, error) {
 	scope := workspace.ScopeSingle
 	if in.Binary.Manifest != nil {
 		scope = in.Binary.Manifest.Scope()
@@ -200,7 +204,7 @@ func (h *PluginHost) bootstrap(ctx context.Context, in PluginRunInput) (boot, er
 // falls back to the launch directory's workspace, else the user-global
 // layers, with a line saying so (recovery). It is read-only: no root
 // registration, no silo creation, no import.
-func (h *PluginHost) configOnly(ctx context.Context, in PluginRunInput) (boot, error) {
+func (h *Host) configOnly(ctx context.Context, in RunInput) (boot, error) {
 	b := boot{scope: workspace.ScopeMulti, dir: in.LaunchDir}
 	if workspace.LooksLikeID(in.Target) {
 		id, _ := workspace.ParseID(in.Target)
@@ -213,7 +217,7 @@ func (h *PluginHost) configOnly(ctx context.Context, in PluginRunInput) (boot, e
 	}
 	f, err := h.ws.Resolve(ctx, in.Target, in.LaunchDir)
 	if err != nil {
-		if !errors.Is(err, ports.ErrNoWorkspace) || (in.Target != "" && in.Target != TargetCWD) {
+		if !errors.Is(err, ports.ErrNoWorkspace) || (in.Target != "" && in.Target != app.TargetCWD) {
 			return boot{}, err
 		}
 		f = ports.Found{} // outside any workspace: the user-global layers
@@ -226,7 +230,7 @@ func (h *PluginHost) configOnly(ctx context.Context, in PluginRunInput) (boot, e
 }
 
 // configOnlyID is configOnly for -w naming a known workspace ID.
-func (h *PluginHost) configOnlyID(ctx context.Context, in PluginRunInput, b boot, k workspace.Known) (boot, error) {
+func (h *Host) configOnlyID(ctx context.Context, in RunInput, b boot, k workspace.Known) (boot, error) {
 	live := k.LiveCheckouts()
 	if len(live) == 0 {
 		return h.recoverDead(ctx, in, b, k)
@@ -252,7 +256,7 @@ func (h *PluginHost) configOnlyID(ctx context.Context, in PluginRunInput, b boot
 // recoverDead is the recovery for -w naming a workspace whose checkouts
 // are all gone: the launch directory's workspace, else the user-global
 // layers, and one line saying which configuration admits the plugin.
-func (h *PluginHost) recoverDead(ctx context.Context, in PluginRunInput, b boot, k workspace.Known) (boot, error) {
+func (h *Host) recoverDead(ctx context.Context, in RunInput, b boot, k workspace.Known) (boot, error) {
 	recorded := make([]string, 0, len(k.Checkouts))
 	for _, c := range k.Checkouts {
 		recorded = append(recorded, c.Path)
@@ -277,14 +281,14 @@ func (h *PluginHost) recoverDead(ctx context.Context, in PluginRunInput, b boot,
 
 // loadAt loads the invocation's configuration with root's workspace
 // layers ("" for none: the user-global layers).
-func (h *PluginHost) loadAt(ctx context.Context, in PluginRunInput, root string) (config.Resolved, error) {
+func (h *Host) loadAt(ctx context.Context, in RunInput, root string) (config.Resolved, error) {
 	return h.loader.Load(ctx, ports.ConfigSource{
 		UserConfigDir: in.UserConfigDir, WorkspaceRoot: root, LaunchDir: in.LaunchDir,
 		Env: in.Environ, Overrides: in.Overrides,
 	})
 }
 
-func withDefaults(in PluginRunInput) PluginRunInput {
+func withDefaults(in RunInput) RunInput {
 	if in.ReadyTimeout <= 0 {
 		in.ReadyTimeout = DefaultReadyTimeout
 	}
@@ -301,7 +305,7 @@ func withDefaults(in PluginRunInput) PluginRunInput {
 }
 
 // spec is how the plugin is started: in dir, with jp's environment.
-func (h *PluginHost) spec(in PluginRunInput, dir string) ports.PluginSpec {
+func (h *Host) spec(in RunInput, dir string) ports.PluginSpec {
 	name := in.Binary.Name()
 	log := in.Log
 	return ports.PluginSpec{
@@ -313,7 +317,7 @@ func (h *PluginHost) spec(in PluginRunInput, dir string) ports.PluginSpec {
 // initMessage builds init: the table. A multi-scope plugin gets
 // no workspace, no user_workspace and no config: it addresses checkouts
 // per request and reads their configuration with read_config.
-func (h *PluginHost) initMessage(ctx context.Context, in PluginRunInput, b boot) (plugin.Init, error) {
+func (h *Host) initMessage(ctx context.Context, in RunInput, b boot) (plugin.Init, error) {
 	opts := []byte("{}")
 	if o := b.res.Config.Plugin(in.Binary.Name()).Options; len(o) > 0 {
 		enc, err := json.Marshal(o)
@@ -361,14 +365,14 @@ func logLevel(verbosity int) plugin.LogLevel {
 // Help returns the help of jp <plugin> -h: the manifest's help when it
 // has one (nothing runs), else the help of a describe answer, after
 // admission.
-func (h *PluginHost) Help(ctx context.Context, in PluginRunInput) (string, error) {
+func (h *Host) Help(ctx context.Context, in RunInput) (string, error) {
 	in = withDefaults(in)
 	b := in.Binary
 	if b.Manifest != nil && b.Manifest.Help != "" && b.ManifestFrom == "file" {
 		return b.Manifest.Help, nil
 	}
 	if err := plugin.CheckRunnable(b); err != nil {
-		return "", &UserError{Msg: err.Error(), Err: err}
+		return "", &app.UserError{Msg: err.Error(), Err: err}
 	}
 	bt, err := h.bootstrap(ctx, in)
 	if err != nil {
@@ -389,16 +393,16 @@ func (h *PluginHost) Help(ctx context.Context, in PluginRunInput) (string, error
 
 // describe runs the plugin with describe instead of init and returns its
 // answer. The binary has been admitted.
-func (h *PluginHost) describe(ctx context.Context, in PluginRunInput, dir string) (plugin.Manifest, error) {
+func (h *Host) describe(ctx context.Context, in RunInput, dir string) (plugin.Manifest, error) {
 	name := in.Binary.Name()
 	conn, err := h.spawner.Spawn(ctx, h.spec(in, dir))
 	if err != nil {
-		return plugin.Manifest{}, &UserError{Msg: err.Error(), Err: err}
+		return plugin.Manifest{}, &app.UserError{Msg: err.Error(), Err: err}
 	}
 	defer conn.Close()
 	fail := func(why string) error {
 		msg := fmt.Sprintf("plugin %s (%s) did not describe itself: %s", name, in.Binary.Path, why)
-		return &UserError{Msg: msg}
+		return &app.UserError{Msg: msg}
 	}
 	line, err := plugin.Encode(plugin.DescribeRequest{})
 	if err != nil {

@@ -1,4 +1,4 @@
-package app_test
+package pluginhost_test
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jpcli/jp/app"
+	"github.com/jpcli/jp/app/pluginhost"
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/draft"
 	"github.com/jpcli/jp/domain/plugin"
@@ -185,7 +186,7 @@ func TestPluginExitsMidRequest(t *testing.T) {
 func TestPluginExitCodeAndReason(t *testing.T) {
 	h := newHost(t)
 	err := h.run(ready, send(`{"type":"exit","code":4,"reason":"nothing to do: pass --all"}`))
-	var pe *app.PluginExitError
+	var pe *pluginhost.ExitError
 	if !errors.As(err, &pe) || pe.Code != 4 || pe.Error() != "nothing to do: pass --all" {
 		t.Fatalf("Run = %v", err)
 	}

@@ -1,16 +1,17 @@
-package app
+package pluginhost
 
 import (
 	"context"
 	"errors"
 	"strings"
 
+	"github.com/jpcli/jp/app"
 	"github.com/jpcli/jp/domain/plugin"
 	"github.com/jpcli/jp/ports"
 )
 
-// PluginView is one plugin as jp plugin ls shows it.
-type PluginView struct {
+// View is one plugin as jp plugin ls shows it.
+type View struct {
 	Name        string `json:"name"`
 	Command     string `json:"command"`
 	Path        string `json:"path"`
@@ -24,16 +25,16 @@ type PluginView struct {
 	Problem string `json:"problem,omitempty"`
 }
 
-// PluginListInput says where to look and which configuration applies.
-type PluginListInput struct {
+// ListInput says where to look and which configuration applies.
+type ListInput struct {
 	SearchPath []string
-	Config     ConfigInput
+	Config     app.ConfigInput
 }
 
 // List returns every discovered plugin with its trust state under the
 // configuration of the selected workspace (or the user layers outside
 // one). It runs nothing and writes nothing.
-func (h *PluginHost) List(ctx context.Context, in PluginListInput) ([]PluginView, error) {
+func (h *Host) List(ctx context.Context, in ListInput) ([]View, error) {
 	bins, err := h.plugins.Discover(ctx, in.SearchPath)
 	if err != nil {
 		return nil, err
@@ -42,9 +43,9 @@ func (h *PluginHost) List(ctx context.Context, in PluginListInput) ([]PluginView
 	if err != nil {
 		return nil, err
 	}
-	out := make([]PluginView, 0, len(bins))
+	out := make([]View, 0, len(bins))
 	for _, b := range bins {
-		v := PluginView{Name: b.Name(), Command: strings.Join(b.Command(), " "), Path: b.Path, Source: b.Source.String(),
+		v := View{Name: b.Name(), Command: strings.Join(b.Command(), " "), Path: b.Path, Source: b.Source.String(),
 			Scope: "single", Description: b.Description()}
 		if b.Manifest != nil {
 			v.Version = b.Manifest.Version

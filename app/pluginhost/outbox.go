@@ -1,10 +1,12 @@
-package app
+package pluginhost
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/jpcli/jp/app"
 )
 
 // maxOutboxBytes bounds what may wait in a session's outbox: a plugin
@@ -135,7 +137,7 @@ func (s *session) write(ctx context.Context, line []byte) error {
 // stopStalled stops a plugin that does not read what jp writes to it;
 // the run ends with one line naming it and why.
 func (s *session) stopStalled(why string) {
-	s.stalled.CompareAndSwap(nil, &UserError{Msg: fmt.Sprintf("plugin %s %s; it was stopped", s.name, why)})
+	s.stalled.CompareAndSwap(nil, &app.UserError{Msg: fmt.Sprintf("plugin %s %s; it was stopped", s.name, why)})
 	s.log.Info("plugin not reading its stdin; stopping it", "plugin", s.name, "why", why)
 	_ = s.conn.Kill()
 }

@@ -1,4 +1,4 @@
-package app
+package pluginhost
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jpcli/jp/app"
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/llm"
 	"github.com/jpcli/jp/domain/plugin"
@@ -182,20 +183,20 @@ func (s *session) runDelegated(c *checkout, req plugin.Query, d *delegation) plu
 			return errorReply(hdr, err) // it names the checkout
 		}
 	}
-	q := s.h.query.Delegate(&pushPrinter{s: s, id: req.ID}, d, DelegateHooks{
+	q := s.h.query.Delegate(&pushPrinter{s: s, id: req.ID}, d, app.DelegateHooks{
 		OnEvent: func(ev conversation.Event) { s.push(req.ID, ev, "") },
 		Approve: s.approver(d, res.Config.Plugins.RespondTimeout()),
 	})
 	if err := conversation.CheckSize("the query content", req.Content, res.Config.Conversation.Limits.MessageBytes, "conversation.limits.message_bytes"); err != nil {
 		return errorReply(hdr, err)
 	}
-	end, err := q.RunDelegated(ctx, DelegatedInput{
+	end, err := q.RunDelegated(ctx, app.DelegatedInput{
 		Loc: c.loc, Config: res.Config, Conversation: conversation.ID(req.Conversation),
 		Content: req.Content, Schema: req.Schema, Attachments: req.Attachments, Author: "plugin:" + s.name, Expected: req.ExpectedLastRoot,
 		LockHeld: s.locks.holds(d.key),
 		Started:  func() { s.reply(plugin.QueryStarted{ID: req.ID, Conversation: req.Conversation}) },
 	})
-	if errors.Is(err, ErrNotStarted) {
+	if errors.Is(err, app.ErrNotStarted) {
 		return errorReply(hdr, notStartedCause(err))
 	}
 	done := plugin.QueryComplete{ID: req.ID, Conversation: req.Conversation, Outcome: outcomeOf(end, err)}
@@ -210,7 +211,7 @@ func (s *session) runDelegated(c *checkout, req plugin.Query, d *delegation) plu
 func notStartedCause(err error) error {
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		for _, e := range j.Unwrap() {
-			if e != ErrNotStarted {
+			if e != app.ErrNotStarted {
 				return e
 			}
 		}

@@ -1,4 +1,4 @@
-package app
+package pluginhost
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jpcli/jp/app"
 	"github.com/jpcli/jp/domain/config"
 	"github.com/jpcli/jp/domain/plugin"
 	"github.com/jpcli/jp/domain/workspace"
@@ -38,8 +39,8 @@ const drainGrace = 2 * time.Second
 //	                                                              ├─► EOF (crash) ───► done, exit 1
 //	   SIGINT / Ctrl-C in a prompt ─► shutdown ─► (exit or EOF) ──┴─► kill after shutdown_timeout_secs
 type session struct {
-	h    *PluginHost
-	in   PluginRunInput
+	h    *Host
+	in   RunInput
 	name string
 	conn ports.PluginTransport
 	log  *slog.Logger
@@ -82,7 +83,7 @@ type session struct {
 	writeTimeout    time.Duration
 	outq            *outbox
 	wcancel         context.CancelFunc
-	stalled         atomic.Pointer[UserError] // set when the plugin was stopped for not reading
+	stalled         atomic.Pointer[app.UserError] // set when the plugin was stopped for not reading
 	stopOnce        sync.Once
 	stopDone        chan struct{} // closed when the shutdown message went out
 	interrupted     atomic.Bool
@@ -91,7 +92,7 @@ type session struct {
 	killTimer       *time.Timer
 }
 
-func newSession(h *PluginHost, in PluginRunInput, conn ports.PluginTransport, b boot) *session {
+func newSession(h *Host, in RunInput, conn ports.PluginTransport, b boot) *session {
 	hctx, hcancel := context.WithCancel(context.Background())
 	pctx, pcancel := context.WithCancel(hctx)
 	s := &session{
@@ -130,7 +131,7 @@ func (s *session) run(ctx context.Context, init plugin.Init, shutdownTimeout tim
 	for {
 		line, err := s.conn.Recv(context.Background())
 		if errors.Is(err, ports.ErrLineTooLong) {
-			s.fatal = &UserError{Err: err, Msg: fmt.Sprintf(
+			s.fatal = &app.UserError{Err: err, Msg: fmt.Sprintf(
 				"plugin %s wrote a line longer than %d MiB on stdout, which breaks the plugin protocol; it was stopped", s.name, plugin.MaxLine>>20)}
 			_ = s.conn.Kill()
 		}
@@ -209,16 +210,16 @@ func (s *session) finish() error {
 	case s.fatal != nil:
 		return s.fatal
 	case s.noReady.Load() && !s.ready:
-		return &UserError{Msg: fmt.Sprintf("plugin %s (%s) did not answer init with ready within %s: is it a jp plugin? (see docs/plugins.md)", s.name, path, s.in.ReadyTimeout)}
+		return &app.UserError{Msg: fmt.Sprintf("plugin %s (%s) did not answer init with ready within %s: is it a jp plugin? (see docs/plugins.md)", s.name, path, s.in.ReadyTimeout)}
 	case s.exit != nil && s.exit.Code == 0:
 		// Also after shutdown: the plugin stopped cleanly when asked.
 		return nil
 	case s.interrupted.Load():
 		return fmt.Errorf("plugin %s stopped: %w", s.name, ports.ErrInterrupted)
 	case s.exit != nil:
-		return &PluginExitError{Plugin: s.name, Code: s.exit.Code, Reason: s.exit.Reason}
+		return &ExitError{Plugin: s.name, Code: s.exit.Code, Reason: s.exit.Reason}
 	}
-	return &UserError{Msg: fmt.Sprintf("plugin %s (%s) ended without sending exit (%s); its locks were released", s.name, path, st)}
+	return &app.UserError{Msg: fmt.Sprintf("plugin %s (%s) ended without sending exit (%s); its locks were released", s.name, path, st)}
 }
 
 // shutdown relays a graceful shutdown to the plugin (SIGINT, SIGTERM, or
@@ -250,7 +251,7 @@ func (s *session) onReady(line []byte, readyTimer *time.Timer) {
 		return
 	}
 	if r.Protocol > plugin.ProtocolVersion {
-		s.fatal = &UserError{Msg: fmt.Sprintf("plugin %s needs plugin protocol version %d, and this jp speaks version %d: update jp to run it",
+		s.fatal = &app.UserError{Msg: fmt.Sprintf("plugin %s needs plugin protocol version %d, and this jp speaks version %d: update jp to run it",
 			s.name, r.Protocol, plugin.ProtocolVersion)}
 		return
 	}

@@ -1,4 +1,4 @@
-package app_test
+package pluginhost_test
 
 import (
 	"encoding/json"

@@ -14,6 +14,7 @@ import (
 	"github.com/jpcli/jp/domain/llm"
 	"github.com/jpcli/jp/domain/workspace"
 	"github.com/jpcli/jp/internal/safetext"
+	jpwire "github.com/jpcli/jp/wire"
 )
 
 // ConversationCmd is jp conversation (alias c).
@@ -392,33 +393,33 @@ type UnpinCmd struct{ idArg }
 
 // Run archives the conversation.
 func (c *ArchiveCmd) Run(rt *Runtime) error {
-	return c.apply(rt, "Archived", func(a *app.App, loc workspace.Location, id conversation.ID) error {
+	return c.apply(rt, "Archived", func(a *jpwire.App, loc workspace.Location, id conversation.ID) error {
 		return a.Conversations.SetArchived(rt.Ctx, loc, id, true)
 	})
 }
 
 // Run unarchives the conversation.
 func (c *UnarchiveCmd) Run(rt *Runtime) error {
-	return c.apply(rt, "Unarchived", func(a *app.App, loc workspace.Location, id conversation.ID) error {
+	return c.apply(rt, "Unarchived", func(a *jpwire.App, loc workspace.Location, id conversation.ID) error {
 		return a.Conversations.SetArchived(rt.Ctx, loc, id, false)
 	})
 }
 
 // Run pins the conversation.
 func (c *PinCmd) Run(rt *Runtime) error {
-	return c.apply(rt, "Pinned", func(a *app.App, loc workspace.Location, id conversation.ID) error {
+	return c.apply(rt, "Pinned", func(a *jpwire.App, loc workspace.Location, id conversation.ID) error {
 		return a.Conversations.SetPinned(rt.Ctx, loc, id, true)
 	})
 }
 
 // Run unpins the conversation.
 func (c *UnpinCmd) Run(rt *Runtime) error {
-	return c.apply(rt, "Unpinned", func(a *app.App, loc workspace.Location, id conversation.ID) error {
+	return c.apply(rt, "Unpinned", func(a *jpwire.App, loc workspace.Location, id conversation.ID) error {
 		return a.Conversations.SetPinned(rt.Ctx, loc, id, false)
 	})
 }
 
-func (c idArg) apply(rt *Runtime, done string, fn func(*app.App, workspace.Location, conversation.ID) error) error {
+func (c idArg) apply(rt *Runtime, done string, fn func(*jpwire.App, workspace.Location, conversation.ID) error) error {
 	a, loc, id, err := rt.conversation(c.ID)
 	if err != nil {
 		return err
@@ -491,7 +492,7 @@ func writeJSON(w io.Writer, v any) error {
 // conversation builds the app, checks a conversation ID or prefix (before
 // touching any workspace, so a bad ID changes nothing), opens the checkout
 // and resolves it: a unique prefix, or the active conversation for "".
-func (rt *Runtime) conversation(raw string) (*app.App, workspace.Location, conversation.ID, error) {
+func (rt *Runtime) conversation(raw string) (*jpwire.App, workspace.Location, conversation.ID, error) {
 	a, err := rt.App()
 	if err != nil {
 		return nil, workspace.Location{}, "", err
@@ -515,7 +516,7 @@ func (rt *Runtime) conversation(raw string) (*app.App, workspace.Location, conve
 // does, its summary's fields and then "events", an event at a time as the
 // store reads them: the same bytes as the indented document, without
 // holding a long conversation in memory.
-func showJSON(rt *Runtime, a *app.App, loc workspace.Location, id conversation.ID) error {
+func showJSON(rt *Runtime, a *jpwire.App, loc workspace.Location, id conversation.ID) error {
 	w := bufio.NewWriterSize(rt.Streams.Out, 64<<10)
 	n := 0
 	head := func(s conversation.Summary) error {

@@ -15,6 +15,7 @@ import (
 	"github.com/jpcli/jp/domain/workspace"
 	"github.com/jpcli/jp/internal/safetext"
 	"github.com/jpcli/jp/ports"
+	jpwire "github.com/jpcli/jp/wire"
 )
 
 // ConversationUseCmd is jp conversation use.
@@ -215,7 +216,7 @@ func stripComments(s string) string {
 // on content in a temporary file named after pattern, with the process's
 // terminal, and returns the saved text. An editor exiting non-zero
 // changes nothing.
-func (rt *Runtime) editText(a *app.App, pattern, content string) (string, error) {
+func (rt *Runtime) editText(a *jpwire.App, pattern, content string) (string, error) {
 	res, err := a.Config.Load(rt.Ctx, rt.configInput())
 	if err != nil {
 		return "", err

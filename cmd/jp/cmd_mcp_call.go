@@ -8,6 +8,7 @@ import (
 
 	"github.com/jpcli/jp/app"
 	"github.com/jpcli/jp/ports"
+	jpwire "github.com/jpcli/jp/wire"
 )
 
 // McpCallCmd is jp mcp call: one tool call, for debugging a server (and
@@ -168,7 +169,7 @@ func orDash(s string) string {
 
 // mcpPromptMessage renders jp q --mcp-prompt NAME/PROMPT with the query's
 // words as key=value arguments.
-func mcpPromptMessage(rt *Runtime, a *app.App, ref string, words []string) (string, error) {
+func mcpPromptMessage(rt *Runtime, a *jpwire.App, ref string, words []string) (string, error) {
 	name, prompt, ok := strings.Cut(ref, "/")
 	if !ok || name == "" || prompt == "" {
 		return "", &app.UserError{Msg: fmt.Sprintf("--mcp-prompt %q: give SERVER/PROMPT, like --mcp-prompt everything/simple-prompt (jp mcp prompts SERVER lists them)", ref)}

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/jpcli/jp/adapters/pluginproc"
-	"github.com/jpcli/jp/app"
+	"github.com/jpcli/jp/app/pluginhost"
 )
 
 // PluginCmd is jp plugin: the built-in plugin management group. It wins
@@ -26,7 +26,7 @@ func (c *PluginLsCmd) Run(rt *Runtime) error {
 	if err != nil {
 		return err
 	}
-	views, err := a.Plugins.List(rt.Ctx, app.PluginListInput{
+	views, err := a.Plugins.List(rt.Ctx, pluginhost.ListInput{
 		SearchPath: searchPath(rt.Environ),
 		Config:     rt.configInput(),
 	})

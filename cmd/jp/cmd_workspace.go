@@ -7,8 +7,8 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/jpcli/jp/app"
 	"github.com/jpcli/jp/domain/workspace"
+	jpwire "github.com/jpcli/jp/wire"
 )
 
 // InitCmd is jp init.
@@ -141,7 +141,7 @@ func lastUsed(t time.Time) string {
 }
 
 // open selects and registers the checkout a workspace command works in.
-func (rt *Runtime) open(a *app.App) (workspace.Location, error) {
+func (rt *Runtime) open(a *jpwire.App) (workspace.Location, error) {
 	o, err := a.Workspaces.OpenOrDefault(rt.Ctx, rt.Globals.Workspace, rt.Paths.LaunchDir, true)
 	return o.Location, err
 }

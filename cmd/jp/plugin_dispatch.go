@@ -13,6 +13,7 @@ import (
 
 	"github.com/jpcli/jp/adapters/terminal"
 	"github.com/jpcli/jp/app"
+	"github.com/jpcli/jp/app/pluginhost"
 	"github.com/jpcli/jp/domain/plugin"
 	jpwire "github.com/jpcli/jp/wire"
 )
@@ -180,13 +181,13 @@ func runPlugin(bin plugin.Binary, rest []string, pa pluginArgs, raw Streams, env
 		Front: FrontOptions{Format: format, Quiet: pa.quiet, Headless: firstNonEmpty(pa.headless, env["JP_HEADLESS"])},
 	}
 	logger.Debug("command", "plugin", bin.Name(), "path", bin.Path)
-	in := app.PluginRunInput{
+	in := pluginhost.RunInput{
 		Binary: bin, Args: rest, Target: pa.workspace, LaunchDir: paths.LaunchDir,
 		UserConfigDir: paths.ConfigDir, Environ: environ, Overrides: pa.cfg,
 		Verbosity: pa.verbose, OutputFormat: format, Log: logger.Logger, Abort: abort,
 	}
 	err = rt.finish(runPluginCmd(rt, in))
-	var pe *app.PluginExitError
+	var pe *pluginhost.ExitError
 	if errors.As(err, &pe) {
 		err = &exitError{code: pe.Code, msg: pe.Reason}
 	}
@@ -194,7 +195,7 @@ func runPlugin(bin plugin.Binary, rest []string, pa pluginArgs, raw Streams, env
 }
 
 // runPluginCmd runs the plugin, or prints its help for jp <plugin> -h.
-func runPluginCmd(rt *Runtime, in app.PluginRunInput) error {
+func runPluginCmd(rt *Runtime, in pluginhost.RunInput) error {
 	a, err := rt.App()
 	if err != nil {
 		return err

@@ -43,7 +43,7 @@ type Runtime struct {
 	// Front holds the front end's flags (set by jp query before App).
 	Front FrontOptions
 
-	app    *app.App
+	app    *jpwire.App
 	script *headless.Script
 	// cleanup stops what the app started (MCP servers); finish calls it.
 	cleanup func()
@@ -58,7 +58,7 @@ type FrontOptions struct {
 
 // App builds the use cases on first use, so that commands that need none
 // (jp --version, jp --help) stay fast.
-func (rt *Runtime) App() (*app.App, error) {
+func (rt *Runtime) App() (*jpwire.App, error) {
 	if rt.app != nil {
 		return rt.app, nil
 	}

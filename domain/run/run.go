@@ -2,7 +2,7 @@
 // Turns): the turn-loop policy, the answers remembered for the rest of the
 // run, and the tool permission decision.
 //
-// The turn loop (app.Query) runs Turns within a Run; RunTurnPhases runs
+// The turn loop (app.Query) runs Turns within a Run; runTurnPhases runs
 // the phases within one Turn (see domain/turn). Nothing here outlives the
 // process: remembered answers are not stored anywhere.
 package run

@@ -15,7 +15,7 @@
 // Stop and Abort end the turn from Streaming or Executing; a fatal error (or
 // a spent retry budget) ends it with an error. The machine is pure: each
 // input returns Actions (persist this event, call the model, run these
-// tools, end) for the app layer (app.RunTurnPhases) to execute. Events it
+// tools, end) for the app layer (app.Query) to execute. Events it
 // returns carry neither ID nor timestamp; the app stamps them.
 //
 // Streamed text is merged into one chat_response per content block: a
@@ -65,7 +65,7 @@ func (p Phase) String() string {
 	return "unknown"
 }
 
-// End is how RunTurnPhases ended a turn (the TurnEnd).
+// End is how the app's turn loop ended a turn (the TurnEnd).
 type End int
 
 // Turn ends. A fatal failure is reported as an error next to EndUnknown.

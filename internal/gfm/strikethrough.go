@@ -110,7 +110,7 @@ type strikethrough struct {
 }
 
 // Strikethrough is an extension that allow you to use strikethrough expression like '~~text~~' .
-var Strikethrough = &strikethrough{}
+var Strikethrough goldmark.Extender = &strikethrough{}
 
 func (e *strikethrough) Extend(m goldmark.Markdown) {
 	m.Parser().AddOptions(parser.WithInlineParsers(

@@ -547,7 +547,7 @@ type table struct {
 }
 
 // Table is an extension that allow you to use GFM tables .
-var Table = &table{
+var Table goldmark.Extender = &table{
 	options: []TableOption{},
 }
 
