@@ -37,7 +37,7 @@ func BenchmarkEngineDeltas(b *testing.B) {
 	defer func() { _ = w.Close(); <-drained; _ = r.Close() }()
 
 	printer := terminal.NewPrinter(terminal.PrinterOptions{Stdout: w, Stderr: io.Discard, Format: "text"})
-	store := memstore.New(&fixedClock{t: time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC)})
+	store := memstore.New(clockFrom(time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC)))
 	ws := app.NewWorkspaces(store, store)
 	if _, err := ws.Init(context.Background(), "/proj"); err != nil {
 		b.Fatal(err)
@@ -55,11 +55,11 @@ func BenchmarkEngineDeltas(b *testing.B) {
 			},
 			HasKeyFunc: func(config.Config, string) bool { return false },
 		},
-		Tools:      &echoTools{},
+		Tools:      echoTools(),
 		Printer:    printer,
 		Prompter:   &mocks.PrompterMock{InteractiveFunc: func() bool { return false }},
-		Clock:      &fixedClock{t: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)},
-		IDs:        &counterIDs{},
+		Clock:      clockFrom(time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)),
+		IDs:        counterIDs(),
 		Interrupts: terminal.NewInterrupts(terminal.InterruptOptions{Exit: func(int) {}, Restore: func() {}}),
 		Timers:     &mocks.TimersMock{AfterFunc: func(time.Duration) <-chan time.Time { return nil }},
 	})

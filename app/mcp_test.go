@@ -16,16 +16,14 @@ import (
 	"github.com/jpcli/jp/ports"
 )
 
-type mcpServer struct{ tools []llm.Tool }
-
-func (s mcpServer) Tools(context.Context) ([]llm.Tool, error) { return s.tools, nil }
-func (s mcpServer) Call(context.Context, string, json.RawMessage) (ports.ToolResult, error) {
-	return ports.ToolResult{}, nil
+// mcpServer is a ToolServer offering tools.
+func mcpServer(tools ...llm.Tool) *mocks.ToolServerMock {
+	return &mocks.ToolServerMock{ToolsFunc: func(context.Context) ([]llm.Tool, error) { return tools, nil }}
 }
 
 func newMCP(t *testing.T, cfg config.Config, pool ports.MCPPool) (*app.MCP, app.ConfigInput) {
 	t.Helper()
-	store := memstore.New(&fixedClock{t: time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC)})
+	store := memstore.New(clockFrom(time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC)))
 	ws := app.NewWorkspaces(store, store)
 	if _, err := ws.Init(context.Background(), "/proj"); err != nil {
 		t.Fatal(err)
@@ -69,7 +67,7 @@ func TestMCPCheckStartsListsAndStopsEachServer(t *testing.T) {
 			if spec.Name == "broken" {
 				return nil, nil, errors.New(`command "nope" not found`)
 			}
-			return mcpServer{[]llm.Tool{{Name: "everything__echo"}}}, func() { events = append(events, "release "+spec.Name) }, nil
+			return mcpServer(llm.Tool{Name: "everything__echo"}), func() { events = append(events, "release "+spec.Name) }, nil
 		},
 		StopFunc: func(_ context.Context, spec ports.MCPServerSpec) error {
 			events = append(events, "stop "+spec.Name)

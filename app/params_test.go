@@ -45,15 +45,15 @@ func TestLengthStopIsVisibleAndUsageRecorded(t *testing.T) {
 	if strings.Count(chrome, "token limit") != 1 || !strings.Contains(chrome, "assistant.model.parameters.max_tokens: 16") {
 		t.Errorf("chrome = %q", chrome)
 	}
-	if len(f.printer.usage) != 1 {
-		t.Fatalf("usage reports = %+v", f.printer.usage)
+	if len(f.printer.usage()) != 1 {
+		t.Fatalf("usage reports = %+v", f.printer.usage())
 	}
-	u := f.printer.usage[0]
+	u := f.printer.usage()[0]
 	if u.Model != "anthropic/claude-sonnet-4-5" || u.Usage != (llm.Usage{InputTokens: 1200, OutputTokens: 16, CacheReadTokens: 1000}) ||
 		!u.Priced || fmt.Sprintf("%.4f", u.Cost) != "0.0011" {
 		t.Errorf("usage report = %+v", u)
 	}
-	req := f.provider.calls[0]
+	req := requests(f.provider)[0]
 	if string(req.Schema) != `{"type":"object"}` || req.Params.MaxTokens != 16 || req.Params.Temperature == nil || *req.Params.Temperature != 0.3 ||
 		req.Params.Reasoning.Budget != 2048 || req.Params.ToolChoice != (llm.ToolChoice{Mode: llm.ToolChoiceTool, Name: "fs_read"}) {
 		t.Errorf("request = %+v", req)
@@ -76,7 +76,7 @@ func TestContinueOnLength(t *testing.T) {
 	if got := types(evs); got != "turn_start,chat_request,chat_response,chat_response,turn_end" {
 		t.Fatalf("events = %s", got)
 	}
-	second := f.provider.calls[1].Messages
+	second := requests(f.provider)[1].Messages
 	if n := len(second); n != 2 || second[1].Role != llm.RoleAssistant || second[1].Text != "Once upon " {
 		t.Errorf("continuation history = %+v", second)
 	}

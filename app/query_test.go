@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -26,89 +27,104 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-type fixedClock struct{ t time.Time }
-
-func (c *fixedClock) Now() time.Time { c.t = c.t.Add(time.Millisecond); return c.t }
-
-type counterIDs struct{ n int }
-
-func (c *counterIDs) NewID() string { c.n++; return fmt.Sprintf("ev%d", c.n) }
-
-// scriptProvider plays one response per call; a response is a list of
-// events, optionally ending in an error.
-type scriptProvider struct {
-	mu    sync.Mutex
-	calls []llm.Request
-	resps []resp
+// clockFrom is a clock that moves one millisecond per reading, from t.
+func clockFrom(t time.Time) *mocks.ClockMock {
+	var mu sync.Mutex
+	return &mocks.ClockMock{NowFunc: func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		t = t.Add(time.Millisecond)
+		return t
+	}}
 }
 
+// counterIDs gives ev1, ev2, ... in call order.
+func counterIDs() *mocks.IDGeneratorMock {
+	var n atomic.Int64
+	return &mocks.IDGeneratorMock{NewIDFunc: func() string { return fmt.Sprintf("ev%d", n.Add(1)) }}
+}
+
+// resp is one provider call's answer: a list of events, optionally
+// ending in an error.
 type resp struct {
 	events []llm.Event
 	err    error
 }
 
-func (p *scriptProvider) Stream(ctx context.Context, req llm.Request, emit func(llm.Event) error) error {
-	p.mu.Lock()
-	i := len(p.calls)
-	p.calls = append(p.calls, req)
-	p.mu.Unlock()
-	if i >= len(p.resps) {
-		return emit(llm.Event{Kind: llm.EventTextDelta, Text: "fallback"})
-	}
-	for _, ev := range p.resps[i].events {
-		if err := emit(ev); err != nil {
-			return err
+// scriptProvider plays one response per call (then "fallback"); the
+// mock records each call's request.
+func scriptProvider(resps ...resp) *mocks.ProviderMock {
+	var n atomic.Int64
+	return &mocks.ProviderMock{StreamFunc: func(ctx context.Context, req llm.Request, emit func(llm.Event) error) error {
+		i := int(n.Add(1)) - 1
+		if i >= len(resps) {
+			return emit(llm.Event{Kind: llm.EventTextDelta, Text: "fallback"})
 		}
-	}
-	return p.resps[i].err
+		for _, ev := range resps[i].events {
+			if err := emit(ev); err != nil {
+				return err
+			}
+		}
+		return resps[i].err
+	}}
 }
 
-// recordingPrinter keeps everything written, per channel.
+// requests are the requests the provider was called with, in order.
+func requests(p *mocks.ProviderMock) []llm.Request {
+	var out []llm.Request
+	for _, c := range p.StreamCalls() {
+		out = append(out, c.Req)
+	}
+	return out
+}
+
+// recordingPrinter is the Printer mock, keeping everything written per
+// channel (EndBlock writes a newline); Usage reports are its UsageCalls.
 type recordingPrinter struct {
-	mu    sync.Mutex
-	out   map[ports.Channel]*strings.Builder
-	usage []ports.UsageReport
+	*mocks.PrinterMock
+	mu  sync.Mutex
+	out map[ports.Channel]*strings.Builder
 	// log is the order of waits, their ends and content: "wait LABEL",
 	// "stop LABEL", "content".
 	log []string
 }
 
-func (p *recordingPrinter) Usage(r ports.UsageReport) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.usage = append(p.usage, r)
-}
-
-func (p *recordingPrinter) Write(ch ports.Channel, text string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.out == nil {
-		p.out = map[ports.Channel]*strings.Builder{}
+func newPrinter() *recordingPrinter {
+	p := &recordingPrinter{out: map[ports.Channel]*strings.Builder{}}
+	write := func(ch ports.Channel, text string) {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if p.out[ch] == nil {
+			p.out[ch] = &strings.Builder{}
+		}
+		p.out[ch].WriteString(text)
+		if ch == ports.ChannelContent {
+			p.log = append(p.log, "content")
+		}
 	}
-	if p.out[ch] == nil {
-		p.out[ch] = &strings.Builder{}
-	}
-	p.out[ch].WriteString(text)
-	if ch == ports.ChannelContent {
-		p.log = append(p.log, "content")
-	}
-}
-func (p *recordingPrinter) EndBlock(ch ports.Channel) { p.Write(ch, "\n") }
-func (p *recordingPrinter) Wait(label string) func() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.log = append(p.log, "wait "+label)
-	var once sync.Once
-	return func() {
-		once.Do(func() {
+	p.PrinterMock = &mocks.PrinterMock{
+		WriteFunc:    write,
+		EndBlockFunc: func(ch ports.Channel) { write(ch, "\n") },
+		UsageFunc:    func(ports.UsageReport) {},
+		WaitFunc: func(label string) func() {
 			p.mu.Lock()
 			defer p.mu.Unlock()
-			p.log = append(p.log, "stop "+label)
-		})
+			p.log = append(p.log, "wait "+label)
+			var once sync.Once
+			return func() {
+				once.Do(func() {
+					p.mu.Lock()
+					defer p.mu.Unlock()
+					p.log = append(p.log, "stop "+label)
+				})
+			}
+		},
+		FlushFunc:   func() error { return nil },
+		SuspendFunc: func() func() { return func() {} },
 	}
+	return p
 }
-func (p *recordingPrinter) Flush() error    { return nil }
-func (p *recordingPrinter) Suspend() func() { return func() {} }
+
 func (p *recordingPrinter) text(ch ports.Channel) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -118,22 +134,35 @@ func (p *recordingPrinter) text(ch ports.Channel) string {
 	return p.out[ch].String()
 }
 
-type echoTools struct{}
+// usage are the usage reports printed.
+func (p *recordingPrinter) usage() []ports.UsageReport {
+	var out []ports.UsageReport
+	for _, c := range p.UsageCalls() {
+		out = append(out, c.R)
+	}
+	return out
+}
 
-func (e *echoTools) Open(ctx context.Context, cfg config.Config, root string) (ports.ToolServer, func(), error) {
-	return &mocks.ToolServerMock{
-		ToolsFunc: func(ctx context.Context) ([]llm.Tool, error) {
-			return []llm.Tool{{Name: "fs_read", Parameters: json.RawMessage(`{"type":"object"}`)}}, nil
+// echoTools is a tool source with one tool, fs_read, whose result names
+// its arguments.
+func echoTools() *mocks.ToolSourceMock {
+	return &mocks.ToolSourceMock{
+		OpenFunc: func(context.Context, config.Config, string) (ports.ToolServer, func(), error) {
+			return &mocks.ToolServerMock{
+				ToolsFunc: func(ctx context.Context) ([]llm.Tool, error) {
+					return []llm.Tool{{Name: "fs_read", Parameters: json.RawMessage(`{"type":"object"}`)}}, nil
+				},
+				CallFunc: func(ctx context.Context, name string, args json.RawMessage) (ports.ToolResult, error) {
+					return ports.ToolResult{Content: "contents of " + string(args)}, nil
+				},
+			}, func() {}, nil
 		},
-		CallFunc: func(ctx context.Context, name string, args json.RawMessage) (ports.ToolResult, error) {
-			return ports.ToolResult{Content: "contents of " + string(args)}, nil
-		},
-	}, func() {}, nil
+	}
 }
 
 type fixture struct {
 	store    *memstore.Store
-	provider *scriptProvider
+	provider *mocks.ProviderMock
 	real     ports.Provider // when set, used instead of provider
 	printer  *recordingPrinter
 	prompter *mocks.PrompterMock
@@ -148,12 +177,12 @@ type fixture struct {
 
 func newFixture(t *testing.T, resps ...resp) *fixture {
 	t.Helper()
-	f := &fixture{provider: &scriptProvider{resps: resps}, printer: &recordingPrinter{}, cfg: config.Default(),
+	f := &fixture{provider: scriptProvider(resps...), printer: newPrinter(), cfg: config.Default(),
 		configFiles: &mocks.ConfigEditorMock{SetStringFunc: func(context.Context, string, []string, string, string) error { return nil }}}
 	// Generated titles have their own tests (titles_test.go): here they
 	// would add a provider call to every first turn.
 	f.cfg.Conversation.Title.Model = config.TitleModelNone
-	f.store = memstore.New(&fixedClock{t: time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC)})
+	f.store = memstore.New(clockFrom(time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC)))
 	f.prompter = &mocks.PrompterMock{
 		InteractiveFunc: func() bool { return true },
 		AskFunc: func(ctx context.Context, q ports.Question) (ports.Answer, error) {
@@ -188,10 +217,10 @@ func newFixture(t *testing.T, resps ...resp) *fixture {
 			},
 			HasKeyFunc: func(config.Config, string) bool { return false },
 		},
-		Tools:   &echoTools{},
+		Tools:   echoTools(),
 		Printer: f.printer, Prompter: f.prompter, ConfigFiles: f.configFiles,
-		Clock:      &fixedClock{t: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)},
-		IDs:        &counterIDs{},
+		Clock:      clockFrom(time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)),
+		IDs:        counterIDs(),
 		Interrupts: f.router,
 		Timers: &mocks.TimersMock{AfterFunc: func(d time.Duration) <-chan time.Time {
 			f.ticks = append(f.ticks, d)
@@ -269,9 +298,7 @@ func TestSystemPromptReachesEveryRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.provider.mu.Lock()
-	calls := append([]llm.Request(nil), f.provider.calls...)
-	f.provider.mu.Unlock()
+	calls := requests(f.provider)
 	if len(calls) != 2 {
 		t.Fatalf("%d provider calls", len(calls))
 	}
@@ -297,10 +324,9 @@ func TestSystemPromptSectionsAreComposed(t *testing.T) {
 	if _, _, err := f.run(t, app.QueryInput{Message: "hi", HasMessage: true}); err != nil {
 		t.Fatal(err)
 	}
-	f.provider.mu.Lock()
-	defer f.provider.mu.Unlock()
-	if len(f.provider.calls) != 1 || f.provider.calls[0].System != "Base.\n\n<rules>\nRules.\n</rules>\n\nLast." {
-		t.Errorf("calls = %+v", f.provider.calls)
+	calls := requests(f.provider)
+	if len(calls) != 1 || calls[0].System != "Base.\n\n<rules>\nRules.\n</rules>\n\nLast." {
+		t.Errorf("calls = %+v", calls)
 	}
 }
 
@@ -376,7 +402,7 @@ func TestTransientErrorRetriesKeepOneCopy(t *testing.T) {
 	if len(f.ticks) != 2 || f.ticks[1] <= f.ticks[0] {
 		t.Fatalf("backoff = %v", f.ticks)
 	}
-	last := f.provider.calls[2].Messages
+	last := requests(f.provider)[2].Messages
 	if len(last) != 1 || last[0].Role != llm.RoleUser {
 		t.Fatalf("retry history = %+v", last)
 	}

@@ -21,30 +21,32 @@ import (
 // gapProvider queues a reply during the first call (pressing Ctrl-C) and
 // records when the first stream ended and the second began.
 type gapProvider struct {
-	router    *terminal.Interrupts
+	*mocks.ProviderMock
 	asked     chan struct{}
-	calls     int
 	firstDone time.Time
 	gap       time.Duration
 }
 
-func (p *gapProvider) Stream(ctx context.Context, req llm.Request, emit func(llm.Event) error) error {
-	p.calls++
-	if p.calls == 2 {
-		p.gap = time.Since(p.firstDone)
-		return emit(llm.Event{Kind: llm.EventTextDelta, Text: "ok"})
-	}
-	for i := 0; i < 20; i++ {
-		if i == 2 {
-			p.router.Press()
-			<-p.asked // the menu is up before the stream goes on
+func newGapProvider(router *terminal.Interrupts) *gapProvider {
+	p := &gapProvider{asked: make(chan struct{})}
+	p.ProviderMock = &mocks.ProviderMock{StreamFunc: func(ctx context.Context, req llm.Request, emit func(llm.Event) error) error {
+		if len(p.StreamCalls()) == 2 {
+			p.gap = time.Since(p.firstDone)
+			return emit(llm.Event{Kind: llm.EventTextDelta, Text: "ok"})
 		}
-		if err := emit(llm.Event{Kind: llm.EventTextDelta, Text: "w "}); err != nil {
-			return err
+		for i := 0; i < 20; i++ {
+			if i == 2 {
+				router.Press()
+				<-p.asked // the menu is up before the stream goes on
+			}
+			if err := emit(llm.Event{Kind: llm.EventTextDelta, Text: "w "}); err != nil {
+				return err
+			}
 		}
-	}
-	p.firstDone = time.Now()
-	return nil
+		p.firstDone = time.Now()
+		return nil
+	}}
+	return p
 }
 
 // BenchmarkQueuedTurnLatency measures, on the real file store, the time
@@ -79,8 +81,8 @@ func BenchmarkQueuedTurnLatency(b *testing.B) {
 			ProviderFunc: func(context.Context, config.Config, llm.ModelID) (ports.Provider, error) { return prov, nil },
 			HasKeyFunc:   func(config.Config, string) bool { return false },
 		},
-		Tools:   &echoTools{},
-		Printer: &recordingPrinter{},
+		Tools:   echoTools(),
+		Printer: newPrinter(),
 		Prompter: &mocks.PrompterMock{
 			InteractiveFunc: func() bool { return true },
 			AskFunc: func(context.Context, ports.Question) (ports.Answer, error) {
@@ -96,12 +98,12 @@ func BenchmarkQueuedTurnLatency(b *testing.B) {
 	syncs0 := store.Syncs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		prov = &gapProvider{router: router, asked: make(chan struct{})}
+		prov = newGapProvider(router)
 		if _, err := q.Run(context.Background(), app.QueryInput{LaunchDir: root, Message: "go", HasMessage: true, New: true}); err != nil {
 			b.Fatal(err)
 		}
-		if prov.calls != 2 {
-			b.Fatalf("queued turn did not run (%d calls)", prov.calls)
+		if len(prov.StreamCalls()) != 2 {
+			b.Fatalf("queued turn did not run (%d calls)", len(prov.StreamCalls()))
 		}
 		gaps = append(gaps, prov.gap)
 	}

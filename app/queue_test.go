@@ -9,41 +9,40 @@ import (
 	"github.com/jpcli/jp/app"
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/llm"
+	"github.com/jpcli/jp/mocks"
 	"github.com/jpcli/jp/ports"
 )
 
 // pressingProvider streams n deltas and presses Ctrl-C on the router
-// after the third, as a user would during a long answer.
-type pressingProvider struct {
-	f     *fixture
-	n     int
-	calls int
-}
-
-func (p *pressingProvider) Stream(ctx context.Context, req llm.Request, emit func(llm.Event) error) error {
-	p.calls++
-	if p.calls > 1 {
-		last := req.Messages[len(req.Messages)-1].Text
-		return emit(llm.Event{Kind: llm.EventTextDelta, Text: "You said: " + last})
-	}
-	for i := 0; i < p.n; i++ {
-		if i == 3 {
-			p.f.router.Press()
-			for p.f.router.Depth() > 0 && len(p.f.prompter.AskCalls())+len(p.f.prompter.ComposeCalls()) == 0 {
-				runtime.Gosched() // let the engine open the menu (or act) first
+// after the third, as a user would during a long answer; later calls
+// answer "You said: " and the last message.
+func pressingProvider(f *fixture, n int) *mocks.ProviderMock {
+	p := &mocks.ProviderMock{}
+	p.StreamFunc = func(ctx context.Context, req llm.Request, emit func(llm.Event) error) error {
+		if len(p.StreamCalls()) > 1 {
+			last := req.Messages[len(req.Messages)-1].Text
+			return emit(llm.Event{Kind: llm.EventTextDelta, Text: "You said: " + last})
+		}
+		for i := 0; i < n; i++ {
+			if i == 3 {
+				f.router.Press()
+				for f.router.Depth() > 0 && len(f.prompter.AskCalls())+len(f.prompter.ComposeCalls()) == 0 {
+					runtime.Gosched() // let the engine open the menu (or act) first
+				}
+			}
+			if err := emit(llm.Event{Kind: llm.EventTextDelta, Text: "w "}); err != nil {
+				return err
 			}
 		}
-		if err := emit(llm.Event{Kind: llm.EventTextDelta, Text: "w "}); err != nil {
-			return err
-		}
+		return nil
 	}
-	return nil
+	return p
 }
 
 func queueFixture(t *testing.T, answers []string, composes []string) *fixture {
 	t.Helper()
 	f := newFixture(t)
-	f.real = &pressingProvider{f: f, n: 200}
+	f.real = pressingProvider(f, 200)
 	f.answers = answers
 	f.prompter.ComposeFunc = func(ctx context.Context, req ports.ComposeRequest) (string, error) {
 		if len(composes) == 0 {

@@ -27,14 +27,13 @@ import (
 )
 
 // discardPrinter prints nothing.
-type discardPrinter struct{}
-
-func (discardPrinter) Write(ports.Channel, string) {}
-func (discardPrinter) EndBlock(ports.Channel)      {}
-func (discardPrinter) Usage(ports.UsageReport)     {}
-func (discardPrinter) Wait(string) (stop func())   { return func() {} }
-func (discardPrinter) Flush() error                { return nil }
-func (discardPrinter) Suspend() (resume func())    { return func() {} }
+func discardPrinter() *mocks.PrinterMock {
+	return &mocks.PrinterMock{
+		WriteFunc: func(ports.Channel, string) {}, EndBlockFunc: func(ports.Channel) {},
+		UsageFunc: func(ports.UsageReport) {}, WaitFunc: func(string) func() { return func() {} },
+		FlushFunc: func() error { return nil }, SuspendFunc: func() func() { return func() {} },
+	}
+}
 
 // These benchmarks measure protocol round trips from a plugin written with
 // the SDK to the real host (pluginhost.Host: router, handlers, memstore)
@@ -44,25 +43,26 @@ func (discardPrinter) Suspend() (resume func())    { return func() {} }
 // SDK's time per round trip over the echo's.
 
 // pipeSpawner hands the plugin's ends of the pipes to the benchmark
-// instead of starting a process.
-type pipeSpawner struct{ plugin chan [2]*os.File }
-
-func (s pipeSpawner) Spawn(ctx context.Context, spec ports.PluginSpec) (ports.PluginTransport, error) {
-	inR, inW, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
-	s.plugin <- [2]*os.File{inR, outW}
-	return pluginproc.NewTransport(outR, inW), nil
+// (on plugin) instead of starting a process.
+func pipeSpawner(plugin chan<- [2]*os.File) *mocks.PluginSpawnerMock {
+	return &mocks.PluginSpawnerMock{SpawnFunc: func(context.Context, ports.PluginSpec) (ports.PluginTransport, error) {
+		inR, inW, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		outR, outW, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		plugin <- [2]*os.File{inR, outW}
+		return pluginproc.NewTransport(outR, inW), nil
+	}}
 }
 
-type benchClock struct{}
-
-func (benchClock) Now() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
+// benchClock is a clock stopped at the start of 2026.
+func benchClock() *mocks.ClockMock {
+	return &mocks.ClockMock{NowFunc: func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }}
+}
 
 // startHost runs the host with n conversations on memstore for a
 // single-scope plugin, and returns the plugin's connection, and a func
@@ -96,9 +96,9 @@ type benchStore interface {
 func startHostWith(b *testing.B, hs hostSetup) (*pluginsdk.Client, workspace.Ref, func()) {
 	b.Helper()
 	data := b.TempDir()
-	var store benchStore = memstore.New(benchClock{})
+	var store benchStore = memstore.New(benchClock())
 	if hs.fs {
-		fs, err := fsstore.New(filepath.Join(data, "jp"), benchClock{})
+		fs, err := fsstore.New(filepath.Join(data, "jp"), benchClock())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -111,7 +111,8 @@ func startHostWith(b *testing.B, hs hostSetup) (*pluginsdk.Client, workspace.Ref
 	}
 	ws := app.NewWorkspaces(store, store)
 	loader := tomlconfig.New()
-	sp := pipeSpawner{plugin: make(chan [2]*os.File, 1)}
+	pluginEnds := make(chan [2]*os.File, 1)
+	sp := pipeSpawner(pluginEnds)
 	query := app.NewQuery(ws, app.QueryDeps{
 		Store: store, Drafts: store, Locker: store, Config: loader,
 		Providers: &mocks.ProviderFactoryMock{
@@ -123,11 +124,11 @@ func startHostWith(b *testing.B, hs hostSetup) (*pluginsdk.Client, workspace.Ref
 		Tools: &mocks.ToolSourceMock{OpenFunc: func(context.Context, config.Config, string) (ports.ToolServer, func(), error) {
 			return &mocks.ToolServerMock{ToolsFunc: func(context.Context) ([]llm.Tool, error) { return nil, nil }}, func() {}, nil
 		}},
-		Printer: discardPrinter{}, Clock: benchClock{}, IDs: sysclock.IDs{},
+		Printer: discardPrinter(), Clock: benchClock(), IDs: sysclock.IDs{},
 	})
 	host := pluginhost.New(app.NewPlugins(pluginproc.NewCatalog(data)), ws, app.NewConfig(ws, loader), pluginhost.Deps{
-		Registry: store, Loader: loader, Store: store, Drafts: store, Locker: store, Printer: discardPrinter{},
-		Prompter: nil, Catalog: pluginproc.NewCatalog(data), Spawner: sp, Clock: benchClock{}, IDs: sysclock.IDs{}, Query: query,
+		Registry: store, Loader: loader, Store: store, Drafts: store, Locker: store, Printer: discardPrinter(),
+		Prompter: nil, Catalog: pluginproc.NewCatalog(data), Spawner: sp, Clock: benchClock(), IDs: sysclock.IDs{}, Query: query,
 	})
 	if err := store.Register(b.Context(), f); err != nil {
 		b.Fatal(err)
@@ -152,7 +153,7 @@ func startHostWith(b *testing.B, hs hostSetup) (*pluginsdk.Client, workspace.Ref
 			LaunchDir: root, Overrides: []string{`plugins.command.bench.run="unattended"`},
 		})
 	}()
-	ends := <-sp.plugin
+	ends := <-pluginEnds
 	c, err := pluginsdk.Start(context.Background(), ends[0], ends[1], manifest)
 	if err != nil {
 		b.Fatal(err)

@@ -34,19 +34,21 @@ func testConfig(servers ...string) config.Config {
 	return c
 }
 
-// fakeServer is a ToolServer offering names.
-type fakeServer struct{ names []string }
-
-func (f fakeServer) Tools(context.Context) ([]llm.Tool, error) {
-	var out []llm.Tool
-	for _, n := range f.names {
-		out = append(out, llm.Tool{Name: n})
+// fakeServer is a ToolServer offering names; a call's result names the
+// tool and the server's names.
+func fakeServer(names ...string) *mocks.ToolServerMock {
+	return &mocks.ToolServerMock{
+		ToolsFunc: func(context.Context) ([]llm.Tool, error) {
+			var out []llm.Tool
+			for _, n := range names {
+				out = append(out, llm.Tool{Name: n})
+			}
+			return out, nil
+		},
+		CallFunc: func(_ context.Context, name string, _ json.RawMessage) (ports.ToolResult, error) {
+			return ports.ToolResult{Content: "called " + name + " on " + strings.Join(names, ",")}, nil
+		},
 	}
-	return out, nil
-}
-
-func (f fakeServer) Call(_ context.Context, name string, _ json.RawMessage) (ports.ToolResult, error) {
-	return ports.ToolResult{Content: "called " + name + " on " + strings.Join(f.names, ",")}, nil
 }
 
 func TestOpenLeasesEveryEnabledServerAndMergesTools(t *testing.T) {
@@ -62,7 +64,7 @@ func TestOpenLeasesEveryEnabledServerAndMergesTools(t *testing.T) {
 			}
 			leased = append(leased, spec.Name)
 			names := []string{spec.Name + "__x", "local"} // "local" clashes with the local tool
-			return fakeServer{names}, func() { mu.Lock(); released = append(released, spec.Name); mu.Unlock() }, nil
+			return fakeServer(names...), func() { mu.Lock(); released = append(released, spec.Name); mu.Unlock() }, nil
 		},
 	}
 	cfg := testConfig("a", "b", "off")
@@ -109,7 +111,7 @@ func TestOpenFailsWhenAServerFailsAndReleasesTheOthers(t *testing.T) {
 			if spec.Name == "bad" {
 				return nil, nil, fmt.Errorf("MCP server bad failed to start")
 			}
-			return fakeServer{}, func() { mu.Lock(); released = append(released, spec.Name); mu.Unlock() }, nil
+			return fakeServer(), func() { mu.Lock(); released = append(released, spec.Name); mu.Unlock() }, nil
 		},
 	}
 	_, _, err := New(pool, nil).Open(context.Background(), testConfig("good", "bad"), "/c")
@@ -143,7 +145,7 @@ func TestOpenOffersCachedToolsAndLeasesOnFirstCall(t *testing.T) {
 			if spec.Name == "broken" {
 				return nil, nil, fmt.Errorf("MCP server broken failed to start")
 			}
-			return fakeServer{[]string{spec.Name + "__x", spec.Name + "__new"}}, func() {
+			return fakeServer(spec.Name+"__x", spec.Name+"__new"), func() {
 				mu.Lock()
 				released = append(released, spec.Name)
 				mu.Unlock()

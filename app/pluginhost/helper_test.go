@@ -221,21 +221,20 @@ type host struct {
 	attacher *mocks.AttacherMock
 }
 
-type stepClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *stepClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(time.Second)
-	return c.t
+// stepClock is a clock that moves one second per reading, from t.
+func stepClock(t time.Time) *mocks.ClockMock {
+	var mu sync.Mutex
+	return &mocks.ClockMock{NowFunc: func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		t = t.Add(time.Second)
+		return t
+	}}
 }
 
 func newHost(t *testing.T) *host {
 	t.Helper()
-	clock := &stepClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	clock := stepClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 	store := memstore.New(clock)
 	root := t.TempDir()
 	f, err := store.Init(t.Context(), root)
@@ -245,7 +244,7 @@ func newHost(t *testing.T) *host {
 	data := t.TempDir()
 	h := &host{
 		t: t, store: store, loc: workspace.Location{ID: f.ID, Root: f.Root}, data: data,
-		catalog: pluginproc.NewCatalog(data), printer: &pluginPrinter{}, log: &testkit.SyncBuffer{},
+		catalog: pluginproc.NewCatalog(data), printer: newPluginPrinter(), log: &testkit.SyncBuffer{},
 		out: filepath.Join(t.TempDir(), "transcript"),
 		attacher: &mocks.AttacherMock{
 			AttachFunc: func(ctx context.Context, req ports.AttachRequest) ([]conversation.Attachment, error) {
@@ -346,9 +345,11 @@ func (h *host) answers() []map[string]any {
 	return out
 }
 
-// pluginPrinter records what was printed; onWrite, if set, sees each
-// write.
+// pluginPrinter is the Printer mock, recording what was written (as
+// "channel:text") and the number of writes at each Flush; onWrite, if
+// set, sees each write.
 type pluginPrinter struct {
+	*mocks.PrinterMock
 	mu     sync.Mutex
 	writes []string
 	// flushedAt holds len(writes) at each Flush.
@@ -356,25 +357,31 @@ type pluginPrinter struct {
 	onWrite   func(ch ports.Channel, text string)
 }
 
-func (p *pluginPrinter) Write(ch ports.Channel, text string) {
-	p.mu.Lock()
-	p.writes = append(p.writes, ch.String()+":"+text)
-	hook := p.onWrite
-	p.mu.Unlock()
-	if hook != nil {
-		hook(ch, text)
+func newPluginPrinter() *pluginPrinter {
+	p := &pluginPrinter{}
+	p.PrinterMock = &mocks.PrinterMock{
+		WriteFunc: func(ch ports.Channel, text string) {
+			p.mu.Lock()
+			p.writes = append(p.writes, ch.String()+":"+text)
+			hook := p.onWrite
+			p.mu.Unlock()
+			if hook != nil {
+				hook(ch, text)
+			}
+		},
+		EndBlockFunc: func(ports.Channel) {},
+		UsageFunc:    func(ports.UsageReport) {},
+		WaitFunc:     func(string) func() { return func() {} },
+		FlushFunc: func() error {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			p.flushedAt = append(p.flushedAt, len(p.writes))
+			return nil
+		},
+		SuspendFunc: func() func() { return func() {} },
 	}
+	return p
 }
-func (p *pluginPrinter) EndBlock(ports.Channel)    {}
-func (p *pluginPrinter) Usage(ports.UsageReport)   {}
-func (p *pluginPrinter) Wait(string) (stop func()) { return func() {} }
-func (p *pluginPrinter) Flush() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.flushedAt = append(p.flushedAt, len(p.writes))
-	return nil
-}
-func (p *pluginPrinter) Suspend() (resume func()) { return func() {} }
 
 func (p *pluginPrinter) all() []string {
 	p.mu.Lock()
