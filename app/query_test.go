@@ -177,6 +177,13 @@ type fixture struct {
 
 func newFixture(t *testing.T, resps ...resp) *fixture {
 	t.Helper()
+	return newFixtureWith(t, nil, resps...)
+}
+
+// newFixtureWith is newFixture with deps changed by with before the
+// query use case is built.
+func newFixtureWith(t *testing.T, with func(*app.QueryDeps), resps ...resp) *fixture {
+	t.Helper()
 	f := &fixture{provider: scriptProvider(resps...), printer: newPrinter(), cfg: config.Default(),
 		configFiles: &mocks.ConfigEditorMock{SetStringFunc: func(context.Context, string, []string, string, string) error { return nil }}}
 	// Generated titles have their own tests (titles_test.go): here they
@@ -203,7 +210,7 @@ func newFixture(t *testing.T, resps ...resp) *fixture {
 		Exit:      func(code int) { t.Errorf("exit %d", code) },
 		Restore:   func() {},
 	})
-	f.query = app.NewQuery(ws, app.QueryDeps{
+	deps := app.QueryDeps{
 		Store: f.store, Drafts: f.store, Locker: f.store,
 		Config: &mocks.ConfigLoaderMock{LoadFunc: func(ctx context.Context, src ports.ConfigSource) (config.Resolved, error) {
 			return config.Resolved{Config: f.cfg}, nil
@@ -228,7 +235,11 @@ func newFixture(t *testing.T, resps ...resp) *fixture {
 			c <- time.Time{}
 			return c
 		}},
-	})
+	}
+	if with != nil {
+		with(&deps)
+	}
+	f.query = app.NewQuery(ws, deps)
 	return f
 }
 
