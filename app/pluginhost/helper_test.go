@@ -234,6 +234,12 @@ func stepClock(t time.Time) *mocks.ClockMock {
 
 func newHost(t *testing.T) *host {
 	t.Helper()
+	return newHostWith(t, pluginproc.Spawner{})
+}
+
+// newHostWith is newHost starting plugins with spawner.
+func newHostWith(t *testing.T, spawner ports.PluginSpawner) *host {
+	t.Helper()
 	clock := stepClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 	store := memstore.New(clock)
 	root := t.TempDir()
@@ -281,7 +287,7 @@ func newHost(t *testing.T) *host {
 	})
 	h.host = pluginhost.New(app.NewPlugins(h.catalog), ws, app.NewConfig(ws, loader), pluginhost.Deps{
 		Registry: store, Loader: loader, Store: store, Drafts: store, Locker: store, Printer: h.printer,
-		Prompter: h.prompter, Catalog: h.catalog, Spawner: pluginproc.Spawner{}, Clock: clock, IDs: ids, Query: query,
+		Prompter: h.prompter, Catalog: h.catalog, Spawner: spawner, Clock: clock, IDs: ids, Query: query,
 	})
 	return h
 }
