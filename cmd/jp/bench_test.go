@@ -14,12 +14,14 @@ import (
 	"github.com/jpcli/jp/adapters/fsstore"
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/workspace"
+	"github.com/jpcli/jp/mocks"
 	"github.com/jpcli/jp/ports"
 )
 
-type stepClock struct{ t time.Time }
-
-func (c *stepClock) Now() time.Time { c.t = c.t.Add(150 * time.Millisecond); return c.t }
+// stepClock is a clock that moves 150 ms per reading, from t.
+func stepClock(t time.Time) *mocks.ClockMock {
+	return &mocks.ClockMock{NowFunc: func() time.Time { t = t.Add(150 * time.Millisecond); return t }}
+}
 
 // benchWorkspace makes a workspace with n conversations (one turn each),
 // written through the real store, and returns the checkout and env.
@@ -36,7 +38,7 @@ func benchWorkspace(b *testing.B, bin string, n int) (dir string, env []string) 
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("jp init: %v %s", err, out)
 	}
-	clock := &stepClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clock := stepClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	st, err := fsstore.New(filepath.Join(base, "data", "jp"), clock)
 	if err != nil {
 		b.Fatal(err)
