@@ -22,8 +22,10 @@ func TestOpenRecordsTheCheckoutBestEffort(t *testing.T) {
 	t.Parallel()
 	found := ports.Found{ID: "a1b2c3", Root: "/proj"}
 	reg := &mocks.WorkspaceRegistryMock{
-		FindFunc:     func(context.Context, string) (ports.Found, error) { return found, nil },
-		RegisterFunc: func(context.Context, ports.Found) error { return errors.New("record checkout /proj: read-only file system") },
+		FindFunc: func(context.Context, string) (ports.Found, error) { return found, nil },
+		RegisterFunc: func(context.Context, ports.Found) error {
+			return errors.New("record checkout /proj: read-only file system")
+		},
 	}
 	var log bytes.Buffer
 	ws := app.NewWorkspaces(reg, &mocks.ConversationStoreMock{})
