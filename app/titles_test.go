@@ -11,11 +11,13 @@ import (
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/llm"
 	"github.com/jpcli/jp/domain/workspace"
+	"github.com/jpcli/jp/mocks"
 	"github.com/jpcli/jp/ports"
 )
 
 // titleProvider answers title requests with title (or err, or by blocking
-// until cancelled), and every other request with "answer".
+// until cancelled), and every other request with "answer"; provider is
+// the Provider mock that does so.
 type titleProvider struct {
 	title  string
 	err    error
@@ -23,7 +25,11 @@ type titleProvider struct {
 	titled chan llm.Request // receives each title request, when set
 }
 
-func (p *titleProvider) Stream(ctx context.Context, req llm.Request, emit func(llm.Event) error) error {
+func (p *titleProvider) provider() *mocks.ProviderMock {
+	return &mocks.ProviderMock{StreamFunc: p.stream}
+}
+
+func (p *titleProvider) stream(ctx context.Context, req llm.Request, emit func(llm.Event) error) error {
 	if !req.Title {
 		if err := emit(text("answer")); err != nil {
 			return err
@@ -61,7 +67,7 @@ func (f *fixture) title(t *testing.T, id conversation.ID) string {
 func TestTitleGeneratedAfterFirstTurn(t *testing.T) {
 	f := newFixture(t)
 	p := &titleProvider{title: "  \"Reversing\x1b[31m a list.\"\nsecond line", titled: make(chan llm.Request, 1)}
-	f.real = p
+	f.real = p.provider()
 	f.cfg.Conversation.Title.Model = ""
 	res, _, err := f.run(t, app.QueryInput{Message: "how do I reverse a list?", HasMessage: true})
 	if err != nil {
@@ -94,7 +100,7 @@ func TestTitleNoneAndErrorKeepFirstMessage(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			f := newFixture(t)
-			f.real = p
+			f.real = p.provider()
 			f.cfg.Conversation.Title.Model = ""
 			if name == "none" {
 				f.cfg.Conversation.Title.Model = "none"
@@ -116,7 +122,7 @@ func TestTitleNoneAndErrorKeepFirstMessage(t *testing.T) {
 // A title the user set is never replaced by generation.
 func TestTitleSetByUserIsKept(t *testing.T) {
 	f := newFixture(t)
-	f.real = &titleProvider{title: "Generated"}
+	f.real = (&titleProvider{title: "Generated"}).provider()
 	f.cfg.Conversation.Title.Model = ""
 	found, err := f.store.Find(context.Background(), "/proj")
 	if err != nil {
@@ -141,7 +147,7 @@ func TestTitleSetByUserIsKept(t *testing.T) {
 func TestTitleWaitIsBounded(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFixture(t)
-		f.real = &titleProvider{block: true}
+		f.real = (&titleProvider{block: true}).provider()
 		f.cfg.Conversation.Title.Model = ""
 		res, _, err := f.run(t, app.QueryInput{Message: "slow title", HasMessage: true})
 		if err != nil {
@@ -159,7 +165,7 @@ func TestTitleWaitIsBounded(t *testing.T) {
 // GenerateTitle redoes the title now, whatever it was.
 func TestGenerateTitleReplaces(t *testing.T) {
 	f := newFixture(t)
-	f.real = &titleProvider{title: "Second Try"}
+	f.real = (&titleProvider{title: "Second Try"}).provider()
 	f.cfg.Conversation.Title.Model = "none"
 	res, _, err := f.run(t, app.QueryInput{Message: "words", HasMessage: true})
 	if err != nil {
@@ -175,7 +181,7 @@ func TestGenerateTitleReplaces(t *testing.T) {
 	if err != nil || got != "Second Try" || f.title(t, res.Conversation) != "Second Try" {
 		t.Fatalf("GenerateTitle = %q, %v; stored %q", got, err, f.title(t, res.Conversation))
 	}
-	f.real = &titleProvider{err: errors.New("boom")}
+	f.real = (&titleProvider{err: errors.New("boom")}).provider()
 	if _, err := f.query.GenerateTitle(context.Background(), app.TitleInput{Loc: loc, Conversation: res.Conversation}); err == nil || strings.Count(err.Error(), "generate the title") != 1 {
 		t.Fatalf("error = %v", err)
 	}
