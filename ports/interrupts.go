@@ -22,7 +22,7 @@ type InterruptScope interface {
 	Pop()
 }
 
-// Interrupts is the layered interrupt stack (docs/interrupts.md, RFD 045): one
+// Interrupts is the layered interrupt stack (docs/interrupts.md): one
 // router consumes SIGINT once; the first press goes to the topmost scope
 // (no scope: graceful shutdown), the second begins a graceful shutdown,
 // the third exits with code 130; the count resets after the cooldown.

@@ -13,7 +13,7 @@ import (
 var ErrLineTooLong = errors.New("protocol line too long")
 
 // PluginCatalog finds command plugins and keeps the approvals of plugin
-// binaries (docs/plugins.md, 7.2). It never runs a binary.
+// binaries (docs/plugins.md, "Admission: run, checksum, approval"). It never runs a binary.
 type PluginCatalog interface {
 	// Discover lists the executables named jp-* in the install directory
 	// (<data>/plugins/command) and then in each directory of searchPath,

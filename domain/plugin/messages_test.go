@@ -30,8 +30,8 @@ func decodeAs(t *testing.T, line string, want Message) Message {
 	return v.Elem().Interface().(Message)
 }
 
-// TestGoldenDecode decodes the literal JSON of docs/plugins.md and RFD
-// 072's examples into their types.
+// TestGoldenDecode decodes the literal JSON of docs/plugins.md's examples (delegated
+// turns included) into their types.
 func TestGoldenDecode(t *testing.T) {
 	ts := time.Date(2025, 7, 20, 10, 30, 0, 0, time.UTC)
 	for _, tt := range []struct {
@@ -54,7 +54,7 @@ func TestGoldenDecode(t *testing.T) {
 			PromptResponse{Outcome: PromptOutcomeCancelled}},
 		{"unavailable", `{"type": "prompt_response", "outcome": "unavailable", "reason": "no interactive terminal"}`,
 			PromptResponse{Outcome: PromptOutcomeUnavailable, Reason: "no interactive terminal"}},
-		// Delegated turns and RFD 072.
+		// Delegated turns.
 		{"ready", `{"type":"ready"}`, Ready{}},
 		{"exit", `{"type": "exit", "code": 1, "reason": "use jp serve --web to start the web server"}`,
 			Exit{Code: 1, Reason: "use jp serve --web to start the web server"}},
