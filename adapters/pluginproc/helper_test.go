@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strings"
 	"syscall"
 	"testing"
@@ -52,6 +53,13 @@ func helper(name string) int {
 	case "noread": // never read stdin
 		fmt.Println("up")
 		select {}
+	case "drainonusr1": // report the pid; read stdin only once sent SIGUSR1
+		usr1 := make(chan os.Signal, 1)
+		signal.Notify(usr1, syscall.SIGUSR1)
+		fmt.Println(os.Getpid())
+		<-usr1
+		_, _ = io.Copy(io.Discard, in)
+		return 0
 	case "halfline": // half a line, then the rest once told
 		fmt.Print(`{"type":`)
 		_, _ = in.ReadString('\n')

@@ -149,9 +149,14 @@ func TestLineTooLong(t *testing.T) {
 }
 
 func TestSendHonoursContextOnAFullPipe(t *testing.T) {
-	tr := spawn(t, "noread", nil)
-	if _, err := tr.Recv(t.Context()); err != nil {
+	tr := spawn(t, "drainonusr1", nil)
+	line, err := tr.Recv(t.Context())
+	if err != nil {
 		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(string(line))
+	if err != nil {
+		t.Fatalf("helper pid %q: %v", line, err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
@@ -160,7 +165,12 @@ func TestSendHonoursContextOnAFullPipe(t *testing.T) {
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("Send = %v, want context.Canceled", err)
 	}
-	// The writer is usable again: a small line fits the pipe.
+	// The cancelled Send may have filled the pipe before it gave up; the
+	// plugin now drains it. The writer is usable again: its deadline was
+	// cleared, so this Send waits for room instead of failing at once.
+	if err := syscall.Kill(pid, syscall.SIGUSR1); err != nil {
+		t.Fatal(err)
+	}
 	if err := tr.Send(t.Context(), []byte("{}")); err != nil {
 		t.Fatalf("Send after a cancelled one: %v", err)
 	}
