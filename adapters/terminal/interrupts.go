@@ -11,8 +11,9 @@ import (
 	"github.com/jpcli/jp/ports"
 )
 
-// Interrupts is the layered interrupt stack for a terminal (docs/interrupts.md): one router consumes SIGINT once and routes each press by the
-// escalation rule: the first to the topmost scope (no scope: graceful
+// Interrupts is the layered interrupt stack for a terminal
+// (docs/interrupts.md): one router consumes SIGINT once and routes each
+// press by the escalation rule: the first to the topmost scope (no scope: graceful
 // shutdown), the second begins a graceful shutdown, the third restores the
 // terminal and exits with code 130. SIGTERM begins a graceful shutdown.
 // Start it before anything else and Close it last.
