@@ -39,12 +39,12 @@ func (Editor) SetString(ctx context.Context, file string, table []string, key, v
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if _, err := readFile(file); err != nil {
-		return err
-	}
 	data, err := os.ReadFile(file)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("read configuration file %s: %w", file, err)
+	}
+	if _, err := parseTOML(file, data); err != nil {
+		return err
 	}
 	segs := make([]string, len(table))
 	for i, t := range table {
@@ -95,17 +95,7 @@ func setLine(text, header, key, line string) string {
 
 // checkSet parses text and checks table.key == value.
 func checkSet(text string, table []string, key, value string) error {
-	tmp, err := os.CreateTemp("", "jp-config-*.toml")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.WriteString(text); err != nil {
-		_ = tmp.Close()
-		return err
-	}
-	_ = tmp.Close()
-	tree, err := readFile(tmp.Name())
+	tree, err := parseTOML("the edited file", []byte(text))
 	if err != nil {
 		return err
 	}

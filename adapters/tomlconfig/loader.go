@@ -237,9 +237,15 @@ func readFile(path string) (map[string]any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read configuration file %s: %w", path, err)
 	}
+	return parseTOML(path, data)
+}
+
+// parseTOML parses data, read from source, into a tree; a syntax error
+// names source with the line and column.
+func parseTOML(source string, data []byte) (map[string]any, error) {
 	tree := map[string]any{}
 	if err := toml.Unmarshal(data, &tree); err != nil {
-		se := &config.SyntaxError{Source: path, Msg: strings.TrimPrefix(err.Error(), "toml: ")}
+		se := &config.SyntaxError{Source: source, Msg: strings.TrimPrefix(err.Error(), "toml: ")}
 		var de *toml.DecodeError
 		if errors.As(err, &de) {
 			se.Line, se.Column = de.Position()
