@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -119,13 +120,13 @@ func (c *completionRuntime) runtime() *Runtime {
 	if c.rt != nil || c.failed {
 		return c.rt
 	}
-	paths, logger, err := processSetup(Streams{In: c.s.In, Out: c.s.Out, Err: nilWriter{}}, c.environ, 0)
+	paths, logger, err := processSetup(Streams{In: c.s.In, Out: c.s.Out, Err: io.Discard}, c.environ, 0)
 	if err != nil {
 		c.failed = true
 		return nil
 	}
 	c.closeLog = func() { _ = logger.Close() }
-	c.rt = &Runtime{Ctx: context.Background(), Streams: Streams{In: c.s.In, Out: nilWriter{}, Err: nilWriter{}}, Globals: &Globals{}, Environ: c.environ, Paths: paths}
+	c.rt = &Runtime{Ctx: context.Background(), Streams: Streams{In: c.s.In, Out: io.Discard, Err: io.Discard}, Globals: &Globals{}, Environ: c.environ, Paths: paths}
 	return c.rt
 }
 
@@ -192,9 +193,3 @@ func (c *completionRuntime) models(complete.Args) []string {
 	slices.Sort(out)
 	return slices.Compact(out)
 }
-
-// nilWriter drops what is written: completion prints nothing but the
-// candidates.
-type nilWriter struct{}
-
-func (nilWriter) Write(p []byte) (int, error) { return len(p), nil }
