@@ -316,22 +316,22 @@ func (s *Store) foldLog(dir string, st *streamState, f conversation.Format, raw 
 	if raw == nil {
 		// The log is streamed into the new events.json, not read into
 		// memory: it may hold a 20 MB message.
-		f, err := os.Open(logPath)
+		lf, err := os.Open(logPath)
 		if isNotExist(err) {
 			return false, nil
 		}
 		if err != nil {
 			return false, fmt.Errorf("fold events: %w", err)
 		}
-		defer func() { _ = f.Close() }()
-		fi, err := f.Stat()
+		defer func() { _ = lf.Close() }()
+		fi, err := lf.Stat()
 		if err != nil {
 			return false, fmt.Errorf("fold events: %w", err)
 		}
 		if fi.Size() == 0 {
 			return false, nil
 		}
-		if log, err = completeLines(f, fi.Size()); err != nil {
+		if log, err = completeLines(lf, fi.Size()); err != nil {
 			return false, fmt.Errorf("fold events: %w", err)
 		}
 	} else if len(raw) == 0 {
