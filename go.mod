@@ -20,7 +20,6 @@ require (
 	github.com/pmezard/go-difflib v1.0.0
 	github.com/posener/complete v1.2.3
 	github.com/rogpeppe/go-internal v1.16.0
-	github.com/sabhiram/go-gitignore v0.0.0-20210923224102-525f6e181f06
 	github.com/samber/lo v1.53.0
 	github.com/willabides/kongplete v0.4.0
 	github.com/yuin/goldmark v1.8.7

@@ -1,5 +1,5 @@
 // Package attach implements ports.Attacher: files, directories (walked
-// recursively, honouring .gitignore files), globs (with **), a command's
+// recursively, honouring .gitignore files as git does), globs (with **), a command's
 // output (cmd:COMMAND, run by sh in the checkout) and http(s) URLs. Text is
 // attached as text; png, jpeg, gif and webp images as images; anything
 // else is refused. Limits are in docs/attachments.md.
@@ -24,10 +24,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
-	gitignore "github.com/sabhiram/go-gitignore"
 
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/llm"
+	"github.com/jpcli/jp/internal/gitignore"
 	"github.com/jpcli/jp/ports"
 )
 
@@ -84,7 +84,7 @@ func (a *Attacher) Attach(ctx context.Context, req ports.AttachRequest) ([]conve
 			att, err = a.url(ctx, spec)
 			atts = []conversation.Attachment{att}
 		default:
-			atts, err = paths(req.Dir, spec)
+			atts, err = paths(ctx, req.Root, req.Dir, spec)
 		}
 		if err != nil {
 			return nil, err
@@ -228,7 +228,7 @@ func (a *Attacher) url(ctx context.Context, u string) (conversation.Attachment, 
 }
 
 // paths attaches a file, a directory or a glob, relative to dir.
-func paths(dir, spec string) ([]conversation.Attachment, error) {
+func paths(ctx context.Context, root, dir, spec string) ([]conversation.Attachment, error) {
 	if spec == "" {
 		return nil, errors.New("-a needs a path, cmd:COMMAND or a URL")
 	}
@@ -249,7 +249,7 @@ func paths(dir, spec string) ([]conversation.Attachment, error) {
 		return nil, fmt.Errorf("%s: %v", spec, errors.Unwrap(err))
 	}
 	if st.IsDir() {
-		return directory(abs, filepath.Clean(spec))
+		return directory(ctx, root, abs, filepath.Clean(spec))
 	}
 	att, err := file(abs, filepath.ToSlash(filepath.Clean(spec)), st.Size())
 	if err != nil {
@@ -270,8 +270,8 @@ func file(abs, source string, n int64) (conversation.Attachment, error) {
 	return content(source, data)
 }
 
-// glob attaches the files matching a pattern (** crosses directories);
-// a match in an ignored or hidden directory is left out as in a directory.
+// glob attaches the files matching a pattern (** crosses directories); a
+// glob matches what it says: .gitignore is not consulted.
 func glob(dir, pattern string) ([]conversation.Attachment, error) {
 	base, pat := doublestar.SplitPattern(filepath.ToSlash(pattern))
 	root := base
@@ -311,77 +311,30 @@ func path(base, rel string) string {
 	return strings.TrimSuffix(base, "/") + "/" + rel
 }
 
-// ignoreFrame is the .gitignore of one directory of a walk: gi its
-// patterns, neg the same after a catch-all, so that a path it does not
-// match is one a "!" pattern re-included.
-type ignoreFrame struct {
-	dir     string // relative to the walk's root, "" for the root
-	gi, neg *gitignore.GitIgnore
-}
-
-func readIgnore(dir, file string) (ignoreFrame, bool) {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return ignoreFrame{}, false
-	}
-	lines := strings.Split(strings.ReplaceAll(string(b), "\r\n", "\n"), "\n")
-	return ignoreFrame{dir: dir, gi: gitignore.CompileIgnoreLines(lines...),
-		neg: gitignore.CompileIgnoreLines(append([]string{"*"}, lines...)...)}, true
-}
-
 // directory attaches the text files and images under abs, in path order,
-// skipping hidden files and directories (.git, .env, ...) and what
-// .gitignore files (of abs and below) exclude: the deepest file with a
-// pattern matching the path decides, "!" patterns included. Binary files
-// and files over the limits are skipped there, not refused.
-func directory(abs, shown string) ([]conversation.Attachment, error) {
-	var out []conversation.Attachment
-	var frames []ignoreFrame
-	ignored := func(rel string, isDir bool) bool {
-		for i := len(frames) - 1; i >= 0; i-- {
-			f := frames[i]
-			sub := rel
-			if f.dir != "" {
-				if !strings.HasPrefix(rel, f.dir+"/") {
-					continue
-				}
-				sub = strings.TrimPrefix(rel, f.dir+"/")
-			}
-			if isDir {
-				sub += "/"
-			}
-			if f.gi.MatchesPath(sub) {
-				return true
-			}
-			if !f.neg.MatchesPath(sub) {
-				return false // re-included by a "!" pattern
-			}
+// walked by internal/gitignore with git's rules (docs/ignored-files.md)
+// and hidden files and directories (.env, .github, ...) left out. When abs
+// is inside the checkout root, the .gitignore files from the root down
+// and the checkout's info/exclude apply, as they do for fs_list_files.
+// Binary files and files over the limits are skipped there, not refused.
+func directory(ctx context.Context, root, abs, shown string) ([]conversation.Attachment, error) {
+	top, start := abs, "."
+	if root != "" {
+		if rel, err := filepath.Rel(root, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
+			top, start = root, filepath.ToSlash(rel)
 		}
-		return false
 	}
-	err := filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
+	var out []conversation.Attachment
+	opt := gitignore.Options{SkipDotfiles: true, Exclude: gitignore.ReadExclude(top)}
+	err := gitignore.Walk(ctx, os.DirFS(top), start, opt, func(rel string, d fs.DirEntry, err error) error {
+		if start != "." {
+			rel = strings.TrimPrefix(rel, start+"/")
+		}
+		source := path(filepath.ToSlash(shown), rel)
 		if err != nil {
-			return err
+			return fmt.Errorf("%s: %v", source, errors.Unwrap(err))
 		}
-		rel, _ := filepath.Rel(abs, p)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if rel != "." && (strings.HasPrefix(d.Name(), ".") || ignored(rel, true)) {
-				return filepath.SkipDir
-			}
-			if rel == "." {
-				rel = ""
-			}
-			// Frames of directories the walk has left are dropped.
-			frames = slices.DeleteFunc(frames, func(f ignoreFrame) bool {
-				return f.dir != "" && rel != f.dir && !strings.HasPrefix(rel, f.dir+"/")
-			})
-			if f, ok := readIgnore(rel, filepath.Join(p, ".gitignore")); ok {
-				frames = append(frames, f)
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() || strings.HasPrefix(d.Name(), ".") || ignored(rel, false) {
+		if !d.Type().IsRegular() {
 			return nil
 		}
 		if len(out) >= MaxFiles {
@@ -391,18 +344,25 @@ func directory(abs, shown string) ([]conversation.Attachment, error) {
 		if err != nil || info.Size() > MaxImageBytes {
 			return nil
 		}
-		data, err := os.ReadFile(p)
+		data, err := os.ReadFile(filepath.Join(top, filepath.FromSlash(start), filepath.FromSlash(rel)))
 		if err != nil {
-			return fmt.Errorf("%s: %v", path(filepath.ToSlash(shown), rel), errors.Unwrap(err))
+			return fmt.Errorf("%s: %v", source, errors.Unwrap(err))
 		}
-		att, err := content(path(filepath.ToSlash(shown), rel), data)
+		att, err := content(source, data)
 		if err != nil {
 			return nil // binary or oversized: skipped inside a directory
 		}
 		out = append(out, att)
 		return nil
 	})
+	if errors.Is(err, gitignore.ErrInsideGit) {
+		return nil, fmt.Errorf("%s: is inside .git, which jp never attaches as a directory; attach a file in it by name", shown)
+	}
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) && pe.Path == start {
+			return nil, fmt.Errorf("%s: %v", shown, pe.Err)
+		}
 		return nil, err
 	}
 	return out, nil

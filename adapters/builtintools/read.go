@@ -18,8 +18,7 @@ import (
 	"strings"
 	"sync"
 
-	ignore "github.com/sabhiram/go-gitignore"
-
+	"github.com/jpcli/jp/internal/gitignore"
 	"github.com/jpcli/jp/ports"
 )
 
@@ -113,70 +112,24 @@ func (s *Server) readFile(args json.RawMessage) (ports.ToolResult, error) {
 	return ports.ToolResult{Content: text}, nil
 }
 
-// walker walks the checkout honouring .gitignore files (each applies to
-// its directory and below) and never entering .git.
-type walker struct {
-	s      *Server
-	tool   string
-	ignore map[string]*ignore.GitIgnore // dir -> its .gitignore, nil if none
-}
-
-func (s *Server) newWalker(tool string) *walker {
-	return &walker{s: s, tool: tool, ignore: map[string]*ignore.GitIgnore{}}
-}
-
-// ignored reports whether rel (a dir when isDir) is ignored by a
-// .gitignore of one of its ancestors.
-func (w *walker) ignored(rel string, isDir bool) bool {
-	dir := path.Dir(rel)
-	for {
-		if gi := w.ignore[dir]; gi != nil {
-			sub := rel
-			if dir != "." {
-				sub = strings.TrimPrefix(rel, dir+"/")
-			}
-			if gi.MatchesPath(sub) || (isDir && gi.MatchesPath(sub+"/")) {
-				return true
-			}
-		}
-		if dir == "." {
-			return false
-		}
-		dir = path.Dir(dir)
-	}
-}
-
-// walk calls fn for every file under start (relative) that is not
-// ignored and that allow/deny permit.
-func (w *walker) walk(ctx context.Context, start string, fn func(rel string, d fs.DirEntry) error) error {
-	fsys := w.s.root.FS()
-	return fs.WalkDir(fsys, start, func(rel string, d fs.DirEntry, err error) error {
-		if cerr := ctx.Err(); cerr != nil {
-			return cerr
-		}
-		if err != nil {
-			if rel == start {
-				return err
-			}
-			return nil // an unreadable entry is skipped
-		}
-		if d.IsDir() {
-			if d.Name() == ".git" && rel != "." {
-				return fs.SkipDir
-			}
-			if rel != start && w.ignored(rel, true) {
-				return fs.SkipDir
-			}
-			if b, err := fs.ReadFile(fsys, path.Join(rel, ".gitignore")); err == nil {
-				w.ignore[rel] = ignore.CompileIgnoreLines(strings.Split(string(b), "\n")...)
-			}
-			return nil
-		}
-		if w.ignored(rel, false) || !w.s.permitted(w.tool, rel) {
+// walk calls fn for every file under start (relative to the checkout)
+// that internal/gitignore keeps -- git's rules for .gitignore files and
+// info/exclude, .git never entered, dotfiles kept (docs/ignored-files.md)
+// -- and that the tool's allow/deny permit. The walk goes through os.Root:
+// symlinks are listed, never followed, and nothing outside the checkout
+// is read. An unreadable directory below start is skipped.
+func (s *Server) walk(ctx context.Context, tool, start string, fn func(rel string, d fs.DirEntry) error) error {
+	opt := gitignore.Options{Exclude: gitignore.ReadExclude(s.dir)}
+	err := gitignore.Walk(ctx, s.root.FS(), start, opt, func(rel string, d fs.DirEntry, err error) error {
+		if err != nil || !s.permitted(tool, rel) {
 			return nil
 		}
 		return fn(rel, d)
 	})
+	if errors.Is(err, gitignore.ErrInsideGit) {
+		return refuse("%s is inside .git/, which %s never lists; read a file in it by name with fs_read_file", start, tool)
+	}
+	return err
 }
 
 func (s *Server) listFiles(ctx context.Context, args json.RawMessage) (ports.ToolResult, error) {
@@ -200,7 +153,7 @@ func (s *Server) listFiles(ctx context.Context, args json.RawMessage) (ports.Too
 	}
 	var files []string
 	total := 0
-	err := s.newWalker(ListFiles).walk(ctx, start, func(rel string, _ fs.DirEntry) error {
+	err := s.walk(ctx, ListFiles, start, func(rel string, _ fs.DirEntry) error {
 		if a.Pattern != "" && !globMatch(a.Pattern, rel) && !globMatch(a.Pattern, path.Base(rel)) {
 			return nil
 		}
@@ -271,7 +224,7 @@ func (s *Server) grepFiles(ctx context.Context, args json.RawMessage) (ports.Too
 	// The walk lists the candidates in order; workers read and match them
 	// concurrently; the output keeps the walk's order.
 	var cands []string
-	err = s.newWalker(GrepFiles).walk(ctx, ".", func(rel string, d fs.DirEntry) error {
+	err = s.walk(ctx, GrepFiles, ".", func(rel string, d fs.DirEntry) error {
 		if len(filters) > 0 && !matchesAny(filters, rel) {
 			return nil
 		}
