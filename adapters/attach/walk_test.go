@@ -126,3 +126,24 @@ func TestDirectoryRefusesGit(t *testing.T) {
 		t.Fatalf("-a .git/config attached %q", got)
 	}
 }
+
+// TestDirectorySymlinks: links inside an attached directory are left out
+// (never followed), as before the shared walker; a named directory that
+// is itself a link is walked, as a named path is opened.
+func TestDirectorySymlinks(t *testing.T) {
+	t.Parallel()
+	outer := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outer, "secret.txt"), []byte("outside"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := gitignoretest.MakeTree(t, map[string]string{"a.txt": "a", "in-link": "-> a.txt"}, false)
+	if err := os.Symlink(outer, filepath.Join(dir, "out-dir")); err != nil {
+		t.Fatal(err)
+	}
+	if got := attached(t, dir, "."); !slices.Equal(got, []string{"a.txt"}) {
+		t.Errorf("-a . attached %q, want [a.txt] (links left out)", got)
+	}
+	if got := attached(t, dir, "out-dir"); !slices.Equal(got, []string{"out-dir/secret.txt"}) {
+		t.Errorf("-a out-dir attached %q, want [out-dir/secret.txt]", got)
+	}
+}

@@ -1,6 +1,8 @@
 package builtintools
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -87,5 +89,23 @@ func TestListFilesStartRules(t *testing.T) {
 	r := call(t, s, ListFiles, map[string]any{"path": ".git"})
 	if !r.IsError || !strings.Contains(r.Content, ".git is inside .git/, which fs_list_files never lists") {
 		t.Errorf("fs_list_files .git = %+v, want a refusal", r)
+	}
+}
+
+// TestListFilesNeverFollowsLinks: a link is listed as a file, its target
+// never walked, and fs_grep_files searches neither it nor its target.
+func TestListFilesNeverFollowsLinks(t *testing.T) {
+	t.Parallel()
+	outer := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(outer, "secret.txt"), []byte("needle outside\n"), 0o644))
+	dir := gitignoretest.MakeTree(t, map[string]string{"a.txt": "needle inside\n", "sub/b.txt": "", "in-dir": "-> sub"}, false)
+	must(t, os.Symlink(outer, filepath.Join(dir, "out-dir")))
+	s := server(t, dir, nil)
+	if got, want := listed(t, s, map[string]any{}), []string{"a.txt", "in-dir", "out-dir", "sub/b.txt"}; !slices.Equal(got, want) {
+		t.Errorf("fs_list_files listed %q, want %q", got, want)
+	}
+	r := call(t, s, GrepFiles, map[string]any{"pattern": "needle"})
+	if r.Content != "a.txt:1:needle inside\n" {
+		t.Errorf("fs_grep_files = %q, want only a.txt's line", r.Content)
 	}
 }

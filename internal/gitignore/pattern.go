@@ -74,11 +74,12 @@ func parsePattern(line string) (pattern, bool) {
 		p.kind, p.lit = matchSuffix, line[1:]
 	default:
 		expr, ok := translate(line)
-		if !ok {
+		re, err := regexp.Compile(expr)
+		if !ok || err != nil {
 			p.kind = matchNever
 			break
 		}
-		p.kind, p.re = matchRegexp, regexp.MustCompile(expr)
+		p.kind, p.re = matchRegexp, re
 	}
 	return p, true
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -174,4 +175,25 @@ func TestDocExample(t *testing.T) {
 	if got := walkList(t, dir, ".", Options{SkipDotfiles: true}); !slices.Equal(got, atts) {
 		t.Errorf("listed %q without dotfiles, the page says %q", got, atts)
 	}
+}
+
+// FuzzParsePattern: any .gitignore line parses, translates to a regular
+// expression RE2 accepts, and matches without panicking.
+func FuzzParsePattern(f *testing.F) {
+	for _, s := range []string{"*.log", "!keep", "/a/**/b/", "[!a-z]x", `\#x\ `, "[[:alpha:]-]", "a[", `x\`, "[]]", "[\xff-\x01]"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		p, ok := parsePattern(line)
+		if !ok {
+			return
+		}
+		if expr, ok := translate(strings.TrimPrefix(line, "!")); ok {
+			if _, err := regexp.Compile(expr); err != nil {
+				t.Fatalf("%q translates to %q, which RE2 refuses: %v", line, expr, err)
+			}
+		}
+		p.match("a/b", "b", true)
+		p.match(line, line, false)
+	})
 }
