@@ -173,21 +173,12 @@ func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversat
 	if len(evs) == 0 {
 		return nil
 	}
-	var buf bytes.Buffer
+	batch, err := encodeBatch(evs, p.format)
+	if err != nil {
+		return fmt.Errorf("append to conversation %s: %w", id, err)
+	}
 	turnEnd, boundary := false, false
-	for i, e := range evs {
-		b, err := e.Stored(p.format)
-		if err != nil {
-			return fmt.Errorf("append to conversation %s: encode event %q: %w", id, e.ID, err)
-		}
-		if i == 0 && len(evs) == 1 && cap(b) > len(b) {
-			// One event (a 20 MB message): its line is its encoding,
-			// not a copy of it.
-			buf = *bytes.NewBuffer(b)
-		} else {
-			buf.Write(b)
-		}
-		buf.WriteByte('\n')
+	for _, e := range evs {
 		turnEnd = turnEnd || e.Type == conversation.EventTypeTurnEnd
 		boundary = boundary || e.Type == conversation.EventTypeTurnStart || e.Type == conversation.EventTypeTurnEnd
 	}
@@ -226,12 +217,12 @@ func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversat
 	// leaves them in the log, or, after a power cut, a partial line that
 	// readers ignore). The log's events stay the tail of events.json, which
 	// is how readers recognise a fold cut before it removed the log.
-	foldNow := turnEnd || st.logSize+int64(buf.Len()) >= s.foldThreshold
+	foldNow := turnEnd || st.logSize+batch.size >= s.foldThreshold
 	var logged []byte // the log's whole content, when it is only these lines
 	if st.logSize == 0 {
-		logged = buf.Bytes()
+		logged = batch.whole // nil (read back) for a big line
 	}
-	if err := s.appendLog(p.siloConv, buf.Bytes(), st, !foldNow); err != nil {
+	if err := s.appendLog(p.siloConv, batch, st, !foldNow); err != nil {
 		s.dropStream(p.siloConv)
 		return fmt.Errorf("append to conversation %s: %w", id, err)
 	}
@@ -270,15 +261,15 @@ func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversat
 	return s.projectFiles(p.projConv, id, p.siloConv, nil)
 }
 
-// appendLog appends whole lines to events.log with one write and, with
-// sync, fsyncs it (and the directory when it creates the log).
-func (s *Store) appendLog(dir string, data []byte, st *streamState, sync bool) error {
+// appendLog appends whole lines to events.log (see logBatch.WriteTo)
+// and, with sync, fsyncs it (and the directory when it creates the log).
+func (s *Store) appendLog(dir string, data io.WriterTo, st *streamState, sync bool) error {
 	path := filepath.Join(dir, logFile)
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return fmt.Errorf("open %s: %w", path, err)
 	}
-	_, err = f.Write(data)
+	n, err := data.WriteTo(f)
 	if err == nil && sync {
 		err = s.syncFile(f)
 	}
@@ -293,7 +284,7 @@ func (s *Store) appendLog(dir string, data []byte, st *streamState, sync bool) e
 			return err
 		}
 	}
-	st.logSize += int64(len(data))
+	st.logSize += n
 	return nil
 }
 

@@ -232,6 +232,15 @@ func ptr[T any](v T) *T { return &v }
 
 // MarshalJSON writes exactly the fields of the event's type.
 func (e Event) MarshalJSON() ([]byte, error) {
+	l, err := e.line()
+	if err != nil {
+		return nil, err
+	}
+	return l.Bytes(), nil
+}
+
+// line is the event's MarshalJSON encoding, a big string field kept apart.
+func (e Event) line() (StoredLine, error) {
 	w := wireEvent{Type: e.Type, ID: e.ID, Timestamp: e.Timestamp.UTC()}
 	switch e.Type {
 	case EventTypeTurnStart:
@@ -273,16 +282,18 @@ func (e Event) MarshalJSON() ([]byte, error) {
 		w.Model, w.Usage = e.Model, e.Usage
 	case EventTypeForeign:
 		if len(e.Raw) == 0 {
-			return nil, fmt.Errorf("marshal event %q: foreign event without its stored form", e.ID)
+			return StoredLine{}, fmt.Errorf("marshal event %q: foreign event without its stored form", e.ID)
 		}
-		return compact(e.Raw)
+		b, err := compact(e.Raw)
+		return StoredLine{head: b}, err
 	default:
-		return nil, fmt.Errorf("marshal event %q: unknown type", e.ID)
+		return StoredLine{}, fmt.Errorf("marshal event %q: unknown type", e.ID)
 	}
 	if key, p := bigField(&w); p != nil {
-		return marshalBig(&w, key, p)
+		return splitBig(&w, key, p)
 	}
-	return json.Marshal(w)
+	b, err := json.Marshal(w)
+	return StoredLine{head: b}, err
 }
 
 // UnmarshalJSON reads an event in either stored form (see storedEvent):

@@ -221,15 +221,30 @@ func compact(b []byte) ([]byte, error) {
 // a rewrite never drops what another version wrote. Others are encoded in
 // format f.
 func (e Event) Stored(f Format) ([]byte, error) {
+	l, err := e.StoredLine(f)
+	if err != nil {
+		return nil, err
+	}
+	return l.Bytes(), nil
+}
+
+// StoredLine is Stored with a big string field (jp's format) kept apart,
+// to be encoded as the line is written (StoredLine.WriteTo): a 20 MB
+// message goes to a file without a 20 MB line built first. Every error
+// is returned here; writing only encodes.
+func (e Event) StoredLine(f Format) (StoredLine, error) {
 	if len(e.Raw) > 0 {
-		return compact(e.Raw)
+		b, err := compact(e.Raw)
+		return StoredLine{head: b}, err
 	}
 	if f == FormatRust {
-		return e.rustJSON()
+		b, err := e.rustJSON()
+		return StoredLine{head: b}, err
 	}
-	// MarshalJSON directly: json.Marshal(e) would validate and copy its
-	// output again, a second pass over a 20 MB tool result.
-	return e.MarshalJSON()
+	// The encoding of MarshalJSON, not json.Marshal(e), which would
+	// validate and copy its output again, a second pass over a 20 MB tool
+	// result.
+	return e.line()
 }
 
 // EncodeStoredEvents renders events as events.json in format f: a JSON

@@ -226,6 +226,15 @@ func FuzzAppendJSONString(f *testing.F) {
 		if got := appendJSONString(nil, s); !bytes.Equal(got, want) {
 			t.Fatalf("appendJSONString(%q) = %s, json.Marshal %s", s, got, want)
 		}
+		// Written in pieces, cut anywhere in s (inside a UTF-8 sequence
+		// too), the string encodes the same.
+		for _, piece := range []int{1, 2, 3, 5, 7, 64} {
+			var got bytes.Buffer
+			n, err := writeJSONString(&got, s, piece)
+			if err != nil || n != int64(got.Len()) || !bytes.Equal(got.Bytes(), want) {
+				t.Fatalf("writeJSONString(%q) in pieces of %d = %s (%d, %v), json.Marshal %s", s, piece, got.Bytes(), n, err, want)
+			}
+		}
 		big := strings.Repeat(s+"x", bigString/(len(s)+1)+1)
 		for _, e := range []Event{
 			{Type: EventTypeChatRequest, ID: "a\"content\":\"\"", Content: big, Author: "user", Schema: json.RawMessage(`{"content":""}`)},
@@ -257,6 +266,19 @@ func FuzzAppendJSONString(f *testing.F) {
 			}
 			if !bytes.Equal(got, want) {
 				t.Fatalf("%s with a big field encodes differently from json.Marshal", e.Type)
+			}
+			line, err := e.StoredLine(FormatJP)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !line.split || line.MinLen() > len(want) {
+				t.Fatalf("%s: the big field is not kept apart (split %v, MinLen %d of %d)", e.Type, line.split, line.MinLen(), len(want))
+			}
+			for _, piece := range []int{3, 4096} {
+				var streamed bytes.Buffer
+				if n, err := line.writeTo(&streamed, piece); err != nil || n != int64(streamed.Len()) || !bytes.Equal(streamed.Bytes(), want) {
+					t.Fatalf("%s written in pieces of %d differs from json.Marshal (%d bytes, %v)", e.Type, piece, n, err)
+				}
 			}
 		}
 	})
