@@ -13,12 +13,24 @@ import (
 	"github.com/jpcli/jp/ports"
 )
 
-// bigText is a 20 MB message of everything JSON escapes or must keep as
-// it is: quotes, backslashes, control and HTML characters, U+2028, and
-// multi-byte UTF-8 that the encoder's pieces may cut through.
-func bigText() string {
-	line := "a \"quoted\" C:\\path\t<b>&amp;</b> caf\u00e9 \u65e5\u672c \U0001F600 \u2028 \x01 end\n"
-	return strings.Repeat(line, 20<<20/len(line))
+// roundTripSize is the size of the message the round-trip tests store:
+// 20 MB, or 2 MB under the race detector (still many pieces of the
+// encoder, far past the size from which a string is kept apart).
+func roundTripSize() int {
+	if raceBuild {
+		return 2 << 20
+	}
+	return 20 << 20
+}
+
+// bigText is a message of size bytes (20 MB), a pasted log: mostly plain lines, and every
+// few KiB what JSON escapes or must keep as it is (quotes, backslashes,
+// control and HTML characters, U+2028, multi-byte UTF-8 that the
+// encoder's pieces may cut through).
+func bigText(size int) string {
+	odd := "a \"quoted\" C:\\path\t<b>&amp;</b> caf\u00e9 \u65e5\u672c \U0001F600 \u2028 \x01 end\n"
+	block := strings.Repeat("2026-12-01 20:41:07 INFO request served in 12 ms\n", 80) + odd
+	return strings.Repeat(block, size/len(block))
 }
 
 // storedContents decodes a stored events.json with encoding/json and
@@ -44,7 +56,7 @@ func storedContents(t *testing.T, path string) []string {
 // in the checkout) decodes to the same text.
 func TestBigMessageRoundTrips(t *testing.T) {
 	t.Parallel()
-	big := bigText()
+	big := bigText(roundTripSize())
 	sc := newScene(t, WithFoldThreshold(64<<20)) // the message stays in the log
 	id := sc.create(t, ports.NewConversation{})
 	conv := sc.siloConv(t, id)
@@ -94,11 +106,11 @@ func TestBigMessageRoundTrips(t *testing.T) {
 	}
 }
 
-// A 20 MB message alone goes past the fold threshold: it is folded at
+// A big message alone (20 MB) goes past the fold threshold: it is folded at
 // once, read back from the log it was streamed into.
 func TestBigMessageFoldsAtOnce(t *testing.T) {
 	t.Parallel()
-	big := bigText()
+	big := bigText(roundTripSize())
 	sc := newScene(t)
 	id := sc.create(t, ports.NewConversation{})
 	conv := sc.siloConv(t, id)
@@ -120,7 +132,7 @@ func TestBigMessageFoldsAtOnce(t *testing.T) {
 // store allocates a small fraction of the message, not a line of its size.
 // (Not parallel: it measures the process's allocations.)
 func TestBigMessageAppendDoesNotCopyIt(t *testing.T) {
-	big := bigText()
+	big := bigText(20 << 20)
 	sc := newScene(t, WithFoldThreshold(64<<20))
 	id := sc.create(t, ports.NewConversation{})
 	sc.append(t, sc.loc, id, sc.ev.TurnStart(sc.root))
