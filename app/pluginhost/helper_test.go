@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -105,7 +106,7 @@ func runDriver(stepsJSON, outPath string) int {
 			}
 		case s.Hang:
 			w.Flush()
-			select {}
+			hang()
 		case s.Flood > 0:
 			for i := range s.Flood {
 				fmt.Fprintf(w, `{"type":"print","text":"line %d\n"}`+"\n", i)
@@ -416,4 +417,14 @@ func echoTools() *mocks.ToolSourceMock {
 func counterIDs() *mocks.IDGeneratorMock {
 	var n atomic.Int64
 	return &mocks.IDGeneratorMock{NewIDFunc: func() string { return fmt.Sprintf("ev%d", n.Add(1)) }}
+}
+
+// hang blocks forever, as a hung plugin does. A bare select{} is not
+// enough: with no other goroutine the runtime reports a deadlock and
+// exits with status 2; waiting for a signal keeps the signal goroutine.
+func hang() {
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, syscall.SIGUSR2)
+	for range c {
+	}
 }
