@@ -109,7 +109,7 @@ func (q *Query) RunDelegated(ctx context.Context, in DelegatedInput) (turn.End, 
 	if err := conversation.CheckLastRoot(in.Loc.Root, sum.LastRoot, live, in.Expected); err != nil {
 		return notStarted(err)
 	}
-	events, err := q.store.Events(ctx, in.Loc, in.Conversation)
+	history, err := q.history(ctx, in.Loc, in.Conversation)
 	if err != nil {
 		return notStarted(err)
 	}
@@ -117,7 +117,7 @@ func (q *Query) RunDelegated(ctx context.Context, in DelegatedInput) (turn.End, 
 	// unless the configuration names one.
 	last := ""
 	if in.Config.Assistant.Model.ID == "" {
-		last = turn.LastModel(events)
+		last = history.LastModel()
 	}
 	model, _, err := q.chooseModel(last, in.Config)
 	if err != nil {
@@ -132,7 +132,7 @@ func (q *Query) RunDelegated(ctx context.Context, in DelegatedInput) (turn.End, 
 		return notStarted(&UserError{Msg: err.Error(), Err: err})
 	}
 	rs := &runState{loc: in.Loc, id: in.Conversation, cfg: in.Config, model: model, provider: provider,
-		approvals: run.NewApprovals(), chrome: map[string]bool{}, events: events}
+		approvals: run.NewApprovals(), chrome: map[string]bool{}, history: history}
 	if rs.params, err = modelParams(in.Config); err != nil {
 		return notStarted(err)
 	}

@@ -137,7 +137,7 @@ type runState struct {
 	cfg       config.Config
 	model     llm.ModelID
 	provider  ports.Provider
-	events    []conversation.Event
+	history   *turn.Transcript // the conversation so far, and what this run recorded
 	approvals *run.Approvals
 	chrome    map[string]bool // chrome lines already shown this run
 	failed    int             // provider calls that failed before output this run
@@ -196,11 +196,21 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 	if len(in.Schema) > 0 && !json.Valid(in.Schema) {
 		return QueryResult{}, &UsageError{Msg: "--schema: not valid JSON (give a JSON Schema object, or a file holding one)"}
 	}
-	last := ""
-	if existing != "" && in.Model == "" && rs.cfg.Assistant.Model.ID == "" {
-		if last, err = q.lastModel(ctx, loc, existing); err != nil {
+	var release func() error
+	if existing != "" {
+		// Locked before its history is read, and that is read once: for
+		// the model it last used and for the turns.
+		if release, err = q.lock(ctx, loc, existing); err != nil {
 			return QueryResult{}, err
 		}
+		defer func() { _ = release() }()
+		if rs.history, err = q.history(ctx, loc, existing); err != nil {
+			return QueryResult{}, err
+		}
+	}
+	last := ""
+	if existing != "" && in.Model == "" && rs.cfg.Assistant.Model.ID == "" {
+		last = rs.history.LastModel()
 	}
 	model, note, err := q.chooseModel(cmp.Or(in.Model, last), rs.cfg)
 	if err != nil {
@@ -221,14 +231,6 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 	}
 	if err := checkImages(model, rs.attached); err != nil {
 		return QueryResult{}, err
-	}
-
-	var release func() error
-	if existing != "" {
-		if release, err = q.lock(ctx, loc, existing); err != nil {
-			return QueryResult{}, err
-		}
-		defer func() { _ = release() }()
 	}
 
 	text, fromCompose, err := q.message(ctx, loc, existing, rs.cfg, in)
@@ -287,8 +289,10 @@ func (q *Query) runTurns(ctx context.Context, rs *runState, text, note string, f
 			return QueryResult{Conversation: rs.id}, err
 		}
 	}
-	if rs.events, err = q.store.Events(ctx, loc, rs.id); err != nil {
-		return QueryResult{Conversation: rs.id}, err
+	if rs.history == nil {
+		if rs.history, err = q.history(ctx, loc, rs.id); err != nil {
+			return QueryResult{Conversation: rs.id}, err
+		}
 	}
 	if note != "" {
 		q.chromeLine(rs, note)
@@ -445,14 +449,19 @@ func (q *Query) keepDraft(ctx context.Context, loc workspace.Location, id conver
 	return err
 }
 
-// lastModel is the model the conversation last used, "" when it has
-// none recorded.
-func (q *Query) lastModel(ctx context.Context, loc workspace.Location, id conversation.ID) (string, error) {
-	evs, err := q.store.Events(ctx, loc, id)
+// history reads the conversation into a transcript as the store reads
+// it, one event at a time: no slice of the whole conversation's events is
+// held (a conversation of 100,000 events is 50 MB of them).
+func (q *Query) history(ctx context.Context, loc workspace.Location, id conversation.ID) (*turn.Transcript, error) {
+	t := turn.NewTranscript(0)
+	err := q.store.ScanEvents(ctx, loc, id, func(e conversation.Event) error {
+		t.Add(e)
+		return nil
+	})
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return turn.LastModel(evs), nil
+	return t, nil
 }
 
 // chooseModel applies --model, assistant.model.id, then the default choice

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/llm"
 	"github.com/jpcli/jp/domain/turn"
 	"github.com/jpcli/jp/ports"
@@ -48,7 +47,7 @@ func (q *Query) reportEnd(rs *runState, end turn.End, err error) {
 	if ev == nil || !rs.started {
 		return
 	}
-	e := ports.RunEnd{Outcome: end.String(), Text: finalText(rs.events), StopReason: "end_turn", Usage: rs.usage}
+	e := ports.RunEnd{Outcome: end.String(), Text: rs.history.FinalText(), StopReason: "end_turn", Usage: rs.usage}
 	switch {
 	case err != nil && (errors.Is(err, ports.ErrInterrupted) || errors.Is(err, context.Canceled)):
 		e.Outcome, e.StopReason = turn.EndStopped.String(), "interrupted"
@@ -69,22 +68,4 @@ func (rs *runState) addUsage(u llm.Usage) {
 	}
 	rs.usage.InputTokens += u.InputTokens
 	rs.usage.OutputTokens += u.OutputTokens
-}
-
-// finalText is the assistant's answer of the last turn: its text after
-// the last tool result.
-func finalText(evs []conversation.Event) string {
-	var b strings.Builder
-	for i := len(evs) - 1; i >= 0; i-- {
-		e := evs[i]
-		if e.Type == conversation.EventTypeTurnStart || e.Type == conversation.EventTypeToolCallResponse {
-			for _, f := range evs[i+1:] {
-				if f.Type == conversation.EventTypeChatResponse && f.Reasoning == "" {
-					b.WriteString(f.Message)
-				}
-			}
-			break
-		}
-	}
-	return b.String()
 }

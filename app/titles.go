@@ -49,14 +49,14 @@ type titleJob struct {
 // it was the conversation's first completed turn and titles are on. It
 // runs at most once per run.
 func (q *Query) startTitle(ctx context.Context, rs *runState, end turn.End) {
-	if rs.title != nil || rs.noTitle || end != turn.EndCompleted || completedTurns(rs.events) != 1 {
+	if rs.title != nil || rs.noTitle || end != turn.EndCompleted || rs.history.CompletedTurns() != 1 {
 		return
 	}
 	model, on, err := titleModel(rs.cfg, rs.model)
 	if !on {
 		return
 	}
-	first, answer := firstExchange(rs.events)
+	first, answer := rs.history.FirstExchange()
 	auto := titleFrom(first)
 	loc, id := rs.loc, rs.id
 	tctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -209,32 +209,6 @@ func titleModel(cfg config.Config, convModel llm.ModelID) (llm.ModelID, bool, er
 	return m, true, nil
 }
 
-// completedTurns counts the turns that ended completed.
-func completedTurns(evs []conversation.Event) int {
-	n := 0
-	for _, e := range evs {
-		if e.Type == conversation.EventTypeTurnEnd && e.Outcome == conversation.OutcomeCompleted {
-			n++
-		}
-	}
-	return n
-}
-
-// firstExchange is the conversation's first user message and the text of
-// the first answer after it.
-func firstExchange(evs []conversation.Event) (first, answer string) {
-	seen := false
-	for _, e := range evs {
-		switch {
-		case !seen && e.Type == conversation.EventTypeChatRequest:
-			first, seen = e.Content, true
-		case seen && e.Type == conversation.EventTypeChatResponse && e.Message != "":
-			return first, e.Message
-		}
-	}
-	return first, ""
-}
-
 // TitleInput is jp conversation title --generate.
 type TitleInput struct {
 	Loc          workspace.Location
@@ -262,15 +236,15 @@ func (q *Query) GenerateTitle(ctx context.Context, in TitleInput) (string, error
 		return "", err
 	}
 	defer func() { _ = release() }()
-	evs, err := q.store.Events(ctx, in.Loc, in.Conversation)
+	h, err := q.history(ctx, in.Loc, in.Conversation)
 	if err != nil {
 		return "", userNotFound(err)
 	}
-	first, answer := firstExchange(evs)
+	first, answer := h.FirstExchange()
 	if strings.TrimSpace(first) == "" {
 		return "", &UserError{Msg: fmt.Sprintf("conversation %s has no message to make a title from", in.Conversation)}
 	}
-	conv, _, err := q.chooseModel(turn.LastModel(evs), res.Config)
+	conv, _, err := q.chooseModel(h.LastModel(), res.Config)
 	if err != nil {
 		return "", err
 	}

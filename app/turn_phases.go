@@ -135,7 +135,7 @@ func (q *Query) persist(ctx context.Context, rs *runState, ev conversation.Event
 	// Any recorded event ends the block being checkpointed (the store
 	// drops a checkpoint once an event follows it).
 	rs.ckpt = blockCheckpoint{}
-	rs.events = append(rs.events, ev)
+	rs.history.Add(ev)
 	switch ev.Type {
 	case conversation.EventTypeTurnStart:
 		if rs.loc.Root == "" {

@@ -49,11 +49,11 @@ func streamRequest(rs *runState, ts *turnState) llm.Request {
 	return llm.Request{
 		Model:      rs.model.Model,
 		System:     rs.cfg.SystemPrompt(),
-		Messages:   turn.History(rs.events),
+		Messages:   rs.history.Messages(),
 		Tools:      ts.offered,
 		Schema:     ts.schema,
 		Params:     rs.params,
-		PriorCalls: turn.ProviderSteps(rs.events) + rs.failed,
+		PriorCalls: rs.history.ProviderSteps() + rs.failed,
 	}
 }
 

@@ -41,20 +41,26 @@ func readSiloEvents(dir string) (siloEvents, error) {
 // readLog decodes events.log: its complete lines, and partial when its
 // last line was cut (a crash mid-append). A missing log has no events.
 func readLog(logPath string) (evs []conversation.Event, partial bool, err error) {
+	evs, partial, _, err = readLogSized(logPath)
+	return evs, partial, err
+}
+
+// readLogSized is readLog, also giving the bytes of the log it read.
+func readLogSized(logPath string) (evs []conversation.Event, partial bool, size int64, err error) {
 	raw, err := os.ReadFile(logPath)
 	if err != nil && !isNotExist(err) {
-		return nil, false, fmt.Errorf("read events: %w", err)
+		return nil, false, 0, fmt.Errorf("read events: %w", err)
 	}
 	lines, partial := splitLines(raw)
 	evs = make([]conversation.Event, 0, len(lines))
 	for i, l := range lines {
 		var e conversation.Event
 		if err := json.Unmarshal(l, &e); err != nil {
-			return nil, false, &ports.CorruptError{Path: logPath, Err: fmt.Errorf("line %d: %w", i+1, err)}
+			return nil, false, 0, &ports.CorruptError{Path: logPath, Err: fmt.Errorf("line %d: %w", i+1, err)}
 		}
 		evs = append(evs, e)
 	}
-	return evs, partial, nil
+	return evs, partial, int64(len(raw)), nil
 }
 
 // readSiloBase is readSiloEvents without the block in flight.

@@ -70,7 +70,16 @@ func (s *Store) Lock(ctx context.Context, loc workspace.Location, id conversatio
 		_ = fl.Close()
 		return nil, fmt.Errorf("lock conversation %s: write pid: %w", id, err)
 	}
+	key := lockKey(loc, id)
+	s.mu.Lock()
+	s.held[key]++
+	s.mu.Unlock()
 	return sync.OnceValue(func() error {
+		s.mu.Lock()
+		if s.held[key]--; s.held[key] <= 0 {
+			delete(s.held, key)
+		}
+		s.mu.Unlock()
 		_ = os.Truncate(path, 0) // we still hold it: nobody reads a stale pid
 		if err := fl.Close(); err != nil {
 			return fmt.Errorf("unlock conversation %s: %w", id, err)
@@ -82,6 +91,18 @@ func (s *Store) Lock(ctx context.Context, loc workspace.Location, id conversatio
 		}
 		return nil
 	}), nil
+}
+
+// lockKey names a conversation in held.
+func lockKey(loc workspace.Location, id conversation.ID) string {
+	return string(loc.ID) + "/" + string(id)
+}
+
+// holds reports whether this process holds the conversation's lock.
+func (s *Store) holds(loc workspace.Location, id conversation.ID) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.held[lockKey(loc, id)] > 0
 }
 
 // readPID reads the holder's pid from a lock file; 0 when unknown.

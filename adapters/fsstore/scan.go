@@ -1,11 +1,10 @@
 package fsstore
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 
@@ -15,9 +14,13 @@ import (
 )
 
 // ScanEvents calls fn with each of the conversation's events in order, as
-// Events returns them, decoding events.json as it reads it: the first
-// event reaches fn before the file is read whole, and memory stays that
-// of one event (and of the log's, which a fold keeps small).
+// Events returns them, without a slice of them all: events.json is read
+// whole (the events' text shares its bytes) and decoded a window of events
+// at a time, so the first event reaches fn after one window, and a
+// conversation of 100,000 events costs its 10 MB file, not 50 MB of
+// events. When this process holds the conversation's lock (it is about to
+// write), the scan also builds the state the next append checks its events
+// against, so that append does not read the conversation again.
 func (s *Store) ScanEvents(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(conversation.Event) error) error {
 	p, err := s.find(ctx, loc, id, "read events")
 	if err != nil {
@@ -27,13 +30,27 @@ func (s *Store) ScanEvents(ctx context.Context, loc workspace.Location, id conve
 	if p.inSilo {
 		dir = p.siloConv
 	}
-	err = scanDir(dir, p.inSilo, fn)
+	sc := scan{dir: dir, silo: p.inSilo, fn: fn}
+	// The checkout copy is checked as loading the state for a write
+	// checks it; when it does not parse, that write reports it.
+	if p.inSilo && s.holds(loc, id) && (!p.inProj || s.checkProjection(p.projConv, p.siloConv, id) == nil) {
+		sweepTemps(dir) // as loading the state for a write does
+		sc.seed = &streamState{}
+	}
+	err = sc.run()
 	var stop *stopScan
 	if errors.As(err, &stop) {
 		return stop.err
 	}
 	if err != nil {
 		return fmt.Errorf("conversation %s: %w", id, err)
+	}
+	if st := sc.seed; st != nil && sc.clean() {
+		local, err := readLocal(dir)
+		if err == nil {
+			st.local = local.Local
+			s.putStream(dir, st)
+		}
 	}
 	return nil
 }
@@ -43,18 +60,60 @@ type stopScan struct{ err error }
 
 func (e *stopScan) Error() string { return e.err.Error() }
 
-// scanDir streams the events of a conversation directory: events.json,
-// then (silo) the log's events it does not hold yet and the block in
-// flight, as readSiloEvents reads them.
-func scanDir(dir string, silo bool, fn func(conversation.Event) error) error {
+// scan streams the events of a conversation directory: events.json, then
+// (silo) the log's events it does not hold yet and the block in flight, as
+// readSiloEvents reads them.
+type scan struct {
+	dir  string
+	silo bool
+	fn   func(conversation.Event) error
+	// seed, when set, gets the stream state of the events read (see
+	// ScanEvents); it is used only when clean.
+	seed    *streamState
+	invalid bool // an event broke the stream's invariants
+	partial bool // the log ends with a cut line
+	dups    int  // log events events.json holds already
+	block   bool // the block in flight was given
+	n       int  // events given
+	open    bool // the last turn has no turn_end yet
+}
+
+// clean reports whether the files read are as a writer leaves them, so
+// that the state built from them can be cached: anything a write would
+// repair first (a cut log line, a fold cut short, a block in flight, no
+// events.json) leaves that to loading the state for the write.
+func (sc *scan) clean() bool {
+	return sc.seed != nil && sc.seed.json != nil && sc.seed.stream != nil &&
+		!sc.invalid && !sc.partial && sc.dups == 0 && !sc.block
+}
+
+func (sc *scan) emit(e conversation.Event) error {
+	e.FillID(sc.n)
+	switch e.Type {
+	case conversation.EventTypeTurnStart:
+		sc.open = true
+	case conversation.EventTypeTurnEnd:
+		sc.open = false
+	}
+	sc.n++
+	if sc.seed != nil && !sc.invalid && sc.seed.stream.Apply(e) != nil {
+		sc.invalid = true // loading the state for the write reports it
+	}
+	if err := sc.fn(e); err != nil {
+		return &stopScan{err}
+	}
+	return nil
+}
+
+func (sc *scan) run() error {
 	var logEvents []conversation.Event
 	logIDs := map[string]bool{}
-	logPath := filepath.Join(dir, logFile)
-	if silo {
+	if sc.silo {
 		// The log first (see readSiloEvents): a fold running meanwhile
 		// cannot hide events.
 		var err error
-		if logEvents, _, err = readLog(logPath); err != nil {
+		var size int64
+		if logEvents, sc.partial, size, err = readLogSized(filepath.Join(sc.dir, logFile)); err != nil {
 			return err
 		}
 		for _, e := range logEvents {
@@ -62,40 +121,31 @@ func scanDir(dir string, silo bool, fn func(conversation.Event) error) error {
 				logIDs[e.ID] = true
 			}
 		}
-	}
-	n, open := 0, false
-	emit := func(e conversation.Event) error {
-		e.FillID(n)
-		switch e.Type {
-		case conversation.EventTypeTurnStart:
-			open = true
-		case conversation.EventTypeTurnEnd:
-			open = false
+		if sc.seed != nil {
+			sc.seed.logSize = size
 		}
-		n++
-		if err := fn(e); err != nil {
-			return &stopScan{err}
-		}
-		return nil
 	}
-	jsonPath := filepath.Join(dir, eventsFile)
-	f, err := os.Open(jsonPath)
+	jsonPath := filepath.Join(sc.dir, eventsFile)
+	b, fi, err := readWhole(jsonPath)
 	switch {
 	case isNotExist(err):
 	case err != nil:
 		return fmt.Errorf("read events: %w", err)
 	default:
-		defer func() { _ = f.Close() }()
-		err := scanArray(bufio.NewReaderSize(f, 64<<10), func(b []byte) error {
-			var e conversation.Event
-			if err := e.UnmarshalJSON(b); err != nil {
-				return &ports.CorruptError{Path: jsonPath, Err: err}
+		if sc.seed != nil {
+			sc.seed.json = fi
+			// jp writes an event a line: the lines count the events.
+			sc.seed.stream = conversation.EmptyStream(bytes.Count(b, []byte{'\n'}) + len(logEvents))
+		}
+		err := conversation.EachEvent(b, func(e conversation.Event) error {
+			if logIDs[e.ID] {
+				delete(logIDs, e.ID) // folded already (a fold cut before the log's removal)
+				sc.dups++
 			}
-			delete(logIDs, e.ID) // folded already (a fold cut before the log's removal)
-			return emit(e)
+			return sc.emit(e)
 		})
 		var stop *stopScan
-		if err != nil && !errors.As(err, &stop) && !errors.As(err, new(*ports.CorruptError)) {
+		if err != nil && !errors.As(err, &stop) {
 			err = &ports.CorruptError{Path: jsonPath, Err: err}
 		}
 		if err != nil {
@@ -106,116 +156,33 @@ func scanDir(dir string, silo bool, fn func(conversation.Event) error) error {
 		if e.ID != "" && !logIDs[e.ID] {
 			continue
 		}
-		if err := emit(e); err != nil {
+		if err := sc.emit(e); err != nil {
 			return err
 		}
 	}
-	if silo {
-		if ev, ok := readPartialAt(dir, n, open); ok {
-			return emit(ev)
+	if sc.silo {
+		if ev, ok := readPartialAt(sc.dir, sc.n, sc.open); ok {
+			sc.block = true
+			return sc.emit(ev)
 		}
 	}
 	return nil
 }
 
-// scanArray calls fn with the bytes of each element of the JSON array r
-// holds (valid only during the call). An empty file is an empty array.
-func scanArray(r *bufio.Reader, fn func([]byte) error) error {
-	c, err := nextNonSpace(r)
-	if err == io.EOF {
-		return nil
-	}
+// readWhole reads a file whole, with its state when opened.
+func readWhole(path string) ([]byte, os.FileInfo, error) {
+	f, err := os.Open(path)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	if c != '[' {
-		return fmt.Errorf("events.json does not start with '[' but %q", c)
-	}
-	var buf []byte
-	c, err = nextNonSpace(r)
-	for err == nil && c != ']' {
-		if buf, err = readValue(r, c, buf[:0]); err != nil {
-			return err
-		}
-		if err := fn(buf); err != nil {
-			return err
-		}
-		if c, err = nextNonSpace(r); err != nil || c == ']' {
-			break
-		}
-		if c != ',' {
-			return fmt.Errorf("%q where ',' or ']' should be in events.json", c)
-		}
-		c, err = nextNonSpace(r)
-	}
+	defer func() { _ = f.Close() }()
+	fi, err := f.Stat()
 	if err != nil {
-		return unexpected(err)
+		return nil, nil, err
 	}
-	if _, err := nextNonSpace(r); err != io.EOF {
-		return errors.New("something follows the array in events.json")
+	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
+	if _, err := buf.ReadFrom(f); err != nil {
+		return nil, nil, err
 	}
-	return nil
-}
-
-func unexpected(err error) error {
-	if err == io.EOF {
-		return io.ErrUnexpectedEOF
-	}
-	return err
-}
-
-func nextNonSpace(r *bufio.Reader) (byte, error) {
-	for {
-		c, err := r.ReadByte()
-		if err != nil {
-			return 0, err
-		}
-		switch c {
-		case ' ', '\t', '\n', '\r':
-		default:
-			return c, nil
-		}
-	}
-}
-
-// readValue appends to buf the JSON value that starts with c (read
-// already) and returns it. It follows brackets and strings only; the
-// value's own syntax is checked when it is decoded.
-func readValue(r *bufio.Reader, c byte, buf []byte) ([]byte, error) {
-	buf = append(buf, c)
-	if c != '{' && c != '[' {
-		return nil, fmt.Errorf("%q where an event should start in events.json", c)
-	}
-	depth := 1
-	for depth > 0 {
-		c, err := r.ReadByte()
-		if err != nil {
-			return nil, unexpected(err)
-		}
-		buf = append(buf, c)
-		switch c {
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-		case '"':
-			for {
-				c, err := r.ReadByte()
-				if err != nil {
-					return nil, unexpected(err)
-				}
-				buf = append(buf, c)
-				if c == '\\' {
-					c, err := r.ReadByte()
-					if err != nil {
-						return nil, unexpected(err)
-					}
-					buf = append(buf, c)
-				} else if c == '"' {
-					break
-				}
-			}
-		}
-	}
-	return buf, nil
+	return buf.Bytes(), fi, nil
 }

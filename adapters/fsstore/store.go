@@ -94,6 +94,9 @@ type Store struct {
 	// ckpts holds the silo conversation directories whose events.partial
 	// this process is writing: the block is live, not debris to fold in.
 	ckpts map[string]bool
+	// held counts the conversation locks this process holds, by
+	// lockKey: a reader holding one is about to write (see ScanEvents).
+	held map[string]int
 	// lastRead is the last silo conversation read whole, so that the
 	// first append of a turn does not read and decode again what the turn
 	// just read (see readSilo).
@@ -147,6 +150,7 @@ func New(dataDir string, clock ports.Clock, opts ...Option) (*Store, error) {
 		streams:       map[string]*streamState{},
 		formats:       map[string]conversation.Format{},
 		ckpts:         map[string]bool{},
+		held:          map[string]int{},
 		valid:         map[string]os.FileInfo{},
 	}
 	for _, o := range opts {

@@ -29,50 +29,134 @@ func DecodeEvents(b []byte) ([]Event, error) {
 	// Room for the events a turn appends to what it read, so that it does
 	// not copy a long history to add them.
 	evs := make([]Event, len(elems), len(elems)+len(elems)/16+16)
-	workers := min(runtime.GOMAXPROCS(0), (len(elems)+decodeChunk-1)/decodeChunk)
-	failed := false
-	if workers <= 1 {
-		for i, el := range elems {
-			if evs[i].decode(el, false) != nil {
-				failed = true
-				break
-			}
-		}
-	} else {
-		var (
-			wg   sync.WaitGroup
-			mu   sync.Mutex
-			next int
-		)
-		for range workers {
-			wg.Go(func() {
-				for {
-					mu.Lock()
-					lo := next
-					next += decodeChunk
-					stop := failed
-					mu.Unlock()
-					if stop || lo >= len(elems) {
-						return
-					}
-					for i := lo; i < min(lo+decodeChunk, len(elems)); i++ {
-						if evs[i].decode(elems[i], false) != nil {
-							mu.Lock()
-							failed = true
-							mu.Unlock()
-							return
-						}
-					}
-				}
-			})
-		}
-		wg.Wait()
-	}
-	if failed {
+	if !decodeAll(evs, elems) {
 		return decodeEventsSlow(b)
 	}
 	FillIDs(evs)
 	return evs, nil
+}
+
+// decodeAll decodes elems[i] into evs[i] (sharing the elements' bytes), in
+// parallel when there are many; false when one does not decode by the
+// fast path.
+func decodeAll(evs []Event, elems [][]byte) bool {
+	workers := min(runtime.GOMAXPROCS(0), (len(elems)+decodeChunk-1)/decodeChunk)
+	failed := false
+	if workers <= 1 {
+		var w storedEvent
+		for i, el := range elems {
+			if evs[i].decodeScratch(el, false, true, &w) != nil {
+				return false
+			}
+		}
+		return true
+	}
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		next int
+	)
+	for range workers {
+		wg.Go(func() {
+			var w storedEvent
+			for {
+				mu.Lock()
+				lo := next
+				next += decodeChunk
+				stop := failed
+				mu.Unlock()
+				if stop || lo >= len(elems) {
+					return
+				}
+				for i := lo; i < min(lo+decodeChunk, len(elems)); i++ {
+					if evs[i].decodeScratch(elems[i], false, true, &w) != nil {
+						mu.Lock()
+						failed = true
+						mu.Unlock()
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return !failed
+}
+
+// eachWindow is how many events EachEvent decodes before it hands them on.
+const eachWindow = 2 * decodeChunk
+
+// EachEvent is DecodeEvents calling fn with each event in order instead of
+// returning them all: the array is split and decoded a window of events at
+// a time (in parallel), and the window is reused, so a conversation of
+// 100,000 events costs its bytes (which the events' strings share: b must
+// not be changed afterwards) and one window, not 100,000 Event values. An
+// error of fn is returned as it is, and ends the walk. When the array does
+// not decode by the fast path, json.Unmarshal decodes it whole and gives
+// the error (after fn had the events before the fault) or the events fn has
+// not had yet.
+func EachEvent(b []byte, fn func(Event) error) error {
+	n := 0 // events fn had
+	slow := func() error {
+		evs, err := decodeEventsSlow(b)
+		if err != nil {
+			return err
+		}
+		for _, e := range evs[min(n, len(evs)):] {
+			if err := fn(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return slow()
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		if skipSpace(b, i+1) != len(b) {
+			return slow()
+		}
+		return nil
+	}
+	elems := make([][]byte, 0, eachWindow)
+	evs := make([]Event, eachWindow)
+	for done := false; !done; {
+		elems = elems[:0]
+		for len(elems) < eachWindow && !done {
+			end, ok := valueEnd(b, i)
+			if !ok {
+				return slow()
+			}
+			elems = append(elems, b[i:end])
+			if i = skipSpace(b, end); i >= len(b) {
+				return slow()
+			}
+			switch b[i] {
+			case ',':
+				i = skipSpace(b, i+1)
+			case ']':
+				if skipSpace(b, i+1) != len(b) {
+					return slow()
+				}
+				done = true
+			default:
+				return slow()
+			}
+		}
+		if !decodeAll(evs[:len(elems)], elems) {
+			return slow()
+		}
+		for k := range elems {
+			evs[k].FillID(n)
+			if err := fn(evs[k]); err != nil {
+				return err
+			}
+			n++
+		}
+	}
+	return nil
 }
 
 // decodeEventsSlow is DecodeEvents by json.Unmarshal of the whole array.

@@ -309,16 +309,23 @@ func (e *Event) decode(b []byte, copyRaw bool) error { return e.decodeWith(b, co
 // decodeWith is decode, with the fast scanner of the stored form (fast)
 // or by json.Unmarshal alone (the reference the tests compare it with).
 func (e *Event) decodeWith(b []byte, copyRaw, fast bool) error {
+	return e.decodeScratch(b, copyRaw, fast, new(storedEvent))
+}
+
+// decodeScratch is decodeWith reading the stored fields into w (cleared
+// first): a decoder of many events reuses one, where a fresh one for each
+// event would be a heap allocation of its size per event.
+func (e *Event) decodeScratch(b []byte, copyRaw, fast bool, w *storedEvent) error {
 	if copyRaw {
 		// The event's strings and Raw share one copy of b.
 		b = append(json.RawMessage(nil), b...)
 	}
-	var w storedEvent
-	if fast && scanStored(b, &w) {
-		return e.fromStored(&w, b)
+	*w = storedEvent{}
+	if fast && scanStored(b, w) {
+		return e.fromStored(w, b)
 	}
-	w = storedEvent{}
-	if err := json.Unmarshal(b, &w); err != nil {
+	*w = storedEvent{}
+	if err := json.Unmarshal(b, w); err != nil {
 		// An event of a type this jp does not know may have fields of
 		// any shape; it only needs its header.
 		var h storedHeader
@@ -328,10 +335,10 @@ func (e *Event) decodeWith(b []byte, copyRaw, fast bool) error {
 		if _, perr := ParseEventType(h.Type); perr == nil {
 			return err
 		}
-		w = storedEvent{Type: h.Type, ID: h.ID, EventID: stringID(h.EventID)}
+		*w = storedEvent{Type: h.Type, ID: h.ID, EventID: stringID(h.EventID)}
 		_ = w.Timestamp.UnmarshalJSON(h.Timestamp)
 	}
-	return e.fromStored(&w, b)
+	return e.fromStored(w, b)
 }
 
 // fromStored makes the event of its stored fields w, decoded from raw.
@@ -445,6 +452,9 @@ func (e *Event) decodeQuestion(q json.RawMessage) error {
 // stringID reads an "id" value that should be a string; anything else
 // (the Rust jp never writes one) reads as no ID.
 func stringID(b json.RawMessage) string {
+	if s, ok := scanString(b); ok {
+		return s // shares b, as the event's other strings do
+	}
 	var s string
 	if len(b) > 0 && b[0] == '"' && json.Unmarshal(b, &s) == nil {
 		return s

@@ -3,7 +3,9 @@ package conversation
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"reflect"
+	"slices"
 	"strconv"
 	"testing"
 )
@@ -46,6 +48,14 @@ func FuzzDecodeEvents(f *testing.F) {
 		slow, serr := decodeEventsSlow(b)
 		if (err == nil) != (serr == nil) || (err != nil && err.Error() != serr.Error()) || !reflect.DeepEqual(evs, slow) {
 			t.Fatalf("DecodeEvents = %d events, %v; json.Unmarshal of the array: %d, %v", len(evs), err, len(slow), serr)
+		}
+		var each []Event
+		eerr := EachEvent(b, func(e Event) error {
+			each = append(each, e)
+			return nil
+		})
+		if len(each) != len(evs) && err == nil || (eerr == nil) != (err == nil) || (err != nil && eerr.Error() != err.Error()) || (err == nil && len(evs) > 0 && !reflect.DeepEqual(each, slices.Clip(evs))) {
+			t.Fatalf("EachEvent = %d events, %v; DecodeEvents: %d, %v", len(each), eerr, len(evs), err)
 		}
 		if err != nil {
 			return
@@ -144,11 +154,30 @@ func TestDecodeEventsLong(t *testing.T) {
 	if len(evs) != n || !reflect.DeepEqual(evs, slow) || !reflect.DeepEqual(evs, decodeReference(t, b)) {
 		t.Fatalf("DecodeEvents gave %d events, json.Unmarshal %d, and they differ", len(evs), len(slow))
 	}
-	bad := bytes.Replace(b, []byte(`"id":"c4002"`), []byte(`"id":"c4002",`), 1)
+	var each []Event
+	if err := EachEvent(b, func(e Event) error { each = append(each, e); return nil }); err != nil || !reflect.DeepEqual(each, slices.Clip(evs)) {
+		t.Fatalf("EachEvent gave %d events (%v), DecodeEvents %d, and they differ", len(each), err, len(evs))
+	}
+	stop := errors.New("stop")
+	if err := EachEvent(b, func(e Event) error {
+		if e.ID == "c4102" {
+			return stop
+		}
+		return nil
+	}); err != stop {
+		t.Fatalf("EachEvent returned %v, want the error of fn as it is", err)
+	}
+	// A fault in the third window: fn has the events before it, then the
+	// error json.Unmarshal gives.
+	bad := bytes.Replace(b, []byte(`"id":"c9002"`), []byte(`"id":"c9002",`), 1)
 	_, err = DecodeEvents(bad)
 	_, serr := decodeEventsSlow(bad)
 	if err == nil || serr == nil || err.Error() != serr.Error() {
 		t.Fatalf("a bad event: DecodeEvents %v, json.Unmarshal %v", err, serr)
+	}
+	got := 0
+	if err := EachEvent(bad, func(Event) error { got++; return nil }); err == nil || err.Error() != serr.Error() || got != 2*eachWindow {
+		t.Fatalf("a bad event: EachEvent had %d events and returned %v, want %d and %v", got, err, 2*eachWindow, serr)
 	}
 }
 

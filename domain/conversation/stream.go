@@ -29,15 +29,20 @@ type Stream struct {
 
 // NewStream returns the state after replaying evs, or the first violation.
 func NewStream(evs []Event) (*Stream, error) {
-	// The ids map is sized once: growing it to a long conversation's
-	// 100,000 IDs rehashes it a dozen times.
-	s := &Stream{open: map[string]bool{}, answered: map[string]bool{}, ids: make(map[string]bool, len(evs)+len(evs)/8+16)}
+	s := EmptyStream(len(evs))
 	for i, e := range evs {
 		if err := s.Apply(e); err != nil {
 			return nil, fmt.Errorf("event %d: %w", i, err)
 		}
 	}
 	return s, nil
+}
+
+// EmptyStream is the state of an empty stream that is about to be given
+// about sizeHint events by Apply. The ids map is sized once: growing it
+// to a long conversation's 100,000 IDs rehashes it a dozen times.
+func EmptyStream(sizeHint int) *Stream {
+	return &Stream{open: map[string]bool{}, answered: map[string]bool{}, ids: make(map[string]bool, sizeHint+sizeHint/8+16)}
 }
 
 // Len is the number of events applied.
