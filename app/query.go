@@ -160,6 +160,12 @@ type runState struct {
 	storage       string          // the start record's storage: "", "tmp", "none"
 	title         *titleJob       // the title being generated (titles.go)
 	noTitle       bool            // no title is generated this run (--tmp, --no-persist)
+	// looping is set while turnLoop drives the turns: a turn's end may
+	// then be carried to the next turn's first write (turn_writes.go).
+	looping      bool
+	carry        []conversation.Event // a turn's last events, not yet appended
+	rootRecorded bool                 // the last-root record was written this run
+	sentDraft    bool                 // the draft holds a queued reply the conversation now has
 }
 
 // Run executes the query: the turn loop over runTurnPhases.
@@ -315,10 +321,20 @@ func (q *Query) runTurns(ctx context.Context, rs *runState, text, note string, f
 // turnLoop runs Turns within the Run: one Turn per message, and another
 // while a reply is queued and query.loop allows it. A new Turn starts only
 // when the previous one completed on its own.
-func (q *Query) turnLoop(ctx context.Context, rs *runState, text string) (turn.End, error) {
+func (q *Query) turnLoop(ctx context.Context, rs *runState, text string) (end turn.End, err error) {
 	author, schema, attached := conversation.AuthorUser, rs.schema, rs.attached
+	rs.looping = true
+	defer func() {
+		rs.looping = false
+		if ferr := q.flushCarry(ctx, rs); err == nil {
+			err = ferr
+		}
+	}()
 	for {
 		end, err := q.runTurnPhases(ctx, rs, turn.Request{Root: rs.loc.Root, Content: text, Author: author, Schema: schema, Attachments: attached})
+		if derr := q.dropSentDraft(ctx, rs); err == nil {
+			err = derr // a turn that sent no request still had its draft removed
+		}
 		schema, attached = nil, nil // a queued reply is free text
 		q.startTitle(ctx, rs, end)
 		if err != nil || end != turn.EndCompleted {

@@ -75,7 +75,10 @@ func (q *Query) runTurnPhases(ctx context.Context, rs *runState, req turn.Reques
 		}
 		switch a.Kind {
 		case turn.ActionPersist:
-			if err := q.persist(ctx, rs, a.Event); err != nil {
+			// The persists the machine asks for in a row are one write.
+			var evs []conversation.Event
+			evs, queue = takePersists(a, queue)
+			if err := q.persistRun(ctx, rs, ts, evs, queue); err != nil {
 				return turn.EndUnknown, err
 			}
 		case turn.ActionRequest:
@@ -123,25 +126,27 @@ func (q *Query) gapInterrupted(ctx context.Context, scope ports.InterruptScope) 
 	}
 }
 
-// persist stamps and appends one event. It uses a context that survives
-// cancellation: what happened is recorded even while shutting down.
+// persist stamps and appends one event (and any turn end carried to
+// it: turn_writes.go). It uses a context that survives cancellation: what
+// happened is recorded even while shutting down.
 func (q *Query) persist(ctx context.Context, rs *runState, ev conversation.Event) error {
-	ev.ID = q.ids.NewID()
-	ev.Timestamp = q.clock.Now().UTC()
-	wctx := context.WithoutCancel(ctx)
-	if err := q.store.Append(wctx, rs.loc, rs.id, ev); err != nil {
-		return fmt.Errorf("record %s in conversation %s: %w", ev.Type, rs.id, err)
-	}
+	return q.persistAll(ctx, rs, []conversation.Event{ev})
+}
+
+// recorded is what follows an event's append: it joins the run's events,
+// and a turn_start or a queued chat_request has its own writes.
+func (q *Query) recorded(wctx context.Context, rs *runState, ev conversation.Event) error {
 	// Any recorded event ends the block being checkpointed (the store
 	// drops a checkpoint once an event follows it).
 	rs.ckpt = blockCheckpoint{}
 	rs.history.Add(ev)
 	switch ev.Type {
 	case conversation.EventTypeTurnStart:
-		if rs.loc.Root == "" {
-			break // the default workspace has no checkout to record
+		if rs.loc.Root == "" || rs.rootRecorded {
+			break // no checkout to record, or this run's first turn recorded it
 		}
-		// The last-root record (docs/plugins.md): written when a turn first persists.
+		// The last-root record (docs/plugins.md): written when a run's first
+		// turn persists. A queued turn runs in the same checkout.
 		err := q.store.UpdateLocalMetadata(wctx, rs.loc, rs.id, func(m *conversation.LocalMetadata) error {
 			m.LastRoot = &conversation.LastRoot{Path: rs.loc.Root, LastUsed: ev.Timestamp}
 			return nil
@@ -149,12 +154,13 @@ func (q *Query) persist(ctx context.Context, rs *runState, ev conversation.Event
 		if err != nil {
 			return fmt.Errorf("record last root of conversation %s: %w", rs.id, err)
 		}
+		rs.rootRecorded = true
 	case conversation.EventTypeChatRequest:
 		if ev.Author == conversation.AuthorQueued {
-			// The queued reply is now a turn: the draft's job is done.
-			if err := q.drafts.DeleteDraft(wctx, rs.loc, rs.id); err != nil {
-				return err
-			}
+			// The queued reply is now durably a turn: the draft's job is
+			// done. It is removed once the request is on its way
+			// (dropSentDraft), off the path to it.
+			rs.sentDraft = true
 		}
 	}
 	return nil

@@ -78,6 +78,9 @@ func (q *Query) startStream(ctx context.Context, rs *runState, ts *turnState) *t
 		})
 	}()
 	s.stopWait = q.printer.Wait(waitModelLabel(rs.model.String()))
+	// The request is on its way: remove the draft of the queued reply it
+	// sends (a failure is retried and reported when the turn ends).
+	_ = q.dropSentDraft(ctx, rs)
 	return s
 }
 

@@ -169,7 +169,8 @@ func readProjectionEvents(dir string) ([]conversation.Event, error) {
 // conversation's log, importing a projection-only conversation first. It
 // writes nothing when an event is invalid. The log is folded into
 // events.json, and a non-local conversation re-projected into loc.Root,
-// when a turn ends or the log outgrows the fold threshold.
+// when the append ends a turn (a turn's end appended with the next turn's
+// start waits for that turn's end) or the log outgrows the fold threshold.
 func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversation.ID, evs ...conversation.Event) error {
 	p, unlock, err := s.begin(ctx, loc, id, "append events")
 	if err != nil {
@@ -183,11 +184,7 @@ func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversat
 	if err != nil {
 		return fmt.Errorf("append to conversation %s: %w", id, err)
 	}
-	turnEnd, boundary := false, false
-	for _, e := range evs {
-		turnEnd = turnEnd || e.Type == conversation.EventTypeTurnEnd
-		boundary = boundary || e.Type == conversation.EventTypeTurnStart || e.Type == conversation.EventTypeTurnEnd
-	}
+	plan := planTurnWrites(evs)
 	src := p.siloConv
 	if !p.inSilo {
 		src = p.projConv
@@ -223,7 +220,7 @@ func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversat
 	// leaves them in the log, or, after a power cut, a partial line that
 	// readers ignore). The log's events stay the tail of events.json, which
 	// is how readers recognise a fold cut before it removed the log.
-	foldNow := turnEnd || st.logSize+batch.size >= s.foldThreshold
+	foldNow := plan.endsTurn || st.logSize+batch.size >= s.foldThreshold
 	var logged []byte // the log's whole content, when it is only these lines
 	if st.logSize == 0 {
 		logged = batch.whole // nil (read back) for a big line
@@ -239,8 +236,8 @@ func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversat
 	}
 	// metadata.json (events_count, last_activated_at) is rewritten when a
 	// turn starts or ends and at a fold, not for every event in between:
-	// that would be two more fsyncs per streamed event.
-	if boundary || foldNow || imported {
+	// that would be two more fsyncs per streamed event (turnwrites.go).
+	if plan.metadata || foldNow || imported {
 		meta.EventsCount = st.stream.Len()
 		meta.LastActivatedAt = s.clock.Now().UTC()
 		write := s.writeJSON
