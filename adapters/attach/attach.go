@@ -1,8 +1,9 @@
 // Package attach implements ports.Attacher: files, directories (walked
-// recursively, honouring .gitignore files as git does), globs (with **), a command's
-// output (cmd:COMMAND, run by sh in the checkout) and http(s) URLs. Text is
-// attached as text; png, jpeg, gif and webp images as images; anything
-// else is refused. Limits are in docs/attachments.md.
+// recursively by internal/gitignore, honouring .gitignore files as git
+// does), globs (with **), a command's output (cmd:COMMAND, run by sh in
+// the checkout) and http(s) URLs. Text is attached as text; png, jpeg, gif
+// and webp images as images; anything else is refused. Limits are in
+// docs/attachments.md.
 package attach
 
 import (
