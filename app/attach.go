@@ -78,9 +78,21 @@ func (q *Query) attachments(ctx context.Context, loc workspace.Location, cfg con
 }
 
 func stdinAttachment(text string) conversation.Attachment {
-	sum := sha256.Sum256([]byte(text))
 	return conversation.Attachment{Source: StdinSource, MediaType: "text/plain", Content: text,
-		Size: int64(len(text)), SHA256: hex.EncodeToString(sum[:])}
+		Size: int64(len(text)), SHA256: sha256Hex(text)}
+}
+
+// sha256Hex is the hex SHA-256 of s, hashed a piece at a time: not a copy
+// of a 20 MB paste as bytes.
+func sha256Hex(s string) string {
+	h := sha256.New()
+	buf := make([]byte, min(len(s), 32<<10))
+	for len(s) > 0 {
+		n := copy(buf, s)
+		h.Write(buf[:n])
+		s = s[n:]
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // delegatedAttachments reads a plugin query's attachments in the addressed

@@ -128,23 +128,38 @@ func TestBigMessageFoldsAtOnce(t *testing.T) {
 	}
 }
 
-// Appending a 20 MB message encodes it into the log as it writes it: the
-// store allocates a small fraction of the message, not a line of its size.
+// Appending a 20 MB message, or a message with a 20 MB text pasted and a
+// 20 MB image attached, encodes them into the log as it writes them: the
+// store allocates a small fraction of their size, not a line of it.
 // (Not parallel: it measures the process's allocations.)
 func TestBigMessageAppendDoesNotCopyIt(t *testing.T) {
-	big := bigText(20 << 20)
-	sc := newScene(t, WithFoldThreshold(64<<20))
+	big := bigText(roundTripSize())
+	image := []byte(big)
+	sc := newScene(t, WithFoldThreshold(256<<20))
 	id := sc.create(t, ports.NewConversation{})
 	sc.append(t, sc.loc, id, sc.ev.TurnStart(sc.root))
-	req := sc.ev.ChatRequest(big)
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	sc.append(t, sc.loc, id, req)
-	runtime.ReadMemStats(&after)
-	if n := after.TotalAlloc - before.TotalAlloc; n > uint64(len(big))/8 {
-		t.Errorf("appending a %d-byte message allocated %d bytes, want under an eighth of it", len(big), n)
+	withAttachments := sc.ev.ChatRequest("what is wrong here?")
+	withAttachments.Attachments = []conversation.Attachment{
+		{Source: "stdin", MediaType: "text/plain", Content: big, Size: int64(len(big))},
+		{Source: "shot.png", MediaType: "image/png", Data: image, Size: int64(len(image))},
 	}
-	if fi, err := os.Stat(filepath.Join(sc.siloConv(t, id), logFile)); err != nil || fi.Size() < int64(len(big)) {
-		t.Fatalf("events.log after the append: %v, %v", fi, err)
+	for _, e := range []conversation.Event{sc.ev.ChatRequest(big), withAttachments} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		sc.append(t, sc.loc, id, e)
+		runtime.ReadMemStats(&after)
+		if n := after.TotalAlloc - before.TotalAlloc; n > uint64(len(big))/8 {
+			t.Errorf("appending %s allocated %d bytes, want under an eighth of the %d-byte text", e.ID, n, len(big))
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(sc.siloConv(t, id), logFile)); err != nil || fi.Size() < int64(3*len(big)) {
+		t.Fatalf("events.log after the appends: %v, %v", fi, err)
+	}
+	evs, err := sc.s.Events(t.Context(), sc.loc, id)
+	if err != nil || len(evs) != 3 {
+		t.Fatalf("Events: %d events, %v; want 3", len(evs), err)
+	}
+	if got := evs[2].Attachments; len(got) != 2 || got[0].Content != big || !bytes.Equal(got[1].Data, image) {
+		t.Fatalf("the attachments read back are not those appended")
 	}
 }

@@ -113,7 +113,8 @@ func (c *QueryCmd) Run(rt *Runtime) error {
 		case !has && c.MCPPrompt == "" && !slices.Contains(c.Attach, "-"):
 			msg, has = s, true
 		default:
-			stdin, hasStdin = s+"\n", true
+			// s and one newline: b's own bytes (readStdin ends it with one).
+			stdin, hasStdin = b[:len(s)+1], true
 		}
 	}
 	overrides, err := c.overrides(rt.Globals.Cfg)
@@ -159,9 +160,10 @@ func isTerminal(r io.Reader) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// readStdin reads at most limit bytes of piped input into one string: a
-// file's size is known, so a 20 MB message is read into one buffer of its
-// size, without the copies of a growing buffer and of a conversion.
+// readStdin reads at most limit bytes of piped input into one string,
+// ended by a newline (added when the input has none): a file's size is
+// known, so a 20 MB message is read into one buffer of its size (and the
+// newline), without the copies of a growing buffer and of a conversion.
 func readStdin(in io.Reader, limit int64) (string, error) {
 	var sb strings.Builder
 	if f, ok := in.(*os.File); ok {
@@ -170,5 +172,8 @@ func readStdin(in io.Reader, limit int64) (string, error) {
 		}
 	}
 	_, err := io.Copy(&sb, io.LimitReader(in, limit))
+	if s := sb.String(); s != "" && !strings.HasSuffix(s, "\n") {
+		sb.WriteByte('\n') // into the byte Grow kept for it
+	}
 	return sb.String(), err
 }

@@ -2,76 +2,140 @@ package conversation
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"io"
+	"slices"
+	"strconv"
 	"unicode/utf8"
 )
 
-// bigString is the size from which a string field of an event is kept
-// apart from the rest of its stored line (see StoredLine) and encoded by
-// appendJSONString rather than by json.Marshal, whose buffer grows by a
-// quarter at a time: a 20 MB message cost about 100 MB of buffers and
-// copies to encode.
+// bigString is the size from which a string (or bytes) field of an event
+// is kept apart from the rest of its stored line (see StoredLine) and
+// encoded by appendJSONString (or base64) rather than by json.Marshal,
+// whose buffer grows by a quarter at a time: a 20 MB message cost about
+// 100 MB of buffers and copies to encode.
 const bigString = 64 << 10
 
 // StoredLine is an event's stored line (without its newline), held in
-// parts: a big string field (a 20 MB message) is encoded as the line is
-// written, in pieces, rather than into a line of its size first.
+// parts: its big values (a 20 MB message, a pasted attachment) are
+// encoded as the line is written, in pieces, rather than into a line of
+// their size first.
 type StoredLine struct {
-	head []byte // the whole line, or what precedes the big string's value
-	big  string // the big string, encoded between head and tail when split
-	tail []byte
-	// split: the line is head, big encoded as a JSON string, then tail.
-	split bool
+	// parts are the line's bytes around its big values: parts[0], bigs[0]
+	// encoded, parts[1], and so on. A line without big values is parts[0].
+	parts [][]byte
+	bigs  []bigValue
 }
 
-// Split reports whether the line holds a big string kept apart, encoded
-// only as the line is written (else Bytes is the line as it is held).
-func (l StoredLine) Split() bool { return l.split }
+// bigValue is a big field's value: a string, or bytes (bin) that JSON
+// holds in base64.
+type bigValue struct {
+	s   string
+	b   []byte
+	bin bool
+}
 
-// MinLen is the line's length with its big string counted before
-// encoding: its exact length, or less by the escapes the big string needs.
+// Split reports whether the line holds big values kept apart, encoded
+// only as the line is written (else Bytes is the line as it is held).
+func (l StoredLine) Split() bool { return len(l.bigs) > 0 }
+
+// MinLen is the line's length with its big strings counted before
+// encoding: its exact length, or less by the escapes they need.
 func (l StoredLine) MinLen() int {
-	if !l.split {
-		return len(l.head)
+	n := 0
+	for _, p := range l.parts {
+		n += len(p)
 	}
-	return len(l.head) + len(l.big) + 2 + len(l.tail)
+	for _, v := range l.bigs {
+		if v.bin {
+			n += base64.StdEncoding.EncodedLen(len(v.b)) + 2
+		} else {
+			n += len(v.s) + 2
+		}
+	}
+	return n
 }
 
 // Bytes returns the whole line.
 func (l StoredLine) Bytes() []byte {
-	if !l.split {
-		return l.head
+	if !l.Split() {
+		return l.parts[0]
 	}
-	out := make([]byte, 0, len(l.head)+len(l.big)+len(l.big)/16+16+len(l.tail))
-	out = append(out, l.head...)
-	out = appendJSONString(out, l.big)
-	return append(out, l.tail...)
+	n := l.MinLen()
+	out := make([]byte, 0, n+n/16+16)
+	for i, p := range l.parts {
+		out = append(out, p...)
+		if i < len(l.bigs) {
+			if v := l.bigs[i]; v.bin {
+				out = append(out, '"')
+				out = base64.StdEncoding.AppendEncode(out, v.b)
+				out = append(out, '"')
+			} else {
+				out = appendJSONString(out, v.s)
+			}
+		}
+	}
+	return out
 }
 
-// WriteTo writes the line to w, a big string encoded in pieces of
+// WriteTo writes the line to w, its big values encoded in pieces of
 // bigPiece bytes (its output is written a piece at a time: give it a
 // buffered writer).
 func (l StoredLine) WriteTo(w io.Writer) (int64, error) {
 	return l.writeTo(w, bigPiece)
 }
 
-// bigPiece is the size of the pieces WriteTo encodes a big string in.
+// bigPiece is the size of the pieces WriteTo encodes a big value in.
 const bigPiece = 32 << 10
 
 func (l StoredLine) writeTo(w io.Writer, piece int) (int64, error) {
-	n, err := w.Write(l.head)
-	total := int64(n)
-	if err != nil || !l.split {
-		return total, err
+	var total int64
+	for i, p := range l.parts {
+		n, err := w.Write(p)
+		total += int64(n)
+		if err != nil || i == len(l.bigs) {
+			return total, err
+		}
+		var m int64
+		if v := l.bigs[i]; v.bin {
+			m, err = writeBase64(w, v.b, piece)
+		} else {
+			m, err = writeJSONString(w, v.s, piece)
+		}
+		total += m
+		if err != nil {
+			return total, err
+		}
 	}
-	m, err := writeJSONString(w, l.big, piece)
-	total += m
-	if err != nil {
-		return total, err
+	return total, nil
+}
+
+// writeBase64 writes b to w as a JSON string of its base64, as
+// encoding/json writes a []byte, piece (rounded to a multiple of 3) bytes
+// of b at a time.
+func writeBase64(w io.Writer, b []byte, piece int) (int64, error) {
+	piece = max(3, piece/3*3)
+	buf := make([]byte, 0, base64.StdEncoding.EncodedLen(min(len(b), piece))+2)
+	buf = append(buf, '"')
+	var total int64
+	for {
+		n := min(len(b), piece)
+		buf = base64.StdEncoding.AppendEncode(buf, b[:n])
+		b = b[n:]
+		if len(b) == 0 {
+			break
+		}
+		m, err := w.Write(buf)
+		total += int64(m)
+		if err != nil {
+			return total, err
+		}
+		buf = buf[:0]
 	}
-	n, err = w.Write(l.tail)
-	return total + int64(n), err
+	buf = append(buf, '"')
+	m, err := w.Write(buf)
+	return total + int64(m), err
 }
 
 // writeJSONString writes s to w as appendJSONString encodes it, a piece
@@ -116,41 +180,68 @@ func cutPiece(s string, n int) int {
 	return min(len(s), n+utf8.UTFMax)
 }
 
-// splitBig is w's stored line, the one field *p (a string of at least
-// bigString bytes, under key) kept apart to be encoded as it is written.
-// The line's bytes are those of json.Marshal(w).
-func splitBig(w *wireEvent, key string, p **string) (StoredLine, error) {
-	s := **p
-	*p = ptr("")
-	head, err := json.Marshal(w)
-	*p = &s
-	if err != nil {
-		return StoredLine{}, err
-	}
-	// The first `"key":""` is the field's: every string before it is
-	// escaped (no bare quote), and raw JSON values come after it.
-	mark := []byte(`"` + key + `":""`)
-	i := bytes.Index(head, mark)
-	if i < 0 {
-		b, err := json.Marshal(w)
-		return StoredLine{head: b}, err
-	}
-	cut := i + len(mark) - 2
-	return StoredLine{head: head[:cut], big: s, tail: head[cut+2:], split: true}, nil
-}
+// bigMark is the stand-in of a big value while the rest of a line is
+// encoded by json.Marshal; the i-th is bigMark followed by i. Each is
+// looked for, quoted, in the result, and used only when it is found once
+// (a raw JSON value could hold the same text).
+const bigMark = "jp-big-value-5f0d2c9e-"
 
-// bigField returns the key and the field of w holding a string of at least
-// bigString bytes, if any.
-func bigField(w *wireEvent) (string, **string) {
-	for _, f := range []struct {
-		key string
-		p   **string
-	}{{"content", &w.Content}, {"message", &w.Message}, {"reasoning", &w.Reasoning}} {
-		if *f.p != nil && len(**f.p) >= bigString {
-			return f.key, f.p
+// splitBig is w's stored line, its big values (strings or bytes of at
+// least bigString bytes: content, message, reasoning, attachments'
+// content and data) kept apart to be encoded as the line is written. The
+// line's bytes are those of json.Marshal(w).
+func splitBig(w wireEvent) (StoredLine, error) {
+	orig := w
+	var bigs []bigValue
+	mark := func(v bigValue) string {
+		bigs = append(bigs, v)
+		return bigMark + strconv.Itoa(len(bigs)-1)
+	}
+	for _, p := range []**string{&w.Content, &w.Message, &w.Reasoning} {
+		if *p != nil && len(**p) >= bigString {
+			*p = ptr(mark(bigValue{s: **p}))
 		}
 	}
-	return "", nil
+	if slices.ContainsFunc(w.Attach, func(a Attachment) bool { return len(a.Content) >= bigString || len(a.Data) >= bigString }) {
+		w.Attach = slices.Clone(w.Attach)
+		for i := range w.Attach {
+			if a := &w.Attach[i]; len(a.Content) >= bigString {
+				a.Content = mark(bigValue{s: a.Content})
+			}
+			if a := &w.Attach[i]; len(a.Data) >= bigString {
+				a.Data = []byte(mark(bigValue{b: a.Data, bin: true}))
+			}
+		}
+	}
+	b, err := json.Marshal(w)
+	if err != nil || len(bigs) == 0 {
+		return StoredLine{parts: [][]byte{b}}, err
+	}
+	type cut struct{ at, end, big int }
+	cuts := make([]cut, 0, len(bigs))
+	for i, v := range bigs {
+		m := bigMark + strconv.Itoa(i)
+		if v.bin {
+			m = base64.StdEncoding.EncodeToString([]byte(m))
+		}
+		q := []byte(`"` + m + `"`)
+		at := bytes.Index(b, q)
+		if at < 0 || bytes.Count(b, q) != 1 {
+			b, err := json.Marshal(orig)
+			return StoredLine{parts: [][]byte{b}}, err
+		}
+		cuts = append(cuts, cut{at, at + len(q), i})
+	}
+	slices.SortFunc(cuts, func(x, y cut) int { return x.at - y.at })
+	l := StoredLine{parts: make([][]byte, 0, len(cuts)+1), bigs: make([]bigValue, 0, len(cuts))}
+	prev := 0
+	for _, c := range cuts {
+		l.parts = append(l.parts, b[prev:c.at])
+		l.bigs = append(l.bigs, bigs[c.big])
+		prev = c.end
+	}
+	l.parts = append(l.parts, b[prev:])
+	return l, nil
 }
 
 const hexDigits = "0123456789abcdef"

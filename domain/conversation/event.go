@@ -239,7 +239,7 @@ func (e Event) MarshalJSON() ([]byte, error) {
 	return l.Bytes(), nil
 }
 
-// line is the event's MarshalJSON encoding, a big string field kept apart.
+// line is the event's MarshalJSON encoding, its big values kept apart.
 func (e Event) line() (StoredLine, error) {
 	w := wireEvent{Type: e.Type, ID: e.ID, Timestamp: e.Timestamp.UTC()}
 	switch e.Type {
@@ -285,15 +285,11 @@ func (e Event) line() (StoredLine, error) {
 			return StoredLine{}, fmt.Errorf("marshal event %q: foreign event without its stored form", e.ID)
 		}
 		b, err := compact(e.Raw)
-		return StoredLine{head: b}, err
+		return StoredLine{parts: [][]byte{b}}, err
 	default:
 		return StoredLine{}, fmt.Errorf("marshal event %q: unknown type", e.ID)
 	}
-	if key, p := bigField(&w); p != nil {
-		return splitBig(&w, key, p)
-	}
-	b, err := json.Marshal(w)
-	return StoredLine{head: b}, err
+	return splitBig(w)
 }
 
 // UnmarshalJSON reads an event in either stored form (see storedEvent):

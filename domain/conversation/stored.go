@@ -235,11 +235,11 @@ func (e Event) Stored(f Format) ([]byte, error) {
 func (e Event) StoredLine(f Format) (StoredLine, error) {
 	if len(e.Raw) > 0 {
 		b, err := compact(e.Raw)
-		return StoredLine{head: b}, err
+		return StoredLine{parts: [][]byte{b}}, err
 	}
 	if f == FormatRust {
 		b, err := e.rustJSON()
-		return StoredLine{head: b}, err
+		return StoredLine{parts: [][]byte{b}}, err
 	}
 	// The encoding of MarshalJSON, not json.Marshal(e), which would
 	// validate and copy its output again, a second pass over a 20 MB tool

@@ -236,8 +236,18 @@ func FuzzAppendJSONString(f *testing.F) {
 			}
 		}
 		big := strings.Repeat(s+"x", bigString/(len(s)+1)+1)
+		bin := []byte(strings.Repeat(s+"\xff", bigString/(len(s)+1)+1))
+		atts := []Attachment{
+			{Source: "stdin", MediaType: "text/plain", Content: big, Size: int64(len(big)), SHA256: s},
+			{Source: s, MediaType: "text/plain", Content: s},
+			{Source: "shot.png", MediaType: "image/png", Data: bin, Size: int64(len(bin))},
+		}
 		for _, e := range []Event{
 			{Type: EventTypeChatRequest, ID: "a\"content\":\"\"", Content: big, Author: "user", Schema: json.RawMessage(`{"content":""}`)},
+			{Type: EventTypeChatRequest, ID: "a2", Content: s + "x", Attachments: atts},
+			{Type: EventTypeChatRequest, ID: "a3", Content: big, Author: s, Attachments: atts},
+			// A raw value holding a big value's stand-in: encoded whole.
+			{Type: EventTypeChatRequest, ID: "a4", Content: big, Schema: json.RawMessage(`{"x":"` + bigMark + `0"}`)},
 			{Type: EventTypeChatResponse, ID: "b", Message: big, Model: s},
 			{Type: EventTypeChatResponse, ID: "c", Reasoning: big, Signature: s},
 			{Type: EventTypeToolCallResponse, ID: "d", CallID: s, Content: big, IsError: true},
@@ -249,7 +259,7 @@ func FuzzAppendJSONString(f *testing.F) {
 			w := wireEvent{Type: e.Type, ID: e.ID, Timestamp: e.Timestamp.UTC()}
 			switch e.Type {
 			case EventTypeChatRequest:
-				w.Content, w.Author, w.Schema = &e.Content, e.Author, e.Schema
+				w.Content, w.Author, w.Schema, w.Attach = &e.Content, e.Author, e.Schema, e.Attachments
 			case EventTypeChatResponse:
 				if e.Reasoning != "" {
 					w.Reasoning, w.Signature = &e.Reasoning, e.Signature
@@ -265,14 +275,20 @@ func FuzzAppendJSONString(f *testing.F) {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(got, want) {
-				t.Fatalf("%s with a big field encodes differently from json.Marshal", e.Type)
+				t.Fatalf("%s %s with a big field encodes differently from json.Marshal:\n%.300s\n%.300s", e.Type, e.ID, got, want)
 			}
 			line, err := e.StoredLine(FormatJP)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !line.split || line.MinLen() > len(want) {
-				t.Fatalf("%s: the big field is not kept apart (split %v, MinLen %d of %d)", e.Type, line.split, line.MinLen(), len(want))
+			if e.ID == "a4" {
+				if line.Split() {
+					t.Fatal("a line whose raw value holds a stand-in is split")
+				}
+				continue
+			}
+			if !line.Split() || line.MinLen() > len(want) {
+				t.Fatalf("%s: the big field is not kept apart (split %v, MinLen %d of %d)", e.Type, line.Split(), line.MinLen(), len(want))
 			}
 			for _, piece := range []int{3, 4096} {
 				var streamed bytes.Buffer
