@@ -469,9 +469,13 @@ func (q *Query) keepDraft(ctx context.Context, loc workspace.Location, id conver
 // it, one event at a time: no slice of the whole conversation's events is
 // held (a conversation of 100,000 events is 50 MB of them).
 func (q *Query) history(ctx context.Context, loc workspace.Location, id conversation.ID) (*turn.Transcript, error) {
-	t := turn.NewTranscript(0)
+	hint := 0 // the recorded count sizes the messages once (it may lag a little)
+	if sum, err := q.store.Get(ctx, loc, id); err == nil {
+		hint = sum.Metadata.EventsCount
+	}
+	t := turn.NewTranscript(hint)
 	err := q.store.ScanEvents(ctx, loc, id, func(e conversation.Event) error {
-		t.Add(e)
+		t.Add(e.Detached()) // so the store's read buffers can go
 		return nil
 	})
 	if err != nil {

@@ -1,7 +1,6 @@
 package fsstore
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,13 +13,14 @@ import (
 )
 
 // ScanEvents calls fn with each of the conversation's events in order, as
-// Events returns them, without a slice of them all: events.json is read
-// whole (the events' text shares its bytes) and decoded a window of events
-// at a time, so the first event reaches fn after one window, and a
-// conversation of 100,000 events costs its 10 MB file, not 50 MB of
-// events. When this process holds the conversation's lock (it is about to
-// write), the scan also builds the state the next append checks its events
-// against, so that append does not read the conversation again.
+// Events returns them, without a slice of them all: events.json is read a
+// megabyte at a time and decoded as it is read (conversation.EachEventRead),
+// so the first event reaches fn after one chunk, and a conversation of
+// 100,000 events costs the chunks its caller keeps (none, when it keeps
+// detached copies), not its 10 MB file or 50 MB of events. When this
+// process holds the conversation's lock (it is about to write), the scan
+// also builds the state the next append checks its events against, so
+// that append does not read the conversation again.
 func (s *Store) ScanEvents(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(conversation.Event) error) error {
 	p, err := s.find(ctx, loc, id, "read events")
 	if err != nil {
@@ -126,18 +126,28 @@ func (sc *scan) run() error {
 		}
 	}
 	jsonPath := filepath.Join(sc.dir, eventsFile)
-	b, fi, err := readWhole(jsonPath)
+	f, err := os.Open(jsonPath)
 	switch {
 	case isNotExist(err):
 	case err != nil:
 		return fmt.Errorf("read events: %w", err)
 	default:
+		defer func() { _ = f.Close() }()
 		if sc.seed != nil {
+			fi, err := f.Stat()
+			if err != nil {
+				return fmt.Errorf("read events: %w", err)
+			}
+			// The recorded count sizes the IDs' map once (growing it to
+			// 100,000 IDs rehashes it a dozen times); it may lag a little.
 			sc.seed.json = fi
-			// jp writes an event a line: the lines count the events.
-			sc.seed.stream = conversation.EmptyStream(bytes.Count(b, []byte{'\n'}) + len(logEvents))
+			hint := 0
+			if m, err := readMeta(sc.dir, "", false); err == nil {
+				hint = m.EventsCount
+			}
+			sc.seed.stream = conversation.EmptyStream(hint + len(logEvents))
 		}
-		err := conversation.EachEvent(b, func(e conversation.Event) error {
+		err := conversation.EachEventRead(f, func(e conversation.Event) error {
 			if logIDs[e.ID] {
 				delete(logIDs, e.ID) // folded already (a fold cut before the log's removal)
 				sc.dups++
@@ -167,22 +177,4 @@ func (sc *scan) run() error {
 		}
 	}
 	return nil
-}
-
-// readWhole reads a file whole, with its state when opened.
-func readWhole(path string) ([]byte, os.FileInfo, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer func() { _ = f.Close() }()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()+bytes.MinRead))
-	if _, err := buf.ReadFrom(f); err != nil {
-		return nil, nil, err
-	}
-	return buf.Bytes(), fi, nil
 }

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
+	"unsafe"
 )
 
 // FuzzDecodeEvents reads events.json as it may be found in a checkout
@@ -197,4 +200,135 @@ func decodeReference(t *testing.T, b []byte) []Event {
 	}
 	FillIDs(evs)
 	return evs
+}
+
+// eachRead is eachEventRead of b in chunks of the given size into a slice.
+func eachRead(b []byte, chunk int) ([]Event, error) {
+	var evs []Event
+	err := eachEventRead(bytes.NewReader(b), chunk, func(e Event) error {
+		evs = append(evs, e)
+		return nil
+	})
+	return evs, err
+}
+
+// FuzzEachEventRead: reading events.json a chunk at a time (chunks of 1 to
+// 64 bytes, so elements are cut everywhere) gives what EachEvent gives for
+// the whole: the same events, or the same error.
+func FuzzEachEventRead(f *testing.F) {
+	f.Add([]byte(`[{"type":"turn_start","id":"a","timestamp":"2026-09-26T09:14:00Z"} , {"type":"x","id":"b"}]`), uint8(3))
+	f.Add([]byte(`[{"type":"x","id":"a"},]`), uint8(1))
+	f.Add([]byte("[\n{\"type\":\"chat_request\",\"id\":\"r\",\"timestamp\":\"2026-09-26T09:14:00Z\",\"content\":\"a \\\"]}\\\" b\"}\n]\n"), uint8(5))
+	f.Add([]byte(`[1, 23]`), uint8(2))
+	f.Add([]byte(`  `), uint8(1))
+	f.Fuzz(func(t *testing.T, b []byte, chunk uint8) {
+		size := int(chunk%64) + 1
+		got, err := eachRead(b, size)
+		if len(bytes.Trim(b, " \t\r\n")) == 0 { // JSON's white space
+			if err != nil || len(got) != 0 {
+				t.Fatalf("blank input: %d events, %v; want none", len(got), err)
+			}
+			return
+		}
+		var want []Event
+		werr := EachEvent(b, func(e Event) error { want = append(want, e); return nil })
+		if (err == nil) != (werr == nil) || (err != nil && err.Error() != werr.Error()) {
+			t.Fatalf("chunks of %d: error %v, EachEvent %v", size, err, werr)
+		}
+		if err == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("chunks of %d: %d events, EachEvent %d, and they differ", size, len(got), len(want))
+		}
+	})
+}
+
+// A long events.json read a megabyte at a time: an event cut by a chunk's
+// end, an event larger than a chunk, every event as DecodeEvents gives it;
+// and a detached event shares no byte with the buffer it was read from.
+func TestEachEventReadLong(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	b.WriteString("[\n")
+	n := 0
+	for b.Len() < 3*readChunk {
+		if n > 0 {
+			b.WriteString(",\n")
+		}
+		content := "question " + strconv.Itoa(n)
+		if n == 4000 {
+			content = strings.Repeat("big ", readChunk/2) // 2 MB: more than a chunk
+		}
+		fmt.Fprintf(&b, `{"type":"chat_request","id":"r%d","timestamp":"2026-09-26T09:14:00Z","content":%q,"attachments":[{"source":"a.txt","media_type":"text/plain","content":"x","size":1,"sha256":"s"}],"schema":{"type":"object"}}`, n, content)
+		n++
+	}
+	b.WriteString("\n]\n")
+	raw := b.Bytes()
+	want, err := DecodeEvents(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Event
+	if err := EachEventRead(bytes.NewReader(raw), func(e Event) error { got = append(got, e); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != n || !reflect.DeepEqual(got, slices.Clip(want)) {
+		t.Fatalf("EachEventRead gave %d events, DecodeEvents %d, and they differ", len(got), len(want))
+	}
+	for i, e := range got[3990:4010] {
+		d := e.Detached()
+		if d.Raw != nil {
+			t.Fatal("a detached event keeps its Raw")
+		}
+		d.Raw = e.Raw
+		if !reflect.DeepEqual(d, e) {
+			t.Fatalf("detached event %d differs: %+v", 3990+i, d)
+		}
+	}
+	// The first chunk is a buffer of exactly readChunk bytes: nothing
+	// reachable from a detached event of it points into it.
+	first := got[0].Raw
+	hi := uintptr(unsafe.Pointer(unsafe.SliceData(first))) + uintptr(cap(first))
+	for _, e := range got[:20] {
+		sharesBuffer(t, reflect.ValueOf(e), hi-readChunk, hi, true)
+		sharesBuffer(t, reflect.ValueOf(e.Detached()), hi-readChunk, hi, false)
+	}
+}
+
+// sharesBuffer checks whether the strings and byte slices reachable from
+// v point into [lo, hi): some must (an event as read), or none may (a
+// detached one).
+func sharesBuffer(t *testing.T, v reflect.Value, lo, hi uintptr, want bool) {
+	t.Helper()
+	shares := false
+	inside := func(p unsafe.Pointer, n int) bool {
+		return n > 0 && uintptr(p) >= lo && uintptr(p) < hi
+	}
+	var walk func(v reflect.Value)
+	walk = func(v reflect.Value) {
+		switch v.Kind() {
+		case reflect.String:
+			if s := v.String(); inside(unsafe.Pointer(unsafe.StringData(s)), len(s)) {
+				shares = true
+			}
+		case reflect.Slice:
+			if v.Type().Elem().Kind() == reflect.Uint8 {
+				shares = shares || inside(v.UnsafePointer(), v.Len())
+				return
+			}
+			for i := range v.Len() {
+				walk(v.Index(i))
+			}
+		case reflect.Struct:
+			for i := range v.NumField() {
+				walk(v.Field(i))
+			}
+		case reflect.Pointer:
+			if !v.IsNil() {
+				walk(v.Elem())
+			}
+		}
+	}
+	walk(v)
+	if shares != want {
+		t.Fatalf("the event shares the chunk it was read from: %v, want %v (%+v)", shares, want, v.Interface())
+	}
 }

@@ -3,6 +3,7 @@ package conversation
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // ErrInvariant is wrapped by every error Stream.Check returns.
@@ -23,7 +24,7 @@ type Stream struct {
 	inTurn   bool
 	open     map[string]bool // call IDs requested and not yet answered
 	answered map[string]bool // call IDs answered in this turn
-	ids      map[string]bool
+	ids      map[string]struct{}
 	count    int
 }
 
@@ -42,7 +43,7 @@ func NewStream(evs []Event) (*Stream, error) {
 // about sizeHint events by Apply. The ids map is sized once: growing it
 // to a long conversation's 100,000 IDs rehashes it a dozen times.
 func EmptyStream(sizeHint int) *Stream {
-	return &Stream{open: map[string]bool{}, answered: map[string]bool{}, ids: make(map[string]bool, sizeHint+sizeHint/8+16)}
+	return &Stream{open: map[string]bool{}, answered: map[string]bool{}, ids: make(map[string]struct{}, sizeHint+sizeHint/8+16)}
 }
 
 // Len is the number of events applied.
@@ -66,7 +67,7 @@ func (s *Stream) Check(e Event) error {
 	if e.ID == "" {
 		return fmt.Errorf("%w: %s event without an id", ErrInvariant, e.Type)
 	}
-	if s.ids[e.ID] {
+	if _, dup := s.ids[e.ID]; dup {
 		return fmt.Errorf("%w: duplicate event id %q", ErrInvariant, e.ID)
 	}
 	if e.Timestamp.IsZero() {
@@ -122,7 +123,7 @@ func (s *Stream) Check(e Event) error {
 // checks: its history is taken as it is, and only what jp appends is held
 // to the invariants.
 func (s *Stream) Apply(e Event) error {
-	if e.Legacy && e.ID != "" && !s.ids[e.ID] {
+	if _, known := s.ids[e.ID]; e.Legacy && e.ID != "" && !known {
 		s.advance(e)
 		return nil
 	}
@@ -135,7 +136,9 @@ func (s *Stream) Apply(e Event) error {
 
 // advance records e in the state.
 func (s *Stream) advance(e Event) {
-	s.ids[e.ID] = true
+	// The IDs are copied: an event's strings may share a chunk of a long
+	// events.json, which the state would otherwise keep (EachEventRead).
+	s.ids[strings.Clone(e.ID)] = struct{}{}
 	s.count++
 	switch e.Type {
 	case EventTypeTurnStart:
@@ -143,10 +146,10 @@ func (s *Stream) advance(e Event) {
 		clear(s.open)
 		clear(s.answered)
 	case EventTypeToolCallRequest:
-		s.open[e.CallID] = true
+		s.open[strings.Clone(e.CallID)] = true
 	case EventTypeToolCallResponse:
 		delete(s.open, e.CallID)
-		s.answered[e.CallID] = true
+		s.answered[strings.Clone(e.CallID)] = true
 	case EventTypeTurnEnd:
 		s.inTurn = false
 	}

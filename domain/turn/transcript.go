@@ -35,7 +35,9 @@ type Transcript struct {
 // NewTranscript returns an empty transcript; sizeHint is the number of
 // events expected (0 when unknown).
 func NewTranscript(sizeHint int) *Transcript {
-	return &Transcript{msgs: make([]llm.Message, 0, sizeHint*3/4), answered: map[string]bool{}}
+	// An agentic turn of 8 events (a question, two tool calls and their
+	// results, an answer) is 6 messages.
+	return &Transcript{msgs: make([]llm.Message, 0, sizeHint*6/8+8), answered: map[string]bool{}}
 }
 
 // push appends m to the messages. The array doubles when full: append
