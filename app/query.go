@@ -166,6 +166,8 @@ type runState struct {
 	carry        []conversation.Event // a turn's last events, not yet appended
 	rootRecorded bool                 // the last-root record was written this run
 	sentDraft    bool                 // the draft holds a queued reply the conversation now has
+	inflight     *inflightAppend      // the queued turn's first append, running (turn_writes.go)
+	inflightErr  error                // how it failed
 }
 
 // Run executes the query: the turn loop over runTurnPhases.
@@ -326,6 +328,7 @@ func (q *Query) turnLoop(ctx context.Context, rs *runState, text string) (end tu
 	rs.looping = true
 	defer func() {
 		rs.looping = false
+		// flushCarry also waits for an append still in flight.
 		if ferr := q.flushCarry(ctx, rs); err == nil {
 			err = ferr
 		}

@@ -20,10 +20,12 @@ import (
 // (query.loop allows it and there is no countdown: duration_secs = 0 or no
 // terminal) does not write its end: its last events are carried to the
 // next turn and appended with that turn's turn_start and chat_request, in
-// one log write and one fsync. The store folds the log into events.json
-// and syncs the checkout copy when an append ends a turn, so the fold and
-// the projection sync between the two turns happen once, at the queued
-// turn's end. The carried events are only in memory for the moment
+// one log write and one fsync, in a goroutine owned by the run while the
+// queued turn's request starts (settle joins it before anything else is
+// written and before the draft is removed). The store folds the log into
+// events.json and syncs the checkout copy when an append ends a turn, so
+// the fold and the projection sync between the two turns happen once, at
+// the queued turn's end. The carried events are only in memory for the moment
 // between the two appends: a kill there leaves the previous turn as a
 // crash leaves any turn cut short (its last block is in the store's
 // checkpoint, events.partial, until an event follows it), and the queued
@@ -89,16 +91,27 @@ func (q *Query) stamp(ev *conversation.Event) {
 // the previous turn, in one Append. It uses a context that survives
 // cancellation: what happened is recorded even while shutting down.
 func (q *Query) persistAll(ctx context.Context, rs *runState, evs []conversation.Event) error {
+	if err := q.settle(rs); err != nil {
+		return err
+	}
 	for i := range evs {
 		q.stamp(&evs[i])
 	}
 	all := evs
-	if len(rs.carry) > 0 {
+	carried := len(rs.carry) > 0
+	if carried {
 		all = append(rs.carry[:len(rs.carry):len(rs.carry)], evs...)
 	}
 	rs.carry = nil
 	wctx := context.WithoutCancel(ctx)
-	if err := q.store.Append(wctx, rs.loc, rs.id, all...); err != nil {
+	if carried && queuedRequest(evs) {
+		// The queued turn's request does not depend on this append: it
+		// starts while the append's fsync runs (settle joins it before
+		// anything else is written, and before the draft goes).
+		done := make(chan error, 1)
+		go func() { done <- q.store.Append(wctx, rs.loc, rs.id, all...) }()
+		rs.inflight = &inflightAppend{done: done, what: eventTypes(all)}
+	} else if err := q.store.Append(wctx, rs.loc, rs.id, all...); err != nil {
 		return fmt.Errorf("record %s in conversation %s: %w", eventTypes(evs), rs.id, err)
 	}
 	for _, ev := range evs {
@@ -112,6 +125,9 @@ func (q *Query) persistAll(ctx context.Context, rs *runState, evs []conversation
 // flushCarry appends the events carried from a turn's end when no next
 // turn took them (the queued turn failed before it recorded anything).
 func (q *Query) flushCarry(ctx context.Context, rs *runState) error {
+	if err := q.settle(rs); err != nil {
+		return err
+	}
 	if len(rs.carry) == 0 {
 		return nil
 	}
@@ -140,9 +156,45 @@ func (q *Query) dropSentDraft(ctx context.Context, rs *runState) error {
 	if !rs.sentDraft {
 		return nil
 	}
+	if err := q.settle(rs); err != nil {
+		return err // not durably in the conversation: the draft stays
+	}
 	if err := q.drafts.DeleteDraft(context.WithoutCancel(ctx), rs.loc, rs.id); err != nil {
 		return err
 	}
 	rs.sentDraft = false
 	return nil
+}
+
+// inflightAppend is the append of a queued turn's start (with the previous
+// turn's end) running while the turn's request starts. Its goroutine is
+// owned by the run: settle waits for it, and every path that writes
+// again, removes the draft or ends the turn loop calls settle first.
+type inflightAppend struct {
+	done chan error
+	what string // its event types, for an error
+}
+
+// settle waits for the append in flight, if any. A failed one fails every
+// later write of the run with its error: the conversation does not hold
+// what the turn goes on from.
+func (q *Query) settle(rs *runState) error {
+	if rs.inflight != nil {
+		err := <-rs.inflight.done
+		if err != nil {
+			rs.inflightErr = fmt.Errorf("record %s in conversation %s: %w", rs.inflight.what, rs.id, err)
+		}
+		rs.inflight = nil
+	}
+	return rs.inflightErr
+}
+
+// queuedRequest reports whether evs hold a queued reply's chat_request.
+func queuedRequest(evs []conversation.Event) bool {
+	for _, e := range evs {
+		if e.Type == conversation.EventTypeChatRequest && e.Author == conversation.AuthorQueued {
+			return true
+		}
+	}
+	return false
 }

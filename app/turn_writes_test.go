@@ -279,3 +279,39 @@ func (f *fixture) loc(t *testing.T) workspace.Location {
 	}
 	return workspace.Location{ID: found.ID, Root: found.Root}
 }
+
+// The queued turn's first append runs while its request starts; when it
+// fails, the turn fails with its error and the draft keeps the queued
+// text (it is not in the conversation).
+func TestFailedQueuedAppendKeepsTheDraft(t *testing.T) {
+	log := &writeLog{}
+	f := spyQueueFixture(t, log, func(d *app.QueryDeps) {
+		store := d.Store.(*mocks.ConversationStoreMock)
+		appendEvents := store.AppendFunc
+		store.AppendFunc = func(ctx context.Context, loc workspace.Location, id conversation.ID, evs ...conversation.Event) error {
+			for _, e := range evs {
+				if e.Author == conversation.AuthorQueued {
+					return errors.New("disk full")
+				}
+			}
+			return appendEvents(ctx, loc, id, evs...)
+		}
+	}, "kept on failure")
+	f.cfg.Interrupt.LoopCountdown.DurationSecs = 0
+	res, evs, err := f.run(t, app.QueryInput{Message: "long", HasMessage: true})
+	if err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("err = %v, want the failed append's", err)
+	}
+	for _, e := range evs {
+		if e.Author == conversation.AuthorQueued {
+			t.Fatalf("the conversation holds the queued request %+v after a failed append", e)
+		}
+	}
+	d, derr := f.store.ReadDraft(context.Background(), f.loc(t), res.Conversation)
+	if derr != nil || draft.Parse(d.Text).Query() != "kept on failure" {
+		t.Fatalf("draft = %q, %v; want the queued reply kept", d.Text, derr)
+	}
+	if got := log.all(); slices.Contains(got, "delete draft") {
+		t.Fatalf("writes %v removed the draft", got)
+	}
+}
