@@ -478,7 +478,7 @@ func (q *Query) history(ctx context.Context, loc workspace.Location, id conversa
 	}
 	t := turn.NewTranscript(hint)
 	err := q.store.ScanEvents(ctx, loc, id, func(e conversation.Event) error {
-		t.Add(e.Detached()) // so the store's read buffers can go
+		t.AddCopy(e) // so the store's read buffers can go
 		return nil
 	})
 	if err != nil {

@@ -1,9 +1,7 @@
 package conversation
 
 import (
-	"bytes"
 	"io"
-	"strings"
 )
 
 // readChunk is how much of events.json EachEventRead reads at a time.
@@ -12,45 +10,76 @@ const readChunk = 1 << 20
 // EachEventRead is EachEvent over the array r holds, read a chunk at a
 // time: a conversation's events.json need not be in memory at once. The
 // events' strings (and Raw) share the chunk they were read from, which
-// stays in memory while anything holds one of them: Detached copies an
-// event out of it. Input that is empty or JSON white space is an empty array.
-// When the array is not in the form the chunked scan reads, it is read
+// stays in memory while anything holds one of them. Input that is empty
+// or JSON white space is an empty array. When the array is not in the form the chunked scan reads, it is read
 // again from the start and decoded whole, as EachEvent does, and fn gets
 // only the events it has not had (or the error).
 func EachEventRead(r io.ReadSeeker, fn func(Event) error) error {
 	return eachEventRead(r, readChunk, fn)
 }
 
-// eachEventRead is EachEventRead with chunks of the given size.
+// eachEventRead is EachEventRead with chunks of the given size. The next
+// chunk is read and decoded while fn takes the events of this one: fn
+// (a transcript, the stream checker) is about as long as the decoding,
+// and a machine has more than one core.
 func eachEventRead(r io.ReadSeeker, chunk int, fn func(Event) error) error {
 	n := 0 // events fn had
 	a := arrayChunks{r: r, chunk: chunk}
-	var evs []Event
-	for {
-		elems, ok, err := a.next()
-		if err != nil {
-			return err
+	var windows [2][]Event
+	cur := a.decodeNext(windows[0])
+	for w := 1; ; w ^= 1 {
+		if cur.err != nil {
+			return cur.err
 		}
-		if !ok {
+		if !cur.ok {
 			return eachWhole(r, n, fn)
 		}
-		if len(elems) > len(evs) {
-			evs = make([]Event, len(elems))
+		windows[w^1] = cur.evs[:cap(cur.evs)]
+		var next chan decodedChunk
+		if !cur.last {
+			next = make(chan decodedChunk, 1)
+			go func() { next <- a.decodeNext(windows[w]) }()
 		}
-		if !decodeAll(evs[:len(elems)], elems) {
-			return eachWhole(r, n, fn)
-		}
-		for k := range elems {
-			evs[k].FillID(n)
-			if err := fn(evs[k]); err != nil {
+		for k := range cur.evs {
+			cur.evs[k].FillID(n)
+			if err := fn(cur.evs[k]); err != nil {
+				if next != nil {
+					<-next // the decoding goroutine ends before this returns
+				}
 				return err
 			}
 			n++
 		}
-		if a.st == arrayDone && a.eof && len(a.carry) == 0 {
+		if next == nil {
 			return nil
 		}
+		cur = <-next
 	}
+}
+
+// decodedChunk is the events of a chunk, decoded.
+type decodedChunk struct {
+	evs  []Event
+	ok   bool  // false: the chunked split or the fast decoding gave up
+	last bool  // the array ended
+	err  error // reading failed
+}
+
+// decodeNext reads and decodes the next chunk into window (grown when too
+// small).
+func (a *arrayChunks) decodeNext(window []Event) decodedChunk {
+	elems, ok, err := a.next()
+	if err != nil || !ok {
+		return decodedChunk{err: err}
+	}
+	if len(elems) > len(window) {
+		window = make([]Event, len(elems))
+	}
+	evs := window[:len(elems)]
+	if !decodeAll(evs, elems) {
+		return decodedChunk{}
+	}
+	return decodedChunk{evs: evs, ok: true, last: a.st == arrayDone && a.eof && len(a.carry) == 0}
 }
 
 // eachWhole reads r whole from its start and gives fn its events after
@@ -174,44 +203,4 @@ func (a *arrayChunks) split(b []byte, elems *[][]byte) (rest int, ok bool) {
 			return i, false
 		}
 	}
-}
-
-// Detached is e with its own copy of every string and byte slice, and no
-// Raw: an event read by EachEventRead keeps the whole chunk it was read
-// from while one of its strings is held; a detached one keeps nothing of it.
-func (e Event) Detached() Event {
-	d := e
-	d.ID, d.Root, d.Content, d.Author = strings.Clone(e.ID), strings.Clone(e.Root), strings.Clone(e.Content), strings.Clone(e.Author)
-	d.Message, d.Reasoning, d.Signature, d.Model = strings.Clone(e.Message), strings.Clone(e.Reasoning), strings.Clone(e.Signature), strings.Clone(e.Model)
-	d.StopReason, d.CallID, d.Name = strings.Clone(e.StopReason), strings.Clone(e.CallID), strings.Clone(e.Name)
-	d.InquiryID, d.Question, d.AnswerType, d.Kind = strings.Clone(e.InquiryID), strings.Clone(e.Question), strings.Clone(e.AnswerType), strings.Clone(e.Kind)
-	d.Schema, d.Arguments, d.Answer, d.Metadata = cloneRaw(e.Schema), cloneRaw(e.Arguments), cloneRaw(e.Answer), cloneRaw(e.Metadata)
-	d.Raw = nil
-	if e.Files != nil {
-		d.Files = make([]string, len(e.Files))
-		for i, f := range e.Files {
-			d.Files[i] = strings.Clone(f)
-		}
-	}
-	if e.Attachments != nil {
-		d.Attachments = make([]Attachment, len(e.Attachments))
-		for i, at := range e.Attachments {
-			d.Attachments[i] = Attachment{
-				Source: strings.Clone(at.Source), MediaType: strings.Clone(at.MediaType), Content: strings.Clone(at.Content),
-				Data: bytes.Clone(at.Data), Size: at.Size, SHA256: strings.Clone(at.SHA256),
-			}
-		}
-	}
-	if e.Usage != nil {
-		u := *e.Usage
-		d.Usage = &u
-	}
-	return d
-}
-
-func cloneRaw(b []byte) []byte {
-	if b == nil {
-		return nil
-	}
-	return bytes.Clone(b)
 }

@@ -65,11 +65,20 @@ func (s *Stream) Unanswered() []string {
 // Events of types this jp does not know are not checked beyond their ID.
 func (s *Stream) Check(e Event) error {
 	if e.ID == "" {
-		return fmt.Errorf("%w: %s event without an id", ErrInvariant, e.Type)
+		return errNoID(e)
 	}
 	if _, dup := s.ids[e.ID]; dup {
-		return fmt.Errorf("%w: duplicate event id %q", ErrInvariant, e.ID)
+		return errDupID(e)
 	}
+	return s.checkRest(e)
+}
+
+func errNoID(e Event) error { return fmt.Errorf("%w: %s event without an id", ErrInvariant, e.Type) }
+
+func errDupID(e Event) error { return fmt.Errorf("%w: duplicate event id %q", ErrInvariant, e.ID) }
+
+// checkRest is Check after the ID.
+func (s *Stream) checkRest(e Event) error {
 	if e.Timestamp.IsZero() {
 		return fmt.Errorf("%w: %s event %q without a timestamp", ErrInvariant, e.Type, e.ID)
 	}
@@ -123,22 +132,43 @@ func (s *Stream) Check(e Event) error {
 // checks: its history is taken as it is, and only what jp appends is held
 // to the invariants.
 func (s *Stream) Apply(e Event) error {
-	if _, known := s.ids[e.ID]; e.Legacy && e.ID != "" && !known {
-		s.advance(e)
-		return nil
+	if e.Legacy && e.ID != "" {
+		if _, known := s.ids[e.ID]; !known {
+			s.addID(e.ID)
+			s.advance(e)
+			return nil
+		}
 	}
-	if err := s.Check(e); err != nil {
+	if e.ID == "" {
+		return errNoID(e)
+	}
+	if err := s.checkRest(e); err != nil {
+		if _, dup := s.ids[e.ID]; dup {
+			return errDupID(e) // reported first, as Check does
+		}
 		return err
+	}
+	// One hash of the ID, not a lookup and then an insert: replaying a
+	// long conversation is 100,000 of them, each a cache miss.
+	if !s.addID(e.ID) {
+		return errDupID(e)
 	}
 	s.advance(e)
 	return nil
 }
 
-// advance records e in the state.
+// addID records an event ID, false (and nothing changed) when it was
+// there already. The ID is copied: an event's strings may share a chunk
+// of a long events.json, which the state would otherwise keep
+// (EachEventRead).
+func (s *Stream) addID(id string) bool {
+	n := len(s.ids)
+	s.ids[strings.Clone(id)] = struct{}{}
+	return len(s.ids) > n
+}
+
+// advance records e in the state, after its ID.
 func (s *Stream) advance(e Event) {
-	// The IDs are copied: an event's strings may share a chunk of a long
-	// events.json, which the state would otherwise keep (EachEventRead).
-	s.ids[strings.Clone(e.ID)] = struct{}{}
 	s.count++
 	switch e.Type {
 	case EventTypeTurnStart:

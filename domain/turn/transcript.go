@@ -1,6 +1,7 @@
 package turn
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 
@@ -89,6 +90,27 @@ func (t *Transcript) Add(e conversation.Event) {
 			t.final = append(t.final, e.Message)
 		}
 	}
+}
+
+// AddCopy is Add for an event whose strings share a buffer the caller
+// lets go (a chunk of events.json, see conversation.EachEventRead): the
+// transcript keeps its own copies of the parts it uses, and nothing else
+// of e, so the buffer can go.
+func (t *Transcript) AddCopy(e conversation.Event) {
+	c := conversation.Event{
+		Type: e.Type, Content: strings.Clone(e.Content), Message: strings.Clone(e.Message),
+		Reasoning: strings.Clone(e.Reasoning), Signature: strings.Clone(e.Signature),
+		CallID: strings.Clone(e.CallID), Name: strings.Clone(e.Name), Arguments: bytes.Clone(e.Arguments),
+		IsError: e.IsError, Model: strings.Clone(e.Model), Outcome: e.Outcome,
+	}
+	if len(e.Attachments) > 0 {
+		c.Attachments = make([]conversation.Attachment, len(e.Attachments))
+		for i, a := range e.Attachments {
+			c.Attachments[i] = conversation.Attachment{Source: strings.Clone(a.Source), MediaType: strings.Clone(a.MediaType),
+				Content: strings.Clone(a.Content), Data: bytes.Clone(a.Data)}
+		}
+	}
+	t.Add(c)
 }
 
 // addMessage is History's part of Add: consecutive chat_response and

@@ -3,6 +3,7 @@ package turn
 import (
 	"reflect"
 	"testing"
+	"unsafe"
 
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/llm"
@@ -107,4 +108,72 @@ func TestTranscriptFacts(t *testing.T) {
 	if LastModel(evs) != "demo/echo" || ProviderSteps(evs) != 3 {
 		t.Errorf("LastModel %q, ProviderSteps %d", LastModel(evs), ProviderSteps(evs))
 	}
+}
+
+// A transcript given events by AddCopy keeps nothing of the buffer they
+// were decoded from (a chunk of events.json can go once read); by Add, it
+// shares it.
+func TestAddCopyKeepsNothingOfTheBuffer(t *testing.T) {
+	t.Parallel()
+	raw := []byte(`[
+{"type":"turn_start","id":"a","timestamp":"2026-09-26T09:14:00Z","root":"/r"},
+{"type":"chat_request","id":"b","timestamp":"2026-09-26T09:14:00Z","content":"the question","attachments":[{"source":"a.txt","media_type":"text/plain","content":"file text","size":9,"sha256":"s"}]},
+{"type":"chat_response","id":"c","timestamp":"2026-09-26T09:14:01Z","reasoning":"thinking","signature":"sig"},
+{"type":"tool_call_request","id":"d","timestamp":"2026-09-26T09:14:01Z","call_id":"call-1","name":"fs_read","arguments":{"path":"a"}},
+{"type":"tool_call_response","id":"e","timestamp":"2026-09-26T09:14:02Z","call_id":"call-1","content":"the result"},
+{"type":"chat_response","id":"f","timestamp":"2026-09-26T09:14:02Z","message":"the answer"},
+{"type":"turn_end","id":"g","timestamp":"2026-09-26T09:14:02Z","outcome":"completed","model":"demo/echo"}
+]`)
+	evs, err := conversation.DecodeEvents(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(raw)))
+	for _, copied := range []bool{true, false} {
+		tr := NewTranscript(0)
+		for _, e := range evs {
+			if copied {
+				tr.AddCopy(e)
+			} else {
+				tr.Add(e)
+			}
+		}
+		first, answer := tr.FirstExchange()
+		kept := []any{tr.Messages(), first, answer, tr.LastModel(), tr.FinalText()}
+		if shares := pointsInto(reflect.ValueOf(kept), lo, lo+uintptr(len(raw))); shares == copied {
+			t.Errorf("AddCopy %v: the transcript shares the buffer: %v", copied, shares)
+		}
+		if copied && !reflect.DeepEqual(tr.Messages(), History(evs)) {
+			t.Errorf("AddCopy gives other messages than Add: %+v", tr.Messages())
+		}
+	}
+}
+
+// pointsInto reports whether a string or byte slice reachable from v
+// points into [lo, hi).
+func pointsInto(v reflect.Value, lo, hi uintptr) bool {
+	inside := func(p unsafe.Pointer, n int) bool { return n > 0 && uintptr(p) >= lo && uintptr(p) < hi }
+	switch v.Kind() {
+	case reflect.String:
+		s := v.String()
+		return inside(unsafe.Pointer(unsafe.StringData(s)), len(s))
+	case reflect.Slice:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return inside(v.UnsafePointer(), v.Len())
+		}
+		for i := range v.Len() {
+			if pointsInto(v.Index(i), lo, hi) {
+				return true
+			}
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if pointsInto(v.Field(i), lo, hi) {
+				return true
+			}
+		}
+	case reflect.Pointer, reflect.Interface:
+		return !v.IsNil() && pointsInto(v.Elem(), lo, hi)
+	}
+	return false
 }
