@@ -33,10 +33,6 @@ func attachments(as []conversation.Attachment) []llm.Attachment {
 	return out
 }
 
-// LastModel is the model the conversation last used ("<provider>/<model>"
-// as recorded on turn_end), or "".
-func LastModel(evs []conversation.Event) string { return replay(evs).LastModel() }
-
 // ProviderSteps counts the provider calls a conversation already had (see
 // Transcript.ProviderSteps).
 func ProviderSteps(evs []conversation.Event) int { return replay(evs).ProviderSteps() }
