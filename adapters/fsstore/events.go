@@ -6,8 +6,10 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -220,7 +222,14 @@ func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversat
 	// leaves them in the log, or, after a power cut, a partial line that
 	// readers ignore). The log's events stay the tail of events.json, which
 	// is how readers recognise a fold cut before it removed the log.
-	foldNow := plan.endsTurn || st.logSize+batch.size >= s.foldThreshold
+	//
+	// On a long conversation the end of a turn is not folded: its events
+	// stay in the (synced) log, and only the checkout copy is written
+	// whole, from events.json and the log (projectFiles). The log is
+	// folded once it passes the threshold, every few hundred turns.
+	grown := st.logSize+batch.size >= s.foldThreshold
+	deferred := plan.endsTurn && !grown && !imported && st.json != nil && st.json.Size() >= s.longConv
+	foldNow := plan.endsTurn && !deferred || grown
 	var logged []byte // the log's whole content, when it is only these lines
 	if st.logSize == 0 {
 		logged = batch.whole // nil (read back) for a big line
@@ -251,7 +260,14 @@ func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversat
 	}
 	if !foldNow {
 		s.putStream(p.siloConv, st)
-		return nil
+		if !deferred || st.local || loc.Root == "" {
+			return nil
+		}
+		err := s.projectFiles(p.projConv, id, p.siloConv, nil)
+		if !errors.Is(err, errNotArray) {
+			return err
+		}
+		foldNow = true // events.json is not one this store extends: fold
 	}
 	if _, err := s.foldLog(p.siloConv, st, p.format, logged); err != nil {
 		s.dropStream(p.siloConv)
@@ -332,7 +348,7 @@ func (s *Store) foldLog(dir string, st *streamState, f conversation.Format, raw 
 		return false, nil
 	}
 	jsonPath := filepath.Join(dir, eventsFile)
-	ok, err := s.appendToArray(jsonPath, log)
+	ok, err := s.appendToArray(jsonPath, jsonPath, 0o600, log)
 	if err != nil {
 		return false, err
 	}
@@ -372,52 +388,82 @@ func (s *Store) foldLog(dir string, st *streamState, f conversation.Format, raw 
 	return true, nil
 }
 
-// appendToArray replaces the JSON array of events at path (one event per
-// line, as conversation.EncodeEvents writes it; a missing file is empty)
-// with one that also holds lines, atomically. The array's events are
-// copied file to file. ok is false, and nothing is written, when the file
+// appendToArray replaces the JSON array of events at dst with the one at
+// src (one event per line, as conversation.EncodeEvents writes it; a
+// missing file is empty) followed by lines, atomically. The array's events
+// are copied file to file. ok is false, and nothing is written, when src
 // does not end like such an array. The caller syncs the directory.
-func (s *Store) appendToArray(path string, log io.Reader) (ok bool, err error) {
+func (s *Store) appendToArray(src, dst string, perm fs.FileMode, log io.Reader) (ok bool, err error) {
+	a, ok, err := openArray(src)
+	if err != nil || !ok {
+		return false, err
+	}
+	defer a.close()
+	err = s.replaceFile(dst, perm, func(w *os.File) error { return a.writeTo(w, log) })
+	return err == nil, err
+}
+
+// arrayFile is a JSON array of events in a file, ready to be written
+// again with more elements.
+type arrayFile struct {
+	src   *os.File // nil: missing or empty, an empty array
+	body  int64    // bytes of the array before its closing bracket
+	empty bool     // the array has no element
+}
+
+// openArray opens the array at path; ok is false when the file does not
+// end like an array of one event per line.
+func openArray(path string) (a arrayFile, ok bool, err error) {
+	a.empty = true
 	src, err := os.Open(path)
 	if isNotExist(err) {
-		src = nil
-	} else if err != nil {
-		return false, fmt.Errorf("fold events: %w", err)
-	} else if fi, err := src.Stat(); err == nil && fi.Size() == 0 {
+		return a, true, nil
+	}
+	if err != nil {
+		return a, false, fmt.Errorf("fold events: %w", err)
+	}
+	if fi, err := src.Stat(); err == nil && fi.Size() == 0 {
 		_ = src.Close() // an empty file is an empty array
-		src = nil
+		return a, true, nil
 	}
-	var body int64 // bytes of the array before its closing bracket
-	empty := true
-	if src != nil {
-		defer func() { _ = src.Close() }()
-		if body, empty, ok = arrayBody(src); !ok {
-			return false, nil
-		}
+	if a.body, a.empty, ok = arrayBody(src); !ok {
+		_ = src.Close()
+		return a, false, nil
 	}
-	err = s.replaceFile(path, 0o600, func(w *os.File) error {
-		if src != nil {
-			if _, err := src.Seek(0, io.SeekStart); err != nil {
-				return err
-			}
-			// *os.File reads from a LimitedReader of a file with
-			// copy_file_range: the kernel copies (or shares) the blocks.
-			if n, err := io.Copy(w, io.LimitReader(src, body)); err != nil || n != body {
-				return cmp.Or(err, io.ErrUnexpectedEOF)
-			}
-		} else if _, err := w.WriteString("["); err != nil {
+	a.src = src
+	return a, true, nil
+}
+
+func (a arrayFile) close() {
+	if a.src != nil {
+		_ = a.src.Close()
+	}
+}
+
+// writeTo writes the array with the non-blank lines of log (complete
+// lines) added as elements.
+func (a arrayFile) writeTo(w io.Writer, log io.Reader) error {
+	if a.src != nil {
+		if _, err := a.src.Seek(0, io.SeekStart); err != nil {
 			return err
 		}
-		bw := bufio.NewWriterSize(w, 64<<10)
-		if err := copyLines(bw, log, &empty); err != nil {
-			return err
+		// *os.File reads from a LimitedReader of a file with
+		// copy_file_range: the kernel copies (or shares) the blocks.
+		if n, err := io.Copy(w, io.LimitReader(a.src, a.body)); err != nil || n != a.body {
+			return cmp.Or(err, io.ErrUnexpectedEOF)
 		}
-		if _, err := bw.WriteString("\n]\n"); err != nil {
-			return err
-		}
-		return bw.Flush()
-	})
-	return err == nil, err
+	} else if _, err := io.WriteString(w, "["); err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	empty := a.empty
+	if err := copyLines(bw, log, &empty); err != nil {
+		return err
+	}
+	if _, err := bw.WriteString("\n]\n"); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
 // copyLines writes the non-blank lines of the log r, which holds only

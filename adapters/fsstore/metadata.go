@@ -264,7 +264,7 @@ func (s *Store) projectFiles(dir string, id conversation.ID, siloConv string, ev
 			return err
 		})
 	} else {
-		err = s.copyFile(filepath.Join(siloConv, eventsFile), filepath.Join(dir, eventsFile), 0o644)
+		err = s.projectEvents(siloConv, filepath.Join(dir, eventsFile))
 	}
 	if err != nil {
 		return fmt.Errorf("project conversation %s: %w", id, err)

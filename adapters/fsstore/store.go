@@ -52,6 +52,13 @@ var (
 // log into events.json even in the middle of a turn.
 const DefaultFoldThreshold = 256 << 10
 
+// DefaultLongConversation is the size of events.json from which a turn's
+// end leaves its events in the log (the checkout copy is written whole
+// all the same) instead of rewriting the user-local events.json: on a
+// long conversation that copy is most of a turn's writing. The log is
+// folded when it passes the fold threshold.
+const DefaultLongConversation = 1 << 20
+
 // File and directory names of the layout.
 const (
 	workspaceDir  = "workspace"
@@ -79,6 +86,7 @@ type Store struct {
 	clock         ports.Clock
 	rand          io.Reader
 	foldThreshold int64
+	longConv      int64 // see DefaultLongConversation
 	workers       int
 	fsync         bool
 
@@ -115,6 +123,10 @@ type Option func(*Store)
 // folds the log into events.json (default DefaultFoldThreshold).
 func WithFoldThreshold(n int64) Option { return func(s *Store) { s.foldThreshold = n } }
 
+// WithLongConversation sets the size of events.json from which a turn's
+// end does not fold the log (default DefaultLongConversation).
+func WithLongConversation(n int64) Option { return func(s *Store) { s.longConv = n } }
+
 // WithWorkers sets how many goroutines List uses to read metadata files
 // (default: 2 per CPU, at least 4 and at most 16).
 func WithWorkers(n int) Option { return func(s *Store) { s.workers = n } }
@@ -144,6 +156,7 @@ func New(dataDir string, clock ports.Clock, opts ...Option) (*Store, error) {
 		clock:         clock,
 		rand:          rand.Reader,
 		foldThreshold: DefaultFoldThreshold,
+		longConv:      DefaultLongConversation,
 		workers:       max(4, min(16, 2*runtime.GOMAXPROCS(0))),
 		fsync:         true,
 		silos:         map[workspace.ID]string{},

@@ -98,8 +98,9 @@ func (s *Store) streamFor(p place) (*streamState, error) {
 // managed file of the checkout copy dir that is not valid JSON. jp never
 // overwrites such a file: it may hold someone's unresolved merge. A file
 // this process wrote or checked and that is still the same file, or one
-// with the bytes of the user-local copy in siloDir (which this store
-// wrote), is not parsed again: a long conversation's copy is megabytes.
+// with the bytes this store writes there from siloDir (the user-local
+// copy, and for events.json the log not folded yet), is not parsed again:
+// a long conversation's copy is megabytes.
 func (s *Store) checkProjection(dir, siloDir string, id conversation.ID) error {
 	for _, n := range []string{eventsFile, metadataFile} {
 		path := filepath.Join(dir, n)
@@ -113,7 +114,12 @@ func (s *Store) checkProjection(dir, siloDir string, id conversation.ID) error {
 		if s.knownValid(path, fi) {
 			continue
 		}
-		if sameContent(path, filepath.Join(siloDir, n)) {
+		same := sameContent
+		if n == eventsFile {
+			// events.json and the log not folded yet, as projected
+			same = func(path, _ string) bool { return sameAsProjection(path, siloDir) }
+		}
+		if same(path, filepath.Join(siloDir, n)) {
 			s.markValid(path)
 			continue
 		}
