@@ -9,10 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jpcli/jp/adapters/fsstore"
 	"github.com/jpcli/jp/adapters/sysclock"
 	"github.com/jpcli/jp/domain/conversation"
-	"github.com/jpcli/jp/domain/workspace"
 )
 
 // TestSIGKILLKeepsTheBlockInFlight kills jp q with SIGKILL in the middle
@@ -63,15 +61,8 @@ func TestSIGKILLKeepsTheBlockInFlight(t *testing.T) {
 
 	// The next writer folds it in as the cut turn's chat_response.
 	e.run("q", "-c", id, "--cfg", "providers.demo.script=", "and then?")
-	store, err := fsstore.New(filepath.Join(e.data, "jp"), sysclock.New())
-	if err != nil {
-		t.Fatal(err)
-	}
-	found, err := store.Find(ctx, e.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs, err := store.Events(ctx, workspace.Location{ID: found.ID, Root: found.Root}, conversation.ID(id))
+	store, loc := e.store(sysclock.New())
+	evs, err := store.Events(ctx, loc, conversation.ID(id))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,16 +45,8 @@ description = "Echoes its arguments."
 run = "unattended"
 `)
 
-	store, err := fsstore.New(filepath.Join(e.data, "jp"), storetest.NewClock(storetest.Start))
-	if err != nil {
-		t.Fatal(err)
-	}
+	store, loc := e.store(storetest.NewClock(storetest.Start))
 	ctx := context.Background()
-	found, err := store.Find(ctx, e.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	loc := workspace.Location{ID: found.ID, Root: found.Root}
 	id, err := store.Create(ctx, loc, ports.NewConversation{Title: "long"})
 	if err != nil {
 		t.Fatal(err)
@@ -63,7 +55,7 @@ run = "unattended"
 	ev := storetest.NewEventMaker("gen-", storetest.Start)
 	var history []conversation.Event
 	for i := 0; len(history) < n; i++ {
-		history = append(history, ev.Turn(found.Root, fmt.Sprintf("question %d about the code", i), 2)...)
+		history = append(history, ev.Turn(loc.Root, fmt.Sprintf("question %d about the code", i), 2)...)
 	}
 	if err := store.Append(ctx, loc, id, history...); err != nil {
 		t.Fatal(err)
@@ -72,7 +64,7 @@ run = "unattended"
 	// history's calls are padding, the kills' turns get tool calls.
 	pad := strings.Repeat(`{"events": [{"text": "x"}]},`, turn.ProviderSteps(history))
 	e.write("script.json", strings.Replace(multiToolScript(400), `{"responses": [`, `{"responses": [`+pad, 1))
-	silo := filepath.Join(store.DataDir(), "workspace", workspace.SiloName(workspace.Slug("proj"), found.ID), "conversations", string(id))
+	silo := siloConv(store, loc, id)
 	checkout := filepath.Join(e.dir, ".jp", "conversations", string(id))
 
 	// Each kill point: a file jp writes at that point of the turn, and

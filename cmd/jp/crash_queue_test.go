@@ -74,18 +74,10 @@ func TestSIGKILLQueuedDispatch(t *testing.T) {
 	e.write("kill.json", queueKillDemo)
 	e.write("quick.json", queueQuickDemo)
 	e.write("queue.jph", queueKillJPH)
-	store, err := fsstore.New(filepath.Join(e.data, "jp"), sysclock.New())
-	if err != nil {
-		t.Fatal(err)
-	}
+	store, loc := e.store(sysclock.New())
 	ctx := context.Background()
-	found, err := store.Find(ctx, e.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	loc := workspace.Location{ID: found.ID, Root: found.Root}
 	siloOf := func(id conversation.ID) string {
-		return filepath.Join(store.DataDir(), "workspace", workspace.SiloName(workspace.Slug("proj"), found.ID), "conversations", string(id))
+		return siloConv(store, loc, id)
 	}
 	checkoutOf := func(id conversation.ID) string { return filepath.Join(e.dir, ".jp", "conversations", string(id)) }
 	// fresh makes a conversation of one completed turn (the padding).

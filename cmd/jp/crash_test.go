@@ -17,6 +17,7 @@ import (
 	"github.com/jpcli/jp/adapters/sysclock"
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/workspace"
+	"github.com/jpcli/jp/ports"
 )
 
 // jpEnv is a temp home for jp processes started by a test.
@@ -37,6 +38,27 @@ func newJPEnv(t *testing.T) *jpEnv {
 	e.env = append(append(os.Environ(), isolatedEnv(base, e.data, filepath.Join(base, "config"))...),
 		"JP_TEST_RUN_MAIN=1", "JP_HEADLESS=")
 	return e
+}
+
+// store opens the env's data directory with the real store, as a second
+// process would, and returns it with the checkout's location.
+func (e *jpEnv) store(clock ports.Clock) (*fsstore.Store, workspace.Location) {
+	e.t.Helper()
+	store, err := fsstore.New(filepath.Join(e.data, "jp"), clock)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	found, err := store.Find(context.Background(), e.dir)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return store, workspace.Location{ID: found.ID, Root: found.Root}
+}
+
+// siloConv is the user-local directory of conversation id of a checkout
+// named proj.
+func siloConv(store *fsstore.Store, loc workspace.Location, id conversation.ID) string {
+	return filepath.Join(store.DataDir(), "workspace", workspace.SiloName(workspace.Slug("proj"), loc.ID), "conversations", string(id))
 }
 
 // command returns a jp process (this test binary re-executed as jp).
@@ -105,16 +127,8 @@ run = "unattended"
 	e.write("script.json", multiToolScript(400))
 	e.run("q", "--new", "first")
 
-	store, err := fsstore.New(filepath.Join(e.data, "jp"), sysclock.New())
-	if err != nil {
-		t.Fatal(err)
-	}
+	store, loc := e.store(sysclock.New())
 	ctx := context.Background()
-	found, err := store.Find(ctx, e.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	loc := workspace.Location{ID: found.ID, Root: found.Root}
 	list, err := store.List(ctx, loc)
 	if err != nil || len(list) != 1 {
 		t.Fatalf("list: %v %v", list, err)
@@ -140,7 +154,7 @@ run = "unattended"
 
 		for _, p := range []string{
 			filepath.Join(e.dir, ".jp", "conversations", string(id), "events.json"),
-			filepath.Join(store.DataDir(), "workspace", workspace.SiloName(workspace.Slug("proj"), found.ID), "conversations", string(id), "events.json"),
+			filepath.Join(siloConv(store, loc, id), "events.json"),
 		} {
 			b, err := os.ReadFile(p)
 			if err != nil {
