@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -57,7 +56,7 @@ func readLogSized(logPath string) (evs []conversation.Event, partial bool, size 
 	evs = make([]conversation.Event, 0, len(lines))
 	for i, l := range lines {
 		var e conversation.Event
-		if err := json.Unmarshal(l, &e); err != nil {
+		if err := e.UnmarshalJSON(l); err != nil { // the fast decoder, not a validation pass first
 			return nil, false, 0, &ports.CorruptError{Path: logPath, Err: fmt.Errorf("line %d: %w", i+1, err)}
 		}
 		evs = append(evs, e)

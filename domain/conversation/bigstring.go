@@ -116,26 +116,12 @@ func (l StoredLine) writeTo(w io.Writer, piece int) (int64, error) {
 // of b at a time.
 func writeBase64(w io.Writer, b []byte, piece int) (int64, error) {
 	piece = max(3, piece/3*3)
-	buf := make([]byte, 0, base64.StdEncoding.EncodedLen(min(len(b), piece))+2)
-	buf = append(buf, '"')
-	var total int64
-	for {
+	return writeQuoted(w, base64.StdEncoding.EncodedLen(min(len(b), piece)), func(buf []byte) ([]byte, bool) {
 		n := min(len(b), piece)
 		buf = base64.StdEncoding.AppendEncode(buf, b[:n])
 		b = b[n:]
-		if len(b) == 0 {
-			break
-		}
-		m, err := w.Write(buf)
-		total += int64(m)
-		if err != nil {
-			return total, err
-		}
-		buf = buf[:0]
-	}
-	buf = append(buf, '"')
-	m, err := w.Write(buf)
-	return total + int64(m), err
+		return buf, len(b) == 0
+	})
 }
 
 // writeJSONString writes s to w as appendJSONString encodes it, a piece
@@ -143,14 +129,27 @@ func writeBase64(w io.Writer, b []byte, piece int) (int64, error) {
 // UTF-8 sequence crosses (see cutPiece), so that each encodes as it does
 // within s.
 func writeJSONString(w io.Writer, s string, piece int) (int64, error) {
-	buf := make([]byte, 0, min(len(s), piece)+piece/8+8)
-	buf = append(buf, '"')
-	var total int64
-	for len(s) > 0 {
+	return writeQuoted(w, min(len(s), piece)+piece/8, func(buf []byte) ([]byte, bool) {
+		if len(s) == 0 {
+			return buf, true
+		}
 		n := cutPiece(s, piece)
 		buf = appendJSONChars(buf, s[:n])
 		s = s[n:]
-		if len(s) == 0 {
+		return buf, len(s) == 0
+	})
+}
+
+// writeQuoted writes a JSON string to w: the quote, the pieces next
+// appends to a buffer (of about size bytes) until it reports the last,
+// each written as it is made, and the closing quote.
+func writeQuoted(w io.Writer, size int, next func([]byte) ([]byte, bool)) (int64, error) {
+	buf := make([]byte, 0, size+8)
+	buf = append(buf, '"')
+	var total int64
+	for {
+		var last bool
+		if buf, last = next(buf); last {
 			break
 		}
 		m, err := w.Write(buf)
