@@ -16,8 +16,9 @@ import (
 // Events returns them, without a slice of them all: events.json is read a
 // megabyte at a time and decoded as it is read (conversation.EachEventRead),
 // so the first event reaches fn after one chunk, and a conversation of
-// 100,000 events costs the chunks its caller keeps (none, when it keeps
-// detached copies), not its 10 MB file or 50 MB of events. When this
+// 100,000 events costs the chunks its caller keeps (none, when it copies
+// what it keeps, as turn.Transcript.AddCopy does), not its 15 MB file or
+// 50 MB of events. When this
 // process holds the conversation's lock (it is about to write), the scan
 // also builds the state the next append checks its events against, so
 // that append does not read the conversation again.
