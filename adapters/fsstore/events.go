@@ -40,14 +40,9 @@ func readSiloEvents(dir string) (siloEvents, error) {
 }
 
 // readLog decodes events.log: its complete lines, and partial when its
-// last line was cut (a crash mid-append). A missing log has no events.
-func readLog(logPath string) (evs []conversation.Event, partial bool, err error) {
-	evs, partial, _, err = readLogSized(logPath)
-	return evs, partial, err
-}
-
-// readLogSized is readLog, also giving the bytes of the log it read.
-func readLogSized(logPath string) (evs []conversation.Event, partial bool, size int64, err error) {
+// last line was cut (a crash mid-append), and the bytes read. A missing
+// log has no events.
+func readLog(logPath string) (evs []conversation.Event, partial bool, size int64, err error) {
 	raw, err := os.ReadFile(logPath)
 	if err != nil && !isNotExist(err) {
 		return nil, false, 0, fmt.Errorf("read events: %w", err)
@@ -67,7 +62,7 @@ func readLogSized(logPath string) (evs []conversation.Event, partial bool, size 
 // readSiloBase is readSiloEvents without the block in flight.
 func readSiloBase(dir string) (siloEvents, error) {
 	var se siloEvents
-	logEvents, partial, err := readLog(filepath.Join(dir, logFile))
+	logEvents, partial, _, err := readLog(filepath.Join(dir, logFile))
 	if err != nil {
 		return se, err
 	}
@@ -136,7 +131,7 @@ func (s *Store) Events(ctx context.Context, loc workspace.Location, id conversat
 		return nil, err
 	}
 	if p.inSilo {
-		se, err := s.readSilo(p.siloConv)
+		se, err := readSiloEvents(p.siloConv)
 		if err != nil {
 			return nil, fmt.Errorf("conversation %s: %w", id, err)
 		}

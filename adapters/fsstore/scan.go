@@ -114,7 +114,7 @@ func (sc *scan) run() error {
 		// cannot hide events.
 		var err error
 		var size int64
-		if logEvents, sc.partial, size, err = readLogSized(filepath.Join(sc.dir, logFile)); err != nil {
+		if logEvents, sc.partial, size, err = readLog(filepath.Join(sc.dir, logFile)); err != nil {
 			return err
 		}
 		for _, e := range logEvents {

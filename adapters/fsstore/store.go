@@ -105,10 +105,6 @@ type Store struct {
 	// held counts the conversation locks this process holds, by
 	// lockKey: a reader holding one is about to write (see ScanEvents).
 	held map[string]int
-	// lastRead is the last silo conversation read whole, so that the
-	// first append of a turn does not read and decode again what the turn
-	// just read (see readSilo).
-	lastRead *readCache
 	// valid holds checkout copies known to parse, as they were when
 	// known (see checkProjection).
 	valid  map[string]os.FileInfo

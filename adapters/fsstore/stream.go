@@ -146,8 +146,7 @@ func (s *Store) checkProjection(dir, siloDir string, id conversation.ID) error {
 // sequence readers see and removing the log.
 func (s *Store) loadStream(dir string, f conversation.Format) (*streamState, error) {
 	sweepTemps(dir)
-	se, err := s.readSilo(dir)
-	s.dropRead(dir) // the stream state replaces it
+	se, err := readSiloEvents(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,7 @@ const decodeChunk = 2048
 // DecodeEvents parses the JSON array form of events.json (either stored
 // form) and gives events stored without an ID one from their position
 // (FillIDs). The events' Raw bytes are sub-slices of b: b must not be
-// changed afterwards. The slice has room to append a few events.
+// changed afterwards.
 //
 // events.json of a long conversation is megabytes: the array is split
 // into its elements in one pass and the elements are decoded in parallel,
@@ -26,9 +26,7 @@ func DecodeEvents(b []byte) ([]Event, error) {
 	if !ok {
 		return decodeEventsSlow(b)
 	}
-	// Room for the events a turn appends to what it read, so that it does
-	// not copy a long history to add them.
-	evs := make([]Event, len(elems), len(elems)+len(elems)/16+16)
+	evs := make([]Event, len(elems))
 	if !decodeAll(evs, elems) {
 		return decodeEventsSlow(b)
 	}
