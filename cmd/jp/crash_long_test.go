@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -139,34 +138,11 @@ func fileHas(path, s string) bool {
 // checkLongConversation checks the files of a conversation after a kill.
 func checkLongConversation(t *testing.T, store *fsstore.Store, loc workspace.Location, id conversation.ID, silo, checkout string, history []conversation.Event, when string) {
 	t.Helper()
-	for _, path := range []string{filepath.Join(silo, "events.json"), filepath.Join(checkout, "events.json")} {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%s: %v", when, err)
+	counts, evs := checkKilledFiles(t, store, loc, id, silo, checkout, when)
+	for i, n := range counts {
+		if n < len(history) {
+			t.Fatalf("%s: events.json copy %d holds %d events of the %d of the history", when, i, n, len(history))
 		}
-		if !json.Valid(b) || !bytes.HasPrefix(b, []byte("[")) || !bytes.HasSuffix(b, []byte("]\n")) {
-			t.Fatalf("%s: %s is not a complete JSON array (%d bytes)", when, path, len(b))
-		}
-		var raw []json.RawMessage
-		if err := json.Unmarshal(b, &raw); err != nil || len(raw) < len(history) {
-			t.Fatalf("%s: %s holds %d events of the %d of the history: %v", when, path, len(raw), len(history), err)
-		}
-	}
-	for _, path := range []string{filepath.Join(silo, "metadata.json"), filepath.Join(silo, "metadata.local.json"), filepath.Join(checkout, "metadata.json")} {
-		b, err := os.ReadFile(path)
-		if err != nil && !os.IsNotExist(err) {
-			t.Fatalf("%s: %v", when, err)
-		}
-		if err == nil && !json.Valid(b) {
-			t.Fatalf("%s: %s does not parse", when, path)
-		}
-	}
-	evs, err := store.Events(context.Background(), loc, id)
-	if err != nil {
-		t.Fatalf("%s: read events: %v", when, err)
-	}
-	if err := conversation.Validate(evs); err != nil {
-		t.Fatalf("%s: invariants: %v", when, err)
 	}
 	for i, h := range history {
 		if evs[i].ID != h.ID {

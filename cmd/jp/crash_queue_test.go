@@ -202,25 +202,7 @@ type queuedPlace struct{ inDraft, inConv bool }
 // queued text is.
 func checkQueuedKill(t *testing.T, e *jpEnv, store *fsstore.Store, loc workspace.Location, id conversation.ID, silo, checkout, when string) queuedPlace {
 	t.Helper()
-	for _, path := range []string{filepath.Join(silo, "events.json"), filepath.Join(checkout, "events.json")} {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%s: %v", when, err)
-		}
-		var raw []json.RawMessage
-		if !bytes.HasSuffix(b, []byte("]\n")) || json.Unmarshal(b, &raw) != nil {
-			t.Fatalf("%s: %s is not a complete JSON array:\n%s", when, path, b)
-		}
-	}
-	for _, path := range []string{filepath.Join(silo, "metadata.json"), filepath.Join(silo, "metadata.local.json"), filepath.Join(checkout, "metadata.json")} {
-		b, err := os.ReadFile(path)
-		if err != nil && !os.IsNotExist(err) {
-			t.Fatalf("%s: %v", when, err)
-		}
-		if err == nil && !json.Valid(b) {
-			t.Fatalf("%s: %s does not parse:\n%s", when, path, b)
-		}
-	}
+	_, evs := checkKilledFiles(t, store, loc, id, silo, checkout, when)
 	if b, err := os.ReadFile(filepath.Join(silo, "events.log")); err == nil {
 		// Every complete line is an event; a last line without its
 		// newline is a write cut by the kill, which readers ignore.
@@ -237,13 +219,6 @@ func checkQueuedKill(t *testing.T, e *jpEnv, store *fsstore.Store, loc workspace
 	show := e.run("conversation", "show", string(id))
 	if !strings.Contains(show, "first") {
 		t.Fatalf("%s: jp conversation show:\n%s", when, show)
-	}
-	evs, err := store.Events(context.Background(), loc, id)
-	if err != nil {
-		t.Fatalf("%s: read events: %v", when, err)
-	}
-	if err := conversation.Validate(evs); err != nil {
-		t.Fatalf("%s: invariants: %v", when, err)
 	}
 	var p queuedPlace
 	for _, ev := range evs {

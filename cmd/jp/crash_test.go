@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -53,6 +54,44 @@ func (e *jpEnv) store(clock ports.Clock) (*fsstore.Store, workspace.Location) {
 		e.t.Fatal(err)
 	}
 	return store, workspace.Location{ID: found.ID, Root: found.Root}
+}
+
+// checkKilledFiles checks what a kill left of conversation id, whose
+// user-local and checkout directories are silo and checkout: both
+// events.json are complete JSON arrays (their element counts are
+// returned, user-local first), every metadata file that exists parses,
+// and the store reads events that keep the stream's invariants.
+func checkKilledFiles(t *testing.T, store *fsstore.Store, loc workspace.Location, id conversation.ID, silo, checkout, when string) ([2]int, []conversation.Event) {
+	t.Helper()
+	var counts [2]int
+	for i, path := range []string{filepath.Join(silo, "events.json"), filepath.Join(checkout, "events.json")} {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%s: %v", when, err)
+		}
+		var raw []json.RawMessage
+		if !bytes.HasPrefix(b, []byte("[")) || !bytes.HasSuffix(b, []byte("]\n")) || json.Unmarshal(b, &raw) != nil {
+			t.Fatalf("%s: %s is not a complete JSON array (%d bytes)", when, path, len(b))
+		}
+		counts[i] = len(raw)
+	}
+	for _, path := range []string{filepath.Join(silo, "metadata.json"), filepath.Join(silo, "metadata.local.json"), filepath.Join(checkout, "metadata.json")} {
+		b, err := os.ReadFile(path)
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatalf("%s: %v", when, err)
+		}
+		if err == nil && !json.Valid(b) {
+			t.Fatalf("%s: %s does not parse:\n%s", when, path, b)
+		}
+	}
+	evs, err := store.Events(context.Background(), loc, id)
+	if err != nil {
+		t.Fatalf("%s: read events: %v", when, err)
+	}
+	if err := conversation.Validate(evs); err != nil {
+		t.Fatalf("%s: invariants: %v", when, err)
+	}
+	return counts, evs
 }
 
 // siloConv is the user-local directory of conversation id of a checkout
