@@ -36,6 +36,7 @@ import (
 	"sync"
 
 	"github.com/jpcli/jp/domain/draft"
+	"github.com/jpcli/jp/internal/safetext"
 	"github.com/jpcli/jp/ports"
 )
 
@@ -188,7 +189,7 @@ func (p *prompter) Ask(ctx context.Context, q ports.Question) (ports.Answer, err
 	}
 	s := (*Script)(p)
 	if q.Diff != "" && s.show != nil {
-		fmt.Fprintf(s.show, "%s\n%s", printable(q.Message), printable(q.Diff))
+		fmt.Fprintf(s.show, "%s\n%s", safetext.String(q.Message), safetext.String(q.Diff))
 	}
 	st, n, err := s.take(r)
 	if err != nil {
@@ -291,14 +292,4 @@ func (s *Script) mismatch(st step, n int, r request, reason string) *StepError {
 		Hint:     r.suggestion(),
 		Reason:   reason,
 	}
-}
-
-// printable replaces control characters other than newline and tab.
-func printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return '\uFFFD'
-		}
-		return r
-	}, s)
 }

@@ -193,3 +193,27 @@ func TestLoad(t *testing.T) {
 		t.Fatalf("Ask() = %+v %v", a, err)
 	}
 }
+
+// A write tool's question shows its title and diff before the step
+// answers it; a file name with a bidirectional override or a zero-width
+// character is shown escaped, so the name read is the name approved.
+func TestShowEscapesInvisibleCharacters(t *testing.T) {
+	s := mustParse(t, "permission fs_create_file y")
+	var shown strings.Builder
+	s.ShowTo(&shown)
+	q := permission("fs_create_file")
+	q.Message = "Run tool fs_create_file: create evil\u202egnp.sh (1 lines)?"
+	q.Diff = "--- /dev/null\n+++ b/evil\u202egnp.sh\n@@ -0,0 +1 @@\n+x\u200b\x1b[2J\n"
+	if _, err := s.Prompter().Ask(context.Background(), q); err != nil {
+		t.Fatal(err)
+	}
+	got := shown.String()
+	for _, want := range []string{"create evil<U+202E>gnp.sh", "+++ b/evil<U+202E>gnp.sh", "+x<U+200B>^[[2J"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("shown text lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.ContainsAny(got, "\u202e\u200b\x1b") {
+		t.Errorf("shown text holds a raw control or format character: %q", got)
+	}
+}

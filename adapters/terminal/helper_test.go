@@ -56,6 +56,12 @@ func runHelper(scenario string) int {
 		a, err = p.Ask(ctx, ports.Question{Kind: ports.QuestionConfirm, Message: "Delete 14 stale entries?"})
 	case "permission":
 		a, err = p.Ask(ctx, ports.Question{Kind: ports.QuestionSelect, Message: "Run tool bash?", Options: permissionOptions, Topic: "tool_permission:bash"})
+	case "write-permission":
+		// A write tool's question for a file whose name holds a
+		// right-to-left override: it reads "evilhs.png" when printed raw.
+		a, err = p.Ask(ctx, ports.Question{Kind: ports.QuestionSelect, Options: permissionOptions, Topic: "tool_permission:fs_create_file",
+			Message: "Run tool fs_create_file: create evil\u202egnp.sh (1 lines)?",
+			Diff:    "--- /dev/null\n+++ b/evil\u202egnp.sh\n@@ -0,0 +1 @@\n+echo hi\u200b\n"})
 	case "select":
 		a, err = p.Ask(ctx, ports.Question{Kind: ports.QuestionSelect, Message: "Which branch?",
 			Options: []ports.Option{{Value: "main"}, {Value: "develop"}, {Value: "release"}}})

@@ -136,3 +136,18 @@ func TestFileSafe(t *testing.T) {
 		}
 	}
 }
+
+// The diff shown before a write tool's question escapes bidirectional
+// controls and zero-width characters in file names and lines, as it
+// escapes control bytes.
+func TestShowDiffEscapesInvisibleCharacters(t *testing.T) {
+	got := colourDiff("--- /dev/null\n+++ b/evil\u202egnp.sh\n@@ -0,0 +1 @@\n+if admin\u2066 {\u2069 \u200b\n")
+	for _, want := range []string{"+++ b/evil<U+202E>gnp.sh", "+if admin<U+2066> {<U+2069> <U+200B>"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("diff lacks %q:\n%q", want, got)
+		}
+	}
+	if strings.ContainsAny(got, "\u202e\u2066\u2069\u200b") {
+		t.Errorf("diff holds a raw format character: %q", got)
+	}
+}

@@ -161,6 +161,17 @@ func TestPrompterInTmux(t *testing.T) {
 			steps: []step{func(p *pane) { p.waitFor("[N] skip"); p.keys("Escape") }}},
 		{name: "permission Ctrl-C interrupts", scenario: "permission", want: helperResult{Err: "interrupted"}, restored: true,
 			steps: []step{func(p *pane) { p.waitFor("[N] skip"); p.keys("C-c") }}},
+		{name: "write permission shows invisible characters escaped", scenario: "write-permission", want: helperResult{Text: "n"},
+			steps: []step{func(p *pane) {
+				p.waitFor("+++ b/evil<U+202E>gnp.sh")
+				p.waitFor("+echo hi<U+200B>")
+				p.waitFor("Run tool fs_create_file: create evil<U+202E>gnp.sh (1 lines)?")
+				p.waitFor("[N] skip")
+				if scr := p.screen(); strings.ContainsAny(scr, "\u202e\u200b") {
+					p.t.Errorf("the screen holds a raw format character:\n%q", scr)
+				}
+				p.keys("n")
+			}}},
 		{name: "select", scenario: "select", want: helperResult{Text: "develop"},
 			steps: []step{func(p *pane) { p.waitFor("release"); p.keys("Down", "Enter") }}},
 		{name: "text", scenario: "text", want: helperResult{Text: "fix: the parser"}, restored: true,

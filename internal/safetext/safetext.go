@@ -14,6 +14,12 @@
 //   - C1 controls, U+0080 to U+009F, whether UTF-8 encoded or raw bytes
 //     outside a valid UTF-8 sequence, are shown as cat -v shows them:
 //     U+009B (CSI) as "M-^[";
+//   - Unicode format characters (general category Cf), which a terminal
+//     does not print but which change what the text around them looks
+//     like, are shown by code point: the bidirectional controls U+202A to
+//     U+202E and U+2066 to U+2069 ("Trojan Source"), the zero-width
+//     characters U+200B to U+200D, U+2060 and U+FEFF, the soft hyphen and
+//     every other one, e.g. U+202E as "<U+202E>";
 //   - everything else passes unchanged, including other bytes that are
 //     not valid UTF-8 (they are not controls).
 //
@@ -22,8 +28,11 @@
 package safetext
 
 import (
+	"fmt"
 	"io"
 	"sync"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -83,12 +92,17 @@ func scan(s string, i int, final bool) (j int, esc string, n int, more bool) {
 			j++
 		case r < 0xa0:
 			return j, meta[r-0x80], size, false
+		case unicode.Is(unicode.Cf, r):
+			return j, codePoint(r), size, false
 		default:
 			j += size
 		}
 	}
 	return len(s), "", 0, false
 }
+
+// codePoint is how format character r is shown: "<U+202E>".
+func codePoint(r rune) string { return fmt.Sprintf("<U+%04X>", r) }
 
 // Clean reports whether s passes unchanged.
 func Clean(s string) bool {
@@ -267,40 +281,52 @@ func (w *Writer) Flush() error {
 	return WriteString(w.sw, s)
 }
 
-// JSON escapes, in encoded JSON text b, the bytes encoding/json leaves raw
-// that a terminal would act on: DEL and the C1 controls U+0080 to U+009F
-// become \u007f and \u0080 ... \u009f. Outside strings JSON has no such
-// bytes, so the result decodes to the same value. It returns b itself
-// when there is nothing to escape.
+// JSON escapes, in encoded JSON text b, the characters encoding/json
+// leaves raw that a terminal would act on or that change how the text
+// around them looks: DEL, the C1 controls U+0080 to U+009F and the
+// format characters (Cf, U+202E among them) become \u007f, \u0080 ...
+// \u009f, \u202e (a pair of surrogate escapes above U+FFFF). Outside
+// strings JSON has no such characters, so the result decodes to the same
+// value. It returns b itself when there is nothing to escape.
 func JSON(b []byte) []byte {
 	var out []byte
 	last := 0
-	for i := 0; i < len(b); i++ {
+	for i := 0; i < len(b); {
 		c := b[i]
-		var r byte
-		switch {
-		case c == 0x7f:
-			r = c
-		case c == 0xc2 && i+1 < len(b) && b[i+1] >= 0x80 && b[i+1] < 0xa0:
-			r = b[i+1]
-		default:
+		if c < 0x7f {
+			i++
+			continue
+		}
+		r, size := rune(c), 1
+		if c >= 0x80 {
+			r, size = utf8.DecodeRune(b[i:])
+		}
+		if !(r == 0x7f || r >= 0x80 && r < 0xa0 && size > 1 || size > 1 && unicode.Is(unicode.Cf, r)) {
+			i += size
 			continue
 		}
 		if out == nil {
 			out = make([]byte, 0, len(b)+16)
 		}
 		out = append(out, b[last:i]...)
-		out = append(out, `\u00`...)
-		out = append(out, hex[r>>4], hex[r&0xf])
-		if c == 0xc2 {
-			i++
+		if r > 0xffff {
+			hi, lo := utf16.EncodeRune(r)
+			out = appendU(appendU(out, hi), lo)
+		} else {
+			out = appendU(out, r)
 		}
-		last = i + 1
+		i += size
+		last = i
 	}
 	if out == nil {
 		return b
 	}
 	return append(out, b[last:]...)
+}
+
+// appendU appends the JSON escape \uXXXX of r (at most U+FFFF).
+func appendU(dst []byte, r rune) []byte {
+	return append(dst, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
 }
 
 const hex = "0123456789abcdef"

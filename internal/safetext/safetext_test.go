@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -24,6 +25,10 @@ func TestString(t *testing.T) {
 		{"raw \xff byte", "raw \xff byte"},
 		{"nbsp \u00a0 é “quoted” 日本", "nbsp \u00a0 é “quoted” 日本"},
 		{"cut \xe2\x80", "cut \xe2M-^@"},
+		{"evil\u202egnp.sh", "evil<U+202E>gnp.sh"},
+		{"\u202a\u202b\u202c\u202d \u2066\u2067\u2068\u2069", "<U+202A><U+202B><U+202C><U+202D> <U+2066><U+2067><U+2068><U+2069>"},
+		{"zero\u200bwidth\u200c\u200d\u2060\ufeff", "zero<U+200B>width<U+200C><U+200D><U+2060><U+FEFF>"},
+		{"soft\u00adhyphen lrm\u200e tag\U000E0041", "soft<U+00AD>hyphen lrm<U+200E> tag<U+E0041>"},
 	} {
 		if got := String(tc.in); got != tc.want {
 			t.Errorf("String(%q) = %q, want %q", tc.in, got, tc.want)
@@ -50,6 +55,9 @@ func assertSafe(t *testing.T, out string) {
 		if r >= 0x80 && r < 0xa0 || r == utf8.RuneError && size == 1 && c >= 0x80 && c < 0xa0 {
 			t.Fatalf("C1 control %#x at %d in %q", r, i, out)
 		}
+		if unicode.Is(unicode.Cf, r) {
+			t.Fatalf("format character %U at %d in %q", r, i, out)
+		}
 		i += size
 	}
 }
@@ -58,7 +66,7 @@ func assertSafe(t *testing.T, out string) {
 // the whole, wherever the pieces are cut.
 func TestWriterSplits(t *testing.T) {
 	t.Parallel()
-	in := "a\r\nb\rc\xe2\x80\x9cq\xe2\x80\x9d \u009b \xc2\x9b\x1b[0m 日本\r"
+	in := "a\r\nb\rc\xe2\x80\x9cq\xe2\x80\x9d \u009b \xc2\x9b\x1b[0m 日本\u202e\U000E0041\r"
 	want := String(in)
 	for cut := 0; cut <= len(in); cut++ {
 		for cut2 := cut; cut2 <= len(in); cut2++ {
@@ -81,13 +89,13 @@ func TestWriterSplits(t *testing.T) {
 
 func TestJSON(t *testing.T) {
 	t.Parallel()
-	in := "esc \x1b del \x7f csi \u009b é"
+	in := "esc \x1b del \x7f csi \u009b é rlo \u202e zwsp \u200b tag \U000E0041"
 	b, err := json.Marshal(in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := JSON(b)
-	if want := `"esc \u001b del \u007f csi \u009b é"`; string(got) != want {
+	if want := `"esc \u001b del \u007f csi \u009b é rlo \u202e zwsp \u200b tag \udb40\udc41"`; string(got) != want {
 		t.Fatalf("JSON = %s, want %s", got, want)
 	}
 	var back string
@@ -103,6 +111,7 @@ func FuzzWriter(f *testing.F) {
 	f.Add("\x1b]52;c;aGk=\x07", 3)
 	f.Add("a\r\nb\rc \u009b \xc2", 1)
 	f.Add("“日本”\r", 2)
+	f.Add("a\u202eb\u200b", 2)
 	f.Fuzz(func(t *testing.T, in string, cut int) {
 		want := String(in)
 		assertSafe(t, want)
