@@ -522,3 +522,54 @@ func benchConfig() config.Config {
 	cfg.Conversation.Tools.Named[GrepFiles] = config.Tool{}
 	return cfg
 }
+
+// TestGitToolsRunNoRepositoryCommand: a checkout whose .git/config names
+// commands (an fsmonitor hook, a filter driver for its committed
+// .gitattributes, an external diff, a textconv, a pager) gets none of
+// them run by the read-only git tools.
+func TestGitToolsRunNoRepositoryCommand(t *testing.T) {
+	t.Parallel()
+	dir := gitRepo(t, map[string]string{"a.txt": "one\n"})
+	marks := t.TempDir()
+	script := filepath.Join(marks, "run.sh")
+	must(t, os.WriteFile(script, []byte("#!/bin/sh\necho ran >> \""+marks+"/marker\"\ncat\n"), 0o755))
+	for _, kv := range [][2]string{
+		{"core.fsmonitor", script},
+		{"core.pager", script},
+		{"pager.status", script},
+		{"diff.external", script},
+		{"filter.evil.clean", script},
+		{"filter.evil.smudge", script},
+		{"filter.evil.process", script},
+		{"filter.evil.required", "true"},
+		{"diff.evil.textconv", script},
+		{"diff.evil.command", script},
+	} {
+		cmd := exec.Command("git", "config", kv[0], kv[1])
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git config %s: %v\n%s", kv[0], err, out)
+		}
+	}
+	must(t, os.WriteFile(filepath.Join(dir, ".gitattributes"), []byte("* filter=evil diff=evil\n"), 0o644))
+	must(t, os.WriteFile(filepath.Join(dir, "a.txt"), []byte("two\n"), 0o644))
+	s := server(t, dir, nil)
+	for _, tc := range []struct {
+		tool string
+		args any
+		want string
+	}{
+		{GitStatus, map[string]any{}, " M a.txt"},
+		{GitDiff, map[string]any{}, "+two"},
+		{GitDiff, map[string]any{"paths": []string{"a.txt"}}, "-one"},
+		{GitLog, map[string]any{}, "first commit"},
+	} {
+		r := call(t, s, tc.tool, tc.args)
+		if r.IsError || !strings.Contains(r.Content, tc.want) {
+			t.Errorf("%s %v: IsError = %v, want %q in:\n%s", tc.tool, tc.args, r.IsError, tc.want, r.Content)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(marks, "marker")); err == nil {
+		t.Fatalf("a command from the repository's git configuration ran (%d times)", strings.Count(string(b), "ran"))
+	}
+}

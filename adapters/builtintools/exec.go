@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jpcli/jp/internal/procgroup"
+	"github.com/jpcli/jp/internal/safegit"
 	"github.com/jpcli/jp/ports"
 )
 
@@ -35,35 +36,43 @@ func (s *Server) git(ctx context.Context, name string, args json.RawMessage) (po
 	if err := decode(args, &a); err != nil {
 		return ports.ToolResult{}, err
 	}
-	argv := []string{"git", "--no-pager", "-c", "core.quotepath=off", "-c", "color.ui=false"}
+	sub := []string{"-c", "core.quotepath=off", "-c", "color.ui=false"}
 	switch name {
 	case GitStatus:
-		argv = append(argv, "status", "--short", "--branch")
+		sub = append(sub, "status", "--short", "--branch", "--ignore-submodules=dirty")
 	case GitDiff:
-		argv = append(argv, "diff", "--no-ext-diff", "--no-textconv")
+		sub = append(sub, "diff", "--no-ext-diff", "--no-textconv", "--ignore-submodules=dirty")
 		if a.Staged {
-			argv = append(argv, "--cached")
+			sub = append(sub, "--cached")
 		}
 	case GitLog:
 		n := a.MaxCount
 		if n <= 0 {
 			n = defaultLogCount
 		}
-		argv = append(argv, "log", fmt.Sprintf("--max-count=%d", min(n, 500)), "--date=short", "--format=%h %ad %an%n    %s")
+		sub = append(sub, "log", "--no-show-signature", "--no-ext-diff", "--no-textconv", fmt.Sprintf("--max-count=%d", min(n, 500)), "--date=short", "--format=%h %ad %an%n    %s")
 	}
 	if len(a.Paths) > 0 {
-		argv = append(argv, "--")
+		sub = append(sub, "--")
 		for _, p := range a.Paths {
 			rel, err := s.readable(name, p)
 			if err != nil {
 				return ports.ToolResult{}, err
 			}
-			argv = append(argv, rel)
+			sub = append(sub, rel)
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, gitTimeout)
 	defer cancel()
-	out, code, err := s.run(ctx, argv, []string{"GIT_OPTIONAL_LOCKS=0", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat"})
+	drivers, err := s.gitFilterDrivers(ctx)
+	if err != nil {
+		return ports.ToolResult{}, err
+	}
+	argv, err := safegit.Argv(drivers, sub...)
+	if err != nil {
+		return ports.ToolResult{}, refuse("%s refused: %v", name, err)
+	}
+	out, code, err := s.run(ctx, argv, safegit.Env(os.Environ()))
 	if err != nil {
 		return ports.ToolResult{}, err
 	}
@@ -101,7 +110,7 @@ func (s *Server) shell(ctx context.Context, args json.RawMessage) (ports.ToolRes
 	}
 	tctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	out, code, err := s.run(tctx, []string{"/bin/sh", "-c", a.Command}, nil)
+	out, code, err := s.run(tctx, []string{"/bin/sh", "-c", a.Command}, os.Environ())
 	if err != nil {
 		return ports.ToolResult{}, err
 	}
@@ -114,12 +123,41 @@ func (s *Server) shell(ctx context.Context, args json.RawMessage) (ports.ToolRes
 	return ports.ToolResult{Content: out}, nil
 }
 
-// run runs argv in the checkout with stdout and stderr together, capped.
-// A cancelled ctx stops the process group (SIGTERM, then SIGKILL).
+// gitFilterDrivers lists the filter drivers the checkout's git
+// configuration defines, for safegit.Argv to turn off. Only git's
+// standard output is read (a warning on stderr cannot hide a driver); a
+// failure (no repository) lists none, and the command itself then says
+// what is wrong.
+func (s *Server) gitFilterDrivers(ctx context.Context) ([]string, error) {
+	argv := safegit.DriversArgv()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = s.dir
+	cmd.Env = safegit.Env(os.Environ())
+	out := &procgroup.Capped{Max: 1 << 20}
+	cmd.Stdout = out
+	err := procgroup.Run(ctx, cmd, killGrace)
+	if cmd.Process == nil {
+		if errors.Is(err, exec.ErrNotFound) {
+			return nil, refuse("git is not installed or not on PATH")
+		}
+		return nil, refuse("start git: %v", err)
+	}
+	if out.Truncated() {
+		return nil, refuse("refused: the checkout's git configuration defines more filter drivers than jp can turn off")
+	}
+	if err != nil {
+		return nil, nil
+	}
+	return safegit.Drivers([]byte(out.String())), nil
+}
+
+// run runs argv in the checkout with environment env and stdout and
+// stderr together, capped. A cancelled ctx stops the process group
+// (SIGTERM, then SIGKILL).
 func (s *Server) run(ctx context.Context, argv []string, env []string) (string, int, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = s.dir
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = env
 	out := &procgroup.Capped{Max: maxExecOutput}
 	cmd.Stdout, cmd.Stderr = out, out
 	err := procgroup.Run(ctx, cmd, killGrace)

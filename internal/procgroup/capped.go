@@ -40,3 +40,10 @@ func (c *Capped) String() string {
 	}
 	return c.buf.String()
 }
+
+// Truncated reports whether some output was dropped.
+func (c *Capped) Truncated() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.truncated
+}
