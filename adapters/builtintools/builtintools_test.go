@@ -377,6 +377,16 @@ func TestConfinement(t *testing.T) {
 		{"move out", MoveFile, map[string]any{"path": "a.txt", "new_path": "../a.txt"}, "leads outside the checkout"},
 		{"move in from out", MoveFile, map[string]any{"path": "../secret.txt", "new_path": "s.txt"}, "leads outside the checkout"},
 		{"move into .git", MoveFile, map[string]any{"path": "a.txt", "new_path": ".git/hooks/pre-commit"}, "inside .git/ or .jp/"},
+		// A case-insensitive file system (macOS, Windows) opens .git for
+		// .GIT; HFS+ ignores zero-width characters; Windows drops trailing
+		// dots and spaces.
+		{"create .GIT/hooks", CreateFile, map[string]any{"path": ".GIT/hooks/pre-commit", "content": "x"}, "inside .git/ or .jp/"},
+		{"create .Jp/config.toml", CreateFile, map[string]any{"path": ".Jp/config.toml", "content": "x"}, "inside .git/ or .jp/"},
+		{"create sub/.gIt/config", CreateFile, map[string]any{"path": "sub/.gIt/config", "content": "x"}, "inside .git/ or .jp/"},
+		{"create .g<ZWNJ>it", CreateFile, map[string]any{"path": ".g\u200cit/hooks/pre-commit", "content": "x"}, "inside .git/ or .jp/"},
+		{"create .git. (trailing dot)", CreateFile, map[string]any{"path": ".git./hooks/pre-commit", "content": "x"}, "inside .git/ or .jp/"},
+		{"create GIT~1", CreateFile, map[string]any{"path": "GIT~1/hooks/pre-commit", "content": "x"}, "inside .git/ or .jp/"},
+		{"move into .JP", MoveFile, map[string]any{"path": "a.txt", "new_path": ".JP/config.toml"}, "inside .git/ or .jp/"},
 		{"git diff ../", GitDiff, map[string]any{"paths": []string{"../secret.txt"}}, "leads outside the checkout"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -571,5 +581,28 @@ func TestGitToolsRunNoRepositoryCommand(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(marks, "marker")); err == nil {
 		t.Fatalf("a command from the repository's git configuration ran (%d times)", strings.Count(string(b), "ran"))
+	}
+}
+
+// internalName folds case and Unicode normalisation: the NFC and NFD
+// spellings of a name are one name, and only .git and .jp are internal.
+func TestInternalName(t *testing.T) {
+	t.Parallel()
+	for seg, want := range map[string]bool{
+		".git": true, ".GIT": true, ".Git": true, ".jp": true, ".JP": true, ".jP": true,
+		".git\u200d": true, "\ufeff.jp": true, ".jp ": true, "git~1": true,
+		"git": false, ".github": false, ".gitignore": false, "jp": false, ".jpx": false, "caf\u00e9": false,
+	} {
+		if got := internalName(seg); got != want {
+			t.Errorf("internalName(%q) = %v, want %v", seg, got, want)
+		}
+	}
+	// The NFC and NFD spellings of a name are one name (macOS stores
+	// NFD); other names differ.
+	if !sameName("Cafe\u0301", "caf\u00e9") || !sameName("caf\u00e9", "CAFE\u0301") {
+		t.Error("the NFD and NFC spellings of a name compare different")
+	}
+	if sameName("cafe", "caf\u00e9") {
+		t.Error("cafe and café compare equal")
 	}
 }

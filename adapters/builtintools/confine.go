@@ -8,8 +8,10 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"unicode"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"golang.org/x/text/unicode/norm"
 )
 
 // toolError is a failure the model reads as the call's result: a refused
@@ -111,14 +113,41 @@ func (s *Server) realRel(rel string) (string, error) {
 }
 
 // internal reports whether rel is .git or .jp or inside one (at any
-// depth: a submodule's .git too).
+// depth: a submodule's .git too), under every spelling a file system may
+// take for the same directory (see internalName).
 func internal(rel string) bool {
 	for _, seg := range strings.Split(rel, "/") {
-		if seg == ".git" || seg == ".jp" {
+		if internalName(seg) {
 			return true
 		}
 	}
 	return false
+}
+
+// internalName reports whether one path element names .git or .jp on
+// some file system (see sameName), or is git~1, the 8.3 short name
+// Windows may give .git (git refuses it too).
+func internalName(seg string) bool {
+	return sameName(seg, ".git") || sameName(seg, ".jp") || sameName(seg, "git~1")
+}
+
+// sameName reports whether two path elements may name one file: compared
+// case-insensitively (macOS and Windows fold case: .GIT is .git), after
+// Unicode normalisation (NFC and NFD spellings are one name on macOS),
+// without the format characters HFS+ ignores (".g\u200cit") and the
+// trailing dots and spaces Windows drops (".git. ").
+func sameName(a, b string) bool {
+	return strings.EqualFold(fold(a), fold(b))
+}
+
+func fold(seg string) string {
+	s := strings.Map(func(r rune) rune {
+		if unicode.Is(unicode.Cf, r) {
+			return -1
+		}
+		return r
+	}, norm.NFC.String(seg))
+	return strings.TrimRight(s, ". ")
 }
 
 // permitted applies conversation.tools.<tool>.allow and deny to rel.
