@@ -46,15 +46,11 @@ func (s *Server) readFile(args json.RawMessage) (ports.ToolResult, error) {
 	if err != nil {
 		return ports.ToolResult{}, err
 	}
-	f, err := s.root.Open(rel)
+	f, fi, err := s.openRegular(ReadFile, rel)
 	if err != nil {
-		return ports.ToolResult{}, rootErr("read", rel, err)
+		return ports.ToolResult{}, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return ports.ToolResult{}, rootErr("read", rel, err)
-	}
 	if fi.IsDir() {
 		return ports.ToolResult{}, refuse("%s is a directory; use fs_list_files to see what is in it", rel)
 	}
@@ -259,7 +255,7 @@ func (s *Server) grepFiles(ctx context.Context, args json.RawMessage) (ports.Too
 		default:
 			// Only part of this file's matches fit: match it again with
 			// the room left.
-			if b, err := s.root.ReadFile(rel); err == nil {
+			if b, err := s.readRegular(GrepFiles, rel); err == nil {
 				found += grepFile(&out, rel, b, re, ctxLines, limit-found)
 			}
 		}
@@ -342,7 +338,7 @@ func (s *Server) matchFiles(ctx context.Context, cands []string, re *regexp.Rege
 	for range min(runtime.GOMAXPROCS(0)*2, 8) {
 		wg.Go(func() {
 			for i := range next {
-				b, err := s.root.ReadFile(cands[i])
+				b, err := s.readRegular(GrepFiles, cands[i])
 				if err == nil && !isBinary(b) && re.Match(b) {
 					var sb strings.Builder
 					n := grepFile(&sb, cands[i], b, re, ctxLines, limit)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"strings"
@@ -185,7 +186,7 @@ func (s *Server) plan(tool string, args json.RawMessage) (*plan, error) {
 				}
 				j, seen := byPath[rel]
 				if !seen {
-					before, err := s.readText(rel)
+					before, err := s.readText(tool, rel)
 					if err != nil {
 						return nil, err
 					}
@@ -218,7 +219,7 @@ func (s *Server) plan(tool string, args json.RawMessage) (*plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		before, err := s.readAny(rel)
+		before, err := s.readAny(tool, rel)
 		if err != nil {
 			return nil, err
 		}
@@ -242,7 +243,7 @@ func (s *Server) plan(tool string, args json.RawMessage) (*plan, error) {
 		if err != nil {
 			return nil, err
 		}
-		before, err := s.readAny(rel)
+		before, err := s.readAny(tool, rel)
 		if err != nil {
 			return nil, err
 		}
@@ -255,27 +256,31 @@ func (s *Server) plan(tool string, args json.RawMessage) (*plan, error) {
 }
 
 // readAny reads a regular file whole (binary allowed: delete and move).
-func (s *Server) readAny(rel string) ([]byte, error) {
-	fi, err := s.root.Stat(rel)
+func (s *Server) readAny(tool, rel string) ([]byte, error) {
+	f, fi, err := s.openRegular(tool, rel)
 	if err != nil {
-		return nil, rootErr("read", rel, err)
+		return nil, err
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, refuse("%s is not a regular file", rel)
+	defer f.Close()
+	if fi.IsDir() {
+		return nil, refuse("%s: %s is a directory, not a regular file", tool, rel)
 	}
 	if fi.Size() > maxWriteSize {
 		return nil, refuse("%s is %d bytes, more than the built-in tools change (%d)", rel, fi.Size(), maxWriteSize)
 	}
-	b, err := s.root.ReadFile(rel)
+	b, err := io.ReadAll(io.LimitReader(f, maxWriteSize+1))
 	if err != nil {
 		return nil, rootErr("read", rel, err)
+	}
+	if len(b) > maxWriteSize {
+		return nil, refuse("%s is more than %d bytes, more than the built-in tools change", rel, maxWriteSize)
 	}
 	return b, nil
 }
 
 // readText reads a text file to modify.
-func (s *Server) readText(rel string) ([]byte, error) {
-	b, err := s.readAny(rel)
+func (s *Server) readText(tool, rel string) ([]byte, error) {
+	b, err := s.readAny(tool, rel)
 	if err != nil {
 		return nil, err
 	}
@@ -320,9 +325,9 @@ func (s *Server) apply(p *plan) (ports.ToolResult, error) {
 		if c.before == nil {
 			continue
 		}
-		now, err := s.root.ReadFile(c.path)
+		now, err := s.readRegular(p.tool, c.path)
 		if err != nil {
-			return ports.ToolResult{}, rootErr("read", c.path, err)
+			return ports.ToolResult{}, err
 		}
 		if hash(now) != c.base {
 			return ports.ToolResult{}, refuse("%s changed while the call waited; nothing was changed. Read it again", c.path)
