@@ -13,8 +13,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jpcli/jp/domain/config"
+	"github.com/jpcli/jp/internal/atomicfile"
 	"github.com/jpcli/jp/ports"
 )
 
@@ -604,5 +606,74 @@ func TestInternalName(t *testing.T) {
 	}
 	if sameName("cafe", "caf\u00e9") {
 		t.Error("cafe and café compare equal")
+	}
+}
+
+// TestWriteSweepsStaleTemps: a write tool names its temporary files
+// ".NAME.jp-tmp-…", and a write to a directory removes from it the ones
+// a killed jp left (older than a minute), and nothing else: not a fresh
+// one (a write in flight), not another program's, not one in another
+// directory. The listing tools never show them.
+func TestWriteSweepsStaleTemps(t *testing.T) {
+	t.Parallel()
+	old := time.Now().Add(-2 * time.Minute)
+	files := map[string]string{
+		"src/.a.go.jp-tmp-0123456789ab":     "stale",
+		"src/.b.go.jp-tmp-ba9876543210":     "fresh",
+		"src/.a.go.tmp-0123456789ab":        "another writer's",
+		"src/.notes.jp-tmp-mine":            "the user's",
+		"src/sub/.c.go.jp-tmp-aaaaaaaaaaaa": "stale, another directory",
+		"other/.d.go.jp-tmp-bbbbbbbbbbbb":   "stale, another directory",
+		"src/a.go":                          "package a\n",
+	}
+	dir := tree(t, files)
+	for p := range files {
+		if p != "src/.b.go.jp-tmp-ba9876543210" {
+			must(t, os.Chtimes(filepath.Join(dir, filepath.FromSlash(p)), old, old))
+		}
+	}
+	s := server(t, dir, nil)
+	if r := call(t, s, ListFiles, map[string]any{}); strings.Contains(r.Content, "jp-tmp-0") || !strings.Contains(r.Content, ".notes.jp-tmp-mine") {
+		t.Errorf("fs_list_files shows jp's temporary files:\n%s", r.Content)
+	}
+	if r := call(t, s, GrepFiles, map[string]any{"pattern": "stale"}); !strings.Contains(r.Content, "No matches") {
+		t.Errorf("fs_grep_files searched jp's temporary files:\n%s", r.Content)
+	}
+	if r := call(t, s, CreateFile, map[string]any{"path": "src/new.go", "content": "package a\n"}); r.IsError {
+		t.Fatal(r.Content)
+	}
+	for p := range files {
+		_, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(p)))
+		if gone := os.IsNotExist(err); gone != (p == "src/.a.go.jp-tmp-0123456789ab") {
+			t.Errorf("%s: removed = %v", p, gone)
+		}
+	}
+	es, err := os.ReadDir(filepath.Join(dir, "src"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range es {
+		if strings.Contains(e.Name(), "new.go") && e.Name() != "new.go" {
+			t.Errorf("the write left %s", e.Name())
+		}
+	}
+}
+
+// The temporary file of a write tool is named as jp's: a write that
+// fails after staging (the rename fails) leaves nothing either way, so
+// the name is checked where the stage happens.
+func TestStageNamesTempAsJPs(t *testing.T) {
+	t.Parallel()
+	dir := tree(t, map[string]string{"a.txt": "x\n"})
+	s := server(t, dir, nil)
+	if err := s.open(); err != nil {
+		t.Fatal(err)
+	}
+	tmp, err := s.stage("a.txt", []byte("y\n"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(tmp, ".a.txt.jp-tmp-") || !atomicfile.IsTemp(tmp, tempMarker) {
+		t.Errorf("temporary file %q is not named .a.txt.jp-tmp-<hex>", tmp)
 	}
 }

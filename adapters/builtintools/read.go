@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/jpcli/jp/internal/atomicfile"
 	"github.com/jpcli/jp/internal/gitignore"
 	"github.com/jpcli/jp/ports"
 )
@@ -113,11 +114,15 @@ func (s *Server) readFile(args json.RawMessage) (ports.ToolResult, error) {
 // info/exclude, .git never entered, dotfiles kept (docs/ignored-files.md)
 // -- and that the tool's allow/deny permit. The walk goes through os.Root:
 // symlinks are listed, never followed, and nothing outside the checkout
-// is read. An unreadable directory below start is skipped.
+// is read. An unreadable directory below start is skipped, and so are
+// the write tools' own temporary files (".NAME.jp-tmp-…").
 func (s *Server) walk(ctx context.Context, tool, start string, fn func(rel string, d fs.DirEntry) error) error {
 	opt := gitignore.Options{Exclude: gitignore.ReadExclude(s.dir)}
 	err := gitignore.Walk(ctx, s.root.FS(), start, opt, func(rel string, d fs.DirEntry, err error) error {
 		if err != nil || !s.permitted(tool, rel) {
+			return nil
+		}
+		if d.Type().IsRegular() && atomicfile.IsTemp(path.Base(rel), tempMarker) {
 			return nil
 		}
 		return fn(rel, d)

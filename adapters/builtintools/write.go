@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/pmezard/go-difflib/difflib"
 
@@ -333,6 +334,7 @@ func (s *Server) apply(p *plan) (ports.ToolResult, error) {
 			return ports.ToolResult{}, refuse("%s changed while the call waited; nothing was changed. Read it again", c.path)
 		}
 	}
+	s.sweepTemps(p)
 	type staged struct{ tmp, dst string }
 	var temps []staged
 	cleanup := func() {
@@ -401,11 +403,51 @@ func (s *Server) stage(rel string, content []byte, create bool) (string, error) 
 			return "", rootErr("create", dir, err)
 		}
 	}
-	tmp, err := atomicfile.Stage(rel, content, atomicfile.Options{Perm: 0o644, FS: s.root})
+	tmp, err := atomicfile.Stage(rel, content, atomicfile.Options{Perm: 0o644, FS: s.root, Marker: tempMarker})
 	if err != nil {
 		return "", rootErr("write", rel, err)
 	}
 	return tmp, nil
+}
+
+// tempMarker names the temporary files the write tools stage beside the
+// file they replace, ".NAME.jp-tmp-" and 12 hex digits, so that one left
+// by a killed jp is plainly jp's (and swept by sweepTemps).
+const tempMarker = ".jp-tmp-"
+
+// staleTemp is how old a temporary file must be before a sweep removes
+// it: a write in flight renames its own well within that.
+const staleTemp = time.Minute
+
+// sweepTemps removes, from every directory the plan writes to, jp's own
+// temporary files older than staleTemp: what a jp killed mid-write left.
+// Only names of jp's pattern are touched, only regular files, and a
+// failure is ignored (the write goes on).
+func (s *Server) sweepTemps(p *plan) {
+	seen := map[string]bool{}
+	for _, c := range p.changes {
+		for _, rel := range []string{c.path, c.newPath} {
+			if rel == "" || seen[path.Dir(rel)] {
+				continue
+			}
+			dir := path.Dir(rel)
+			seen[dir] = true
+			d, err := s.root.Open(dir)
+			if err != nil {
+				continue
+			}
+			entries, _ := d.ReadDir(-1)
+			_ = d.Close()
+			for _, e := range entries {
+				if !e.Type().IsRegular() || !atomicfile.IsTemp(e.Name(), tempMarker) {
+					continue
+				}
+				if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleTemp {
+					_ = s.root.Remove(path.Join(dir, e.Name()))
+				}
+			}
+		}
+	}
 }
 
 // syncDir makes a rename in dir durable (best effort).

@@ -25,6 +25,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // FS is the file system the sequence runs in. OS is the plain one; an
@@ -65,6 +66,9 @@ type Options struct {
 	// Sync syncs the temporary file before the rename (f.Sync when nil).
 	// A store counts its fsyncs, or skips them in tests, through it.
 	Sync func(*os.File) error
+	// Marker replaces TempMarker in the temporary file's name, so that a
+	// writer's leftovers are told from others' (and swept by IsTemp).
+	Marker string
 }
 
 func (o Options) fsys() FS {
@@ -133,7 +137,7 @@ func StageFunc(path string, o Options, fill func(*os.File) error) (_ string, err
 	} else if fi, err := fsys.Stat(path); err == nil && fi.Mode().IsRegular() {
 		perm, keep = fi.Mode().Perm(), true
 	}
-	f, tmp, err := createTemp(fsys, path, perm)
+	f, tmp, err := createTemp(fsys, path, o.marker(), perm)
 	if err != nil {
 		return "", err
 	}
@@ -169,8 +173,8 @@ func StageFunc(path string, o Options, fill func(*os.File) error) (_ string, err
 }
 
 // createTemp creates a new, exclusive temporary file beside path.
-func createTemp(fsys FS, path string, perm fs.FileMode) (*os.File, string, error) {
-	prefix := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+TempMarker)
+func createTemp(fsys FS, path, marker string, perm fs.FileMode) (*os.File, string, error) {
+	prefix := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+marker)
 	for range 10 {
 		var rnd [6]byte
 		_, _ = rand.Read(rnd[:])
@@ -205,4 +209,34 @@ func writeBytes(data []byte) func(*os.File) error {
 		_, err := f.Write(data)
 		return err
 	}
+}
+
+func (o Options) marker() string {
+	if o.Marker == "" {
+		return TempMarker
+	}
+	return o.Marker
+}
+
+// IsTemp reports whether name (a base name) is a temporary file this
+// package names with marker (TempMarker when empty): "." + a base name +
+// marker + 12 hex digits.
+func IsTemp(name, marker string) bool {
+	if marker == "" {
+		marker = TempMarker
+	}
+	i := strings.LastIndex(name, marker)
+	if i < 2 || name[0] != '.' {
+		return false
+	}
+	rnd := name[i+len(marker):]
+	if len(rnd) != 12 {
+		return false
+	}
+	for _, c := range rnd {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }

@@ -167,3 +167,29 @@ func TestSecretIsAlways0600(t *testing.T) {
 		t.Errorf("mode = %v, want 0600", fi.Mode().Perm())
 	}
 }
+
+// A Marker names the temporary file as its writer's, and IsTemp knows
+// that name (and only that shape) again.
+func TestMarkerAndIsTemp(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tmp, err := atomicfile.Stage(filepath.Join(dir, "a.go"), []byte("x"), atomicfile.Options{Marker: ".jp-tmp-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Base(tmp)
+	if !strings.HasPrefix(base, ".a.go.jp-tmp-") || !atomicfile.IsTemp(base, ".jp-tmp-") {
+		t.Errorf("temporary file %q is not .a.go.jp-tmp-<hex>", base)
+	}
+	if atomicfile.IsTemp(base, "") {
+		t.Errorf("%q matches the default marker", base)
+	}
+	for name, want := range map[string]bool{
+		".a.go.tmp-0123456789ab": true, "a.go.tmp-0123456789ab": false, ".a.go.tmp-0123456789": false,
+		".a.go.tmp-0123456789AB": false, ".tmp-0123456789ab": false, ".a.go.tmp-0123456789abc": false,
+	} {
+		if got := atomicfile.IsTemp(name, ""); got != want {
+			t.Errorf("IsTemp(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
