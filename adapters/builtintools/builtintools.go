@@ -7,7 +7,11 @@
 // Every path is confined to the checkout the turn runs in with os.Root:
 // "..", absolute paths outside the checkout and symlinks leading out are
 // refused with a tool error the model reads, .git/ and .jp/ are never
-// written, and conversation.tools.<name>.allow / deny narrow it further.
+// written (under any spelling a file system folds to them), only regular
+// files are read or written (a named pipe is refused, never opened
+// blocking), and conversation.tools.<name>.allow / deny narrow it
+// further. The git tools run git through internal/safegit, with
+// everything that would run a program of the repository's choosing off.
 // Write tools plan their change first (Preview: the unified diff shown in
 // the permission prompt), write atomically, refuse a file changed since
 // the model last read it in this turn, and return a short summary plus the
