@@ -169,6 +169,8 @@ type runState struct {
 	looping      bool
 	carry        []conversation.Event // a turn's last events, not yet appended
 	rootRecorded bool                 // the last-root record was written this run
+	trust        config.TrustReview   // the checkout's keys that run or send, and whether they applied
+	configSrc    ports.ConfigSource   // where the configuration was loaded from
 	sentDraft    bool                 // the draft holds a queued reply the conversation now has
 	inflight     *inflightAppend      // the queued turn's first append, running (turn_writes.go)
 	inflightErr  error                // how it failed
@@ -207,7 +209,7 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 			untrusted = res.Trust.Notice()
 		}
 	}
-	rs := &runState{loc: loc, cfg: res.Config, approvals: run.NewApprovals(), chrome: map[string]bool{}, userConfigDir: in.UserConfigDir}
+	rs := &runState{loc: loc, cfg: res.Config, trust: res.Trust, configSrc: src, approvals: run.NewApprovals(), chrome: map[string]bool{}, userConfigDir: in.UserConfigDir}
 	q.interrupts.SetCooldown(rs.cfg.Interrupt.EscalationCooldown())
 	if untrusted != "" {
 		q.chromeLine(rs, untrusted)

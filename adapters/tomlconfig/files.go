@@ -41,14 +41,14 @@ type loading struct {
 // that run or send held back, unless the checkout is trusted.
 func (ld *loading) apply(tree map[string]any, source string, checkout bool) error {
 	ld.unsupported = append(ld.unsupported, normalizeRust(tree, source)...)
-	if checkout {
-		ld.held = append(ld.held, config.HoldBack(tree, source, !ld.trustAll)...)
-	}
 	uns, err := validate(tree, ld.root, source)
 	if err != nil {
 		return err
 	}
 	ld.unsupported = append(ld.unsupported, uns...)
+	if checkout {
+		ld.held = append(ld.held, config.HoldBack(tree, source, !ld.trustAll)...)
+	}
 	ld.mg.merge(ld.merged, tree)
 	ld.sources = append(ld.sources, source)
 	return nil

@@ -109,7 +109,7 @@ func TrustHash(held []HeldKey) string {
 // server (mcp.servers.*); a tool's command, and run or result set to
 // "unattended" (looser than asking); the editor; every provider's
 // base_url, key variable and headers, and every provider table of the
-// user's own kind; plugin policies (plugins.command). A key added later
+// checkout's own; a plugin's run set to "unattended". A key added later
 // that runs or sends belongs here too.
 func HoldBack(tree map[string]any, source string, remove bool) []HeldKey {
 	var held []HeldKey
@@ -183,8 +183,16 @@ func HoldBack(tree map[string]any, source string, remove bool) []HeldKey {
 		}
 	}
 	if pl, ok := tree["plugins"].(map[string]any); ok {
-		if _, ok := pl["command"]; ok {
-			hold(pl, "command", "plugins.command", "sets which plugins run without asking")
+		if cmds, ok := pl["command"].(map[string]any); ok {
+			for _, name := range sortedKeys(cmds) {
+				c, ok := cmds[name].(map[string]any)
+				if !ok {
+					continue
+				}
+				if s, ok := c["run"].(string); ok && s == "unattended" {
+					hold(c, "run", "plugins.command."+name+".run", "lets plugin "+name+" run without asking")
+				}
+			}
 		}
 	}
 	return held
