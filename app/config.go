@@ -29,6 +29,9 @@ type ConfigInput struct {
 	UserConfigDir string
 	Environ       []string
 	Overrides     []string
+	// quietTrust leaves out the loader's line about an untrusted
+	// checkout: the caller reports it.
+	quietTrust bool
 }
 
 // Load resolves the configuration for the selected workspace, or the user
@@ -53,7 +56,7 @@ func resolveConfig(ctx context.Context, ws *Workspaces, loader ports.ConfigLoade
 	}
 	res, err := loader.Load(ctx, ports.ConfigSource{
 		UserConfigDir: in.UserConfigDir, WorkspaceRoot: root, LaunchDir: in.LaunchDir,
-		Env: in.Environ, Overrides: in.Overrides,
+		Env: in.Environ, Overrides: in.Overrides, AskTrust: in.quietTrust,
 	})
 	return res, root, err
 }

@@ -37,6 +37,7 @@ type Query struct {
 	timers     ports.Timers
 	ckpts      ports.BlockCheckpoints
 	attacher   ports.Attacher
+	trust      ports.WorkspaceTrust
 	// approve, set on the copy that runs a delegated turn (Delegate),
 	// answers tool permissions instead of the prompter.
 	approve func(ctx context.Context, call llm.ToolCall, diff string) (ok bool, why string, err error)
@@ -63,6 +64,9 @@ type QueryDeps struct {
 	IDs        ports.IDGenerator
 	Interrupts ports.Interrupts
 	Timers     ports.Timers
+	// Trust records the checkouts the user trusts; nil asks nothing and
+	// leaves an untrusted checkout's keys that run or send out.
+	Trust ports.WorkspaceTrust
 	// Checkpoints keeps the block being streamed across a SIGKILL; nil
 	// keeps none.
 	Checkpoints ports.BlockCheckpoints
@@ -79,7 +83,7 @@ func NewQuery(ws *Workspaces, d QueryDeps) *Query {
 		providers: d.Providers, tools: d.Tools, printer: d.Printer, prompter: d.Prompter,
 		clock: d.Clock, ids: d.IDs, interrupts: d.Interrupts, timers: d.Timers, ckpts: d.Checkpoints,
 		configFiles: d.ConfigFiles,
-		attacher:    d.Attacher}
+		attacher:    d.Attacher, trust: d.Trust}
 }
 
 // QueryInput is one jp query invocation.
@@ -165,6 +169,8 @@ type runState struct {
 	looping      bool
 	carry        []conversation.Event // a turn's last events, not yet appended
 	rootRecorded bool                 // the last-root record was written this run
+	trust        config.TrustReview   // the checkout's keys that run or send, and whether they applied
+	configSrc    ports.ConfigSource   // where the configuration was loaded from
 	sentDraft    bool                 // the draft holds a queued reply the conversation now has
 	inflight     *inflightAppend      // the queued turn's first append, running (turn_writes.go)
 	inflightErr  error                // how it failed
@@ -180,15 +186,34 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 		return QueryResult{}, err
 	}
 	loc := opened.Location
-	res, err := q.config.Load(ctx, ports.ConfigSource{
+	src := ports.ConfigSource{
 		UserConfigDir: in.UserConfigDir, WorkspaceRoot: loc.Root, LaunchDir: in.LaunchDir,
-		Env: in.Environ, Overrides: in.Overrides,
-	})
+		Env: in.Environ, Overrides: in.Overrides, AskTrust: true,
+	}
+	res, err := q.config.Load(ctx, src)
 	if err != nil {
 		return QueryResult{}, err
 	}
-	rs := &runState{loc: loc, cfg: res.Config, approvals: run.NewApprovals(), chrome: map[string]bool{}, userConfigDir: in.UserConfigDir}
+	untrusted := ""
+	if res.Trust.Ignored() {
+		trusted, err := askTrust(ctx, q.prompter, q.trust, res.Trust)
+		if err != nil {
+			return QueryResult{}, err
+		}
+		if trusted {
+			if res, err = q.config.Load(ctx, src); err != nil {
+				return QueryResult{}, err
+			}
+		}
+		if res.Trust.Ignored() {
+			untrusted = res.Trust.Notice()
+		}
+	}
+	rs := &runState{loc: loc, cfg: res.Config, trust: res.Trust, configSrc: src, approvals: run.NewApprovals(), chrome: map[string]bool{}, userConfigDir: in.UserConfigDir}
 	q.interrupts.SetCooldown(rs.cfg.Interrupt.EscalationCooldown())
+	if untrusted != "" {
+		q.chromeLine(rs, untrusted)
+	}
 	if opened.FirstDefault && !in.NoPersist {
 		q.chromeLine(rs, fmt.Sprintf("Not in a jp workspace: conversations go to the default workspace, %s (jp init makes this directory a workspace).", opened.DefaultDir))
 	}

@@ -4938,3 +4938,181 @@ func (mock *AttacherMock) AttachCalls() []struct {
 	mock.lockAttach.RUnlock()
 	return calls
 }
+
+// Ensure, that WorkspaceTrustMock does implement ports.WorkspaceTrust.
+// If this is not the case, regenerate this file with moq.
+var _ ports.WorkspaceTrust = &WorkspaceTrustMock{}
+
+// WorkspaceTrustMock is a mock implementation of ports.WorkspaceTrust.
+//
+//	func TestSomethingThatUsesWorkspaceTrust(t *testing.T) {
+//
+//		// make and configure a mocked ports.WorkspaceTrust
+//		mockedWorkspaceTrust := &WorkspaceTrustMock{
+//			RevokeFunc: func(ctx context.Context, root string) (bool, error) {
+//				panic("mock out the Revoke method")
+//			},
+//			TrustFunc: func(ctx context.Context, root string, hash string) error {
+//				panic("mock out the Trust method")
+//			},
+//			TrustedFunc: func(root string, hash string) (bool, error) {
+//				panic("mock out the Trusted method")
+//			},
+//		}
+//
+//		// use mockedWorkspaceTrust in code that requires ports.WorkspaceTrust
+//		// and then make assertions.
+//
+//	}
+type WorkspaceTrustMock struct {
+	// RevokeFunc mocks the Revoke method.
+	RevokeFunc func(ctx context.Context, root string) (bool, error)
+
+	// TrustFunc mocks the Trust method.
+	TrustFunc func(ctx context.Context, root string, hash string) error
+
+	// TrustedFunc mocks the Trusted method.
+	TrustedFunc func(root string, hash string) (bool, error)
+
+	// calls tracks calls to the methods.
+	calls struct {
+		// Revoke holds details about calls to the Revoke method.
+		Revoke []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Root is the root argument value.
+			Root string
+		}
+		// Trust holds details about calls to the Trust method.
+		Trust []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Root is the root argument value.
+			Root string
+			// Hash is the hash argument value.
+			Hash string
+		}
+		// Trusted holds details about calls to the Trusted method.
+		Trusted []struct {
+			// Root is the root argument value.
+			Root string
+			// Hash is the hash argument value.
+			Hash string
+		}
+	}
+	lockRevoke  sync.RWMutex
+	lockTrust   sync.RWMutex
+	lockTrusted sync.RWMutex
+}
+
+// Revoke calls RevokeFunc.
+func (mock *WorkspaceTrustMock) Revoke(ctx context.Context, root string) (bool, error) {
+	if mock.RevokeFunc == nil {
+		panic("WorkspaceTrustMock.RevokeFunc: method is nil but WorkspaceTrust.Revoke was just called")
+	}
+	callInfo := struct {
+		Ctx  context.Context
+		Root string
+	}{
+		Ctx:  ctx,
+		Root: root,
+	}
+	mock.lockRevoke.Lock()
+	mock.calls.Revoke = append(mock.calls.Revoke, callInfo)
+	mock.lockRevoke.Unlock()
+	return mock.RevokeFunc(ctx, root)
+}
+
+// RevokeCalls gets all the calls that were made to Revoke.
+// Check the length with:
+//
+//	len(mockedWorkspaceTrust.RevokeCalls())
+func (mock *WorkspaceTrustMock) RevokeCalls() []struct {
+	Ctx  context.Context
+	Root string
+} {
+	var calls []struct {
+		Ctx  context.Context
+		Root string
+	}
+	mock.lockRevoke.RLock()
+	calls = mock.calls.Revoke
+	mock.lockRevoke.RUnlock()
+	return calls
+}
+
+// Trust calls TrustFunc.
+func (mock *WorkspaceTrustMock) Trust(ctx context.Context, root string, hash string) error {
+	if mock.TrustFunc == nil {
+		panic("WorkspaceTrustMock.TrustFunc: method is nil but WorkspaceTrust.Trust was just called")
+	}
+	callInfo := struct {
+		Ctx  context.Context
+		Root string
+		Hash string
+	}{
+		Ctx:  ctx,
+		Root: root,
+		Hash: hash,
+	}
+	mock.lockTrust.Lock()
+	mock.calls.Trust = append(mock.calls.Trust, callInfo)
+	mock.lockTrust.Unlock()
+	return mock.TrustFunc(ctx, root, hash)
+}
+
+// TrustCalls gets all the calls that were made to Trust.
+// Check the length with:
+//
+//	len(mockedWorkspaceTrust.TrustCalls())
+func (mock *WorkspaceTrustMock) TrustCalls() []struct {
+	Ctx  context.Context
+	Root string
+	Hash string
+} {
+	var calls []struct {
+		Ctx  context.Context
+		Root string
+		Hash string
+	}
+	mock.lockTrust.RLock()
+	calls = mock.calls.Trust
+	mock.lockTrust.RUnlock()
+	return calls
+}
+
+// Trusted calls TrustedFunc.
+func (mock *WorkspaceTrustMock) Trusted(root string, hash string) (bool, error) {
+	if mock.TrustedFunc == nil {
+		panic("WorkspaceTrustMock.TrustedFunc: method is nil but WorkspaceTrust.Trusted was just called")
+	}
+	callInfo := struct {
+		Root string
+		Hash string
+	}{
+		Root: root,
+		Hash: hash,
+	}
+	mock.lockTrusted.Lock()
+	mock.calls.Trusted = append(mock.calls.Trusted, callInfo)
+	mock.lockTrusted.Unlock()
+	return mock.TrustedFunc(root, hash)
+}
+
+// TrustedCalls gets all the calls that were made to Trusted.
+// Check the length with:
+//
+//	len(mockedWorkspaceTrust.TrustedCalls())
+func (mock *WorkspaceTrustMock) TrustedCalls() []struct {
+	Root string
+	Hash string
+} {
+	var calls []struct {
+		Root string
+		Hash string
+	}
+	mock.lockTrusted.RLock()
+	calls = mock.calls.Trusted
+	mock.lockTrusted.RUnlock()
+	return calls
+}

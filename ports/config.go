@@ -27,6 +27,11 @@ type ConfigSource struct {
 	Env []string
 	// Overrides are the --cfg key.path=value flags, in order.
 	Overrides []string
+	// AskTrust says the caller asks the user whether to trust the
+	// checkout when its keys that run or send were held back
+	// (config.Resolved.Trust): the loader then does not print its
+	// one-line notice.
+	AskTrust bool
 }
 
 // ConfigLoader resolves layered configuration. Implementations are safe for
@@ -43,6 +48,21 @@ type ConfigLoader interface {
 	// Schema returns the JSON Schema (draft 2020-12) of the whole
 	// configuration.
 	Schema() ([]byte, error)
+}
+
+// WorkspaceTrust is the user's record of the checkouts they trust: a
+// checkout's real path with the hash of its configuration keys that run
+// programs or send data (config.TrustReview). It lives with the user's
+// data, never in a checkout.
+type WorkspaceTrust interface {
+	// Trusted reports whether root is trusted with exactly the keys that
+	// hash to hash.
+	Trusted(root, hash string) (bool, error)
+	// Trust records root as trusted with the keys that hash to hash,
+	// replacing what was recorded for it. The write is atomic.
+	Trust(ctx context.Context, root, hash string) error
+	// Revoke forgets root; it reports whether root was recorded.
+	Revoke(ctx context.Context, root string) (bool, error)
 }
 
 // ConfigEditor changes a configuration file in place, keeping the rest of

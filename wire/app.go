@@ -10,6 +10,7 @@ type App struct {
 	Workspaces    *app.Workspaces
 	Conversations *app.Conversations
 	Config        *app.Config
+	Trust         *app.Trust
 	Query         *app.Query
 	Plugins       *pluginhost.Host
 	MCP           *app.MCP

@@ -84,8 +84,19 @@ func provideClock() sysclock.Clock { return sysclock.New() }
 
 // provideConfigLoader reports the Rust jp's configuration keys it ignores:
 // each in the log (shown with -v), and one line per run on stderr.
-func provideConfigLoader(o Options) *tomlconfig.Loader {
-	return tomlconfig.NewWithOptions(tomlconfig.Options{Log: o.Log, Notice: o.Stderr})
+// It applies a checkout's keys that run or send only when the user's
+// trust record (<data>/trust.json) holds the checkout.
+func provideConfigLoader(o Options, trust *tomlconfig.TrustFile) *tomlconfig.Loader {
+	return tomlconfig.NewWithOptions(tomlconfig.Options{Log: o.Log, Notice: o.Stderr, Trust: trust})
+}
+
+// provideTrustFile is the user's record of trusted checkouts; without a
+// data directory it records nothing and trusts nothing.
+func provideTrustFile(o Options) *tomlconfig.TrustFile {
+	if o.DataDir == "" {
+		return &tomlconfig.TrustFile{}
+	}
+	return &tomlconfig.TrustFile{Path: filepath.Join(o.DataDir, "trust.json")}
 }
 
 func provideStore(o Options, c ports.Clock) (*fsstore.Store, error) {
@@ -189,6 +200,8 @@ var storageSet = wire.NewSet(
 var engineSet = wire.NewSet(
 	provideConfigLoader,
 	wire.Bind(new(ports.ConfigLoader), new(*tomlconfig.Loader)),
+	provideTrustFile,
+	wire.Bind(new(ports.WorkspaceTrust), new(*tomlconfig.TrustFile)),
 	tomlconfig.NewEditor,
 	wire.Bind(new(ports.ConfigEditor), new(tomlconfig.Editor)),
 	provideProviders,
@@ -208,6 +221,7 @@ var appSet = wire.NewSet(
 	app.NewWorkspaces,
 	app.NewConversations,
 	app.NewConfig,
+	app.NewTrust,
 	wire.Struct(new(app.QueryDeps), "*"),
 	app.NewQuery,
 	app.NewMCP,

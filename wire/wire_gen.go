@@ -27,8 +27,10 @@ func InitializeCLI(opts Options) (*App, func(), error) {
 	}
 	workspaces := app.NewWorkspaces(store, store)
 	conversations := app.NewConversations(store, store, clock)
-	loader := provideConfigLoader(opts)
+	trustFile := provideTrustFile(opts)
+	loader := provideConfigLoader(opts, trustFile)
 	config := app.NewConfig(workspaces, loader)
+	trust := app.NewTrust(workspaces, loader, trustFile)
 	factory := provideProviders(opts)
 	prompter := provideTerminalPrompter(opts)
 	pool, cleanup, err := provideMCPPool(opts, prompter, clock)
@@ -56,6 +58,7 @@ func InitializeCLI(opts Options) (*App, func(), error) {
 		IDs:         iDs,
 		Interrupts:  interrupts,
 		Timers:      clock,
+		Trust:       trustFile,
 		Checkpoints: store,
 		ConfigFiles: editor,
 		Attacher:    attacher,
@@ -84,6 +87,7 @@ func InitializeCLI(opts Options) (*App, func(), error) {
 		Workspaces:    workspaces,
 		Conversations: conversations,
 		Config:        config,
+		Trust:         trust,
 		Query:         query,
 		Plugins:       host,
 		MCP:           mcp,
@@ -109,8 +113,10 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 	}
 	workspaces := app.NewWorkspaces(store, store)
 	conversations := app.NewConversations(store, store, clock)
-	loader := provideConfigLoader(opts)
+	trustFile := provideTrustFile(opts)
+	loader := provideConfigLoader(opts, trustFile)
 	config := app.NewConfig(workspaces, loader)
+	trust := app.NewTrust(workspaces, loader, trustFile)
 	factory := provideProviders(opts)
 	script, err := provideScript(opts)
 	if err != nil {
@@ -142,6 +148,7 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 		IDs:         iDs,
 		Interrupts:  interrupts,
 		Timers:      clock,
+		Trust:       trustFile,
 		Checkpoints: store,
 		ConfigFiles: editor,
 		Attacher:    attacher,
@@ -170,6 +177,7 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 		Workspaces:    workspaces,
 		Conversations: conversations,
 		Config:        config,
+		Trust:         trust,
 		Query:         query,
 		Plugins:       host,
 		MCP:           mcp,

@@ -48,7 +48,7 @@ duration_secs = 5
 		"JP_CFG_MCP__MAX_INSTANCES=4", "JP_CFG_INTERRUPT__STREAMING__COMPOSE_IN_EDITOR=never"}
 	flags := []string{"query.loop=if_pending", "assistant.request.max_retries=2", `interrupt.tool_call={ action = "stop" }`}
 	src := w.source(env, flags)
-	l := New()
+	l := trusting()
 	ctx := context.Background()
 	if r, err := l.Load(ctx, src); err != nil || len(r.Sources) != 12 {
 		b.Fatalf("Load = %v sources, %v", r.Sources, err)
@@ -70,7 +70,7 @@ func BenchmarkLoadRustWorkspace(b *testing.B) {
 		b.Fatal(err)
 	}
 	src := ports.ConfigSource{WorkspaceRoot: root, LaunchDir: root, Overrides: []string{"personas/dev"}}
-	l := New()
+	l := trusting()
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := l.Load(context.Background(), src); err != nil {

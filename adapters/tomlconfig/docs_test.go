@@ -66,14 +66,14 @@ func TestConfigurationDocExamples(t *testing.T) {
 		}
 		w := newWorkspace(t)
 		writeFile(t, filepath.Join(w.root, ".jp", "config.toml"), blk.text)
-		if _, err := New().Load(context.Background(), w.source(nil, nil)); err != nil {
+		if _, err := trusting().Load(context.Background(), w.source(nil, nil)); err != nil {
 			t.Errorf("example does not load: %v\n%s", err, blk.text)
 		}
 	}
 	if n < 8 {
 		t.Fatalf("found %d TOML examples; the extraction is broken", n)
 	}
-	r, err := New().Load(context.Background(), persona.source(nil, []string{"personas/dev"}))
+	r, err := trusting().Load(context.Background(), persona.source(nil, []string{"personas/dev"}))
 	if err != nil {
 		t.Fatalf("--cfg personas/dev on the documented files: %v", err)
 	}
@@ -88,7 +88,7 @@ func TestConfigurationDocExamples(t *testing.T) {
 		t.Errorf("the skill applied after the persona is missing: %q", c.LocalTools())
 	}
 	// The documented error line for a mistyped name, word for word.
-	_, err = New().Load(context.Background(), persona.source(nil, []string{"personas/dve"}))
+	_, err = trusting().Load(context.Background(), persona.source(nil, []string{"personas/dve"}))
 	want := `invalid --cfg "personas/dve": expected key.path=value, a TOML file or a configuration name (looked in .jp/config); did you mean personas/dev?`
 	if err == nil || err.Error() != want {
 		t.Errorf("error = %v\nwant    %s", err, want)
@@ -115,7 +115,7 @@ func TestProvidersDocExamples(t *testing.T) {
 		n++
 		w := newWorkspace(t)
 		writeFile(t, filepath.Join(w.root, ".jp", "config.toml"), blk.text)
-		r, err := New().Load(context.Background(), w.source(nil, nil))
+		r, err := trusting().Load(context.Background(), w.source(nil, nil))
 		if err != nil {
 			t.Errorf("example does not load: %v\n%s", err, blk.text)
 			continue

@@ -101,7 +101,7 @@ func TestLayerErrors(t *testing.T) {
 			if tt.file != "" {
 				writeFile(t, tt.file, tt.content)
 			}
-			_, err := New().Load(context.Background(), w.source(tt.env, tt.flags))
+			_, err := trusting().Load(context.Background(), w.source(tt.env, tt.flags))
 			if err == nil {
 				t.Fatal("Load succeeded")
 			}
@@ -121,14 +121,14 @@ func TestLayerErrors(t *testing.T) {
 func TestErrorTypes(t *testing.T) {
 	w := newWorkspace(t)
 	writeFile(t, filepath.Join(w.root, ".jp", "config.toml"), "query.lop = 1\n")
-	_, err := New().Load(context.Background(), w.source(nil, nil))
+	_, err := trusting().Load(context.Background(), w.source(nil, nil))
 	var ke *config.KeyError
 	if !errors.As(err, &ke) || ke.Key != "query.lop" || ke.Source != filepath.Join(w.root, ".jp", "config.toml") {
 		t.Errorf("err = %#v, want a *config.KeyError for query.lop", err)
 	}
 
 	writeFile(t, filepath.Join(w.root, ".jp", "config.toml"), "a = \n")
-	_, err = New().Load(context.Background(), w.source(nil, nil))
+	_, err = trusting().Load(context.Background(), w.source(nil, nil))
 	var se *config.SyntaxError
 	if !errors.As(err, &se) || se.Line != 1 || se.Column == 0 {
 		t.Errorf("err = %#v, want a *config.SyntaxError at line 1", err)
@@ -141,7 +141,7 @@ func TestUnreadableFile(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(w.user, "config.toml"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	_, err := New().Load(context.Background(), w.source(nil, nil))
+	_, err := trusting().Load(context.Background(), w.source(nil, nil))
 	if err == nil || !strings.Contains(err.Error(), filepath.Join(w.user, "config.toml")) {
 		t.Errorf("err = %v, want it to name the file", err)
 	}
@@ -151,7 +151,7 @@ func TestFirstErrorIsDeterministic(t *testing.T) {
 	w := newWorkspace(t)
 	writeFile(t, filepath.Join(w.user, "config.toml"), "zz = 1\naa = 1\nmm = 1\n")
 	for range 20 {
-		_, err := New().Load(context.Background(), w.source(nil, nil))
+		_, err := trusting().Load(context.Background(), w.source(nil, nil))
 		if err == nil || !strings.Contains(err.Error(), "key aa ") {
 			t.Fatalf("err = %v, want the first key in order (aa)", err)
 		}

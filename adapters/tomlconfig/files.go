@@ -29,16 +29,26 @@ type loading struct {
 	mg          *merger
 	sources     []string
 	unsupported []config.UnsupportedKey
+	// trustAll applies the checkout's keys that run or send; otherwise
+	// they are removed from each checkout layer before it applies.
+	trustAll bool
+	// held are those keys, met in the checkout's own files.
+	held []config.HeldKey
 }
 
 // apply validates one layer and merges it.
-func (ld *loading) apply(tree map[string]any, source string) error {
+// A layer from the checkout's own files (checkout) first has its keys
+// that run or send held back, unless the checkout is trusted.
+func (ld *loading) apply(tree map[string]any, source string, checkout bool) error {
 	ld.unsupported = append(ld.unsupported, normalizeRust(tree, source)...)
 	uns, err := validate(tree, ld.root, source)
 	if err != nil {
 		return err
 	}
 	ld.unsupported = append(ld.unsupported, uns...)
+	if checkout {
+		ld.held = append(ld.held, config.HoldBack(tree, source, !ld.trustAll)...)
+	}
 	ld.mg.merge(ld.merged, tree)
 	ld.sources = append(ld.sources, source)
 	return nil
@@ -48,7 +58,9 @@ func (ld *loading) apply(tree map[string]any, source string) error {
 // extends key names with strategy "before" (the default), then the file,
 // then those with strategy "after". A missing file is skipped unless
 // required. stack holds the files extending this one, to refuse a cycle.
-func (ld *loading) file(path string, required bool, stack []string) error {
+// checkout says the file is the checkout's own (or extended by one): its
+// keys that run or send wait for trust; files it extends inherit that.
+func (ld *loading) file(path string, required bool, stack []string, checkout bool) error {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return fmt.Errorf("configuration file %s: %w", path, err)
@@ -76,15 +88,15 @@ func (ld *loading) file(path string, required bool, stack []string) error {
 	}
 	stack = append(slices.Clip(stack), abs)
 	for _, e := range before {
-		if err := ld.file(e, true, stack); err != nil {
+		if err := ld.file(e, true, stack, checkout); err != nil {
 			return err
 		}
 	}
-	if err := ld.apply(tree, path); err != nil {
+	if err := ld.apply(tree, path, checkout); err != nil {
 		return err
 	}
 	for _, e := range after {
-		if err := ld.file(e, true, stack); err != nil {
+		if err := ld.file(e, true, stack, checkout); err != nil {
 			return err
 		}
 	}

@@ -25,7 +25,7 @@ func FuzzLoad(f *testing.F) {
 		if err := os.WriteFile(filepath.Join(root, ".jp", "config.toml"), file, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		l := New()
+		l := trusting()
 		res, err := l.Load(context.Background(), ports.ConfigSource{
 			WorkspaceRoot: root, LaunchDir: root,
 			Env:       []string{"JP_CFG_INTERRUPT__STREAMING=" + env},

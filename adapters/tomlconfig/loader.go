@@ -34,9 +34,10 @@ import (
 type Loader struct {
 	opts Options
 
-	mu     sync.Mutex
-	warned map[string]bool
-	noted  bool
+	mu             sync.Mutex
+	warned         map[string]bool
+	noted          bool
+	untrustedNoted bool
 }
 
 // Options are where a Loader reports the keys of the Rust jp it ignores.
@@ -44,7 +45,17 @@ type Options struct {
 	// Log gets one record per ignored key (at info level: shown with -v).
 	Log *slog.Logger
 	// Notice gets one line per Loader (per run) summing them up; nil: none.
+	// It also gets the line saying which keys of an untrusted checkout
+	// were ignored.
 	Notice io.Writer
+	// Trust is the user's record of trusted checkouts; nil trusts none.
+	Trust TrustRecord
+}
+
+// TrustRecord says whether the user trusts a checkout (its real path)
+// with the keys that hash to hash (config.TrustHash).
+type TrustRecord interface {
+	Trusted(root, hash string) (bool, error)
 }
 
 var _ ports.ConfigLoader = (*Loader)(nil)
@@ -66,67 +77,174 @@ var schema = sync.OnceValues(func() (*node, map[string]any) {
 // defaultsSource names the lowest layer.
 const defaultsSource = "built-in defaults"
 
-// Load implements ports.ConfigLoader.
+// Load implements ports.ConfigLoader. The checkout's own files' keys
+// that run a program or send data (config.HoldBack) apply only when the
+// trust record (Options.Trust) holds the checkout with exactly those
+// keys; otherwise they are left out, Resolved.Trust says which, and,
+// unless src.AskTrust, one line per run says so.
 func (l *Loader) Load(ctx context.Context, src ports.ConfigSource) (config.Resolved, error) {
-	root, defaults := schema()
-	ld := &loading{root: root, src: src, merged: config.Clone(defaults), mg: newMerger(root), sources: []string{defaultsSource}}
-
-	for _, path := range filePaths(src) {
-		if err := ctx.Err(); err != nil {
+	res, err := l.load(ctx, src, false)
+	if err != nil {
+		return config.Resolved{}, err
+	}
+	review := config.TrustReview{Root: realRoot(src.WorkspaceRoot), Held: res.held}
+	review.Hash = config.TrustHash(review.Held)
+	if len(review.Held) > 0 && l.opts.Trust != nil && review.Root != "" {
+		ok, err := l.opts.Trust.Trusted(review.Root, review.Hash)
+		if err != nil {
 			return config.Resolved{}, err
 		}
-		if err := ld.file(path, false, nil); err != nil {
-			return config.Resolved{}, err
+		if ok {
+			trusted, err := l.load(ctx, src, true)
+			if err != nil {
+				return config.Resolved{}, err
+			}
+			// The same files, read again: the keys are those just hashed
+			// unless a file changed in between; trust what was read.
+			if config.TrustHash(trusted.held) == review.Hash {
+				res, review.Trusted = trusted, true
+			}
+		}
+	}
+	if len(review.Held) == 0 {
+		review.Trusted = true
+	}
+	res.Resolved.Trust = review
+	l.report(res.unsupported)
+	if review.Ignored() && !src.AskTrust {
+		l.reportUntrusted(review)
+	}
+	return res.Resolved, nil
+}
+
+// loaded is one pass of Load: the configuration and what it held back.
+type loaded struct {
+	config.Resolved
+	held        []config.HeldKey
+	unsupported []config.UnsupportedKey
+}
+
+// load reads every layer of src once; trustAll applies the checkout's
+// keys that run or send.
+func (l *Loader) load(ctx context.Context, src ports.ConfigSource, trustAll bool) (loaded, error) {
+	root, defaults := schema()
+	ld := &loading{root: root, src: src, merged: config.Clone(defaults), mg: newMerger(root), sources: []string{defaultsSource}, trustAll: trustAll}
+
+	userFile := ""
+	if src.UserConfigDir != "" {
+		userFile = filepath.Join(src.UserConfigDir, "config.toml")
+	}
+	for _, path := range filePaths(src) {
+		if err := ctx.Err(); err != nil {
+			return loaded{}, err
+		}
+		if err := ld.file(path, false, nil, path != userFile); err != nil {
+			return loaded{}, err
 		}
 	}
 	envLayers, err := envLayers(src.Env, root)
 	if err != nil {
-		return config.Resolved{}, err
+		return loaded{}, err
 	}
 	for _, ly := range envLayers {
-		if err := ld.apply(ly.tree, ly.source); err != nil {
-			return config.Resolved{}, err
+		if err := ld.apply(ly.tree, ly.source, false); err != nil {
+			return loaded{}, err
 		}
 	}
 	for _, f := range src.Overrides {
 		if err := ctx.Err(); err != nil {
-			return config.Resolved{}, err
+			return loaded{}, err
 		}
 		if !strings.Contains(f, "=") {
-			// --cfg FILE or --cfg NAME: a whole file as one layer.
+			// --cfg FILE or --cfg NAME: a whole file as one layer; one in
+			// the checkout (a persona it ships) is the checkout's.
 			path, err := ld.findCfgFile(f)
 			if err != nil {
-				return config.Resolved{}, err
+				return loaded{}, err
 			}
-			if err := ld.file(path, true, nil); err != nil {
-				return config.Resolved{}, err
+			if err := ld.file(path, true, nil, inCheckout(path, src)); err != nil {
+				return loaded{}, err
 			}
 			continue
 		}
 		ly, err := flagLayer(f, root)
 		if err != nil {
-			return config.Resolved{}, err
+			return loaded{}, err
 		}
-		if err := ld.apply(ly.tree, ly.source); err != nil {
-			return config.Resolved{}, err
+		if err := ld.apply(ly.tree, ly.source, false); err != nil {
+			return loaded{}, err
 		}
 	}
 
 	cfg := config.Default()
 	if err := decode(ld.merged, root, reflect.ValueOf(&cfg).Elem()); err != nil {
-		return config.Resolved{}, fmt.Errorf("decode configuration: %w", err)
+		return loaded{}, fmt.Errorf("decode configuration: %w", err)
 	}
-	l.report(ld.unsupported)
 	if cfg.ProjectFiles, err = projectFiles(src.WorkspaceRoot); err != nil {
-		return config.Resolved{}, err
+		return loaded{}, err
 	}
-	return config.Resolved{
-		Config:      cfg,
-		Tree:        encode(reflect.ValueOf(cfg), root).(map[string]any),
-		Sources:     ld.sources,
-		Unsupported: ld.unsupported,
+	return loaded{
+		Resolved: config.Resolved{
+			Config:      cfg,
+			Tree:        encode(reflect.ValueOf(cfg), root).(map[string]any),
+			Sources:     ld.sources,
+			Unsupported: ld.unsupported,
+		},
+		held:        ld.held,
+		unsupported: ld.unsupported,
 	}, nil
 }
+
+// realRoot is the checkout root with symbolic links resolved ("" stays
+// ""): the trust record's key.
+func realRoot(root string) string {
+	if root == "" {
+		return ""
+	}
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return filepath.Clean(root)
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	return abs
+}
+
+// inCheckout reports whether the file at path lies in src's checkout
+// (and not in the user's configuration directory).
+func inCheckout(path string, src ports.ConfigSource) bool {
+	if src.WorkspaceRoot == "" {
+		return false
+	}
+	p := realRoot(path)
+	within := func(dir string) bool {
+		if dir == "" {
+			return false
+		}
+		rel, err := filepath.Rel(realRoot(dir), p)
+		return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	}
+	return within(src.WorkspaceRoot) && !within(src.UserConfigDir)
+}
+
+// reportUntrusted writes, once per Loader, the line saying which keys of
+// an untrusted checkout were ignored and how to apply them.
+func (l *Loader) reportUntrusted(r config.TrustReview) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.opts.Log != nil {
+		for _, h := range r.Held {
+			l.opts.Log.Info("checkout not trusted: configuration key ignored", "key", h.Key, "source", h.Source)
+		}
+	}
+	if l.untrustedNoted || l.opts.Notice == nil {
+		return
+	}
+	l.untrustedNoted = true
+	fmt.Fprintln(l.opts.Notice, r.Notice())
+}
+
 
 // report logs each ignored key once per Loader, and writes the one-line
 // notice the first time there are any.

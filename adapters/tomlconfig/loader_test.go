@@ -50,7 +50,7 @@ func (w workspace) source(env, overrides []string) ports.ConfigSource {
 
 func load(t testing.TB, src ports.ConfigSource) config.Resolved {
 	t.Helper()
-	r, err := New().Load(context.Background(), src)
+	r, err := trusting().Load(context.Background(), src)
 	if err != nil {
 		t.Fatalf("Load: %v", err)
 	}
@@ -265,7 +265,7 @@ func TestLoadMissingFilesAndCancel(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := New().Load(ctx, ports.ConfigSource{UserConfigDir: dir}); !errors.Is(err, context.Canceled) {
+	if _, err := trusting().Load(ctx, ports.ConfigSource{UserConfigDir: dir}); !errors.Is(err, context.Canceled) {
 		t.Errorf("Load with a cancelled context = %v", err)
 	}
 }
@@ -273,7 +273,7 @@ func TestLoadMissingFilesAndCancel(t *testing.T) {
 func TestLoadConcurrently(t *testing.T) {
 	w := newWorkspace(t)
 	writeFile(t, filepath.Join(w.root, ".jp", "config.toml"), "[mcp.servers.fs]\ncommand = [\"x\"]\n")
-	l := New()
+	l := trusting()
 	src := w.source([]string{"JP_CFG_QUERY__LOOP=never"}, []string{"mcp.max_instances=2"})
 	var wg sync.WaitGroup
 	for range 8 {
@@ -318,3 +318,12 @@ func TestDecodeEncodeRoundTrip(t *testing.T) {
 		t.Errorf("defaults tree does not validate: %v", err)
 	}
 }
+
+// trustAll trusts every checkout: for the tests of what a configuration
+// means once trusted.
+type trustAll struct{}
+
+func (trustAll) Trusted(string, string) (bool, error) { return true, nil }
+
+// trusting is a Loader that trusts every checkout.
+func trusting() *Loader { return NewWithOptions(Options{Trust: trustAll{}}) }

@@ -16,7 +16,7 @@ import (
 
 func TestRender(t *testing.T) {
 	r := load(t, ports.ConfigSource{Overrides: []string{`mcp.servers.fs.command=["npx", "srv"]`}})
-	l := New()
+	l := trusting()
 
 	t.Run("toml tree round-trips", func(t *testing.T) {
 		b, err := l.Render(r.Tree, "toml")

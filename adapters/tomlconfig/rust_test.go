@@ -23,7 +23,7 @@ func rustWorkspace(t *testing.T, overrides ...string) (config.Resolved, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return New().Load(context.Background(), ports.ConfigSource{WorkspaceRoot: root, LaunchDir: root, Overrides: overrides})
+	return trusting().Load(context.Background(), ports.ConfigSource{WorkspaceRoot: root, LaunchDir: root, Overrides: overrides})
 }
 
 func unsupportedKeys(r config.Resolved) []string {
@@ -202,7 +202,7 @@ func TestExtendsCycleRefused(t *testing.T) {
 	writeFile(t, filepath.Join(w.root, ".jp", "config.toml"), `extends = ["config/a.toml"]`)
 	writeFile(t, filepath.Join(w.root, ".jp", "config", "a.toml"), `extends = ["b.toml"]`)
 	writeFile(t, filepath.Join(w.root, ".jp", "config", "b.toml"), `extends = ["a.toml"]`)
-	_, err := New().Load(context.Background(), w.source(nil, nil))
+	_, err := trusting().Load(context.Background(), w.source(nil, nil))
 	if err == nil || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("cycle: %v, want one line", err)
 	}
@@ -213,13 +213,13 @@ func TestExtendsCycleRefused(t *testing.T) {
 	}
 	// A file extending itself.
 	writeFile(t, filepath.Join(w.root, ".jp", "config.toml"), `extends = ["config.toml"]`)
-	if _, err := New().Load(context.Background(), w.source(nil, nil)); err == nil || !strings.Contains(err.Error(), "cycle") {
+	if _, err := trusting().Load(context.Background(), w.source(nil, nil)); err == nil || !strings.Contains(err.Error(), "cycle") {
 		t.Errorf("self extends: %v", err)
 	}
 	// A missing file is an error naming the key and file; a glob matching
 	// nothing is not.
 	writeFile(t, filepath.Join(w.root, ".jp", "config.toml"), `extends = ["nope.toml"]`)
-	if _, err := New().Load(context.Background(), w.source(nil, nil)); err == nil || !strings.Contains(err.Error(), "extends in ") {
+	if _, err := trusting().Load(context.Background(), w.source(nil, nil)); err == nil || !strings.Contains(err.Error(), "extends in ") {
 		t.Errorf("missing extends: %v", err)
 	}
 	writeFile(t, filepath.Join(w.root, ".jp", "config.toml"), `extends = ["config.d/**/*.toml"]`)
@@ -255,7 +255,7 @@ func TestJPTypoStillRefused(t *testing.T) {
 	for _, tt := range cases {
 		w := newWorkspace(t)
 		writeFile(t, filepath.Join(w.root, ".jp", "config.toml"), tt.file)
-		_, err := New().Load(context.Background(), w.source(nil, nil))
+		_, err := trusting().Load(context.Background(), w.source(nil, nil))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%q: error %v, want %q", tt.file, err, tt.want)
 		}
@@ -337,7 +337,7 @@ func TestMergeTableFromFlagsAndEnv(t *testing.T) {
 func TestLoaderReportsOncePerRun(t *testing.T) {
 	t.Parallel()
 	var notice strings.Builder
-	l := NewWithOptions(Options{Notice: &notice})
+	l := NewWithOptions(Options{Notice: &notice, Trust: trustAll{}})
 	root, _ := filepath.Abs(filepath.Join("testdata", "rustws"))
 	for range 2 {
 		if _, err := l.Load(context.Background(), ports.ConfigSource{WorkspaceRoot: root, LaunchDir: root}); err != nil {
@@ -364,7 +364,7 @@ command = "x"
 [providers.openrouter]
 api_key_env = "OR_KEY"
 `)
-	res, err := New().Load(context.Background(), w.source(nil, nil))
+	res, err := trusting().Load(context.Background(), w.source(nil, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/jpcli/jp/app"
+	"github.com/jpcli/jp/domain/config"
 	"github.com/jpcli/jp/domain/workspace"
+	"github.com/jpcli/jp/internal/safetext"
 	jpwire "github.com/jpcli/jp/wire"
 )
 
@@ -31,13 +34,103 @@ func (c *InitCmd) Run(rt *Runtime) error {
 		return err
 	}
 	fmt.Fprintf(rt.Streams.Out, "Initialized jp workspace %s in %s\n", f.ID, filepath.Join(f.Root, ".jp"))
+	// The user made this workspace: its configuration is theirs.
+	in := rt.configInput()
+	in.Target = ""
+	if err := a.Trust.TrustRoot(rt.Ctx, f.Root, in); err != nil {
+		return fmt.Errorf("trust the new workspace: %w", err)
+	}
 	return nil
 }
 
 // WorkspaceCmd is jp workspace (alias w).
 type WorkspaceCmd struct {
-	Ls   WorkspaceLsCmd   `cmd:"" aliases:"list" help:"List known workspaces, their checkouts and whether each is live."`
-	Show WorkspaceShowCmd `cmd:"" help:"Show one workspace (default: the current one)."`
+	Ls    WorkspaceLsCmd    `cmd:"" aliases:"list" help:"List known workspaces, their checkouts and whether each is live."`
+	Show  WorkspaceShowCmd  `cmd:"" help:"Show one workspace (default: the current one)."`
+	Trust WorkspaceTrustCmd `cmd:"" help:"Trust this checkout: apply its configuration keys that run programs or send data (see docs/security.md)."`
+}
+
+// WorkspaceTrustCmd is jp workspace trust.
+type WorkspaceTrustCmd struct {
+	Revoke bool `help:"Stop trusting the checkout: its keys that run or send are ignored again."`
+	Show   bool `help:"List the checkout's keys that run or send, and whether they are trusted; change nothing."`
+	FormatFlag
+}
+
+// Run records, revokes or shows the trust of the selected checkout.
+func (c *WorkspaceTrustCmd) Run(rt *Runtime) error {
+	a, err := rt.App()
+	if err != nil {
+		return err
+	}
+	in := rt.configInput()
+	var r config.TrustReview
+	switch {
+	case c.Revoke && c.Show:
+		return &app.UsageError{Msg: "--revoke and --show do not go together: pick one"}
+	case c.Revoke:
+		var found bool
+		if r, found, err = a.Trust.Revoke(rt.Ctx, in); err != nil {
+			return err
+		}
+		if c.JSON() {
+			return writeJSON(rt.Streams.Out, trustJSON(r))
+		}
+		if !found {
+			fmt.Fprintf(rt.Streams.Out, "%s was not trusted; nothing changed.\n", safetext.String(r.Root))
+			return nil
+		}
+		fmt.Fprintf(rt.Streams.Out, "No longer trusted: %s (its keys that run or send are ignored again: %d).\n",
+			safetext.String(r.Root), len(r.Held))
+		return nil
+	case c.Show:
+		r, err = a.Trust.Review(rt.Ctx, in)
+	default:
+		r, err = a.Trust.Trust(rt.Ctx, in)
+	}
+	if err != nil {
+		return err
+	}
+	if c.JSON() {
+		return writeJSON(rt.Streams.Out, trustJSON(r))
+	}
+	out := rt.Streams.Out
+	state := "not trusted"
+	if r.Trusted {
+		state = "trusted"
+	}
+	if !c.Show {
+		state = "now trusted"
+	}
+	fmt.Fprintf(out, "Checkout %s: %s.\n", safetext.String(r.Root), state)
+	if len(r.Held) == 0 {
+		fmt.Fprintln(out, "Its configuration runs no program and sends nothing anywhere.")
+		return nil
+	}
+	fmt.Fprintln(out, "Its configuration makes jp:")
+	for _, h := range r.Held {
+		fmt.Fprintf(out, "  %s  [%s in %s]\n", safetext.String(h.Does), h.Key, safetext.String(h.Source))
+	}
+	return nil
+}
+
+// trustJSON is jp workspace trust --format json.
+func trustJSON(r config.TrustReview) any {
+	type key struct {
+		Key    string `json:"key"`
+		Source string `json:"source"`
+		Does   string `json:"does"`
+	}
+	keys := make([]key, 0, len(r.Held))
+	for _, h := range r.Held {
+		keys = append(keys, key{h.Key, h.Source, h.Does})
+	}
+	return struct {
+		Checkout string `json:"checkout"`
+		Trusted  bool   `json:"trusted"`
+		Hash     string `json:"hash"`
+		Keys     []key  `json:"keys"`
+	}{r.Root, r.Trusted, r.Hash, keys}
 }
 
 // WorkspaceLsCmd is jp workspace ls.

@@ -34,6 +34,9 @@ command = ["sh", "-c", "f=$(jq -r .path); wc -w < \"$f\""]
 description = "Count the words in a file of the project."
 parameters = { type = "object", properties = { path = { type = "string" } }, required = ["path"] }
 TOML
+echo "${dim}(a checkout's configuration runs no program and sends nothing until you trust it; jp init trusted what it wrote,${off}"
+echo "${dim} and jp workspace trust lists the new tool command and trusts it: a git pull that changes such keys asks again)${off}"
+show "$JP" workspace trust
 printf 'jp keeps conversations per workspace and runs tools.\n' > notes.txt
 printf 'A second file with a few more words in it.\n' > more.txt
 cat > script.json <<'JSON'
@@ -97,7 +100,8 @@ run = "unattended"
 [plugins.command.prune]
 run = "unattended"
 TOML
-echo "${dim}(plugins from \$PATH must be approved once; this workspace's config allows the two examples)${off}"
+echo "${dim}(plugins from \$PATH must be approved once; this workspace's config allows the two examples, once trusted)${off}"
+"$JP" workspace trust > /dev/null
 show "$JP" titles
 printf 'confirm @plugin:prune yes\n' > prune.jph
 echo "${dim}(jp prune asks 'Delete K stale conversations? (they are archived, not removed)'; prune.jph answers yes, as you would at the prompt)${off}"
@@ -113,6 +117,7 @@ cat >> .jp/config.toml <<'TOML'
 run = "unattended"
 options = { port = 0 }   # any free port (the default is 3141)
 TOML
+"$JP" workspace trust > /dev/null
 echo "${dim}(it runs until Ctrl-C; the tour starts it in the background, fetches the page once, and stops it)${off}"
 printf '%s$ %s%s\n' "$dim" "jp serve web" "$off"
 "$JP" serve web > "$tour/web.log" 2>&1 &

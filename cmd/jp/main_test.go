@@ -76,6 +76,7 @@ func TestScripts(t *testing.T) {
 			"httpserve":   cmdHTTPServe,
 			"deadport":    cmdDeadPort,
 			"queryevents": cmdQueryEvents,
+			"recorder":    cmdRecorder,
 		},
 	})
 }

@@ -26,6 +26,9 @@ type Resolved struct {
 	// Unsupported are the Rust jp's keys this jp read and ignored, in the
 	// order met; jp config show marks them "not supported by this jp".
 	Unsupported []UnsupportedKey
+	// Trust is what the checkout's own files hold that runs or sends, and
+	// whether it applied (the user trusts the checkout).
+	Trust TrustReview
 }
 
 // Clone returns a deep copy of a tree.

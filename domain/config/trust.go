@@ -1,0 +1,317 @@
+package config
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// HeldKey is one key of a checkout's own configuration files that runs a
+// program or sends data somewhere, and so applies only once the user
+// trusts the checkout (docs/security.md).
+type HeldKey struct {
+	// Key is the dot path, e.g. "mcp.servers.x" or
+	// "conversation.attachments".
+	Key string
+	// Source is the file that set it.
+	Source string
+	// Does says in plain words what the key would make jp do, e.g.
+	// `runs: sh -c "id"` or "sends $ANTHROPIC_API_KEY to http://x".
+	Does string
+	// Value is the key's value as written, for the trust hash.
+	Value any
+}
+
+// TrustReview is what the loader found in a checkout's own configuration
+// files that waits for the user's trust.
+type TrustReview struct {
+	// Root is the checkout's real path ("" outside a workspace).
+	Root string
+	// Held are the keys that run or send, in the order met.
+	Held []HeldKey
+	// Hash identifies Held: a change to any of those keys (a git pull)
+	// changes it, and the checkout must be trusted again.
+	Hash string
+	// Trusted reports whether the user trusts Root with exactly these
+	// keys: they were applied. False with Held non-empty: they were
+	// ignored.
+	Trusted bool
+}
+
+// Ignored reports whether keys were held back: the checkout is not
+// trusted and its configuration holds keys that run or send.
+func (r TrustReview) Ignored() bool { return !r.Trusted && len(r.Held) > 0 }
+
+// Keys lists the held keys' paths, each once, in the order met.
+func (r TrustReview) Keys() []string {
+	var out []string
+	for _, h := range r.Held {
+		if !slices.Contains(out, h.Key) {
+			out = append(out, h.Key)
+		}
+	}
+	return out
+}
+
+// Notice is the one line saying that an untrusted checkout's keys that
+// run or send were ignored, and how to trust it.
+func (r TrustReview) Notice() string {
+	keys := r.Keys()
+	shown := keys
+	if len(shown) > 4 {
+		shown = append(slices.Clone(shown[:4]), "...")
+	}
+	n := len(keys)
+	return fmt.Sprintf("jp: this checkout is not trusted, so %d configuration %s that %s programs or %s data %s ignored (%s); jp workspace trust --show lists what %s, jp workspace trust applies %s",
+		n, pick(n, "key", "keys"), pick(n, "runs", "run"), pick(n, "sends", "send"), pick(n, "was", "were"),
+		strings.Join(shown, ", "), pick(n, "it does", "they do"), pick(n, "it", "them"))
+}
+
+func pick(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// TrustHash is the hash of held keys: SHA-256 over their paths and values
+// (sorted, as canonical JSON), "sha256:<hex>". The files they came from do
+// not count, so moving a key between the checkout's files asks nothing.
+func TrustHash(held []HeldKey) string {
+	type entry struct {
+		K string `json:"k"`
+		V any    `json:"v"`
+	}
+	entries := make([]entry, 0, len(held))
+	for _, h := range held {
+		entries = append(entries, entry{h.Key, h.Value})
+	}
+	slices.SortStableFunc(entries, func(a, b entry) int { return strings.Compare(a.K, b.K) })
+	// encoding/json sorts map keys, so the encoding is canonical.
+	b, err := json.Marshal(entries)
+	if err != nil {
+		b = fmt.Appendf(nil, "%v", entries)
+	}
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// HoldBack finds the keys of one layer tree from a checkout's own files
+// that run a program or send data somewhere (source names the file). With
+// remove it deletes them from tree, so the rest of the layer applies
+// without them. Keys that neither run nor send (the model, parameters,
+// instructions, limits) are never held.
+//
+// Held: every configured attachment (conversation.attachments); every MCP
+// server (mcp.servers.*); a tool's command, and run or result set to
+// "unattended" (looser than asking); the editor; every provider's
+// base_url, key variable and headers, and every provider table of the
+// checkout's own; a plugin's run set to "unattended". A key added later
+// that runs or sends belongs here too.
+func HoldBack(tree map[string]any, source string, remove bool) []HeldKey {
+	var held []HeldKey
+	hold := func(parent map[string]any, key, path, does string) {
+		held = append(held, HeldKey{Key: path, Source: source, Does: does, Value: parent[key]})
+		if remove {
+			delete(parent, key)
+		}
+	}
+	if conv, ok := tree["conversation"].(map[string]any); ok {
+		if v, ok := conv["attachments"]; ok {
+			hold(conv, "attachments", "conversation.attachments", describeAttachments(v))
+		}
+		if tools, ok := conv["tools"].(map[string]any); ok {
+			for _, name := range sortedKeys(tools) {
+				t, ok := tools[name].(map[string]any)
+				if !ok {
+					continue
+				}
+				base := "conversation.tools." + name
+				if v, ok := t["command"]; ok {
+					hold(t, "command", base+".command", "runs: "+describeCommand(v)+" (tool "+name+")")
+				}
+				for _, k := range []string{"run", "result"} {
+					if s, ok := t[k].(string); ok && s == "unattended" {
+						what := "lets the model run tool " + name + " without asking"
+						if name == "defaults" {
+							what = "lets the model run every tool without asking"
+						}
+						if k == "result" {
+							what = "sends tool " + name + "'s results to the model without asking"
+						}
+						hold(t, k, base+"."+k, what)
+					}
+				}
+				if remove && len(t) == 0 {
+					delete(tools, name)
+				}
+			}
+		}
+	}
+	if mcp, ok := tree["mcp"].(map[string]any); ok {
+		if servers, ok := mcp["servers"].(map[string]any); ok {
+			for _, name := range sortedKeys(servers) {
+				hold(servers, name, "mcp.servers."+name, describeMCP(name, servers[name]))
+			}
+		}
+	}
+	if _, ok := tree["editor"]; ok {
+		ed, _ := tree["editor"].(map[string]any)
+		hold(tree, "editor", "editor", "runs: "+describeCommand(ed["cmd"])+" (as the editor)")
+	}
+	if provs, ok := tree["providers"].(map[string]any); ok {
+		for _, name := range sortedKeys(provs) {
+			p, ok := provs[name].(map[string]any)
+			if !ok {
+				continue
+			}
+			if _, known := knownProviders[name]; !known {
+				hold(provs, name, "providers."+name, describeProvider(name, p))
+				continue
+			}
+			for _, k := range sortedKeys(p) {
+				if k == "base_url" || k == "headers" || strings.HasSuffix(k, "_env") || k == "url" || k == "api_key" {
+					hold(p, k, "providers."+name+"."+k, describeProviderKey(name, k, p))
+				}
+			}
+			if remove && len(p) == 0 {
+				delete(provs, name)
+			}
+		}
+	}
+	if pl, ok := tree["plugins"].(map[string]any); ok {
+		if cmds, ok := pl["command"].(map[string]any); ok {
+			for _, name := range sortedKeys(cmds) {
+				c, ok := cmds[name].(map[string]any)
+				if !ok {
+					continue
+				}
+				if s, ok := c["run"].(string); ok && s == "unattended" {
+					hold(c, "run", "plugins.command."+name+".run", "lets plugin "+name+" run without asking")
+				}
+			}
+		}
+	}
+	return held
+}
+
+// knownProviders are the built-in provider tables (and llm, which holds
+// only aliases); any other table under [providers] is a provider of the
+// checkout's own and is held whole.
+var knownProviders = map[string]struct{}{
+	"openai": {}, "anthropic": {}, "ollama": {}, "google": {}, "openrouter": {},
+	"llamacpp": {}, "cerebras": {}, "deepseek": {}, "demo": {}, "llm": {},
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// describeCommand renders a command as written (a string, or an array of
+// words, or a { program, args } table) on one line.
+func describeCommand(v any) string {
+	switch c := v.(type) {
+	case string:
+		return fmt.Sprintf("%q", c)
+	case []any:
+		words := make([]string, 0, len(c))
+		for _, w := range c {
+			words = append(words, fmt.Sprint(w))
+		}
+		return fmt.Sprintf("%q", strings.Join(words, " "))
+	case map[string]any:
+		words := []string{fmt.Sprint(c["program"])}
+		if args, ok := c["args"].([]any); ok {
+			for _, a := range args {
+				words = append(words, fmt.Sprint(a))
+			}
+		}
+		return fmt.Sprintf("%q", strings.Join(words, " "))
+	case nil:
+		return `""`
+	}
+	return fmt.Sprintf("%v", v)
+}
+
+func describeAttachments(v any) string {
+	items, ok := v.([]any)
+	if !ok {
+		return fmt.Sprintf("attaches %v to every message", v)
+	}
+	parts := make([]string, 0, len(items))
+	for _, it := range items {
+		s, ok := it.(string)
+		if !ok {
+			if m, isMap := it.(map[string]any); isMap {
+				s = fmt.Sprint(m["path"])
+			} else {
+				s = fmt.Sprint(it)
+			}
+		}
+		switch {
+		case strings.HasPrefix(s, "cmd:"):
+			parts = append(parts, "runs: "+fmt.Sprintf("%q", strings.TrimPrefix(s, "cmd:")))
+		case strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://"):
+			parts = append(parts, "fetches "+s)
+		default:
+			parts = append(parts, "reads "+s)
+		}
+	}
+	return strings.Join(parts, "; ") + " (attached to every message)"
+}
+
+func describeMCP(name string, v any) string {
+	s, ok := v.(map[string]any)
+	if !ok {
+		return "MCP server " + name
+	}
+	if u, ok := s["url"].(string); ok && u != "" {
+		out := "connects to " + (MCPServer{URL: u}).RedactedURL() + " (MCP server " + name + ")"
+		if env, ok := s["bearer_token_env"].(string); ok && env != "" {
+			out = "sends $" + env + " to " + (MCPServer{URL: u}).RedactedURL() + " (MCP server " + name + ")"
+		}
+		if _, ok := s["headers"]; ok {
+			out += " with headers"
+		}
+		return out
+	}
+	return "runs: " + describeCommand(s["command"]) + " (MCP server " + name + ")"
+}
+
+func describeProvider(name string, p map[string]any) string {
+	url, _ := p["base_url"].(string)
+	env, _ := p["api_key_env"].(string)
+	switch {
+	case env != "" && url != "":
+		return "sends $" + env + " to " + url + " (provider " + name + ")"
+	case url != "":
+		return "sends requests to " + url + " (provider " + name + ")"
+	}
+	return "defines provider " + name
+}
+
+func describeProviderKey(name, key string, p map[string]any) string {
+	url, _ := p["base_url"].(string)
+	switch {
+	case key == "base_url":
+		return "sends " + name + " requests, with your " + name + " key, to " + url
+	case key == "headers":
+		return "adds headers to every " + name + " request"
+	case strings.HasSuffix(key, "_env"):
+		env, _ := p[key].(string)
+		to := url
+		if to == "" {
+			to = name + "'s endpoint"
+		}
+		return "sends $" + env + " to " + to
+	}
+	return "sets providers." + name + "." + key
+}
