@@ -158,3 +158,30 @@ func TestPutBackRefusesForeignNames(t *testing.T) {
 		t.Errorf("put back %q from a name that is not a digest", got.Attachments[0].Content)
 	}
 }
+
+// TestLocalAttachmentsCopied: events read back (content put back) and
+// appended to another conversation, as jp conversation fork does, keep
+// their content in the copy's user-local files, and out of the checkout.
+func TestLocalAttachmentsCopied(t *testing.T) {
+	sc := newScene(t)
+	id := sc.create(t, ports.NewConversation{Title: "original"})
+	evs := sc.ev.Turn(sc.root, "read this", 0)
+	evs[1].Attachments = []conversation.Attachment{{Source: "https://example.test/x", MediaType: "text/plain", Content: outsideSecret, Local: true}}
+	sc.append(t, sc.loc, id, evs...)
+	read, err := sc.s.Events(t.Context(), sc.loc, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fork := sc.create(t, ports.NewConversation{Title: "fork"})
+	sc.append(t, sc.loc, fork, read...)
+	got, err := sc.s.Events(t.Context(), sc.loc, fork)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := got[1].Attachments[0]; a.Content != outsideSecret {
+		t.Errorf("the fork's attachment = %+v, want its content", a)
+	}
+	if files := filesHolding(t, filepath.Join(sc.root, ".jp"), outsideSecret); len(files) != 0 {
+		t.Errorf("the secret is in the checkout: %v", files)
+	}
+}
