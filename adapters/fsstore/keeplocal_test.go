@@ -159,14 +159,19 @@ func TestPutBackRefusesForeignNames(t *testing.T) {
 	}
 }
 
-// TestLocalAttachmentsCopied: events read back (content put back) and
+// TestLocalAttachmentsCopied: events read back (content put back, an
+// image's bytes as bytes) and
 // appended to another conversation, as jp conversation fork does, keep
 // their content in the copy's user-local files, and out of the checkout.
 func TestLocalAttachmentsCopied(t *testing.T) {
 	sc := newScene(t)
 	id := sc.create(t, ports.NewConversation{Title: "original"})
 	evs := sc.ev.Turn(sc.root, "read this", 0)
-	evs[1].Attachments = []conversation.Attachment{{Source: "https://example.test/x", MediaType: "text/plain", Content: outsideSecret, Local: true}}
+	png := append([]byte("\x89PNG\r\n\x1a\n"), outsideSecret...)
+	evs[1].Attachments = []conversation.Attachment{
+		{Source: "https://example.test/x", MediaType: "text/plain", Content: outsideSecret, Local: true},
+		{Source: "/home/me/pic.png", MediaType: "image/png", Data: png, Local: true},
+	}
 	sc.append(t, sc.loc, id, evs...)
 	read, err := sc.s.Events(t.Context(), sc.loc, id)
 	if err != nil {
@@ -180,6 +185,9 @@ func TestLocalAttachmentsCopied(t *testing.T) {
 	}
 	if a := got[1].Attachments[0]; a.Content != outsideSecret {
 		t.Errorf("the fork's attachment = %+v, want its content", a)
+	}
+	if a := got[1].Attachments[1]; !bytes.Equal(a.Data, png) || a.Content != "" {
+		t.Errorf("the fork's image = %+v, want its bytes", a)
 	}
 	if files := filesHolding(t, filepath.Join(sc.root, ".jp"), outsideSecret); len(files) != 0 {
 		t.Errorf("the secret is in the checkout: %v", files)
