@@ -180,6 +180,9 @@ func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversat
 		return nil
 	}
 	evs, kept := keepLocal(evs)
+	if p.format == conversation.FormatRust {
+		kept = nil // the Rust jp's form records no attachments at all
+	}
 	batch, err := encodeBatch(evs, p.format)
 	if err != nil {
 		return fmt.Errorf("append to conversation %s: %w", id, err)

@@ -116,9 +116,17 @@ func putBack(dir string, e conversation.Event) conversation.Event {
 		return e
 	}
 	var atts []conversation.Attachment
+	checked := false
 	for i, a := range e.Attachments {
 		if !a.IsReference() || !isDigest(a.SHA256) {
 			continue
+		}
+		if !checked {
+			// Never through a link (see confine.go).
+			if fi, err := os.Lstat(filepath.Join(dir, localDir)); err != nil || !fi.IsDir() {
+				return e
+			}
+			checked = true
 		}
 		data, err := readRegular(filepath.Join(dir, localDir, a.SHA256))
 		if err != nil {

@@ -2,6 +2,8 @@ package fsstore
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"io/fs"
 	"os"
@@ -156,6 +158,29 @@ func TestPutBackRefusesForeignNames(t *testing.T) {
 	}}
 	if got := putBack(filepath.Join(dir, "conv"), e); got.Attachments[0].Content != "" {
 		t.Errorf("put back %q from a name that is not a digest", got.Attachments[0].Content)
+	}
+	// Nor through a link in place of the attachments directory.
+	elsewhere := t.TempDir()
+	data := []byte("kept elsewhere")
+	sum := sha256.Sum256(data)
+	writeFile(t, filepath.Join(elsewhere, hex.EncodeToString(sum[:])), data)
+	conv := filepath.Join(dir, "linked")
+	if err := os.MkdirAll(conv, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, filepath.Join(conv, localDir)); err != nil {
+		t.Fatal(err)
+	}
+	e.Attachments[0].SHA256 = hex.EncodeToString(sum[:])
+	if got := putBack(conv, e); got.Attachments[0].Content != "" {
+		t.Errorf("put back %q through a link", got.Attachments[0].Content)
+	}
+	if err := os.Remove(filepath.Join(conv, localDir)); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(conv, localDir, hex.EncodeToString(sum[:])), data)
+	if got := putBack(conv, e); got.Attachments[0].Content != string(data) {
+		t.Errorf("put back %q from the real directory, want %q", got.Attachments[0].Content, data)
 	}
 }
 
