@@ -32,8 +32,12 @@ type AttachRequest struct {
 }
 
 // Attacher reads attachments. A spec it cannot attach (missing, binary,
-// over a size limit, a failing command or URL) is an error whose message
-// is one line naming the spec and, for a limit, the limit.
+// over a size limit, a failing command or URL, a confined path leading
+// out of Root) is an error whose message is one line naming the spec and,
+// for a limit, the limit. An attachment whose content does not come from
+// a file inside Root (a file outside it or reached through a link leading
+// out, a command's output, a URL's body, an MCP resource) is marked
+// Local: the store keeps that content out of the checkout copy.
 type Attacher interface {
 	Attach(ctx context.Context, req AttachRequest) ([]conversation.Attachment, error)
 }

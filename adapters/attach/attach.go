@@ -2,8 +2,8 @@
 // recursively by internal/gitignore, honouring .gitignore files as git
 // does), globs (with **), a command's output (cmd:COMMAND, run by sh in
 // the checkout) and http(s) URLs. Text is attached as text; png, jpeg, gif
-// and webp images as images; anything else is refused. Limits are in
-// docs/attachments.md.
+// and webp images as images; anything else is refused. Limits, and what
+// is confined to the checkout (confine.go), are in docs/attachments.md.
 package attach
 
 import (
