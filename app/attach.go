@@ -22,9 +22,10 @@ const StdinSource = "stdin"
 
 // attachments reads what the query attaches, in order: piped stdin (when a
 // message was also given), conversation.attachments (relative to the
-// checkout), then each -a (relative to the launch directory; "-" is
-// stdin).
-func (q *Query) attachments(ctx context.Context, loc workspace.Location, cfg config.Config, in QueryInput) ([]conversation.Attachment, error) {
+// checkout, and confined to it), then each -a (relative to the launch
+// directory; "-" is stdin). note gets a line for each file a glob or a
+// directory left out (a symbolic link leading out of the checkout).
+func (q *Query) attachments(ctx context.Context, loc workspace.Location, cfg config.Config, in QueryInput, note func(string)) ([]conversation.Attachment, error) {
 	var out []conversation.Attachment
 	stdinUsed := false
 	stdin := func() error {
@@ -40,21 +41,25 @@ func (q *Query) attachments(ctx context.Context, loc workspace.Location, cfg con
 	if in.HasStdin && !slices.Contains(in.Attach, "-") {
 		_ = stdin()
 	}
-	read := func(specs []string, dir string) error {
+	read := func(specs []string, dir string, configured bool) error {
 		if len(specs) == 0 {
 			return nil
 		}
 		if q.attacher == nil {
 			return errors.New("attachments are not available here")
 		}
-		atts, err := q.attacher.Attach(ctx, ports.AttachRequest{Specs: specs, Dir: dir, Root: loc.Root, MCP: cfg.MCP})
+		atts, err := q.attacher.Attach(ctx, ports.AttachRequest{Specs: specs, Dir: dir, Root: loc.Root, MCP: cfg.MCP, Confine: configured, Note: note})
 		if err != nil {
-			return &UserError{Msg: err.Error(), Err: err}
+			msg := err.Error()
+			if configured {
+				msg = "conversation.attachments: " + msg + " (configured attachments stay inside the checkout; attach other files with -a)"
+			}
+			return &UserError{Msg: msg, Err: err}
 		}
 		out = append(out, atts...)
 		return nil
 	}
-	if err := read(cfg.Conversation.Attachments, loc.Root); err != nil {
+	if err := read(cfg.Conversation.Attachments, loc.Root, true); err != nil {
 		return nil, err
 	}
 	var batch []string
@@ -63,7 +68,7 @@ func (q *Query) attachments(ctx context.Context, loc workspace.Location, cfg con
 			batch = append(batch, spec)
 			continue
 		}
-		if err := read(batch, in.LaunchDir); err != nil {
+		if err := read(batch, in.LaunchDir, false); err != nil {
 			return nil, err
 		}
 		batch = nil
@@ -71,7 +76,7 @@ func (q *Query) attachments(ctx context.Context, loc workspace.Location, cfg con
 			return nil, err
 		}
 	}
-	if err := read(batch, in.LaunchDir); err != nil {
+	if err := read(batch, in.LaunchDir, false); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -96,12 +101,14 @@ func sha256Hex(s string) string {
 }
 
 // delegatedAttachments reads a plugin query's attachments in the addressed
-// checkout. Paths must stay inside it: text read for one checkout never
+// checkout. Paths must stay inside it (relative, no .., no symbolic link
+// out, for each match of a glob too): text read for one checkout never
 // comes from another.
 func (q *Query) delegatedAttachments(ctx context.Context, in DelegatedInput) ([]conversation.Attachment, error) {
 	if len(in.Attachments) == 0 {
 		return nil, nil
 	}
+	// Refused before anything is read; the attacher checks links too.
 	for _, spec := range in.Attachments {
 		if conversation.AttachKindOf(spec) == conversation.AttachPath && !filepath.IsLocal(spec) {
 			return nil, &UserError{Msg: fmt.Sprintf("attachment %q: a plugin query attaches paths inside the addressed checkout only (relative, no ..)", spec)}
@@ -110,9 +117,9 @@ func (q *Query) delegatedAttachments(ctx context.Context, in DelegatedInput) ([]
 	if q.attacher == nil {
 		return nil, errors.New("attachments are not available here")
 	}
-	atts, err := q.attacher.Attach(ctx, ports.AttachRequest{Specs: in.Attachments, Dir: in.Loc.Root, Root: in.Loc.Root})
+	atts, err := q.attacher.Attach(ctx, ports.AttachRequest{Specs: in.Attachments, Dir: in.Loc.Root, Root: in.Loc.Root, Confine: true})
 	if err != nil {
-		return nil, &UserError{Msg: err.Error(), Err: err}
+		return nil, &UserError{Msg: "a plugin query attaches paths inside the addressed checkout only: " + err.Error(), Err: err}
 	}
 	return atts, nil
 }

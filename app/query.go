@@ -259,7 +259,8 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 		return QueryResult{}, &UserError{Msg: err.Error(), Err: err}
 	}
 
-	if rs.attached, err = q.attachments(ctx, loc, rs.cfg, in); err != nil {
+	leftOut := func(line string) { q.chromeLine(rs, line) }
+	if rs.attached, err = q.attachments(ctx, loc, rs.cfg, in, leftOut); err != nil {
 		return QueryResult{}, err
 	}
 	if err := checkImages(model, rs.attached); err != nil {

@@ -2,8 +2,8 @@
 // recursively by internal/gitignore, honouring .gitignore files as git
 // does), globs (with **), a command's output (cmd:COMMAND, run by sh in
 // the checkout) and http(s) URLs. Text is attached as text; png, jpeg, gif
-// and webp images as images; anything else is refused. Limits are in
-// docs/attachments.md.
+// and webp images as images; anything else is refused. Limits, and what
+// is confined to the checkout (confine.go), are in docs/attachments.md.
 package attach
 
 import (
@@ -71,6 +71,7 @@ func (a *Attacher) Attach(ctx context.Context, req ports.AttachRequest) ([]conve
 		out = append(out, att)
 		return nil
 	}
+	r := reader{req: req, co: newCheckout(req.Root)}
 	for _, spec := range req.Specs {
 		var atts []conversation.Attachment
 		var err error
@@ -86,12 +87,15 @@ func (a *Attacher) Attach(ctx context.Context, req ports.AttachRequest) ([]conve
 			att, err = a.url(ctx, spec)
 			atts = []conversation.Attachment{att}
 		default:
-			atts, err = paths(ctx, req.Root, req.Dir, spec)
+			atts, err = r.paths(ctx, spec)
 		}
 		if err != nil {
 			return nil, err
 		}
 		for _, att := range atts {
+			// What did not come from a file of the checkout stays in the
+			// user-local copy of the conversation (see Attachment.Local).
+			att.Local = att.Local || conversation.AttachKindOf(spec) != conversation.AttachPath
 			if err := add(att); err != nil {
 				return nil, err
 			}
@@ -232,18 +236,37 @@ func (a *Attacher) url(ctx context.Context, u string) (conversation.Attachment, 
 	return content(u, data)
 }
 
-// paths attaches a file, a directory or a glob, relative to dir.
-func paths(ctx context.Context, root, dir, spec string) ([]conversation.Attachment, error) {
+// reader reads the path specs of one request.
+type reader struct {
+	req ports.AttachRequest
+	co  checkout
+}
+
+// note passes a line to the request's Note.
+func (r reader) note(line string) {
+	if r.req.Note != nil {
+		r.req.Note(line)
+	}
+}
+
+// paths attaches a file, a directory or a glob, relative to req.Dir.
+func (r reader) paths(ctx context.Context, spec string) ([]conversation.Attachment, error) {
 	if spec == "" {
 		return nil, errors.New("-a needs a path, cmd:COMMAND or a URL")
 	}
+	if r.req.Confine {
+		if err := confinedSpec(spec); err != nil {
+			return nil, err
+		}
+	}
+	dir := r.req.Dir
 	abs := spec
 	if !filepath.IsAbs(abs) {
 		abs = filepath.Join(dir, spec)
 	}
 	if strings.ContainsAny(spec, "*?[{") {
 		if _, err := os.Lstat(abs); err != nil {
-			return glob(dir, spec)
+			return r.glob(spec)
 		}
 	}
 	st, err := os.Stat(abs)
@@ -253,13 +276,24 @@ func paths(ctx context.Context, root, dir, spec string) ([]conversation.Attachme
 		}
 		return nil, fmt.Errorf("%s: %v", spec, errors.Unwrap(err))
 	}
+	// A path typed by the user may lie outside the checkout (or lead out
+	// through a link): it is read, and kept out of the checkout copy.
+	outside := !r.co.contains(resolve(abs))
+	if outside && r.req.Confine {
+		return nil, linkedOut(spec)
+	}
 	if st.IsDir() {
-		return directory(ctx, root, abs, filepath.Clean(spec))
+		atts, err := r.directory(ctx, abs, filepath.Clean(spec))
+		for i := range atts {
+			atts[i].Local = outside
+		}
+		return atts, err
 	}
 	att, err := file(abs, filepath.ToSlash(filepath.Clean(spec)), st.Size())
 	if err != nil {
 		return nil, err
 	}
+	att.Local = outside
 	return []conversation.Attachment{att}, nil
 }
 
@@ -276,13 +310,16 @@ func file(abs, source string, n int64) (conversation.Attachment, error) {
 }
 
 // glob attaches the files matching a pattern (** crosses directories); a
-// glob matches what it says: .gitignore is not consulted.
-func glob(dir, pattern string) ([]conversation.Attachment, error) {
+// glob matches what it says: .gitignore is not consulted. A match that is
+// (or is reached through) a symbolic link resolving outside the checkout
+// is left out with a note, or refused under Confine.
+func (r reader) glob(pattern string) ([]conversation.Attachment, error) {
 	base, pat := doublestar.SplitPattern(filepath.ToSlash(pattern))
 	root := base
 	if !filepath.IsAbs(root) {
-		root = filepath.Join(dir, base)
+		root = filepath.Join(r.req.Dir, base)
 	}
+	realBase := resolve(root)
 	matches, err := doublestar.Glob(os.DirFS(root), pat, doublestar.WithFilesOnly(), doublestar.WithFailOnIOErrors())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", pattern, err)
@@ -296,15 +333,30 @@ func glob(dir, pattern string) ([]conversation.Attachment, error) {
 	slices.Sort(matches)
 	out := make([]conversation.Attachment, 0, len(matches))
 	for _, m := range matches {
-		st, err := os.Stat(filepath.Join(root, m))
+		abs := filepath.Join(root, filepath.FromSlash(m))
+		real := resolve(abs)
+		outside := !r.co.contains(real)
+		if outside && r.req.Confine {
+			return nil, linkedOut(path(base, m))
+		}
+		if outside && real != filepath.Join(realBase, filepath.FromSlash(m)) {
+			// The match, not the part of the pattern typed, leads out.
+			r.note(skipNote(path(base, m)))
+			continue
+		}
+		st, err := os.Stat(abs)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", m, errors.Unwrap(err))
 		}
-		att, err := file(filepath.Join(root, m), path(base, m), st.Size())
+		att, err := file(abs, path(base, m), st.Size())
 		if err != nil {
 			return nil, err
 		}
+		att.Local = outside
 		out = append(out, att)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no file matches inside the checkout (every match is a symbolic link leading out of it)", pattern)
 	}
 	return out, nil
 }
@@ -322,7 +374,10 @@ func path(base, rel string) string {
 // is inside the checkout root, the .gitignore files from the root down
 // and the checkout's info/exclude apply, as they do for fs_list_files.
 // Binary files and files over the limits are skipped there, not refused.
-func directory(ctx context.Context, root, abs, shown string) ([]conversation.Attachment, error) {
+// Symbolic links are never followed; one that resolves outside the
+// checkout is noted.
+func (r reader) directory(ctx context.Context, abs, shown string) ([]conversation.Attachment, error) {
+	root := r.req.Root
 	top, start := abs, "."
 	if root != "" {
 		if rel, err := filepath.Rel(root, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
@@ -338,6 +393,13 @@ func directory(ctx context.Context, root, abs, shown string) ([]conversation.Att
 		source := path(filepath.ToSlash(shown), rel)
 		if err != nil {
 			return fmt.Errorf("%s: %v", source, errors.Unwrap(err))
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			full := filepath.Join(top, filepath.FromSlash(start), filepath.FromSlash(rel))
+			if !r.co.contains(resolve(full)) {
+				r.note(skipNote(source))
+			}
+			return nil
 		}
 		if !d.Type().IsRegular() {
 			return nil

@@ -135,6 +135,9 @@ func (s *Store) Events(ctx context.Context, loc workspace.Location, id conversat
 		if err != nil {
 			return nil, fmt.Errorf("conversation %s: %w", id, err)
 		}
+		for i, e := range se.events {
+			se.events[i] = putBack(p.siloConv, e)
+		}
 		return se.events, nil
 	}
 	evs, err := readProjectionEvents(p.projConv)
@@ -176,6 +179,10 @@ func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversat
 	if len(evs) == 0 {
 		return nil
 	}
+	evs, kept := keepLocal(evs)
+	if p.format == conversation.FormatRust {
+		kept = nil // the Rust jp's form records no attachments at all
+	}
 	batch, err := encodeBatch(evs, p.format)
 	if err != nil {
 		return fmt.Errorf("append to conversation %s: %w", id, err)
@@ -209,6 +216,11 @@ func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversat
 			s.dropStream(p.siloConv)
 			return fmt.Errorf("append to conversation %s: %w", id, err)
 		}
+	}
+	// The content the events refer to is in place before they are.
+	if err := s.writeKept(p.siloConv, kept); err != nil {
+		s.dropStream(p.siloConv)
+		return fmt.Errorf("append to conversation %s: %w", id, err)
 	}
 	// Events that end a turn, or that take the log past the fold
 	// threshold, are folded at once: their log line is not synced, the

@@ -31,6 +31,11 @@ func (s *Store) ScanEvents(ctx context.Context, loc workspace.Location, id conve
 	if p.inSilo {
 		dir = p.siloConv
 	}
+	if p.inSilo {
+		// The content of Local attachments kept in the user-local copy.
+		inner := fn
+		fn = func(e conversation.Event) error { return inner(putBack(dir, e)) }
+	}
 	sc := scan{dir: dir, silo: p.inSilo, fn: fn}
 	// The checkout copy is checked as loading the state for a write
 	// checks it; when it does not parse, that write reports it.

@@ -259,6 +259,11 @@ func writeEvent(w io.Writer, e conversation.Event) {
 		}
 		fmt.Fprintf(w, "\n[%s]\n%s\n", who, e.Content)
 		for _, a := range e.Attachments {
+			if a.IsReference() {
+				// Content from outside the checkout, kept by whoever attached it.
+				fmt.Fprintf(w, "[attachment] %s (not in this copy: content from outside the checkout stays in the user-local copy of whoever attached it; %d bytes, sha256 %s)\n", noControl(a.Source), a.Size, noControl(a.SHA256))
+				continue
+			}
 			fmt.Fprintf(w, "[attachment] %s (%s, %d bytes, sha256 %.12s)\n", noControl(a.Source), noControl(a.MediaType), a.Size, noControl(a.SHA256))
 		}
 	case conversation.EventTypeChatResponse:

@@ -14,6 +14,10 @@ import (
 	jpwire "github.com/jpcli/jp/wire"
 )
 
+// initSharingLine is what jp init says about what git shares
+// (docs/storage.md, "What is shared through git").
+const initSharingLine = "Conversations under .jp/ are meant to be committed; what you attach from outside the checkout (other files, cmd: output, URLs) stays in your user-local copy."
+
 // InitCmd is jp init.
 type InitCmd struct {
 	Dir string `arg:"" optional:"" type:"path" help:"Directory to make a workspace (default: current directory)."`
@@ -34,6 +38,7 @@ func (c *InitCmd) Run(rt *Runtime) error {
 		return err
 	}
 	fmt.Fprintf(rt.Streams.Out, "Initialized jp workspace %s in %s\n", f.ID, filepath.Join(f.Root, ".jp"))
+	fmt.Fprintln(rt.Streams.Out, initSharingLine)
 	// The user made this workspace: its configuration is theirs.
 	in := rt.configInput()
 	in.Target = ""

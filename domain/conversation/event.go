@@ -177,6 +177,27 @@ type Attachment struct {
 	// Size is the attached content's size in bytes; SHA256 its hex digest.
 	Size   int64  `json:"size"`
 	SHA256 string `json:"sha256"`
+	// Local marks content from outside the checkout: a file outside it
+	// (or reached through a symbolic link out of it), a command's output,
+	// a URL's body, an MCP resource. Its content is kept in the user-local
+	// copy of the conversation only; the stored event, and so the checkout
+	// copy meant to be committed, holds the reference alone (Source,
+	// MediaType, Size, SHA256), without Content or Data.
+	Local bool `json:"local,omitempty"`
+}
+
+// IsReference reports whether a is a reference whose content is not
+// here: a Local attachment read from a copy of the conversation that does
+// not keep its content (a clone's checkout copy).
+func (a Attachment) IsReference() bool {
+	return a.Local && a.Content == "" && len(a.Data) == 0
+}
+
+// ReferenceText is what stands for the content of a reference, for the
+// model and for jp conversation show: where it came from, its size and
+// digest.
+func (a Attachment) ReferenceText() string {
+	return fmt.Sprintf("%s: not in this copy of the conversation (content from outside the checkout is kept in the user-local copy of whoever attached it): %d bytes, sha256 %s", a.Source, a.Size, a.SHA256)
 }
 
 // Usage counts a response's tokens. InputTokens includes the cache reads

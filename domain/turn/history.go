@@ -28,6 +28,11 @@ func attachments(as []conversation.Attachment) []llm.Attachment {
 	}
 	out := make([]llm.Attachment, len(as))
 	for i, a := range as {
+		if a.IsReference() {
+			// Content kept on another machine: the model reads what it was.
+			out[i] = llm.Attachment{Name: a.Source, MediaType: "text/plain", Text: a.ReferenceText()}
+			continue
+		}
 		out[i] = llm.Attachment{Name: a.Source, MediaType: a.MediaType, Text: a.Content, Data: a.Data}
 	}
 	return out

@@ -107,7 +107,7 @@ func (t *Transcript) AddCopy(e conversation.Event) {
 		c.Attachments = make([]conversation.Attachment, len(e.Attachments))
 		for i, a := range e.Attachments {
 			c.Attachments[i] = conversation.Attachment{Source: strings.Clone(a.Source), MediaType: strings.Clone(a.MediaType),
-				Content: strings.Clone(a.Content), Data: bytes.Clone(a.Data)}
+				Content: strings.Clone(a.Content), Data: bytes.Clone(a.Data), Size: a.Size, SHA256: strings.Clone(a.SHA256), Local: a.Local}
 		}
 	}
 	t.Add(c)
