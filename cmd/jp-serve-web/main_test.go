@@ -232,3 +232,23 @@ func TestRunRefusesASocketPathInUse(t *testing.T) {
 		t.Fatal("the file at the socket path was changed")
 	}
 }
+
+// TestHelpDescribesTheToken: jp serve web --help shows the manifest's
+// help, which must say how the server is protected (its token), not that
+// it has no authentication.
+func TestHelpDescribesTheToken(t *testing.T) {
+	m, err := plugin.ParseManifest(manifestJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"no authentication", "anyone who can\nreach that port"} {
+		if strings.Contains(m.Help, bad) {
+			t.Errorf("help says %q:\n%s", bad, m.Help)
+		}
+	}
+	for _, want := range []string{"127.0.0.1 only", "token", "new random one at every start", "Authorization: Bearer"} {
+		if !strings.Contains(m.Help, want) {
+			t.Errorf("help lacks %q:\n%s", want, m.Help)
+		}
+	}
+}
