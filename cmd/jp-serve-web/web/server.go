@@ -54,9 +54,10 @@ func New(h Host, now func() time.Time, logf func(string)) *Server {
 	s := &Server{host: h, token: newSecret(tokenBytes), now: now, log: logf, quit: make(chan struct{})}
 	s.turns = newTurnHub()
 	funcs := template.FuncMap{
-		"ago":   s.ago,
-		"stamp": stamp,
-		"iso":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"ago":    s.ago,
+		"stamp":  stamp,
+		"iso":    func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"usable": usable,
 	}
 	s.fragments = template.Must(template.New("").Funcs(funcs).ParseFS(assets, "assets/fragments.html"))
 	s.pages = map[string]*template.Template{}

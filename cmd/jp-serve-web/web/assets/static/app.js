@@ -60,6 +60,8 @@
   function defaults() {
     const rec = state.record;
     picking = false;
+    // The default workspace has no checkout: its turns run with root "".
+    if (state.default) { target = ''; return; }
     if (rec && live(rec)) target = rec.path;
     else if (!rec && state.fresh && state.roots.some((r) => r.path === state.viewed)) target = state.viewed;
     else target = null;
@@ -91,6 +93,11 @@
   function render() {
     wherePanel.replaceChildren();
     const rec = state.record;
+    if (state.default) {
+      wherePanel.append(h('p', { class: 'line', id: 'default-ws' }, 'Runs in the default workspace, as jp does outside any workspace.'));
+      targetLine.replaceChildren('Runs outside any workspace');
+      return;
+    }
     if (rec && live(rec)) {
       if (rec.path === state.viewed) {
         wherePanel.append(h('p', { class: 'line' }, 'Continues here, where this conversation last ran.'));
@@ -331,7 +338,7 @@
     if (turn || sending) return;
     const text = box.value;
     if (!text.trim()) { say('Type a message first.', 'warn'); box.focus(); return; }
-    if (!target) { say('Pick the checkout to run this conversation in.', 'warn'); return; }
+    if (target === null) { say('Pick the checkout to run this conversation in.', 'warn'); return; }
     quiet();
     sendBtn.disabled = true;
     box.readOnly = true; // the text being sent is the text to empty
