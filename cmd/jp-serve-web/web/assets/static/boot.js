@@ -1,0 +1,36 @@
+// jp serve web: the boot page. A browser's navigation cannot carry the
+// token (it is never in a cookie: another port would receive it), so a
+// page asked for without it is this one. It takes the token from the
+// address's fragment (#token=..., which the browser sends to no server)
+// into this tab's sessionStorage, which no other port can read, drops it
+// from the address, and asks for the same page again with the token in
+// the Authorization header.
+'use strict';
+(function () {
+  const key = 'jp-web-token';
+  const boot = document.getElementById('boot');
+  const m = /^#token=([0-9a-f]+)$/.exec(location.hash);
+  if (m) {
+    try { sessionStorage.setItem(key, m[1]); } catch (e) { /* storage refused: the token lives in this page only */ }
+    history.replaceState(null, '', location.pathname + location.search);
+  }
+  let token = m ? m[1] : null;
+  try { token = sessionStorage.getItem(key) || token; } catch (e) { /* see above */ }
+  if (!token) return; // the page says what to open
+  boot.textContent = 'Loading…';
+  fetch(location.pathname + location.search, { headers: { Authorization: 'Bearer ' + token }, cache: 'no-store', credentials: 'omit' })
+    .then(async (resp) => {
+      const text = await resp.text();
+      if (resp.status === 401 || resp.status === 403) {
+        // A token of an earlier start: forget it.
+        try { sessionStorage.removeItem(key); } catch (e) { /* see above */ }
+        boot.textContent = text.trim();
+        return;
+      }
+      if (resp.redirected) history.replaceState(null, '', resp.url);
+      document.open();
+      document.write(text);
+      document.close();
+    })
+    .catch((e) => { boot.textContent = 'Could not reach jp serve web: ' + e.message + '. Reload the page to try again.'; });
+})();
