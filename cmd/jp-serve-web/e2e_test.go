@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/jpcli/jp/domain/draft"
@@ -176,10 +178,19 @@ description = "Echo the arguments back"
 	}
 	b.click(a)
 	other.check(t, e.token, "/from-an-answer")
-	b.open(other.URL + "/visited")
+	// The link opened a tab in front of this one: a hidden tab gets no
+	// animation frames, which the waits below need.
+	b.do("bring the page to front", func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+		_, err := cdp.Call(ctx, tg, page.BringToFront, cdp.Empty{})
+		return chromedp.Void{}, err
+	})
+	// Another tab of the same browser goes there too.
+	tab, closeTab := chromedp.NewContext(b.ctx)
+	tctx, cancel := context.WithTimeout(tab, waitLong)
+	must(t, chromedp.Do(tctx, chromedp.Navigate(other.URL+"/visited")))
+	cancel()
+	closeTab()
 	other.check(t, e.token, "/visited")
-	b.do("back", chromedp.NavigateBack())
-	b.waitJS(`document.getElementById('composer') !== null`, "the conversation again")
 
 	// The draft changes in a terminal after the page saved it: the page
 	// does not overwrite it, says so, and keeps its text (in the box and
@@ -735,12 +746,16 @@ func (b *browser) waitJS(expr, what string) {
 	deadline := time.Now().Add(waitLong)
 	for {
 		ctx, cancel := context.WithTimeout(b.ctx, waitLong+5*time.Second)
-		_, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(time.Until(deadline))))
+		// A page is first the boot page (it fetches the page with the
+		// token): what it lacks yet is "not yet", not an error.
+		safe := "(() => { try { return !!(" + expr + "); } catch (e) { return false; } })()"
+		_, err := chromedp.Run(ctx, chromedp.Poll[bool](safe, chromedp.WithPollingTimeout(time.Until(deadline))))
 		cancel()
 		switch {
 		case err == nil:
 			return
-		case time.Now().Before(deadline) && (strings.Contains(err.Error(), "Cannot find context") || strings.Contains(err.Error(), "context was destroyed")):
+		case time.Now().Before(deadline) && (strings.Contains(err.Error(), "Cannot find context") || strings.Contains(err.Error(), "context was destroyed") ||
+			strings.Contains(err.Error(), "Inspected target navigated")):
 			continue // a page was loading: ask the new one
 		}
 		b.fail("wait for "+what, err)

@@ -532,6 +532,9 @@
                 }
                 if (data.length && turn === mine) handle(JSON.parse(data.join('\n')));
                 if (turn !== mine || mine.done) return;
+                // One message at a time, as EventSource delivers them:
+                // what watches the page sees each step.
+                await null;
               }
             }
           } catch (e) {

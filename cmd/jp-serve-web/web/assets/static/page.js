@@ -4,6 +4,7 @@
 // (a new conversation) is sent with it, and the page it leads to opened.
 'use strict';
 (function () {
+  if (window.jpFetch) return; // a page shown in place of another: set up already
   const key = 'jp-web-token';
   function token() {
     try { return sessionStorage.getItem(key) || ''; } catch (e) { return ''; }
@@ -27,9 +28,7 @@
       }
       const text = await resp.text();
       history.pushState(null, '', resp.url);
-      document.open();
-      document.write(text);
-      document.close();
+      window.jpShow(text); // a problem page (jpShow: boot.js)
     } catch (e) {
       if (button) button.disabled = false;
       alert('Could not reach jp serve web: ' + e.message);
