@@ -92,11 +92,16 @@ func (s *session) address(ctx context.Context, ref *workspace.Ref) (*checkout, e
 
 // resolveRef checks a WorkspaceRef against the roots registry: a known
 // ID; a root that is a live checkout of it, or none when there is exactly
-// one.
+// one, or when the ID is the default workspace's.
 func (s *session) resolveRef(ctx context.Context, ref workspace.Ref) (workspace.Location, error) {
 	id, err := workspace.ValidateRef(ref)
 	if err != nil {
 		return workspace.Location{}, err
+	}
+	// The default workspace (jp used outside any workspace) has no
+	// checkout: it is addressed by its ID alone.
+	if id == workspace.DefaultID && ref.Root == "" {
+		return workspace.Default(), nil
 	}
 	k, err := s.h.reg.Lookup(ctx, id)
 	if errors.Is(err, ports.ErrNotFound) {

@@ -176,9 +176,9 @@ func (s *session) runDelegated(c *checkout, req plugin.Query, d *delegation) plu
 	if err != nil {
 		return errorReply(hdr, err)
 	}
-	if s.scope == workspace.ScopeMulti {
+	if s.scope == workspace.ScopeMulti && !c.loc.IsDefault() {
 		// A turn loads its checkout, as jp query does: it is recorded in the
-		// roots registry (last_used).
+		// roots registry (last_used). The default workspace has none.
 		if err := s.h.reg.Register(ctx, ports.Found{ID: c.loc.ID, Root: c.loc.Root}); err != nil {
 			return errorReply(hdr, err) // it names the checkout
 		}

@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/jpcli/jp/domain/draft"
@@ -92,10 +97,11 @@ description = "Echo the arguments back"
 	if got := b.text("body"); !strings.Contains(got, "needs its token") || strings.Contains(got, wsID) {
 		t.Fatalf("the page without the token = %q", got)
 	}
-	// The printed address, token included: the cookie it sets carries
-	// every later request, and the token leaves the address bar.
-	b.open(srv + "/?token=" + e.token)
-	b.waitJS(`location.search === '' && location.pathname === '/'`, "the address without the token")
+	// The printed address, token in its fragment: the page keeps it in
+	// the tab's sessionStorage, sends it as a header, and drops it from
+	// the address bar. No cookie is set.
+	b.open(srv + "/#token=" + e.token)
+	b.waitJS(`location.hash === '' && location.search === '' && location.pathname === '/'`, "the address without the token")
 
 	// The workspaces page: the workspace with both checkouts, launched here.
 	b.waitJS(fmt.Sprintf(`document.querySelector('#ws-%s.launch') !== null`, wsID), "the launch workspace, highlighted")
@@ -150,6 +156,41 @@ description = "Echo the arguments back"
 	if root := e.lastTurnRoot(e.b, conv); root != e.a {
 		t.Fatalf("the web turn ran in %q, want %q (the last root)", root, e.a)
 	}
+
+	// Another server on 127.0.0.1, another port: cookies are not told
+	// apart by port, so a token in a cookie would reach it. A link in an
+	// answer opens it in a new tab, without a Referer; then the tab itself
+	// goes there. It never receives the token, nor any cookie.
+	other := newSpy(t)
+	link := other.URL + "/from-an-answer"
+	b.typeMessage("see [the other server](" + link + ")")
+	b.click("#send")
+	b.waitTurnDone()
+	e.waitDraft(draftFile, "")
+	a := fmt.Sprintf(`.ev.msg.assistant a[href=%q]`, link)
+	b.waitJS(fmt.Sprintf(`document.querySelector('%s') !== null`, a), "the link in the answer")
+	if !b.eval(fmt.Sprintf(`(() => { const a = document.querySelector('%s');
+		return a.rel === 'noreferrer noopener' && a.target === '_blank' && !a.href.includes(%q); })()`, a, e.token)) {
+		t.Fatal("the answer's link does not open with rel=\"noreferrer noopener\" and target=_blank")
+	}
+	if !b.eval(`document.cookie === ''`) {
+		t.Fatal("the page has cookies")
+	}
+	b.click(a)
+	other.check(t, e.token, "/from-an-answer")
+	// The link opened a tab in front of this one: a hidden tab gets no
+	// animation frames, which the waits below need.
+	b.do("bring the page to front", func(ctx context.Context, tg *chromedp.Target) (chromedp.Void, error) {
+		_, err := cdp.Call(ctx, tg, page.BringToFront, cdp.Empty{})
+		return chromedp.Void{}, err
+	})
+	// Another tab of the same browser goes there too.
+	tab, closeTab := chromedp.NewContext(b.ctx)
+	tctx, cancel := context.WithTimeout(tab, waitLong)
+	must(t, chromedp.Do(tctx, chromedp.Navigate(other.URL+"/visited")))
+	cancel()
+	closeTab()
+	other.check(t, e.token, "/visited")
 
 	// The draft changes in a terminal after the page saved it: the page
 	// does not overwrite it, says so, and keeps its text (in the box and
@@ -234,7 +275,7 @@ description = "Echo the arguments back"
 	b.follow(fmt.Sprintf(`//section[@id="ws-%s"]//a[code[text()=%q]]`, dID, e.d))
 	b.waitJS(`document.querySelector('form.new') !== null`, "the new-conversation form")
 	b.setValue(`form.new input[name="title"]`, "Tool test")
-	b.follow(`form.new button`)
+	b.click(`form.new button`) // sent by the page's script, with the token
 	b.waitJS(`document.getElementById('composer') !== null && document.querySelector('h1').textContent === 'Tool test'`, "the new conversation")
 	b.typeMessage("use the tool")
 	b.click("#send")
@@ -520,7 +561,7 @@ func (e *env) serve(dir string) string {
 		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", e.port))
 		if err == nil {
 			_ = c.Close()
-			m := regexp.MustCompile(`jp serve web: ` + regexp.QuoteMeta(url) + `\?token=([0-9a-f]{64})\n`).FindStringSubmatch(e.out.String())
+			m := regexp.MustCompile(`jp serve web: ` + regexp.QuoteMeta(url) + `#token=([0-9a-f]{64})\n`).FindStringSubmatch(e.out.String())
 			if m != nil {
 				e.token = m[1]
 				return strings.TrimSuffix(url, "/")
@@ -705,12 +746,16 @@ func (b *browser) waitJS(expr, what string) {
 	deadline := time.Now().Add(waitLong)
 	for {
 		ctx, cancel := context.WithTimeout(b.ctx, waitLong+5*time.Second)
-		_, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(time.Until(deadline))))
+		// A page is first the boot page (it fetches the page with the
+		// token): what it lacks yet is "not yet", not an error.
+		safe := "(() => { try { return !!(" + expr + "); } catch (e) { return false; } })()"
+		_, err := chromedp.Run(ctx, chromedp.Poll[bool](safe, chromedp.WithPollingTimeout(time.Until(deadline))))
 		cancel()
 		switch {
 		case err == nil:
 			return
-		case time.Now().Before(deadline) && (strings.Contains(err.Error(), "Cannot find context") || strings.Contains(err.Error(), "context was destroyed")):
+		case time.Now().Before(deadline) && (strings.Contains(err.Error(), "Cannot find context") || strings.Contains(err.Error(), "context was destroyed") ||
+			strings.Contains(err.Error(), "Inspected target navigated")):
 			continue // a page was loading: ask the new one
 		}
 		b.fail("wait for "+what, err)
@@ -779,5 +824,60 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// spy is another local server the browser visits: it records every
+// request it gets.
+type spy struct {
+	*httptest.Server
+	got chan *http.Request
+}
+
+func newSpy(t *testing.T) *spy {
+	t.Helper()
+	s := &spy{got: make(chan *http.Request, 16)}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case s.got <- r.Clone(context.Background()):
+		default:
+		}
+		_, _ = io.WriteString(w, "another server")
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// check waits for the request for path and fails if it carries the
+// token anywhere (address, any header) or any cookie or Referer.
+func (s *spy) check(t *testing.T, token, path string) {
+	t.Helper()
+	timeout := time.After(waitLong)
+	for {
+		select {
+		case r := <-s.got:
+			if r.URL.Path != path {
+				continue // the browser's favicon request, say
+			}
+			if strings.Contains(r.URL.String(), token) {
+				t.Errorf("the other server got the token in the address %s", r.URL)
+			}
+			for name, vals := range r.Header {
+				for _, v := range vals {
+					if strings.Contains(v, token) {
+						t.Errorf("the other server got the token in %s: %s", name, v)
+					}
+				}
+			}
+			if c := r.Header.Get("Cookie"); c != "" {
+				t.Errorf("the other server got cookies: %s", c)
+			}
+			if ref := r.Header.Get("Referer"); ref != "" {
+				t.Errorf("the other server got a Referer: %s", ref)
+			}
+			return
+		case <-timeout:
+			t.Fatalf("the browser never asked the other server for %s", path)
+		}
 	}
 }

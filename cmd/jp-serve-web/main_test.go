@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/cookiejar"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -20,7 +19,7 @@ import (
 )
 
 // printedURL is the line jp serve web prints: its address with the token.
-var printedURL = regexp.MustCompile(`^jp serve web: (http://127\.0\.0\.1:\d+/)\?token=([0-9a-f]{64})\n$`)
+var printedURL = regexp.MustCompile(`^jp serve web: (http://127\.0\.0\.1:\d+/)#token=([0-9a-f]{64})\n$`)
 
 // startPlugin runs the plugin against a fake jp that sends init with
 // options, and waits for ready.
@@ -72,11 +71,12 @@ func TestRunServesUntilShutdown(t *testing.T) {
 	if pr["type"] != "print" || url == nil {
 		t.Fatalf("first output = %v", pr)
 	}
-	jar, _ := cookiejar.New(nil)
-	client := &http.Client{Jar: jar, Transport: &http.Transport{DisableKeepAlives: true}}
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	page := make(chan string, 1)
 	go func() {
-		resp, err := client.Get(url[0][len("jp serve web: ") : len(url[0])-1])
+		req, _ := http.NewRequest(http.MethodGet, url[1], nil)
+		req.Header.Set("Authorization", "Bearer "+url[2])
+		resp, err := client.Do(req)
 		if err != nil {
 			page <- err.Error()
 			return
@@ -99,7 +99,7 @@ func TestRunServesUntilShutdown(t *testing.T) {
 	if got := <-page; !strings.Contains(got, "proj") || !strings.Contains(got, "/src/proj") || !strings.Contains(got, "launched here") {
 		t.Fatalf("page = %s", got)
 	}
-	// Without the token (no cookie either): 401, and nothing reaches jp
+	// Without the token: 401, and nothing reaches jp
 	// (the fake jp would fail on an unexpected request at exit).
 	anon := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	if resp, err := anon.Get(url[1]); err != nil || resp.StatusCode != http.StatusUnauthorized {
@@ -199,8 +199,9 @@ func TestRunServesOnUnixSocket(t *testing.T) {
 	for _, tc := range []struct {
 		auth string
 		code int
-	}{{"", http.StatusUnauthorized}, {"Bearer " + strings.Repeat("0", 64), http.StatusForbidden}, {"Bearer " + m[2], http.StatusOK}} {
-		req, _ := http.NewRequest(http.MethodGet, "http://jp/static/style.css", nil)
+	}{{"", http.StatusUnauthorized}, {"Bearer " + strings.Repeat("0", 64), http.StatusForbidden}, {"Bearer " + m[2], http.StatusNotFound}} {
+		// With the token, the request passes the guard (to no route).
+		req, _ := http.NewRequest(http.MethodGet, "http://jp/api/nope", nil)
 		if tc.auth != "" {
 			req.Header.Set("Authorization", tc.auth)
 		}
@@ -230,5 +231,25 @@ func TestRunRefusesASocketPathInUse(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(path); string(b) != "x" {
 		t.Fatal("the file at the socket path was changed")
+	}
+}
+
+// TestHelpDescribesTheToken: jp serve web --help shows the manifest's
+// help, which must say how the server is protected (its token), not that
+// it has no authentication.
+func TestHelpDescribesTheToken(t *testing.T) {
+	m, err := plugin.ParseManifest(manifestJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"no authentication", "anyone who can\nreach that port"} {
+		if strings.Contains(m.Help, bad) {
+			t.Errorf("help says %q:\n%s", bad, m.Help)
+		}
+	}
+	for _, want := range []string{"127.0.0.1 only", "token", "new random one at every start", "Authorization: Bearer"} {
+		if !strings.Contains(m.Help, want) {
+			t.Errorf("help lacks %q:\n%s", want, m.Help)
+		}
 	}
 }

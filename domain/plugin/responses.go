@@ -272,6 +272,10 @@ type WorkspaceEntry struct {
 	Slug   string          `json:"slug"`
 	Launch bool            `json:"launch"`
 	Roots  []WorkspaceRoot `json:"roots"`
+	// Default marks the default workspace: what jp stores when it is used
+	// outside any workspace. It has no checkout; requests address it by
+	// its ID alone (no root).
+	Default bool `json:"default,omitempty"`
 }
 
 // WorkspaceRoot is one live checkout of a WorkspaceEntry: Storage is

@@ -5,22 +5,30 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"net/http"
-	"net/url"
 	"strings"
 )
 
 // The token: jp serve web makes a new random one at every start (256
-// bits from crypto/rand) and prints it in the address. A request is
-// answered only when it carries it, in one of three ways:
+// bits from crypto/rand) and prints it in the address's fragment,
+// http://127.0.0.1:PORT/#token=... A browser never sends a fragment to a
+// server, nor in a Referer header. A request is answered only when it
+// carries the token in the header Authorization: Bearer ...; every
+// comparison is in constant time.
 //
-//   - the query parameter token=..., once: the answer sets the cookie and,
-//     for a page, redirects to the same address without the token (so it
-//     stays out of the history and of Referer headers);
-//   - the cookie jp_serve_web_<port>, HttpOnly and SameSite=Strict (one
-//     name per port: cookies do not tell ports apart);
-//   - the header Authorization: Bearer ..., for scripts.
+// The token never sits in a cookie: cookies are not told apart by port
+// (RFC 6265, section 8.5), so any other server on 127.0.0.1 the browser
+// visits (a link in an answer is enough) would receive it. A cookie, or a
+// token in the query string, is not accepted.
 //
-// Every comparison is in constant time.
+// A browser's navigation cannot carry a header, so a page asked for
+// without the token gets the boot page (assets/boot.html: no data at
+// all, answered 401). Its script (static/boot.js) takes the token from
+// the fragment into the tab's sessionStorage (which another port cannot
+// read), drops the fragment from the address, asks for the same page
+// again with the header and shows it. The page's own script sends the
+// header on every API call and reads the event stream with fetch. The
+// static assets (the page's code, style and icon) hold nothing of the
+// user's and are served without the token.
 
 // tokenBytes is the token's size: 32 random bytes, 64 hex digits.
 const tokenBytes = 32
@@ -41,8 +49,8 @@ func newSecret(n int) string {
 func (s *Server) Token() string { return s.token }
 
 // URL is the address to open: base (http://127.0.0.1:PORT/) with the
-// token.
-func (s *Server) URL(base string) string { return base + "?token=" + s.token }
+// token in its fragment.
+func (s *Server) URL(base string) string { return base + "#token=" + s.token }
 
 // tokenEqual compares a presented token with the server's in constant
 // time.
@@ -50,62 +58,49 @@ func (s *Server) tokenEqual(got string) bool {
 	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.token)) == 1
 }
 
-// cookieName is the token cookie of the server answering on host.
-func cookieName(host string) string {
-	port := "0"
-	if i := strings.LastIndexByte(host, ':'); i >= 0 && i+1 < len(host) {
-		port = host[i+1:]
-	}
-	var b strings.Builder
-	b.WriteString("jp_serve_web_")
-	for _, c := range port {
-		if c >= '0' && c <= '9' {
-			b.WriteRune(c)
-		}
-	}
-	return b.String()
+// public reports whether a request may be answered without the token:
+// the static assets, the page's code and style, hold nothing of the
+// user's, and a page's <link> and <script> cannot carry a header.
+func public(r *http.Request) bool {
+	return (r.Method == http.MethodGet || r.Method == http.MethodHead) && strings.HasPrefix(r.URL.Path, "/static/")
 }
 
 // authorize checks the request's token. It returns false after writing
-// the refusal (401 without a token, 403 with a wrong one), or after the
-// redirect that drops a valid token from a page's address.
+// the refusal: 401 without a token (for a page, the boot page, which
+// brings the token from the address's fragment), 403 with a wrong one.
 func (s *Server) authorize(w http.ResponseWriter, r *http.Request) bool {
-	presented := false
-	if h := r.Header.Get("Authorization"); h != "" {
-		presented = true
+	h := r.Header.Get("Authorization")
+	if h != "" {
 		if tok, ok := strings.CutPrefix(h, "Bearer "); ok && s.tokenEqual(strings.TrimSpace(tok)) {
 			return true
 		}
 	}
-	if c, err := r.Cookie(cookieName(r.Host)); err == nil && c.Value != "" {
-		presented = true
-		if s.tokenEqual(c.Value) {
-			return true
-		}
-	}
-	if q := r.URL.Query(); q.Has("token") {
-		presented = true
-		if s.tokenEqual(q.Get("token")) {
-			http.SetCookie(w, &http.Cookie{
-				Name: cookieName(r.Host), Value: s.token, Path: "/",
-				HttpOnly: true, SameSite: http.SameSiteStrictMode,
-			})
-			if r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/api/") {
-				q.Del("token")
-				// One leading slash: "//host" or "/\host" would leave the site.
-				u := url.URL{Path: "/" + strings.TrimLeft(r.URL.Path, "/\\"), RawQuery: q.Encode()}
-				http.Redirect(w, r, u.String(), http.StatusSeeOther)
-				return false
-			}
-			return true
-		}
-	}
 	w.Header().Set("Cache-Control", "no-store")
-	if !presented {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="jp serve web"`)
-		http.Error(w, "jp serve web needs its token: open the address it printed (http://127.0.0.1:PORT/?token=...), or send Authorization: Bearer <token>", http.StatusUnauthorized)
+	if h != "" {
+		http.Error(w, "jp serve web: wrong token: open the address the running jp serve web printed", http.StatusForbidden)
 		return false
 	}
-	http.Error(w, "jp serve web: wrong token: open the address the running jp serve web printed", http.StatusForbidden)
+	w.Header().Set("WWW-Authenticate", `Bearer realm="jp serve web"`)
+	if r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/api/") {
+		s.bootPage(w)
+		return false
+	}
+	http.Error(w, needsToken, http.StatusUnauthorized)
 	return false
+}
+
+// needsToken is the refusal of a request without the token.
+const needsToken = "jp serve web needs its token: open the address it printed (http://127.0.0.1:PORT/#token=...), or send Authorization: Bearer <token>"
+
+// bootPage answers a page asked for without the token (a browser's
+// navigation): 401, with the page that brings the token from the
+// address's fragment and asks again with it. It holds nothing of the
+// user's.
+func (s *Server) bootPage(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Referrer-Policy", "no-referrer")
+	w.Header().Set("X-Frame-Options", "DENY")
+	w.WriteHeader(http.StatusUnauthorized)
+	_, _ = w.Write(bootHTML)
 }

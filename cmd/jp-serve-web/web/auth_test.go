@@ -3,7 +3,6 @@ package web
 import (
 	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"net/http/httptest"
 	"regexp"
 	"strings"
@@ -15,8 +14,8 @@ import (
 )
 
 // withToken is the handler the tests of other features talk to: it adds
-// the server's token to requests that carry none, as the browser's cookie
-// would. TestAuth talks to the bare handler.
+// the server's token to requests that carry none, as the page's script
+// does. TestAuth talks to the bare handler.
 func withToken(s *Server, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") == "" {
@@ -38,8 +37,12 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return b.next.RoundTrip(r)
 }
 
-// Every page, asset, API and event stream refuses a request without the
-// token (401) or with a wrong one (403), and answers with it.
+// Every page, API and event stream refuses a request without the token
+// (401; a page gets the boot page, which holds no data) or with a wrong
+// one (403), and answers with it in the Authorization header. A cookie
+// or a ?token= carrying the right token is not accepted: the token never
+// travels in a cookie (cookies are shared by every port of 127.0.0.1)
+// or in an address.
 func TestAuth(t *testing.T) {
 	f := fixture()
 	f.queryFn = func(workspace.Ref, plugin.Query) (Stream, error) { return newFakeStream(), nil }
@@ -71,7 +74,6 @@ func TestAuth(t *testing.T) {
 		{"GET", "/api/turns/1/events", ""},
 		{"POST", "/api/turns/1/interrupt", "{}"},
 		{"POST", "/api/turns/1/respond", `{"call_id":"call_0_0","action":"approve"}`},
-		{"GET", "/static/app.js", ""},
 		{"GET", "/nope", ""},
 	}
 	send := func(c *http.Client, r req, auth, cookie string) (int, string) {
@@ -96,79 +98,68 @@ func TestAuth(t *testing.T) {
 		}
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(resp.Body)
+		if len(resp.Cookies()) > 0 {
+			t.Errorf("%s %s set cookies %v", r.method, r.path, resp.Cookies())
+		}
 		return resp.StatusCode, string(b)
 	}
-	name := cookieName(strings.TrimPrefix(ts.URL, "http://"))
+	port := ts.URL[strings.LastIndexByte(ts.URL, ':')+1:]
 	for _, r := range all {
-		if code, body := send(anon, r, "", ""); code != http.StatusUnauthorized || !strings.Contains(body, "needs its token") {
-			t.Errorf("%s %s without a token = %d %q, want 401", r.method, r.path, code, body)
-		}
-		for _, bad := range []struct{ auth, cookie string }{
-			{"Bearer " + strings.Repeat("0", 64), ""},
-			{"Bearer " + s.Token()[:63], ""},
-			{"Basic " + s.Token(), ""},
-			{"", name + "=" + strings.Repeat("f", 64)},
+		// Without a token; with only a cookie holding the right token (as
+		// the old server set it, or under any name); with it in the query.
+		withQuery := r
+		withQuery.path += map[bool]string{true: "&", false: "?"}[strings.Contains(r.path, "?")] + "token=" + s.Token()
+		for _, try := range []struct {
+			what   string
+			r      req
+			cookie string
+		}{
+			{"no token", r, ""},
+			{"only a cookie", r, "jp_serve_web_" + port + "=" + s.Token()},
+			{"only cookies", r, "token=" + s.Token() + "; jp_token=" + s.Token()},
+			{"the token in the query", withQuery, ""},
 		} {
-			if code, _ := send(anon, r, bad.auth, bad.cookie); code != http.StatusForbidden {
-				t.Errorf("%s %s with %+v = %d, want 403", r.method, r.path, bad, code)
+			code, body := send(anon, try.r, "", try.cookie)
+			if code != http.StatusUnauthorized || !strings.Contains(body, "needs its token") || strings.Contains(body, "proj") || strings.Contains(body, "/src/a") {
+				t.Errorf("%s %s with %s = %d %q, want 401 and no data", try.r.method, try.r.path, try.what, code, body)
 			}
 		}
-		wrongQ := r
-		wrongQ.path += map[bool]string{true: "&", false: "?"}[strings.Contains(r.path, "?")] + "token=" + strings.Repeat("1", 64)
-		if code, _ := send(anon, wrongQ, "", ""); code != http.StatusForbidden {
-			t.Errorf("%s %s = %d, want 403", wrongQ.method, wrongQ.path, code)
+		for _, bad := range []string{"Bearer " + strings.Repeat("0", 64), "Bearer " + s.Token()[:63], "Basic " + s.Token(), s.Token()} {
+			if code, _ := send(anon, r, bad, ""); code != http.StatusForbidden {
+				t.Errorf("%s %s with %q = %d, want 403", r.method, r.path, bad, code)
+			}
 		}
 	}
 	if f.created != nil || len(f.drafts) != 0 {
 		t.Fatalf("a refused request reached jp: created %v, drafts %v", f.created, f.drafts)
 	}
 
+	// A page asked for without the token is the boot page: it holds no
+	// data, and its script brings the token from the address's fragment.
+	code, body := send(anon, all[0], "", "")
+	if code != http.StatusUnauthorized || !strings.Contains(body, `<script src="/static/boot.js"></script>`) {
+		t.Fatalf("GET / without the token = %d\n%s", code, body)
+	}
+
 	// With the bearer token, requests are served.
 	if code, body := send(anon, all[0], "Bearer "+s.Token(), ""); code != http.StatusOK || !strings.Contains(body, "proj") {
 		t.Fatalf("GET / with the token = %d", code)
 	}
-	if code, _ := send(anon, all[9], "Bearer "+s.Token(), ""); code != http.StatusOK {
-		t.Fatalf("GET /static/app.js with the token = %d", code)
+	// The static assets hold nothing of the user's: a page's <script> and
+	// <link> cannot carry the header, so they are served without it.
+	for _, p := range []string{"/static/app.js", "/static/boot.js", "/static/page.js", "/static/style.css"} {
+		if code, _ := send(anon, req{"GET", p, ""}, "", ""); code != http.StatusOK {
+			t.Errorf("GET %s without the token = %d", p, code)
+		}
+	}
+	if code, _ := send(anon, req{"POST", "/static/app.js", ""}, "", ""); code == http.StatusOK {
+		t.Errorf("POST /static/app.js without the token = %d", code)
 	}
 
-	// The printed address: ?token= once sets an HttpOnly, SameSite=Strict
-	// cookie and redirects to the address without it.
-	resp, err := anon.Get(s.URL(ts.URL + "/"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" {
-		t.Fatalf("GET /?token= = %d, Location %q", resp.StatusCode, resp.Header.Get("Location"))
-	}
-	cookies := resp.Cookies()
-	if len(cookies) != 1 || cookies[0].Name != name || cookies[0].Value != s.Token() || !cookies[0].HttpOnly ||
-		cookies[0].SameSite != http.SameSiteStrictMode || cookies[0].Path != "/" {
-		t.Fatalf("cookie = %+v", cookies)
-	}
-	if code, _ := send(anon, all[0], "", name+"="+s.Token()); code != http.StatusOK {
-		t.Fatalf("GET / with the cookie = %d", code)
-	}
-	// A browser following the printed address ends on the page.
-	jar, _ := cookiejar.New(nil)
-	browser := &http.Client{Jar: jar}
-	resp, err = browser.Get(s.URL(ts.URL+"/w/a1b2c3d") + "&root=%2Fsrc%2Fa")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || strings.Contains(resp.Request.URL.RawQuery, "token") || !strings.Contains(string(b), "Refactor config") && !strings.Contains(string(b), "conversation") {
-		t.Fatalf("followed the token address: %d at %s", resp.StatusCode, resp.Request.URL)
-	}
-	// The redirect never leaves the site.
-	resp, err = anon.Get(ts.URL + "//evil.example/x?token=" + s.Token())
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if loc := resp.Header.Get("Location"); !strings.HasPrefix(loc, "/") || strings.HasPrefix(loc, "//") {
-		t.Fatalf("redirect to %q", loc)
+	// The printed address carries the token in its fragment, which a
+	// browser sends to no server.
+	if got, want := s.URL(ts.URL+"/"), ts.URL+"/#token="+s.Token(); got != want {
+		t.Fatalf("URL = %q, want %q", got, want)
 	}
 
 	// Turn IDs are random, not sequential.
@@ -192,11 +183,5 @@ func TestAuth(t *testing.T) {
 	}
 	if len(ids) != 2 {
 		t.Fatalf("turn IDs repeat: %v", ids)
-	}
-}
-
-func TestCookieNamePerPort(t *testing.T) {
-	if a, b := cookieName("127.0.0.1:3141"), cookieName("localhost:8080"); a != "jp_serve_web_3141" || b != "jp_serve_web_8080" {
-		t.Fatalf("cookie names %q, %q", a, b)
 	}
 }

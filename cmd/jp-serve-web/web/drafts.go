@@ -60,7 +60,7 @@ func checkAddress(w http.ResponseWriter, ws, root, conv string) (workspace.Ref, 
 		writeJSON(w, http.StatusBadRequest, apiError{Error: err.Error()})
 		return ref, false
 	}
-	if root == "" {
+	if root == "" && !isDefault(ws) {
 		writeJSON(w, http.StatusBadRequest, apiError{Error: "root is required: name the checkout"})
 		return ref, false
 	}

@@ -93,8 +93,8 @@ func sortWorkspaces(ws []plugin.WorkspaceEntry) {
 		if a.Launch != b.Launch {
 			return a.Launch
 		}
-		if (len(a.Roots) > 0) != (len(b.Roots) > 0) {
-			return len(a.Roots) > 0
+		if usable(a) != usable(b) {
+			return usable(a)
 		}
 		if la, lb := last(a), last(b); !la.Equal(lb) {
 			return la.After(lb)
@@ -103,9 +103,27 @@ func sortWorkspaces(ws []plugin.WorkspaceEntry) {
 	})
 }
 
+// isDefault reports whether id is the default workspace's: what jp
+// stores when it is used outside any workspace. It has no checkout and is
+// addressed by its ID alone (root "").
+func isDefault(id string) bool { return id == string(workspace.DefaultID) }
+
+// usable reports whether a workspace's conversations can be opened: it
+// has a live checkout, or it is the default workspace.
+func usable(e plugin.WorkspaceEntry) bool { return len(e.Roots) > 0 || e.Default || isDefault(e.ID) }
+
+// rootLabel names a checkout root for people; "" is the default
+// workspace's.
+func rootLabel(root string) string {
+	if root == "" {
+		return "outside any workspace"
+	}
+	return root
+}
+
 // checkout resolves the {ws} path value and the root query parameter to
-// a live checkout. It writes the problem page and returns false when
-// they name none.
+// a live checkout (root "" for the default workspace). It writes the
+// problem page and returns false when they name none.
 func (s *Server) checkout(w http.ResponseWriter, r *http.Request) (plugin.WorkspaceEntry, string, bool) {
 	id := r.PathValue("ws")
 	root := r.URL.Query().Get("root")
@@ -123,6 +141,13 @@ func (s *Server) checkout(w http.ResponseWriter, r *http.Request) (plugin.Worksp
 	for _, e := range all {
 		if e.ID != id {
 			continue
+		}
+		if e.Default || isDefault(e.ID) {
+			if root != "" {
+				s.problem(w, http.StatusNotFound, fmt.Sprintf("workspace %s (%s) is the default workspace: it has no checkout, open it without root", e.Slug, e.ID), home)
+				return e, "", false
+			}
+			return e, "", true
 		}
 		if root == "" {
 			if len(e.Roots) == 1 {
@@ -145,11 +170,20 @@ func (s *Server) checkout(w http.ResponseWriter, r *http.Request) (plugin.Worksp
 }
 
 func checkoutURL(ws, root string) string {
-	return "/w/" + url.PathEscape(ws) + "?root=" + url.QueryEscape(root)
+	return "/w/" + url.PathEscape(ws) + rootQuery(root)
 }
 
 func conversationURL(ws, root, conv string) string {
-	return "/w/" + url.PathEscape(ws) + "/c/" + url.PathEscape(conv) + "?root=" + url.QueryEscape(root)
+	return "/w/" + url.PathEscape(ws) + "/c/" + url.PathEscape(conv) + rootQuery(root)
+}
+
+// rootQuery is the ?root= of a checkout's pages, none for the default
+// workspace's.
+func rootQuery(root string) string {
+	if root == "" {
+		return ""
+	}
+	return "?root=" + url.QueryEscape(root)
 }
 
 // where says where a conversation last ran, seen from the checkout root.
@@ -212,10 +246,10 @@ func (s *Server) conversationsPage(w http.ResponseWriter, r *http.Request) {
 	convs, err := s.host.ListConversations(ctx, ref)
 	back := crumb{Text: "Workspaces", URL: "/#ws-" + e.ID}
 	if err != nil {
-		s.hostProblem(w, "list the conversations of "+root, err, back)
+		s.hostProblem(w, "list the conversations of "+rootLabel(root), err, back)
 		return
 	}
-	v := conversationsView{Workspace: e, Root: root, NewURL: "/w/" + url.PathEscape(e.ID) + "/new?root=" + url.QueryEscape(root)}
+	v := conversationsView{Workspace: e, Root: root, NewURL: "/w/" + url.PathEscape(e.ID) + "/new" + rootQuery(root)}
 	for _, rt := range e.Roots {
 		if rt.Path != root {
 			v.Others = append(v.Others, rt)
@@ -230,8 +264,8 @@ func (s *Server) conversationsPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.render(w, http.StatusOK, "conversations", page{
-		Title:  e.Slug + " · " + root,
-		Crumbs: []crumb{home, {Text: e.Slug, URL: "/#ws-" + e.ID, Title: "workspace " + e.ID}, {Text: root}},
+		Title:  e.Slug + " · " + rootLabel(root),
+		Crumbs: []crumb{home, {Text: e.Slug, URL: "/#ws-" + e.ID, Title: "workspace " + e.ID}, {Text: rootLabel(root)}},
 		Data:   v,
 	})
 }
@@ -250,7 +284,7 @@ func (s *Server) newConversation(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	id, err := s.host.CreateConversation(ctx, workspace.Ref{ID: e.ID, Root: root}, title)
 	if err != nil {
-		s.hostProblem(w, "create a conversation in "+root, err, crumb{Text: "Back", URL: checkoutURL(e.ID, root)})
+		s.hostProblem(w, "create a conversation in "+rootLabel(root), err, crumb{Text: "Back", URL: checkoutURL(e.ID, root)})
 		return
 	}
 	http.Redirect(w, r, conversationURL(e.ID, root, id), http.StatusSeeOther)
@@ -270,7 +304,10 @@ type pageState struct {
 	Roots        []rootState            `json:"roots"`
 	Record       *conversation.LastRoot `json:"record"`
 	Fresh        bool                   `json:"fresh"`
-	Running      string                 `json:"running"`
+	// Default: the default workspace, which has no checkout: its turns
+	// run with root "".
+	Default bool   `json:"default,omitempty"`
+	Running string `json:"running"`
 	// Draft is the conversation's draft, which the message box starts
 	// from and saves into; DraftError says why jp could not read it (the
 	// box then starts from what the browser kept).
@@ -309,7 +346,7 @@ func (s *Server) conversationPage(w http.ResponseWriter, r *http.Request) {
 	}
 	convs, err := s.host.ListConversations(ctx, ref)
 	if err != nil {
-		s.hostProblem(w, "list the conversations of "+root, err, back)
+		s.hostProblem(w, "list the conversations of "+rootLabel(root), err, back)
 		return
 	}
 	sum := plugin.ConversationSummary{ID: conv}
@@ -324,7 +361,7 @@ func (s *Server) conversationPage(w http.ResponseWriter, r *http.Request) {
 		record.Live = &live
 	}
 	st := pageState{Workspace: e.ID, Viewed: root, Conversation: conv, Record: record,
-		Fresh: len(evs.Data) == 0, Running: s.turns.runningOn(e.ID, conv)}
+		Fresh: len(evs.Data) == 0, Running: s.turns.runningOn(e.ID, conv), Default: e.Default || isDefault(e.ID)}
 	for _, rt := range e.Roots {
 		st.Roots = append(st.Roots, rootState{Path: rt.Path, LastUsed: rt.LastUsed})
 	}
@@ -355,7 +392,7 @@ func (s *Server) conversationPage(w http.ResponseWriter, r *http.Request) {
 	s.render(w, http.StatusOK, "conversation", page{
 		Title: title,
 		Crumbs: []crumb{home, {Text: e.Slug, URL: "/#ws-" + e.ID, Title: "workspace " + e.ID},
-			{Text: root, URL: checkoutURL(e.ID, root)}, {Text: title}},
+			{Text: rootLabel(root), URL: checkoutURL(e.ID, root)}, {Text: title}},
 		Data: v,
 	})
 }

@@ -22,6 +22,11 @@ import (
 //go:embed assets
 var assets embed.FS
 
+// bootHTML is the page a browser gets before it sent the token (auth.go).
+//
+//go:embed assets/boot.html
+var bootHTML []byte
+
 // Server serves the pages and the API. Make it with New; Serve runs it
 // until its context ends; Close stops the turns it follows when Serve is
 // not used (tests driving Handler directly).
@@ -54,9 +59,10 @@ func New(h Host, now func() time.Time, logf func(string)) *Server {
 	s := &Server{host: h, token: newSecret(tokenBytes), now: now, log: logf, quit: make(chan struct{})}
 	s.turns = newTurnHub()
 	funcs := template.FuncMap{
-		"ago":   s.ago,
-		"stamp": stamp,
-		"iso":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"ago":    s.ago,
+		"stamp":  stamp,
+		"iso":    func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+		"usable": usable,
 	}
 	s.fragments = template.Must(template.New("").Funcs(funcs).ParseFS(assets, "assets/fragments.html"))
 	s.pages = map[string]*template.Template{}
@@ -90,9 +96,8 @@ func (s *Server) Handler() http.Handler {
 
 // guard refuses requests for another host name (a DNS rebinding page
 // would send its own), requests without the server's token (any other
-// local user or process can connect to the port: auth.go), and
-// cross-site POSTs and PUTs (a page elsewhere could otherwise run turns
-// or write drafts through the browser that holds the cookie).
+// local user or process can connect to the port: auth.go) but for the
+// static assets, and cross-site POSTs and PUTs.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
@@ -102,7 +107,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			http.Error(w, "jp serve web answers only on 127.0.0.1 and localhost", http.StatusMisdirectedRequest)
 			return
 		}
-		if !s.authorize(w, r) {
+		if !public(r) && !s.authorize(w, r) {
 			return
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead && !sameOrigin(r) {

@@ -225,7 +225,7 @@ func (s *Server) apiQuery(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, apiError{Error: err.Error()})
 		return
 	}
-	if q.Root == "" {
+	if q.Root == "" && !isDefault(q.Workspace) {
 		writeJSON(w, http.StatusBadRequest, apiError{Error: "root is required: name the checkout to run in"})
 		return
 	}

@@ -60,6 +60,8 @@
   function defaults() {
     const rec = state.record;
     picking = false;
+    // The default workspace has no checkout: its turns run with root "".
+    if (state.default) { target = ''; return; }
     if (rec && live(rec)) target = rec.path;
     else if (!rec && state.fresh && state.roots.some((r) => r.path === state.viewed)) target = state.viewed;
     else target = null;
@@ -91,6 +93,11 @@
   function render() {
     wherePanel.replaceChildren();
     const rec = state.record;
+    if (state.default) {
+      wherePanel.append(h('p', { class: 'line', id: 'default-ws' }, 'Runs in the default workspace, as jp does outside any workspace.'));
+      targetLine.replaceChildren('Runs outside any workspace');
+      return;
+    }
     if (rec && live(rec)) {
       if (rec.path === state.viewed) {
         wherePanel.append(h('p', { class: 'line' }, 'Continues here, where this conversation last ran.'));
@@ -139,7 +146,7 @@
   }
 
   async function post(url, body) {
-    const resp = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+    const resp = await jpFetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
     let data = {};
     try { data = await resp.json(); } catch (e) { data = { error: resp.status + ' ' + resp.statusText }; }
     return { resp, data };
@@ -241,7 +248,7 @@
     try {
       // keepalive lets a save outlive the page, for bodies up to 64 KiB.
       const keepalive = leaving && new TextEncoder().encode(body).length < 60000;
-      resp = await fetch('/api/draft', { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body, keepalive });
+      resp = await jpFetch('/api/draft', { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body, keepalive });
       try { data = await resp.json(); } catch (e) { data = { error: resp.status + ' ' + resp.statusText }; }
     } catch (e) {
       draft.trouble = 'Could not reach jp serve web to save the draft: ' + e.message + '.';
@@ -331,7 +338,7 @@
     if (turn || sending) return;
     const text = box.value;
     if (!text.trim()) { say('Type a message first.', 'warn'); box.focus(); return; }
-    if (!target) { say('Pick the checkout to run this conversation in.', 'warn'); return; }
+    if (target === null) { say('Pick the checkout to run this conversation in.', 'warn'); return; }
     quiet();
     sendBtn.disabled = true;
     box.readOnly = true; // the text being sent is the text to empty
@@ -475,25 +482,70 @@
     scrollDown();
   }
 
+  // follow reads the turn's event stream (server-sent events) with fetch,
+  // which can send the token in a header (EventSource cannot), and
+  // reconnects from the last event it got while the turn runs.
   function follow(id, text) {
     turn = { id, text, sawRequest: false, done: false, textBlock: null, reasoningBlock: null };
     busy(true);
-    const es = new EventSource('/api/turns/' + encodeURIComponent(id) + '/events');
-    turn.es = es;
     const mine = turn;
-    es.onmessage = (m) => { if (turn === mine) handle(JSON.parse(m.data)); };
-    es.onerror = () => {
+    const ctl = new AbortController();
+    turn.es = { close: () => ctl.abort() };
+    const url = '/api/turns/' + encodeURIComponent(id) + '/events';
+    let last = null;
+    const lost = () => {
       if (turn !== mine || mine.done) return;
-      if (es.readyState === EventSource.CLOSED) {
-        turn = null;
-        busy(false);
-        say('Lost this turn (jp serve web stopped or restarted): reload the page to see what it saved.', 'error');
-        if (!mine.sawRequest && mine.text && !box.value) restore(mine.text);
-      } else {
-        say('Connection to jp serve web lost; reconnecting…', 'warn');
-      }
+      turn = null;
+      busy(false);
+      say('Lost this turn (jp serve web stopped or restarted): reload the page to see what it saved.', 'error');
+      if (!mine.sawRequest && mine.text && !box.value) restore(mine.text);
     };
-    es.onopen = () => { if (notice.classList.contains('warn') && /reconnecting/.test(notice.textContent)) quiet(); };
+    const reconnecting = () => say('Connection to jp serve web lost; reconnecting…', 'warn');
+    (async () => {
+      while (turn === mine && !mine.done) {
+        let resp = null;
+        try {
+          const headers = { Accept: 'text/event-stream' };
+          if (last !== null) headers['Last-Event-ID'] = last;
+          resp = await jpFetch(url, { headers, cache: 'no-store', signal: ctl.signal });
+        } catch (e) {
+          if (ctl.signal.aborted) return;
+        }
+        if (resp && !resp.ok) { lost(); return; }
+        if (resp) {
+          if (notice.classList.contains('warn') && /reconnecting/.test(notice.textContent)) quiet();
+          const reader = resp.body.pipeThrough(new TextDecoderStream()).getReader();
+          let buf = '';
+          try {
+            for (;;) {
+              const { value, done } = await reader.read();
+              if (done) break;
+              buf += value;
+              let i;
+              while ((i = buf.indexOf('\n\n')) >= 0) {
+                const block = buf.slice(0, i);
+                buf = buf.slice(i + 2);
+                const data = [];
+                for (const line of block.split('\n')) {
+                  if (line.startsWith('id:')) last = line.slice(3).trim();
+                  else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+                }
+                if (data.length && turn === mine) handle(JSON.parse(data.join('\n')));
+                if (turn !== mine || mine.done) return;
+                // One message at a time, as EventSource delivers them:
+                // what watches the page sees each step.
+                await null;
+              }
+            }
+          } catch (e) {
+            if (ctl.signal.aborted) return;
+          }
+        }
+        if (turn !== mine || mine.done) return;
+        reconnecting();
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    })();
   }
 
   async function stop() {

@@ -1,0 +1,37 @@
+// jp serve web: what every page shares. jpFetch is fetch with the token
+// (kept in this tab's sessionStorage by boot.js) in the Authorization
+// header: the token is never in a cookie or an address. A form that posts
+// (a new conversation) is sent with it, and the page it leads to opened.
+'use strict';
+(function () {
+  if (window.jpFetch) return; // a page shown in place of another: set up already
+  const key = 'jp-web-token';
+  function token() {
+    try { return sessionStorage.getItem(key) || ''; } catch (e) { return ''; }
+  }
+  window.jpFetch = function (url, opts) {
+    const o = Object.assign({ credentials: 'omit' }, opts || {});
+    o.headers = Object.assign({}, o.headers || {}, { Authorization: 'Bearer ' + token() });
+    return fetch(url, o);
+  };
+  document.addEventListener('submit', async (ev) => {
+    const form = ev.target;
+    if (!(form instanceof HTMLFormElement) || form.method.toLowerCase() !== 'post' || ev.defaultPrevented) return;
+    ev.preventDefault();
+    const button = form.querySelector('button[type="submit"], button:not([type])');
+    if (button) button.disabled = true;
+    try {
+      const resp = await window.jpFetch(form.action, { method: 'POST', body: new URLSearchParams(new FormData(form)) });
+      if (resp.ok && resp.redirected) {
+        location.assign(resp.url);
+        return;
+      }
+      const text = await resp.text();
+      history.pushState(null, '', resp.url);
+      window.jpShow(text); // a problem page (jpShow: boot.js)
+    } catch (e) {
+      if (button) button.disabled = false;
+      alert('Could not reach jp serve web: ' + e.message);
+    }
+  });
+})();
