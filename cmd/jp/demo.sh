@@ -125,7 +125,7 @@ web=$!
 trap 'kill -INT "$web" 2>/dev/null || true; wait "$web" 2>/dev/null || true; rm -rf "$tour"' EXIT
 url=""
 for _ in $(seq 100); do
-  url=$(grep -o 'http://127\.0\.0\.1:[0-9]*/?token=[0-9a-f]*' "$tour/web.log" | head -n 1 || true)
+  url=$(grep -o 'http://127\.0\.0\.1:[0-9]*/#token=[0-9a-f]*' "$tour/web.log" | head -n 1 || true)
   [ -n "$url" ] && break
   sleep 0.1
 done
