@@ -6,8 +6,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
-	"sync"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/jpcli/jp/domain/config"
