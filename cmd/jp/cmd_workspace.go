@@ -36,7 +36,7 @@ func (c *InitCmd) Run(rt *Runtime) error {
 
 // WorkspaceCmd is jp workspace (alias w).
 type WorkspaceCmd struct {
-	Ls   WorkspaceLsCmd   `cmd:"" aliases:"list" help:"List known workspaces, their checkouts and whether each is live."`
+	Ls   WorkspaceLsCmd   `cmd:"" default:"withargs" aliases:"list" help:"List known workspaces, their checkouts and whether each is live (the default: bare jp w lists)."`
 	Show WorkspaceShowCmd `cmd:"" help:"Show one workspace (default: the current one)."`
 }
 
