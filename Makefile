@@ -7,7 +7,10 @@ GOBIN    := $(shell $(GO) env GOPATH)/bin
 endif
 PKGS     := ./...
 VERSION  ?= 0.1.0-dev
-LDFLAGS  := -X main.Version=$(VERSION)
+# The commit is stamped so jp version names it even where the toolchain's
+# own VCS stamping is off or fails (a worktree, a -buildvcs=false build).
+COMMIT   ?= $(shell git rev-parse --short=12 HEAD 2>/dev/null)
+LDFLAGS  := -X main.Version=$(VERSION) -X main.Commit=$(COMMIT)
 GENERATED := wire/wire_gen.go mocks/ports.go
 MANIFESTS := cmd/jp-titles/jp-titles.manifest.json cmd/jp-prune/jp-prune.manifest.json \
   cmd/jp-serve-web/jp-serve-web.manifest.json

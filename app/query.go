@@ -144,11 +144,15 @@ type runState struct {
 	history   *turn.Transcript // the conversation so far, and what this run recorded
 	approvals *run.Approvals
 	chrome    map[string]bool // chrome lines already shown this run
-	failed    int             // provider calls that failed before output this run
-	slot      run.Slot        // the queued reply (docs/interrupts.md)
-	composed  string          // the message this run composed (and sent)
-	turns     int             // Turns started so far: the running Turn's number
-	ckpt      blockCheckpoint // the checkpoint of the block being streamed
+	// lateNote is a chrome note shown with the model's first event (the
+	// demo model's hint): a run that fails before the model is called
+	// says only why.
+	lateNote string
+	failed   int             // provider calls that failed before output this run
+	slot     run.Slot        // the queued reply (docs/interrupts.md)
+	composed string          // the message this run composed (and sent)
+	turns    int             // Turns started so far: the running Turn's number
+	ckpt     blockCheckpoint // the checkpoint of the block being streamed
 	// userConfigDir is where "always for this workspace" goes outside a
 	// workspace.
 	userConfigDir string
@@ -328,7 +332,11 @@ func (q *Query) runTurns(ctx context.Context, rs *runState, text, note string, f
 			return QueryResult{Conversation: rs.id}, err
 		}
 	}
-	if note != "" {
+	switch note {
+	case "":
+	case DemoHint:
+		rs.lateNote = note
+	default:
 		q.chromeLine(rs, note)
 	}
 
@@ -529,7 +537,11 @@ func (q *Query) chooseModel(flag string, cfg config.Config) (llm.ModelID, string
 		if err != nil {
 			msg := err.Error()
 			if aliases := cfg.ModelAliases(); resolved == id && len(aliases) > 0 {
-				msg += "; or an alias: " + strings.Join(aliases, ", ")
+				if strings.HasSuffix(msg, "?") { // it suggests a provider
+					msg += " Or an alias: " + strings.Join(aliases, ", ")
+				} else {
+					msg += "; or an alias: " + strings.Join(aliases, ", ")
+				}
 			}
 			return llm.ModelID{}, "", &UserError{Msg: msg, Err: err}
 		}
@@ -543,8 +555,14 @@ func (q *Query) chooseModel(flag string, cfg config.Config) (llm.ModelID, string
 		return llm.ModelID{Provider: "openai", Model: DefaultOpenAIModel},
 			fmt.Sprintf("Using openai/%s (OPENAI_API_KEY is set); choose another with --model or assistant.model.id.", DefaultOpenAIModel), nil
 	}
-	return llm.ModelID{Provider: "demo", Model: "echo"}, "", nil
+	return llm.ModelID{Provider: "demo", Model: "echo"}, DemoHint, nil
 }
+
+// DemoHint is the chrome note when jp chose the demo model because no
+// model is set and no API key was found; a demo model asked for (by
+// --model, assistant.model.id or an alias) gets none.
+const DemoHint = "Using demo/echo (no model is set and no API key was found). Set assistant.model.id " +
+	"(e.g. --model openai/gpt-4o) or ANTHROPIC_API_KEY / OPENAI_API_KEY to use a real model."
 
 // Default models when only an API key is configured.
 const (

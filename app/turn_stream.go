@@ -161,6 +161,10 @@ func (s *turnStream) drain(ctx context.Context) error {
 
 // handle feeds one provider event to the machine and the printer.
 func (s *turnStream) handle(ctx context.Context, ev llm.Event) error {
+	if s.rs.lateNote != "" {
+		s.q.chromeLine(s.rs, s.rs.lateNote)
+		s.rs.lateNote = ""
+	}
 	if ev.Kind != llm.EventChrome {
 		s.stopWait() // the first byte of the answer; a chrome line is not
 	}

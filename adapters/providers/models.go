@@ -1,6 +1,7 @@
 package providers
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -196,6 +197,39 @@ func (f *Factory) Listable(cfg config.Config) []string {
 		}
 	}
 	return out
+}
+
+// HowToEnable says in a few words what makes provider's models usable:
+// the variable holding its key, or the local server it talks to.
+func HowToEnable(cfg config.Config, provider string) string {
+	switch provider {
+	case "demo":
+		return "always there (offline)"
+	case "google":
+		env := cmp.Or(cfg.Providers.Google.APIKeyEnv, "GEMINI_API_KEY")
+		return "set " + env + " or GOOGLE_API_KEY"
+	case "ollama":
+		return "run an Ollama server at " + cmp.Or(cfg.Providers.Ollama.BaseURL, ollama.DefaultBaseURL) + " (no key needed); jp model ls ollama lists it"
+	case "llamacpp":
+		return "run llama-server at " + cfg.Providers.LlamaCpp.BaseURL + " (no key needed); jp model ls llamacpp lists it"
+	}
+	env := ""
+	switch provider {
+	case "openai":
+		env = cfg.Providers.OpenAI.APIKeyEnv
+	case "anthropic":
+		env = cfg.Providers.Anthropic.APIKeyEnv
+	default:
+		if c, ok := CompatibleConfig(cfg, provider); ok {
+			env = c.APIKeyEnv
+		} else if n, ok := cfg.Providers.Named[provider]; ok {
+			env = n.APIKeyEnv
+		}
+	}
+	if env == "" {
+		return "set providers." + provider + ".api_key_env to the variable holding its key"
+	}
+	return "set " + env
 }
 
 // Nearest returns the name in names closest to want, or "" when none is

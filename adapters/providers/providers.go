@@ -182,12 +182,16 @@ func (f *Factory) openai(cfg config.Config) (ports.Provider, error) {
 		return nil, missingKey("openai", c.APIKeyEnv)
 	}
 	opts := openai.Options{BaseURL: c.BaseURL, APIKey: key, APIKeyEnv: c.APIKeyEnv, Name: "openai"}
+	// An explicit api always wins; only the default depends on the
+	// endpoint (a gateway or proxy may well speak the Responses API).
 	switch c.API {
-	case "", "responses":
+	case "":
 		if official {
 			return openai.NewResponses(opts)
 		}
 		return openai.New(opts)
+	case "responses":
+		return openai.NewResponses(opts)
 	case "chat_completions":
 		return openai.New(opts)
 	}

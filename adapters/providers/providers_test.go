@@ -3,7 +3,11 @@ package providers
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/jpcli/jp/domain/config"
@@ -99,14 +103,54 @@ func TestOpenAIAPIChoice(t *testing.T) {
 			t.Errorf("api %q: %T %v, want %s", api, p, err, want)
 		}
 	}
-	cfg.Providers.OpenAI.API = "responses"
+	cfg.Providers.OpenAI.API = ""
 	cfg.Providers.OpenAI.BaseURL = "http://127.0.0.1:8000/v1"
 	if p, _ := f.Provider(ctx, cfg, id); fmt.Sprintf("%T", p) != "*openai.Provider" {
-		t.Errorf("a compatible server got %T; it speaks Chat Completions", p)
+		t.Errorf("a compatible server got %T by default; it speaks Chat Completions", p)
 	}
 	cfg.Providers.OpenAI.API = "completions"
 	if _, err := f.Provider(ctx, cfg, id); err == nil || !strings.Contains(err.Error(), `providers.openai.api is "completions"`) {
 		t.Errorf("bad api: %v", err)
+	}
+}
+
+// TestOpenAIExplicitAPIWinsOverBaseURL: an explicit providers.openai.api
+// is what a gateway behind base_url gets; only the default depends on the
+// endpoint. A stand-in server records the path of each request.
+func TestOpenAIExplicitAPIWinsOverBaseURL(t *testing.T) {
+	var mu sync.Mutex
+	var paths []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths = append(paths, r.Method+" "+r.URL.Path)
+		mu.Unlock()
+		http.Error(w, `{"error":{"message":"stand-in"}}`, http.StatusBadRequest)
+	}))
+	defer srv.Close()
+	f := &Factory{Getenv: func(string) string { return "" }}
+	id := llm.ModelID{Provider: "openai", Model: "gpt-5"}
+	for api, want := range map[string]string{
+		"responses":        "POST /gw/v1/responses",
+		"chat_completions": "POST /gw/v1/chat/completions",
+		"":                 "POST /gw/v1/chat/completions",
+	} {
+		cfg := config.Default()
+		cfg.Providers.OpenAI.BaseURL = srv.URL + "/gw/v1"
+		cfg.Providers.OpenAI.API = api
+		p, err := f.Provider(context.Background(), cfg, id)
+		if err != nil {
+			t.Fatalf("api %q: %v", api, err)
+		}
+		mu.Lock()
+		paths = nil
+		mu.Unlock()
+		_ = p.Stream(context.Background(), llm.Request{Model: "gpt-5", Messages: []llm.Message{{Role: llm.RoleUser, Text: "hi"}}}, func(llm.Event) error { return nil })
+		mu.Lock()
+		got := slices.Clone(paths)
+		mu.Unlock()
+		if len(got) == 0 || got[0] != want {
+			t.Errorf("api %q with base_url: requests %q, want %q", api, got, want)
+		}
 	}
 }
 

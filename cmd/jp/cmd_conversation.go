@@ -131,6 +131,7 @@ func (c *ConversationShowCmd) Run(rt *Runtime) error {
 	var changed turnFiles
 	var total conversation.Usage
 	turns := 0
+	totalOf := "" // what the footer totals when it is not the whole conversation
 	header := func(s conversation.Summary) error {
 		fmt.Fprintf(w, "Conversation %s: %s\n", s.ID, trimTitle(s.Metadata.Title))
 		return w.Flush()
@@ -156,8 +157,15 @@ func (c *ConversationShowCmd) Run(rt *Runtime) error {
 		if err != nil {
 			return err
 		}
-		if evs, err = pickTurn(evs, id, c.Turn, c.Last); err != nil {
+		var n, of int
+		if evs, n, of, err = pickTurn(evs, id, c.Turn, c.Last); err != nil {
 			return err
+		}
+		switch {
+		case c.Last:
+			totalOf = fmt.Sprintf("last turn, %d of %d", n, of)
+		case c.Turn != 0:
+			totalOf = fmt.Sprintf("turn %d of %d", n, of)
 		}
 		if c.JSON() {
 			return writeJSON(rt.Streams.Out, struct {
@@ -175,11 +183,10 @@ func (c *ConversationShowCmd) Run(rt *Runtime) error {
 		return err
 	}
 	if turns > 0 {
-		noun := "turns"
-		if turns == 1 {
-			noun = "turn"
+		if totalOf == "" {
+			totalOf = plural(turns, "turn", "turns")
 		}
-		fmt.Fprintf(w, "\nTotal (%d %s): %s\n", turns, noun, usageText(total))
+		fmt.Fprintf(w, "\nTotal (%s): %s\n", totalOf, usageText(total))
 	}
 	return nil
 }
@@ -223,25 +230,43 @@ func usageText(u conversation.Usage) string {
 	}).Text()
 }
 
-// pickTurn keeps the events of turn n (1-based), or of the last turn.
-func pickTurn(evs []conversation.Event, id conversation.ID, n int, last bool) ([]conversation.Event, error) {
+// pickTurn keeps the events of turn n (1-based), or of the last turn,
+// and says which turn that is of how many.
+func pickTurn(evs []conversation.Event, id conversation.ID, n int, last bool) (_ []conversation.Event, picked, of int, _ error) {
 	if n == 0 && !last {
-		return evs, nil
+		return evs, 0, 0, nil
 	}
 	if n != 0 && last {
-		return nil, &app.UsageError{Msg: "--turn and --last exclude each other"}
+		return nil, 0, 0, &app.UsageError{Msg: "--turn and --last exclude each other"}
 	}
 	turns := app.Turns(evs)
 	if len(turns) == 0 {
-		return nil, &app.UserError{Msg: fmt.Sprintf("conversation %s has no turns yet", id)}
+		return nil, 0, 0, &app.UserError{Msg: fmt.Sprintf("conversation %s has no turns yet", id)}
 	}
 	if last {
 		n = len(turns)
 	}
 	if n < 1 || n > len(turns) {
-		return nil, &app.UserError{Msg: fmt.Sprintf("conversation %s has %d turns: pick --turn 1 to %d", id, len(turns), len(turns))}
+		return nil, 0, 0, &app.UserError{Msg: fmt.Sprintf("conversation %s %s", id, turnRange(len(turns)))}
 	}
-	return turns[n-1], nil
+	return turns[n-1], n, len(turns), nil
+}
+
+// turnRange says how many turns there are and which --turn to pick:
+// "has 1 turn: pick --turn 1", "has 3 turns: pick --turn 1 to 3".
+func turnRange(count int) string {
+	if count == 1 {
+		return "has 1 turn: pick --turn 1"
+	}
+	return fmt.Sprintf("has %d turns: pick --turn 1 to %d", count, count)
+}
+
+// plural is "1 turn" or "N turns".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 func writeEvent(w io.Writer, e conversation.Event) {

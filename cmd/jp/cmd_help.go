@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"strings"
 )
 
 // HelpCmd is jp help [COMMAND...]. Main turns it into COMMAND... --help
@@ -33,25 +34,46 @@ func (c *VersionCmd) Run(rt *Runtime) error {
 	return err
 }
 
-// versionLine is "jp VERSION (commit C[, modified], GOVERSION OS/ARCH)",
-// read from the build information the Go toolchain embeds.
+// versionLine is "jp VERSION (commit C[, modified], GOVERSION OS/ARCH)":
+// the commit stamped at build time, else the one the Go toolchain embeds.
 func versionLine() string {
-	commit, modified := "unknown", false
+	var settings []debug.BuildSetting
 	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				commit = s.Value
-				if len(commit) > 12 {
-					commit = commit[:12]
-				}
-			case "vcs.modified":
-				modified = s.Value == "true"
-			}
+		settings = bi.Settings
+	}
+	return formatVersion(Version, Commit, settings, runtime.Version(), runtime.GOOS+"/"+runtime.GOARCH)
+}
+
+// formatVersion builds the version line. A stamped commit (the
+// Makefile's -X main.Commit) wins over the build information's
+// vcs.revision; "unknown" only when neither is there. ", modified" comes
+// from vcs.modified, and only when it describes the commit shown.
+func formatVersion(version, stamped string, settings []debug.BuildSetting, goVersion, platform string) string {
+	revision, modified := "", false
+	for _, s := range settings {
+		switch s.Key {
+		case "vcs.revision":
+			revision = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
 		}
+	}
+	commit := strings.TrimSpace(stamped)
+	switch {
+	case commit != "":
+		if revision == "" || !strings.HasPrefix(revision, commit) {
+			modified = false // the toolchain's flag is about another commit
+		}
+	case revision != "":
+		commit = revision
+	default:
+		commit, modified = "unknown", false
+	}
+	if len(commit) > 12 {
+		commit = commit[:12]
 	}
 	if modified {
 		commit += ", modified"
 	}
-	return fmt.Sprintf("jp %s (commit %s, %s %s/%s)", Version, commit, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return fmt.Sprintf("jp %s (commit %s, %s %s)", version, commit, goVersion, platform)
 }

@@ -32,6 +32,14 @@ type modelsView struct {
 	Models  []modelView       `json:"models"`
 	Aliases map[string]string `json:"aliases"`
 	Errors  []providerError   `json:"errors,omitempty"`
+	// Others are the providers not listed (no key is set, or a local
+	// server jp does not probe unasked), with what enables each.
+	Others []providerHint `json:"other_providers,omitempty"`
+}
+
+type providerHint struct {
+	Provider string `json:"provider"`
+	Enable   string `json:"enable"`
 }
 
 type providerError struct {
@@ -98,6 +106,13 @@ func (c *ModelLsCmd) Run(rt *Runtime) error {
 			view.Models = append(view.Models, modelView{ID: id, Provider: p, Aliases: byTarget[id]})
 		}
 	}
+	if c.Provider == "" {
+		for _, p := range providers.Names(cfg) {
+			if !slices.Contains(list, p) {
+				view.Others = append(view.Others, providerHint{Provider: p, Enable: providers.HowToEnable(cfg, p)})
+			}
+		}
+	}
 	if c.JSON() {
 		return writeJSON(rt.Streams.Out, view)
 	}
@@ -117,6 +132,16 @@ func (c *ModelLsCmd) Run(rt *Runtime) error {
 		fmt.Fprintln(rt.Streams.Out, "\nAliases:")
 		for _, n := range cfg.ModelAliases() {
 			fmt.Fprintf(rt.Streams.Out, "  %s = %s\n", n, aliases[n])
+		}
+	}
+	if len(view.Others) > 0 {
+		fmt.Fprintln(rt.Streams.Out, "\nOther providers (jp model ls PROVIDER lists one):")
+		tw := tabwriter.NewWriter(rt.Streams.Out, 0, 2, 2, ' ', 0)
+		for _, o := range view.Others {
+			fmt.Fprintf(tw, "  %s\t%s\n", o.Provider, o.Enable)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
 		}
 	}
 	for _, e := range view.Errors {

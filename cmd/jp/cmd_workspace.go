@@ -50,7 +50,7 @@ func (c *InitCmd) Run(rt *Runtime) error {
 
 // WorkspaceCmd is jp workspace (alias w).
 type WorkspaceCmd struct {
-	Ls    WorkspaceLsCmd    `cmd:"" aliases:"list" help:"List known workspaces, their checkouts and whether each is live."`
+	Ls    WorkspaceLsCmd    `cmd:"" default:"withargs" aliases:"list" help:"List known workspaces, their checkouts and whether each is live (the default: bare jp w lists)."`
 	Show  WorkspaceShowCmd  `cmd:"" help:"Show one workspace (default: the current one)."`
 	Trust WorkspaceTrustCmd `cmd:"" help:"Trust this checkout: apply its configuration keys that run programs or send data (see docs/security.md)."`
 }

@@ -23,6 +23,10 @@ import (
 // Version is set at build time with -ldflags "-X main.Version=...".
 var Version = "0.1.0-dev"
 
+// Commit is the commit jp was built from, stamped by the Makefile with
+// -ldflags "-X main.Commit=..." (git rev-parse); empty when not stamped.
+var Commit string
+
 // Streams are the process's standard streams.
 type Streams struct {
 	In  io.Reader

@@ -108,7 +108,7 @@ type LLM struct {
 // OpenAI is the [providers.openai] table.
 type OpenAI struct {
 	BaseURL   string             `toml:"base_url" doc:"Base URL of the API."`
-	API       string             `toml:"api" doc:"The API spoken on OpenAI's own endpoint: \"responses\" (the default) or \"chat_completions\". Another base_url always speaks Chat Completions."`
+	API       string             `toml:"api" doc:"The API to speak: \"responses\" or \"chat_completions\"; a value set always wins. Unset: responses on OpenAI's own endpoint, chat_completions on another base_url."`
 	APIKeyEnv string             `toml:"api_key_env" doc:"Name of the environment variable holding the API key."`
 	Pricing   map[string]Pricing `toml:"pricing" doc:"Prices per model name, for the cost shown at the end of a turn; they override the built-in table."`
 }

@@ -267,9 +267,33 @@ type ModelID struct {
 func ParseModelID(s string) (ModelID, error) {
 	p, m, ok := strings.Cut(s, "/")
 	if !ok || p == "" || m == "" {
+		if g := GuessProvider(s); g != "" && !ok {
+			return ModelID{}, fmt.Errorf("model %q is not of the form <provider>/<model>: did you mean %s/%s?", s, g, s)
+		}
 		return ModelID{}, fmt.Errorf("model %q is not of the form <provider>/<model> (for example demo/echo or openai/gpt-4o)", s)
 	}
 	return ModelID{Provider: p, Model: m}, nil
+}
+
+// GuessProvider names the provider whose models are named like model (a
+// name given without its provider, e.g. "gpt-4o" or "claude-sonnet-4-5"),
+// or "" when no known provider names its models that way.
+func GuessProvider(model string) string {
+	m := strings.ToLower(model)
+	switch {
+	case m == "echo":
+		return "demo"
+	case strings.HasPrefix(m, "gpt-"), strings.HasPrefix(m, "chatgpt-"),
+		len(m) > 1 && m[0] == 'o' && m[1] >= '1' && m[1] <= '9' && (len(m) == 2 || m[2] == '-'):
+		return "openai"
+	case strings.HasPrefix(m, "claude-"):
+		return "anthropic"
+	case strings.HasPrefix(m, "gemini-"):
+		return "google"
+	case strings.HasPrefix(m, "deepseek-"):
+		return "deepseek"
+	}
+	return ""
 }
 
 // String returns "<provider>/<model>".

@@ -24,8 +24,9 @@ import (
 const Name = "demo"
 
 // EchoChrome is the chrome line the echo model emits before its answer.
-const EchoChrome = "demo model: offline echo. Set assistant.model.id (e.g. --model openai/gpt-4o) " +
-	"or ANTHROPIC_API_KEY / OPENAI_API_KEY to use a real model."
+// How to pick a real model is said by whoever chose the demo model by
+// default (the app's chrome note), not here: one who asked for it knows.
+const EchoChrome = "demo model: offline echo."
 
 // Options configure a Provider.
 type Options struct {

@@ -84,7 +84,7 @@ func TestEcho(t *testing.T) {
 	if u := rec.Usages(); len(u) != 1 || u[0] != (llm.Usage{InputTokens: 7, OutputTokens: 5}) {
 		t.Errorf("usage = %+v", u)
 	}
-	if rec.Chrome() != EchoChrome || !strings.Contains(EchoChrome, "--model openai/gpt-4o") {
+	if rec.Chrome() != EchoChrome || strings.Contains(EchoChrome, "assistant.model.id") {
 		t.Errorf("chrome = %q", rec.Chrome())
 	}
 }
