@@ -189,6 +189,9 @@ func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversat
 	if err != nil {
 		return fmt.Errorf("append to conversation %s: %w", id, err)
 	}
+	if !p.inSilo {
+		s.cleanImported(&meta)
+	}
 	st, err := s.streamFor(p)
 	if err != nil {
 		return fmt.Errorf("append to conversation %s: %w", id, err)
