@@ -131,6 +131,9 @@ func (s *Store) Events(ctx context.Context, loc workspace.Location, id conversat
 		return nil, err
 	}
 	if p.inSilo {
+		if err := checkSiloEvents(p, id); err != nil {
+			return nil, err
+		}
 		se, err := readSiloEvents(p.siloConv)
 		if err != nil {
 			return nil, fmt.Errorf("conversation %s: %w", id, err)

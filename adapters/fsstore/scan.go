@@ -30,6 +30,9 @@ func (s *Store) ScanEvents(ctx context.Context, loc workspace.Location, id conve
 	dir := p.projConv
 	if p.inSilo {
 		dir = p.siloConv
+		if err := checkSiloEvents(p, id); err != nil {
+			return err
+		}
 	}
 	sc := scan{dir: dir, silo: p.inSilo, fn: fn}
 	// The checkout copy is checked as loading the state for a write

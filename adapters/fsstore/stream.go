@@ -83,6 +83,9 @@ func (s *Store) streamFor(p place) (*streamState, error) {
 	if st := s.cachedStream(p.siloConv); st != nil {
 		return st, nil
 	}
+	if err := checkSiloEvents(p, p.id()); err != nil {
+		return nil, err
+	}
 	if p.inProj {
 		// The checkout copy is synced when the turn ends: a copy that no
 		// longer parses (a merge left conflict markers in it) stops the
