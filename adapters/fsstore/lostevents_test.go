@@ -63,4 +63,3 @@ func TestLostUserLocalEventsAreReported(t *testing.T) {
 		})
 	}
 }
-
