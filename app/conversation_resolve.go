@@ -112,7 +112,7 @@ func activeConversation(ctx context.Context, store ports.ConversationStore, loc 
 		s := &list[i]
 		// A conversation only in the checkout came with the repository:
 		// its last_activated_at is whoever committed it, not this user.
-		if s.Metadata.Archived() || s.Storage == conversation.StorageWorkspaceOnly {
+		if s.Metadata.Archived() || s.Storage == conversation.StorageWorkspaceOnly || s.Unreadable != nil {
 			continue
 		}
 		if best == nil || s.Metadata.LastActivatedAt.After(best.Metadata.LastActivatedAt) ||

@@ -39,7 +39,8 @@ type ListOptions struct {
 }
 
 // List returns the conversations visible in loc: pinned first, then most
-// recently active first.
+// recently active first. Those whose checkout copy cannot be read
+// (Summary.Unreadable) are in it whatever the filter: see Unreadable.
 func (c *Conversations) List(ctx context.Context, loc workspace.Location, opts ListOptions) ([]conversation.Summary, error) {
 	all, err := c.store.List(ctx, loc)
 	if err != nil {
@@ -47,12 +48,27 @@ func (c *Conversations) List(ctx context.Context, loc workspace.Location, opts L
 	}
 	out := all[:0]
 	for _, s := range all {
-		if (opts.All || s.Metadata.Archived() == opts.Archived) && (opts.Label == "" || s.Metadata.HasLabel(opts.Label)) {
+		if s.Unreadable != nil || (opts.All || s.Metadata.Archived() == opts.Archived) && (opts.Label == "" || s.Metadata.HasLabel(opts.Label)) {
 			out = append(out, s)
 		}
 	}
 	SortSummaries(out)
 	return out, nil
+}
+
+// Unreadable splits a listing into the conversations that can be shown and
+// those whose checkout copy could not be read, and returns one line for
+// each of the latter that says so and what to do.
+func Unreadable(list []conversation.Summary) (readable []conversation.Summary, lines []string) {
+	readable = list[:0:0]
+	for _, s := range list {
+		if s.Unreadable == nil {
+			readable = append(readable, s)
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("conversation %s is left out: %v", s.ID, s.Unreadable))
+	}
+	return readable, lines
 }
 
 // SortSummaries orders pinned conversations first, then by last activity,

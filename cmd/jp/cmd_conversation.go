@@ -57,6 +57,10 @@ func (c *ConversationLsCmd) Run(rt *Runtime) error {
 	if err != nil {
 		return err
 	}
+	list, bad := app.Unreadable(list)
+	for _, line := range bad {
+		fmt.Fprintln(rt.Streams.Err, "jp: "+line)
+	}
 	active, err := a.Conversations.Active(rt.Ctx, loc)
 	if err != nil {
 		return err
