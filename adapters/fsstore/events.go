@@ -130,6 +130,9 @@ func (s *Store) Events(ctx context.Context, loc workspace.Location, id conversat
 	if err != nil {
 		return nil, err
 	}
+	if err := s.checkEventsSize(p.readDir()); err != nil {
+		return nil, fmt.Errorf("conversation %s: %w", id, err)
+	}
 	if p.inSilo {
 		if err := checkSiloEvents(p, id); err != nil {
 			return nil, err

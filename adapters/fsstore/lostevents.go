@@ -69,3 +69,12 @@ func (p place) id() conversation.ID {
 	id, _ := listName(p.name)
 	return id
 }
+
+// readDir is where the conversation's events are read from: the
+// user-local copy when there is one, else the checkout copy.
+func (p place) readDir() string {
+	if p.inSilo {
+		return p.siloConv
+	}
+	return p.projConv
+}

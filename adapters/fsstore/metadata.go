@@ -180,6 +180,9 @@ func (s *Store) UpdateLocalMetadata(ctx context.Context, loc workspace.Location,
 // into the silo (events.json first, metadata.json last) and points p at
 // the copy. Machine-local files are never copied from a checkout.
 func (s *Store) importConversation(loc workspace.Location, id conversation.ID, p *place) error {
+	if err := s.checkEventsSize(p.projConv); err != nil {
+		return fmt.Errorf("import conversation %s: %w", id, err)
+	}
 	evs, err := os.ReadFile(filepath.Join(p.projConv, eventsFile))
 	if isNotExist(err) {
 		evs = []byte("[]\n")

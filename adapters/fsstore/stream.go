@@ -69,6 +69,9 @@ func fileSize(path string) (int64, error) {
 // (cached, or loaded and repaired), else a fresh one from the projection.
 // The caller holds the conversation's write lock.
 func (s *Store) streamFor(p place) (*streamState, error) {
+	if err := s.checkEventsSize(p.readDir()); err != nil {
+		return nil, err
+	}
 	if !p.inSilo {
 		evs, err := readProjectionEvents(p.projConv)
 		if err != nil {
@@ -125,6 +128,11 @@ func (s *Store) checkProjection(dir, siloDir string, id conversation.ID) error {
 		if same(path, filepath.Join(siloDir, n)) {
 			s.markValid(path)
 			continue
+		}
+		if n == eventsFile {
+			if err := s.checkEventsSize(dir); err != nil {
+				return err
+			}
 		}
 		b, err := os.ReadFile(path)
 		if isNotExist(err) {
