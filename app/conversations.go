@@ -119,6 +119,33 @@ func (c *Conversations) Get(ctx context.Context, loc workspace.Location, id conv
 	return s, nil
 }
 
+// ShowTurn returns a conversation's summary, the events of its turn n (1
+// is the first) or, with last, of its last turn, and how many turns it
+// has. The events are read as they stream from the store and only that
+// turn's are kept: a long conversation is never held whole.
+func (c *Conversations) ShowTurn(ctx context.Context, loc workspace.Location, id conversation.ID, n int, last bool) (conversation.Summary, []conversation.Event, int, error) {
+	var sum conversation.Summary
+	var keep []conversation.Event
+	turns := 0
+	head := func(s conversation.Summary) error { sum = s; return nil }
+	each := func(e conversation.Event) error {
+		if e.Type == conversation.EventTypeTurnStart || turns == 0 { // as Turns splits them
+			turns++
+			if last {
+				keep = nil
+			}
+		}
+		if last || turns == n {
+			keep = append(keep, e)
+		}
+		return nil
+	}
+	if err := c.ShowEach(ctx, loc, id, head, each); err != nil {
+		return sum, nil, 0, err
+	}
+	return sum, keep, turns, nil
+}
+
 // ShowEach calls head with a conversation's summary, then each with its
 // events in order, as the store reads them: a long conversation is shown
 // as it is read, never held in memory whole.

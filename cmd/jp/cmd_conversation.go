@@ -155,12 +155,15 @@ func (c *ConversationShowCmd) Run(rt *Runtime) error {
 		return showJSON(rt, a, loc, id)
 	}
 	if c.JSON() || c.Turn != 0 || c.Last {
-		// One turn: the events are read whole first.
-		s, evs, err := a.Conversations.Show(rt.Ctx, loc, id)
+		// One turn: its events are gathered first (only its own are kept).
+		if err := checkTurnFlags(c.Turn, c.Last); err != nil {
+			return err
+		}
+		s, evs, count, err := a.Conversations.ShowTurn(rt.Ctx, loc, id, c.Turn, c.Last)
 		if err != nil {
 			return err
 		}
-		if evs, err = pickTurn(evs, id, c.Turn, c.Last); err != nil {
+		if err := checkTurn(id, c.Turn, c.Last, count); err != nil {
 			return err
 		}
 		if c.JSON() {
@@ -227,25 +230,27 @@ func usageText(u conversation.Usage) string {
 	}).Text()
 }
 
-// pickTurn keeps the events of turn n (1-based), or of the last turn.
-func pickTurn(evs []conversation.Event, id conversation.ID, n int, last bool) ([]conversation.Event, error) {
-	if n == 0 && !last {
-		return evs, nil
-	}
+// checkTurnFlags refuses --turn with --last.
+func checkTurnFlags(n int, last bool) error {
 	if n != 0 && last {
-		return nil, &app.UsageError{Msg: "--turn and --last exclude each other"}
+		return &app.UsageError{Msg: "--turn and --last exclude each other"}
 	}
-	turns := app.Turns(evs)
-	if len(turns) == 0 {
-		return nil, &app.UserError{Msg: fmt.Sprintf("conversation %s has no turns yet", id)}
+	return nil
+}
+
+// checkTurn checks --turn n (1-based) or --last against the turns the
+// conversation has.
+func checkTurn(id conversation.ID, n int, last bool, turns int) error {
+	if n == 0 && !last {
+		return nil
 	}
-	if last {
-		n = len(turns)
+	if turns == 0 {
+		return &app.UserError{Msg: fmt.Sprintf("conversation %s has no turns yet", id)}
 	}
-	if n < 1 || n > len(turns) {
-		return nil, &app.UserError{Msg: fmt.Sprintf("conversation %s has %d turns: pick --turn 1 to %d", id, len(turns), len(turns))}
+	if !last && (n < 1 || n > turns) {
+		return &app.UserError{Msg: fmt.Sprintf("conversation %s has %d turns: pick --turn 1 to %d", id, turns, turns)}
 	}
-	return turns[n-1], nil
+	return nil
 }
 
 func writeEvent(w io.Writer, e conversation.Event) {
