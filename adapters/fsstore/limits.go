@@ -1,10 +1,14 @@
 package fsstore
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/ports"
 )
 
 // DefaultMaxEventsBytes is the largest events.json the store reads
@@ -74,4 +78,40 @@ func byteSize(n int64) string {
 		return strconv.FormatFloat(float64(n)/(1<<10), 'f', 1, 64) + " KiB"
 	}
 	return strconv.FormatInt(n, 10) + " bytes"
+}
+
+// checkoutStream builds the stream state of a checkout copy's events.json
+// (in dir) as the events stream from the file, a chunk at a time: the
+// events are checked, not kept. A missing file has no events; an empty
+// one, or one that does not decode or breaks the stream's invariants, is
+// a *ports.CorruptError.
+func checkoutStream(dir string) (*conversation.Stream, error) {
+	path := filepath.Join(dir, eventsFile)
+	f, err := os.Open(path)
+	if isNotExist(err) {
+		return conversation.EmptyStream(0), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read events: %w", err)
+	}
+	defer func() { _ = f.Close() }()
+	if fi, err := f.Stat(); err != nil {
+		return nil, fmt.Errorf("read events: %w", err)
+	} else if fi.Size() == 0 {
+		return nil, &ports.CorruptError{Path: path, Err: errors.New("it is empty")}
+	}
+	st := conversation.EmptyStream(0)
+	n := 0
+	err = conversation.EachEventRead(f, func(e conversation.Event) error {
+		e.FillID(n)
+		n++
+		if err := st.Apply(e); err != nil {
+			return fmt.Errorf("event %d: %w", n-1, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, &ports.CorruptError{Path: path, Err: err}
+	}
+	return st, nil
 }

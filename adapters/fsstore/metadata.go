@@ -10,7 +10,6 @@ import (
 
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/workspace"
-	"github.com/jpcli/jp/ports"
 )
 
 // UpdateMetadata rewrites metadata.json through fn, then syncs loc.Root's
@@ -183,14 +182,15 @@ func (s *Store) importConversation(loc workspace.Location, id conversation.ID, p
 	if err := s.checkEventsSize(p.projConv); err != nil {
 		return fmt.Errorf("import conversation %s: %w", id, err)
 	}
-	evs, err := os.ReadFile(filepath.Join(p.projConv, eventsFile))
-	if isNotExist(err) {
-		evs = []byte("[]\n")
-	} else if err != nil {
-		return fmt.Errorf("import conversation %s: %w", id, err)
+	// The events are checked as they stream, then copied file to file:
+	// a long shipped conversation is never held in memory.
+	projEvents := filepath.Join(p.projConv, eventsFile)
+	if _, err := checkoutStream(p.projConv); err != nil {
+		return err
 	}
-	if _, err := conversation.DecodeEvents(evs); err != nil {
-		return &ports.CorruptError{Path: filepath.Join(p.projConv, eventsFile), Err: err}
+	hasEvents, err := exists(projEvents)
+	if err != nil {
+		return fmt.Errorf("import conversation %s: %w", id, err)
 	}
 	metaPath := filepath.Join(p.projConv, metadataFile)
 	meta, err := os.ReadFile(metaPath)
@@ -219,7 +219,12 @@ func (s *Store) importConversation(loc workspace.Location, id conversation.ID, p
 	if err := os.Remove(filepath.Join(dir, logFile)); err != nil && !isNotExist(err) {
 		return fmt.Errorf("import conversation %s: %w", id, err)
 	}
-	if err := s.writeFile(filepath.Join(dir, eventsFile), evs, 0o600); err != nil {
+	if hasEvents {
+		err = s.copyFile(projEvents, filepath.Join(dir, eventsFile), 0o600)
+	} else {
+		err = s.writeFile(filepath.Join(dir, eventsFile), []byte("[]\n"), 0o600)
+	}
+	if err != nil {
 		return fmt.Errorf("import conversation %s: %w", id, err)
 	}
 	if err := s.copyBaseConfig(p.projConv, dir); err != nil {

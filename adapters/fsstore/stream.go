@@ -73,13 +73,9 @@ func (s *Store) streamFor(p place) (*streamState, error) {
 		return nil, err
 	}
 	if !p.inSilo {
-		evs, err := readProjectionEvents(p.projConv)
+		stream, err := checkoutStream(p.projConv)
 		if err != nil {
 			return nil, err
-		}
-		stream, err := conversation.NewStream(evs)
-		if err != nil {
-			return nil, &ports.CorruptError{Path: filepath.Join(p.projConv, eventsFile), Err: err}
 		}
 		return &streamState{stream: stream}, nil
 	}
