@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -170,14 +171,16 @@ func CompileGrep(pattern string, ignoreCase bool) (*regexp.Regexp, error) {
 
 // Grep returns the lines of the conversations visible from each location
 // (titles, messages, answers, reasoning, tool calls and results) that match
-// re, newest conversation first.
-func (c *Conversations) Grep(ctx context.Context, locs []workspace.Location, re *regexp.Regexp) ([]GrepMatch, error) {
-	var out []GrepMatch
+// re, newest conversation first. skipped has one line for each
+// conversation left out because its checkout copy could not be read.
+func (c *Conversations) Grep(ctx context.Context, locs []workspace.Location, re *regexp.Regexp) (out []GrepMatch, skipped []string, err error) {
 	for _, loc := range locs {
 		list, err := c.store.List(ctx, loc)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
+		list, bad := Unreadable(list)
+		skipped = append(skipped, bad...)
 		SortSummaries(list)
 		for _, s := range list {
 			m := GrepMatch{Workspace: loc.ID, Conversation: s.ID, Title: s.Metadata.Title}
@@ -191,8 +194,12 @@ func (c *Conversations) Grep(ctx context.Context, locs []workspace.Location, re 
 			}
 			add(0, "title", s.Metadata.Title)
 			evs, err := c.store.Events(ctx, loc, s.ID)
+			if err != nil && s.Storage == conversation.StorageWorkspaceOnly && errors.Is(err, ports.ErrCorrupt) {
+				skipped = append(skipped, fmt.Sprintf("conversation %s is left out: %v", s.ID, err))
+				continue
+			}
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			for i, t := range Turns(evs) {
 				for _, e := range t {
@@ -214,5 +221,5 @@ func (c *Conversations) Grep(ctx context.Context, locs []workspace.Location, re 
 			}
 		}
 	}
-	return out, nil
+	return out, skipped, nil
 }

@@ -24,7 +24,8 @@ func (c *Conversations) Resolve(ctx context.Context, loc workspace.Location, raw
 
 // Active returns the checkout's active conversation: the one jp query last
 // used in it (or jp conversation use set), else the most recently active
-// unarchived one. "" when there is none.
+// unarchived one this user has a copy of (never one that exists only in
+// the checkout, as shipped in the repository). "" when there is none.
 func (c *Conversations) Active(ctx context.Context, loc workspace.Location) (conversation.ID, error) {
 	return activeConversation(ctx, c.store, loc)
 }
@@ -109,7 +110,9 @@ func activeConversation(ctx context.Context, store ports.ConversationStore, loc 
 	var best *conversation.Summary
 	for i := range list {
 		s := &list[i]
-		if s.Metadata.Archived() {
+		// A conversation only in the checkout came with the repository:
+		// its last_activated_at is whoever committed it, not this user.
+		if s.Metadata.Archived() || s.Storage == conversation.StorageWorkspaceOnly || s.Unreadable != nil {
 			continue
 		}
 		if best == nil || s.Metadata.LastActivatedAt.After(best.Metadata.LastActivatedAt) ||

@@ -39,7 +39,8 @@ type ListOptions struct {
 }
 
 // List returns the conversations visible in loc: pinned first, then most
-// recently active first.
+// recently active first. Those whose checkout copy cannot be read
+// (Summary.Unreadable) are in it whatever the filter: see Unreadable.
 func (c *Conversations) List(ctx context.Context, loc workspace.Location, opts ListOptions) ([]conversation.Summary, error) {
 	all, err := c.store.List(ctx, loc)
 	if err != nil {
@@ -47,12 +48,27 @@ func (c *Conversations) List(ctx context.Context, loc workspace.Location, opts L
 	}
 	out := all[:0]
 	for _, s := range all {
-		if (opts.All || s.Metadata.Archived() == opts.Archived) && (opts.Label == "" || s.Metadata.HasLabel(opts.Label)) {
+		if s.Unreadable != nil || (opts.All || s.Metadata.Archived() == opts.Archived) && (opts.Label == "" || s.Metadata.HasLabel(opts.Label)) {
 			out = append(out, s)
 		}
 	}
 	SortSummaries(out)
 	return out, nil
+}
+
+// Unreadable splits a listing into the conversations that can be shown and
+// those whose checkout copy could not be read, and returns one line for
+// each of the latter that says so and what to do.
+func Unreadable(list []conversation.Summary) (readable []conversation.Summary, lines []string) {
+	readable = list[:0:0]
+	for _, s := range list {
+		if s.Unreadable == nil {
+			readable = append(readable, s)
+			continue
+		}
+		lines = append(lines, fmt.Sprintf("conversation %s is left out: %v", s.ID, s.Unreadable))
+	}
+	return readable, lines
 }
 
 // SortSummaries orders pinned conversations first, then by last activity,
@@ -101,6 +117,33 @@ func (c *Conversations) Get(ctx context.Context, loc workspace.Location, id conv
 		return conversation.Summary{}, userNotFound(err)
 	}
 	return s, nil
+}
+
+// ShowTurn returns a conversation's summary, the events of its turn n (1
+// is the first) or, with last, of its last turn, and how many turns it
+// has. The events are read as they stream from the store and only that
+// turn's are kept: a long conversation is never held whole.
+func (c *Conversations) ShowTurn(ctx context.Context, loc workspace.Location, id conversation.ID, n int, last bool) (conversation.Summary, []conversation.Event, int, error) {
+	var sum conversation.Summary
+	var keep []conversation.Event
+	turns := 0
+	head := func(s conversation.Summary) error { sum = s; return nil }
+	each := func(e conversation.Event) error {
+		if e.Type == conversation.EventTypeTurnStart || turns == 0 { // as Turns splits them
+			turns++
+			if last {
+				keep = nil
+			}
+		}
+		if last || turns == n {
+			keep = append(keep, e)
+		}
+		return nil
+	}
+	if err := c.ShowEach(ctx, loc, id, head, each); err != nil {
+		return sum, nil, 0, err
+	}
+	return sum, keep, turns, nil
 }
 
 // ShowEach calls head with a conversation's summary, then each with its

@@ -199,20 +199,30 @@ func orEmpty(b json.RawMessage) json.RawMessage {
 }
 
 // conversationApproved reports whether the user answered "always for this
-// conversation" for tool in an earlier run (or earlier in this one).
+// conversation" for tool in an earlier run (or earlier in this one). The
+// answer is kept in the user-local metadata.local.json; the approvals an
+// older version kept in metadata.json count only from the user-local
+// copy, never from a copy that came with the checkout.
 func (q *Query) conversationApproved(ctx context.Context, rs *runState, tool string) bool {
 	if rs.id == "" {
 		return false
 	}
-	s, err := q.store.Get(ctx, rs.loc, rs.id)
+	local, err := q.store.LocalMetadata(ctx, rs.loc, rs.id)
 	if err != nil {
 		return false
 	}
-	return slices.Contains(s.Metadata.ApprovedTools(), tool)
+	if slices.Contains(local.ApprovedTools(), tool) {
+		return true
+	}
+	s, err := q.store.Get(ctx, rs.loc, rs.id)
+	if err != nil || s.Storage == conversation.StorageWorkspaceOnly {
+		return false
+	}
+	return slices.Contains(s.Metadata.LegacyApprovedTools(), tool)
 }
 
 func (q *Query) rememberForConversation(ctx context.Context, rs *runState, tool string) {
-	err := q.store.UpdateMetadata(ctx, rs.loc, rs.id, func(m *conversation.Metadata) error {
+	err := q.store.UpdateLocalMetadata(ctx, rs.loc, rs.id, func(m *conversation.LocalMetadata) error {
 		m.ApproveTool(tool)
 		return nil
 	})

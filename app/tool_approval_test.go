@@ -98,8 +98,13 @@ func TestAlwaysForConversation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := f.store.Get(context.Background(), workspace.Location{ID: found.ID, Root: found.Root}, res.Conversation)
-	if err != nil || !slices.Equal(s.Metadata.ApprovedTools(), []string{"fs_read"}) {
-		t.Fatalf("approved_tools = %v (%v)", s.Metadata.ApprovedTools(), err)
+	loc := workspace.Location{ID: found.ID, Root: found.Root}
+	local, err := f.store.LocalMetadata(context.Background(), loc, res.Conversation)
+	if err != nil || !slices.Equal(local.ApprovedTools(), []string{"fs_read"}) {
+		t.Fatalf("approved_tools = %v (%v)", local.ApprovedTools(), err)
+	}
+	// Not in metadata.json: that copy goes into the checkout.
+	if s, err := f.store.Get(context.Background(), loc, res.Conversation); err != nil || len(s.Metadata.LegacyApprovedTools()) != 0 {
+		t.Fatalf("metadata.json approved_tools = %v (%v)", s.Metadata.LegacyApprovedTools(), err)
 	}
 }

@@ -68,6 +68,9 @@ type Options struct {
 	// Router is the process's interrupt router, started by cmd/jp before
 	// anything else and closed last.
 	Router *terminal.Interrupts
+	// MaxEventsBytes is the largest events.json jp reads
+	// ($JP_MAX_EVENTS_BYTES); 0 is the default, 256 MiB.
+	MaxEventsBytes int64
 	// Log is jp's logger (stderr at the -v level, and <data>/logs/jp.log);
 	// nil logs warnings to Stderr only.
 	Log *slog.Logger
@@ -100,7 +103,7 @@ func provideTrustFile(o Options) *tomlconfig.TrustFile {
 }
 
 func provideStore(o Options, c ports.Clock) (*fsstore.Store, error) {
-	return fsstore.New(o.DataDir, c)
+	return fsstore.New(o.DataDir, c, fsstore.WithMaxEventsBytes(o.MaxEventsBytes))
 }
 
 // provideProviders resolves demo script paths from the launch directory

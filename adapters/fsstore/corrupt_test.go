@@ -93,7 +93,7 @@ func TestCorruptFilesAreReportedAndLeftAlone(t *testing.T) {
 		}, false, []op{opGet, opList, opLocal, opUpdateLocal, opAppend, opUpdate}},
 		{"projected metadata.json", func(sc *scene, t *testing.T, id conversation.ID) string {
 			return filepath.Join(sc.root, ".jp", "conversations", string(id), "metadata.json")
-		}, true, []op{opGet, opList, opAppend, opUpdate, opUpdateLocal}},
+		}, true, []op{opGet, opAppend, opUpdate, opUpdateLocal}}, // List: TestUnreadableCheckoutCopyIsListedApart
 		{"projected events.json", func(sc *scene, t *testing.T, id conversation.ID) string {
 			return filepath.Join(sc.root, ".jp", "conversations", string(id), "events.json")
 		}, true, []op{opEvents, opAppend, opUpdateLocal}},
@@ -137,5 +137,38 @@ func TestCorruptFilesAreReportedAndLeftAlone(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestUnreadableCheckoutCopyIsListedApart: a checkout copy's metadata.json
+// that does not parse (merge-conflict markers) does not stop the listing:
+// the others are listed, and that one comes with Unreadable naming the
+// file, which is left as it was.
+func TestUnreadableCheckoutCopyIsListedApart(t *testing.T) {
+	sc := newScene(t)
+	mine := sc.create(t, ports.NewConversation{Title: "mine"})
+	good, bad := conversation.ID("17000000000"), conversation.ID("17000000001")
+	seedProjection(t, sc.root, good, conversation.Metadata{Title: "theirs"}, sc.ev.Turn(sc.root, "q", 0))
+	seedProjection(t, sc.root, bad, conversation.Metadata{Title: "conflicted"}, sc.ev.Turn(sc.root, "q", 0))
+	path := filepath.Join(sc.root, ".jp", "conversations", string(bad), "metadata.json")
+	conflict := []byte("{\n<<<<<<< HEAD\n  \"title\": \"a\"\n=======\n  \"title\": \"b\"\n>>>>>>> theirs\n}\n")
+	writeFile(t, path, conflict)
+	list, err := sc.s.List(bg, sc.loc)
+	if err != nil {
+		t.Fatalf("List = %v", err)
+	}
+	got := map[conversation.ID]conversation.Summary{}
+	for _, s := range list {
+		got[s.ID] = s
+	}
+	if len(list) != 3 || got[mine].Unreadable != nil || got[good].Metadata.Title != "theirs" || got[good].Unreadable != nil {
+		t.Fatalf("List = %+v", list)
+	}
+	var ce *ports.CorruptError
+	if !errors.As(got[bad].Unreadable, &ce) || ce.Path != path {
+		t.Fatalf("the conflicted one: %v, want a *ports.CorruptError naming %s", got[bad].Unreadable, path)
+	}
+	if b := readFile(t, path); !bytes.Equal(b, conflict) {
+		t.Fatalf("List changed the file to %q", b)
 	}
 }

@@ -130,7 +130,13 @@ func (s *Store) Events(ctx context.Context, loc workspace.Location, id conversat
 	if err != nil {
 		return nil, err
 	}
+	if err := s.checkEventsSize(p.readDir()); err != nil {
+		return nil, fmt.Errorf("conversation %s: %w", id, err)
+	}
 	if p.inSilo {
+		if err := checkSiloEvents(p, id); err != nil {
+			return nil, err
+		}
 		se, err := readSiloEvents(p.siloConv)
 		if err != nil {
 			return nil, fmt.Errorf("conversation %s: %w", id, err)
@@ -195,6 +201,9 @@ func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversat
 	meta, err := readMeta(src, id, p.archived())
 	if err != nil {
 		return fmt.Errorf("append to conversation %s: %w", id, err)
+	}
+	if !p.inSilo {
+		s.cleanImported(&meta)
 	}
 	st, err := s.streamFor(p)
 	if err != nil {

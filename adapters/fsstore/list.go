@@ -13,6 +13,7 @@ import (
 
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/workspace"
+	"github.com/jpcli/jp/ports"
 )
 
 // listJob is one conversation directory to read for List.
@@ -190,6 +191,14 @@ func readSummary(d dirHandle, j listJob, buf *[]byte) (conversation.Summary, boo
 		return sum, false, err
 	}
 	if err := decodeMetadata(d.path, rel, b, &sum.Metadata); err != nil {
+		var ce *ports.CorruptError
+		if j.storage == conversation.StorageWorkspaceOnly && errors.As(err, &ce) {
+			// A checkout copy does not stop the listing of the others.
+			sum.Metadata = conversation.Metadata{}
+			sum.Unreadable = &ports.CorruptError{Path: ce.Path, Err: ce.Err,
+				Hint: "resolve the merge in it or remove it (it came with the checkout; jp never rewrites it)"}
+			return sum, true, nil
+		}
 		return sum, false, err
 	}
 	if m := &sum.Metadata; m.CreatedAt.IsZero() || !m.HasEventsCount || isArchivedRel(j.name) {

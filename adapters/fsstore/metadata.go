@@ -3,13 +3,13 @@ package fsstore
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/workspace"
-	"github.com/jpcli/jp/ports"
 )
 
 // UpdateMetadata rewrites metadata.json through fn, then syncs loc.Root's
@@ -43,6 +43,9 @@ func (s *Store) UpdateMetadata(ctx context.Context, loc workspace.Location, id c
 				return fmt.Errorf("update metadata of conversation %s: %w", id, err)
 			}
 		}
+	}
+	if !p.inSilo {
+		s.cleanImported(&meta)
 	}
 	if err := fn(&meta); err != nil {
 		return fmt.Errorf("update metadata of conversation %s: %w", id, err)
@@ -176,22 +179,30 @@ func (s *Store) UpdateLocalMetadata(ctx context.Context, loc workspace.Location,
 // into the silo (events.json first, metadata.json last) and points p at
 // the copy. Machine-local files are never copied from a checkout.
 func (s *Store) importConversation(loc workspace.Location, id conversation.ID, p *place) error {
-	evs, err := os.ReadFile(filepath.Join(p.projConv, eventsFile))
-	if isNotExist(err) {
-		evs = []byte("[]\n")
-	} else if err != nil {
+	if err := s.checkEventsSize(p.projConv); err != nil {
 		return fmt.Errorf("import conversation %s: %w", id, err)
 	}
-	if _, err := conversation.DecodeEvents(evs); err != nil {
-		return &ports.CorruptError{Path: filepath.Join(p.projConv, eventsFile), Err: err}
+	// The events are checked as they stream, then copied file to file:
+	// a long shipped conversation is never held in memory.
+	projEvents := filepath.Join(p.projConv, eventsFile)
+	if _, err := checkoutStream(p.projConv); err != nil {
+		return err
+	}
+	hasEvents, err := exists(projEvents)
+	if err != nil {
+		return fmt.Errorf("import conversation %s: %w", id, err)
 	}
 	metaPath := filepath.Join(p.projConv, metadataFile)
 	meta, err := os.ReadFile(metaPath)
 	if err != nil {
 		return fmt.Errorf("import conversation %s: %w", id, err)
 	}
-	if err := decodeJSON(metaPath, meta, &conversation.Metadata{}); err != nil {
+	var m conversation.Metadata
+	if err := decodeJSON(metaPath, meta, &m); err != nil {
 		return err
+	}
+	if meta, err = s.fromCheckout(meta, m); err != nil {
+		return fmt.Errorf("import conversation %s: %w", id, err)
 	}
 	silo, err := s.ensureSilo(loc.ID, loc.Root)
 	if err != nil {
@@ -208,7 +219,12 @@ func (s *Store) importConversation(loc workspace.Location, id conversation.ID, p
 	if err := os.Remove(filepath.Join(dir, logFile)); err != nil && !isNotExist(err) {
 		return fmt.Errorf("import conversation %s: %w", id, err)
 	}
-	if err := s.writeFile(filepath.Join(dir, eventsFile), evs, 0o600); err != nil {
+	if hasEvents {
+		err = s.copyFile(projEvents, filepath.Join(dir, eventsFile), 0o600)
+	} else {
+		err = s.writeFile(filepath.Join(dir, eventsFile), []byte("[]\n"), 0o600)
+	}
+	if err != nil {
 		return fmt.Errorf("import conversation %s: %w", id, err)
 	}
 	if err := s.copyBaseConfig(p.projConv, dir); err != nil {
@@ -258,6 +274,9 @@ func (s *Store) projectFiles(dir string, id conversation.ID, siloConv string, ev
 	if err != nil {
 		return fmt.Errorf("project conversation %s: %w", id, err)
 	}
+	if meta, err = forCheckout(meta); err != nil {
+		return fmt.Errorf("project conversation %s: %w", id, err)
+	}
 	if events != nil {
 		err = s.replaceFile(filepath.Join(dir, eventsFile), 0o644, func(w *os.File) error {
 			_, err := w.Write(events)
@@ -298,4 +317,56 @@ func (s *Store) copyBaseConfig(src, dst string) error {
 		return nil
 	}
 	return s.writeFile(filepath.Join(dst, baseConfigFile), b, 0o644)
+}
+
+// approvalsKey is how the approvals' key shows in a metadata.json (see
+// conversation.Metadata.DropApprovals).
+var approvalsKey = []byte(`"approved_tools"`)
+
+// forCheckout returns a user-local metadata.json's bytes as the checkout
+// copy gets them: without the approvals an older version kept there, which
+// are the user's alone. Bytes without them are returned as they are.
+func forCheckout(b []byte) ([]byte, error) {
+	if !bytes.Contains(b, approvalsKey) {
+		return b, nil
+	}
+	var m conversation.Metadata
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	m.DropApprovals()
+	return encodeMeta(m)
+}
+
+// fromCheckout returns a checkout copy's metadata.json (b, decoded as m)
+// as the user-local copy imported from it gets it (see cleanImported).
+func (s *Store) fromCheckout(b []byte, m conversation.Metadata) ([]byte, error) {
+	if !s.cleanImported(&m) && !bytes.Contains(b, approvalsKey) {
+		return b, nil
+	}
+	return encodeMeta(m)
+}
+
+// cleanImported makes metadata read from a checkout copy fit for the
+// user-local copy: whoever wrote the checkout copy approves nothing for
+// this user (approved_tools is dropped), and cannot make it the newest
+// activity either (a last_activated_at later than now becomes now). It
+// reports whether it changed anything.
+func (s *Store) cleanImported(m *conversation.Metadata) bool {
+	had := m.DropApprovals()
+	now := s.clock.Now().UTC()
+	future := m.LastActivatedAt.After(now)
+	if future {
+		m.LastActivatedAt = now
+	}
+	return had || future
+}
+
+// encodeMeta encodes metadata.json as writeJSON does.
+func encodeMeta(m conversation.Metadata) ([]byte, error) {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
 }

@@ -187,7 +187,13 @@ func completeMeta(m *conversation.Metadata, id conversation.ID, dir string, arch
 		m.ArchivedAt = &t
 	}
 	if !m.HasEventsCount {
-		if b, err := os.ReadFile(filepath.Join(dir, eventsFile)); err == nil {
+		// Counted from the file: not one past the default read limit (a
+		// listing would hold it whole); the count stays unknown (0).
+		path := filepath.Join(dir, eventsFile)
+		if fi, err := os.Stat(path); err != nil || fi.Size() > DefaultMaxEventsBytes {
+			return
+		}
+		if b, err := os.ReadFile(path); err == nil {
 			if n, err := countEvents(b); err == nil {
 				m.EventsCount = n
 			}

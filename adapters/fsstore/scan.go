@@ -27,9 +27,14 @@ func (s *Store) ScanEvents(ctx context.Context, loc workspace.Location, id conve
 	if err != nil {
 		return err
 	}
-	dir := p.projConv
+	dir := p.readDir()
+	if err := s.checkEventsSize(dir); err != nil {
+		return fmt.Errorf("conversation %s: %w", id, err)
+	}
 	if p.inSilo {
-		dir = p.siloConv
+		if err := checkSiloEvents(p, id); err != nil {
+			return err
+		}
 	}
 	if p.inSilo {
 		// The content of Local attachments kept in the user-local copy.

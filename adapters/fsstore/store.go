@@ -89,6 +89,7 @@ type Store struct {
 	longConv      int64 // see DefaultLongConversation
 	workers       int
 	fsync         bool
+	maxEvents     int64 // see DefaultMaxEventsBytes
 
 	siloMu sync.Mutex // serialises silo creation within the process
 	mu     sync.Mutex // guards silos and streams
@@ -154,6 +155,7 @@ func New(dataDir string, clock ports.Clock, opts ...Option) (*Store, error) {
 		foldThreshold: DefaultFoldThreshold,
 		longConv:      DefaultLongConversation,
 		workers:       max(4, min(16, 2*runtime.GOMAXPROCS(0))),
+		maxEvents:     DefaultMaxEventsBytes,
 		fsync:         true,
 		silos:         map[workspace.ID]string{},
 		streams:       map[string]*streamState{},

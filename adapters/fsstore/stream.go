@@ -69,19 +69,21 @@ func fileSize(path string) (int64, error) {
 // (cached, or loaded and repaired), else a fresh one from the projection.
 // The caller holds the conversation's write lock.
 func (s *Store) streamFor(p place) (*streamState, error) {
+	if err := s.checkEventsSize(p.readDir()); err != nil {
+		return nil, err
+	}
 	if !p.inSilo {
-		evs, err := readProjectionEvents(p.projConv)
+		stream, err := checkoutStream(p.projConv)
 		if err != nil {
 			return nil, err
-		}
-		stream, err := conversation.NewStream(evs)
-		if err != nil {
-			return nil, &ports.CorruptError{Path: filepath.Join(p.projConv, eventsFile), Err: err}
 		}
 		return &streamState{stream: stream}, nil
 	}
 	if st := s.cachedStream(p.siloConv); st != nil {
 		return st, nil
+	}
+	if err := checkSiloEvents(p, p.id()); err != nil {
+		return nil, err
 	}
 	if p.inProj {
 		// The checkout copy is synced when the turn ends: a copy that no
@@ -122,6 +124,11 @@ func (s *Store) checkProjection(dir, siloDir string, id conversation.ID) error {
 		if same(path, filepath.Join(siloDir, n)) {
 			s.markValid(path)
 			continue
+		}
+		if n == eventsFile {
+			if err := s.checkEventsSize(dir); err != nil {
+				return err
+			}
 		}
 		b, err := os.ReadFile(path)
 		if isNotExist(err) {

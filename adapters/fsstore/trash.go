@@ -1,6 +1,7 @@
 package fsstore
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -57,6 +58,11 @@ func (s *Store) Trash(ctx context.Context, loc workspace.Location, id conversati
 	if err != nil {
 		return err
 	}
+	if !p.inSilo && p.inProj && s.interruptedRemoval(silo, p, id) != nil {
+		// A removal killed after it trashed the user-local copy: only
+		// the checkout copy is left to remove.
+		return s.removeCheckoutCopy(p, id)
+	}
 	src := p.siloConv
 	if !p.inSilo {
 		src = p.projConv
@@ -79,6 +85,15 @@ func (s *Store) Trash(ctx context.Context, loc workspace.Location, id conversati
 		return fmt.Errorf("remove conversation %s: %w", id, err)
 	}
 	dst := filepath.Join(entry, trashConvDir)
+	if p.inSilo && p.inProj {
+		// The checkout copy goes first: a removal killed after it leaves
+		// the conversation user-local (listed, not in the trash), and
+		// jp conversation rm again finishes it.
+		if err := s.removeCheckoutCopy(p, id); err != nil {
+			return err
+		}
+		p.inProj = false
+	}
 	if p.inSilo {
 		s.dropStream(p.siloConv)
 		if err := os.Rename(p.siloConv, dst); err != nil {
@@ -94,17 +109,57 @@ func (s *Store) Trash(ctx context.Context, loc workspace.Location, id conversati
 		return err
 	}
 	if p.inProj {
-		for _, name := range []string{metadataFile, eventsFile, baseConfigFile} {
-			if err := os.Remove(filepath.Join(p.projConv, name)); err != nil && !isNotExist(err) {
-				return fmt.Errorf("remove conversation %s: %w", id, err)
-			}
-		}
-		_ = os.Remove(p.projConv) // fails, harmlessly, when other files remain
-		if err := s.syncDir(filepath.Dir(p.projConv)); err != nil {
+		if err := s.removeCheckoutCopy(p, id); err != nil {
 			return err
 		}
 	}
 	_, _ = s.purgeTrash(silo) // expired entries; an error here changes nothing removed
+	return nil
+}
+
+// removeCheckoutCopy removes the checkout copy's managed files (metadata.json
+// first: without it the directory is no conversation) and its directory
+// when nothing else is left in it.
+func (s *Store) removeCheckoutCopy(p place, id conversation.ID) error {
+	for _, name := range []string{metadataFile, eventsFile, baseConfigFile} {
+		if err := os.Remove(filepath.Join(p.projConv, name)); err != nil && !isNotExist(err) {
+			return fmt.Errorf("remove conversation %s: %w", id, err)
+		}
+	}
+	_ = os.Remove(p.projConv) // fails, harmlessly, when other files remain
+	return s.syncDir(filepath.Dir(p.projConv))
+}
+
+// interruptedRemoval returns the trash entry of a removal of conversation
+// id that was killed before it removed the checkout copy at p (an older
+// jp moved the user-local copy to the trash first): the most recent entry
+// of id whose copy the checkout copy still matches byte for byte (its
+// metadata.json, and its events.json as the user-local copy projects).
+// nil when there is none: a checkout copy that differs is a conversation
+// of its own.
+func (s *Store) interruptedRemoval(silo string, p place, id conversation.ID) *trashEntry {
+	ents, err := s.purgeTrash(silo)
+	if err != nil {
+		return nil
+	}
+	for i := range ents {
+		if ents[i].info.ID != id {
+			continue
+		}
+		conv := filepath.Join(ents[i].dir, trashConvDir)
+		meta, err := os.ReadFile(filepath.Join(conv, metadataFile))
+		if err != nil {
+			return nil
+		}
+		if meta, err = forCheckout(meta); err != nil {
+			return nil
+		}
+		cur, err := os.ReadFile(filepath.Join(p.projConv, metadataFile))
+		if err != nil || !bytes.Equal(cur, meta) || !sameAsProjection(filepath.Join(p.projConv, eventsFile), conv) {
+			return nil
+		}
+		return &ents[i]
+	}
 	return nil
 }
 
@@ -236,9 +291,11 @@ func (s *Store) restoreEntry(ctx context.Context, loc workspace.Location, silo s
 	if err != nil {
 		return err
 	}
-	if p.inSilo || p.inProj {
+	if p.inSilo || p.inProj && s.interruptedRemoval(silo, p, id) == nil {
 		return fmt.Errorf("restore conversation %s: it %w in this workspace (remove that one first to restore the trashed one)", id, ports.ErrExists)
 	}
+	// A checkout copy left by a killed removal of this very entry is
+	// written again from it below, with the same bytes.
 	dst := filepath.Join(silo, convsDir, e.info.Name)
 	if err := confineUnder(silo, dst); err != nil {
 		return err

@@ -24,6 +24,11 @@ func (s *session) listConversations(ctx context.Context, c *checkout, req plugin
 	if err != nil {
 		return nil, err
 	}
+	list, bad := app.Unreadable(list)
+	for _, line := range bad {
+		s.h.printer.Write(ports.ChannelError, line)
+		s.h.printer.EndBlock(ports.ChannelError)
+	}
 	app.SortSummaries(list)
 	data := make([]plugin.ConversationSummary, len(list))
 	for i, c := range list {

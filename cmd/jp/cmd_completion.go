@@ -158,6 +158,7 @@ func (c *completionRuntime) conversations(complete.Args) []string {
 	if err != nil {
 		return nil
 	}
+	list, _ = app.Unreadable(list)
 	out := make([]string, 0, len(list))
 	for _, s := range list {
 		out = append(out, string(s.ID))

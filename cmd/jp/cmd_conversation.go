@@ -57,6 +57,10 @@ func (c *ConversationLsCmd) Run(rt *Runtime) error {
 	if err != nil {
 		return err
 	}
+	list, bad := app.Unreadable(list)
+	for _, line := range bad {
+		fmt.Fprintln(rt.Streams.Err, "jp: "+line)
+	}
 	active, err := a.Conversations.Active(rt.Ctx, loc)
 	if err != nil {
 		return err
@@ -152,20 +156,22 @@ func (c *ConversationShowCmd) Run(rt *Runtime) error {
 		return showJSON(rt, a, loc, id)
 	}
 	if c.JSON() || c.Turn != 0 || c.Last {
-		// One turn: the events are read whole first.
-		s, evs, err := a.Conversations.Show(rt.Ctx, loc, id)
+		// One turn: its events are gathered first (only its own are kept).
+		if err := checkTurnFlags(c.Turn, c.Last); err != nil {
+			return err
+		}
+		s, evs, count, err := a.Conversations.ShowTurn(rt.Ctx, loc, id, c.Turn, c.Last)
 		if err != nil {
 			return err
 		}
-		var n, of int
-		if evs, n, of, err = pickTurn(evs, id, c.Turn, c.Last); err != nil {
+		if err := checkTurn(id, c.Turn, c.Last, count); err != nil {
 			return err
 		}
 		switch {
 		case c.Last:
-			totalOf = fmt.Sprintf("last turn, %d of %d", n, of)
+			totalOf = fmt.Sprintf("last turn, %d of %d", count, count)
 		case c.Turn != 0:
-			totalOf = fmt.Sprintf("turn %d of %d", n, of)
+			totalOf = fmt.Sprintf("turn %d of %d", c.Turn, count)
 		}
 		if c.JSON() {
 			return writeJSON(rt.Streams.Out, struct {
@@ -230,26 +236,27 @@ func usageText(u conversation.Usage) string {
 	}).Text()
 }
 
-// pickTurn keeps the events of turn n (1-based), or of the last turn,
-// and says which turn that is of how many.
-func pickTurn(evs []conversation.Event, id conversation.ID, n int, last bool) (_ []conversation.Event, picked, of int, _ error) {
-	if n == 0 && !last {
-		return evs, 0, 0, nil
-	}
+// checkTurnFlags refuses --turn with --last.
+func checkTurnFlags(n int, last bool) error {
 	if n != 0 && last {
-		return nil, 0, 0, &app.UsageError{Msg: "--turn and --last exclude each other"}
+		return &app.UsageError{Msg: "--turn and --last exclude each other"}
 	}
-	turns := app.Turns(evs)
-	if len(turns) == 0 {
-		return nil, 0, 0, &app.UserError{Msg: fmt.Sprintf("conversation %s has no turns yet", id)}
+	return nil
+}
+
+// checkTurn checks --turn n (1-based) or --last against the turns the
+// conversation has.
+func checkTurn(id conversation.ID, n int, last bool, turns int) error {
+	if n == 0 && !last {
+		return nil
 	}
-	if last {
-		n = len(turns)
+	if turns == 0 {
+		return &app.UserError{Msg: fmt.Sprintf("conversation %s has no turns yet", id)}
 	}
-	if n < 1 || n > len(turns) {
-		return nil, 0, 0, &app.UserError{Msg: fmt.Sprintf("conversation %s %s", id, turnRange(len(turns)))}
+	if !last && (n < 1 || n > turns) {
+		return &app.UserError{Msg: fmt.Sprintf("conversation %s %s", id, turnRange(turns))}
 	}
-	return turns[n-1], n, len(turns), nil
+	return nil
 }
 
 // turnRange says how many turns there are and which --turn to pick:

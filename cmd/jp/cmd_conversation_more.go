@@ -93,9 +93,12 @@ func (c *ConversationGrepCmd) Run(rt *Runtime) error {
 		}
 		locs = []workspace.Location{loc}
 	}
-	matches, err := a.Conversations.Grep(rt.Ctx, locs, re)
+	matches, skipped, err := a.Conversations.Grep(rt.Ctx, locs, re)
 	if err != nil {
 		return err
+	}
+	for _, line := range skipped {
+		fmt.Fprintln(rt.Streams.Err, "jp: "+line)
 	}
 	w := bufio.NewWriterSize(rt.Streams.Out, 64<<10)
 	defer w.Flush()

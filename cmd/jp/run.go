@@ -12,6 +12,7 @@ import (
 	"github.com/alecthomas/kong"
 	"golang.org/x/term"
 
+	"github.com/jpcli/jp/adapters/fsstore"
 	"github.com/jpcli/jp/adapters/headless"
 	"github.com/jpcli/jp/adapters/logging"
 	"github.com/jpcli/jp/adapters/terminal"
@@ -243,6 +244,11 @@ func processSetup(s Streams, environ []string, verbosity int) (jpwire.Options, *
 		Stdout:    s.Out, Stderr: s.Err,
 		Editor: findEditor(env),
 		Pager:  env["PAGER"],
+	}
+	if v := strings.TrimSpace(env[fsstore.MaxEventsEnv]); v != "" {
+		if paths.MaxEventsBytes, err = fsstore.ParseMaxEventsBytes(v); err != nil {
+			return jpwire.Options{}, nil, err
+		}
 	}
 	terminalStreams(&paths, s)
 	logger := logging.New(s.Err, filepath.Join(paths.DataDir, "logs", "jp.log"), verbosity)

@@ -5,14 +5,36 @@ import (
 	"slices"
 )
 
-// approvedToolsKey is the metadata.json key listing the tools the user
-// answered "always for this conversation".
+// approvedToolsKey lists the tools the user answered "always for this
+// conversation". It lives in metadata.local.json, which never leaves the
+// user's machine: an approval is the user's, and a conversation shipped
+// in a repository must not carry one in. Older versions kept it in
+// metadata.json; that key is read only from the user-local copy, and is
+// dropped from every copy written to a checkout or imported from one.
 const approvedToolsKey = "approved_tools"
 
 // ApprovedTools returns the tools that run without asking in this
-// conversation (kept in metadata.json under approved_tools).
-func (m Metadata) ApprovedTools() []string {
-	raw, ok := m.Extra[approvedToolsKey]
+// conversation.
+func (m LocalMetadata) ApprovedTools() []string { return approvedIn(m.Extra) }
+
+// ApproveTool adds name to ApprovedTools.
+func (m *LocalMetadata) ApproveTool(name string) { approveIn(&m.Extra, name) }
+
+// LegacyApprovedTools returns the approvals an older version kept in
+// metadata.json. Only the user-local copy's are to be honoured.
+func (m Metadata) LegacyApprovedTools() []string { return approvedIn(m.Extra) }
+
+// DropApprovals removes approvals from metadata.json: they never belong
+// in a copy another user can read or write. It reports whether there
+// were any.
+func (m *Metadata) DropApprovals() bool {
+	_, had := m.Extra[approvedToolsKey]
+	delete(m.Extra, approvedToolsKey)
+	return had
+}
+
+func approvedIn(extra map[string]json.RawMessage) []string {
+	raw, ok := extra[approvedToolsKey]
 	if !ok {
 		return nil
 	}
@@ -23,17 +45,16 @@ func (m Metadata) ApprovedTools() []string {
 	return names
 }
 
-// ApproveTool adds name to ApprovedTools.
-func (m *Metadata) ApproveTool(name string) {
-	names := m.ApprovedTools()
+func approveIn(extra *map[string]json.RawMessage, name string) {
+	names := approvedIn(*extra)
 	if slices.Contains(names, name) {
 		return
 	}
 	names = append(names, name)
 	slices.Sort(names)
-	b, _ := json.Marshal(names)
-	if m.Extra == nil {
-		m.Extra = map[string]json.RawMessage{}
+	b, _ := json.Marshal(names) // a []string always marshals
+	if *extra == nil {
+		*extra = map[string]json.RawMessage{}
 	}
-	m.Extra[approvedToolsKey] = b
+	(*extra)[approvedToolsKey] = b
 }

@@ -191,6 +191,11 @@ type Summary struct {
 	Local    bool      `json:"local"`
 	Storage  Storage   `json:"storage"`
 	LastRoot *LastRoot `json:"last_root,omitempty"`
+	// Unreadable, when set, is why this conversation's checkout copy of
+	// metadata.json could not be read (a merge left conflict markers in
+	// it, say): only ID and Storage are known. A listing shows the others
+	// and flags this one in one line.
+	Unreadable error `json:"-"`
 }
 
 // LastRoot is the checkout a conversation's latest turn ran in (docs/plugins.md).
