@@ -49,6 +49,8 @@ type ConversationStore interface {
 	// Append adds events after checking the stream invariants, bumps
 	// events_count and last_activated_at, imports a projection-only
 	// conversation first, and re-projects a non-local one into loc.Root.
+	// When only that re-projection fails, the events are saved and the
+	// error is a *CheckoutCopyError.
 	Append(ctx context.Context, loc workspace.Location, id conversation.ID, evs ...conversation.Event) error
 	// UpdateMetadata rewrites metadata.json through fn (and its projection).
 	UpdateMetadata(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(*conversation.Metadata) error) error
