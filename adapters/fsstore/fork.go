@@ -51,6 +51,7 @@ func (s *Store) CreateFrom(ctx context.Context, loc workspace.Location, nc ports
 	if err := os.MkdirAll(convs, 0o700); err != nil {
 		return "", fmt.Errorf("create conversation: %w", err)
 	}
+	sweepConvs(convs)
 	stage, err := os.MkdirTemp(convs, stagingPrefix)
 	if err != nil {
 		return "", fmt.Errorf("create conversation: %w", err)

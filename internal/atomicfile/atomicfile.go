@@ -25,6 +25,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 )
 
 // FS is the file system the sequence runs in. OS is the plain one; an
@@ -206,3 +208,47 @@ func writeBytes(data []byte) func(*os.File) error {
 		return err
 	}
 }
+
+// IsTemp reports whether name (a base name) is the name of a temporary
+// file this package makes: "." + the target's base name + TempMarker +
+// 12 hex digits.
+func IsTemp(name string) bool {
+	i := strings.LastIndex(name, TempMarker)
+	if i < 1 || name[0] != '.' {
+		return false
+	}
+	h := name[i+len(TempMarker):]
+	if len(h) != 12 {
+		return false
+	}
+	_, err := hex.DecodeString(h)
+	return err == nil
+}
+
+// Sweep removes from dir the temporary files (IsTemp names, regular
+// files) unchanged for longer than age: a writer in flight keeps its file
+// changing (and takes far less), so what is that old is debris of a
+// process killed mid-write. A write calls it for its own directory, so
+// the debris goes at the next write there and costs nothing otherwise.
+// Errors are ignored: a sweep is housekeeping.
+func Sweep(dir string, age time.Duration) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	names, _ := d.Readdirnames(-1)
+	_ = d.Close()
+	for _, n := range names {
+		if !IsTemp(n) {
+			continue
+		}
+		p := filepath.Join(dir, n)
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > age {
+			_ = os.Remove(p)
+		}
+	}
+}
+
+// StaleAge is the age from which Sweep's callers take a temporary file
+// for debris.
+const StaleAge = time.Minute
