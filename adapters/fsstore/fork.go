@@ -2,6 +2,7 @@ package fsstore
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -147,14 +148,23 @@ func (s *Store) stageEvents(ctx context.Context, path string, f conversation.For
 		if err := stream.Apply(e); err != nil {
 			return fmt.Errorf("create conversation: event %q: %w", e.ID, err)
 		}
-		l, err := e.StoredLine(f)
-		if err != nil {
-			return fmt.Errorf("create conversation: encode event %q: %w", e.ID, err)
-		}
 		if stream.Len() > 1 {
 			_ = bw.WriteByte(',')
 		}
 		_ = bw.WriteByte('\n')
+		if len(e.Raw) > 0 && bytes.IndexByte(e.Raw, '\n') < 0 {
+			// An event read from a file, stored on one line: copied as
+			// it is (StoredLine would only compact it again).
+			_, err := bw.Write(e.Raw)
+			if err != nil {
+				werr = fmt.Errorf("create conversation: write %s: %w", path, err)
+			}
+			return werr
+		}
+		l, err := e.StoredLine(f)
+		if err != nil {
+			return fmt.Errorf("create conversation: encode event %q: %w", e.ID, err)
+		}
 		if _, err := l.WriteTo(bw); err != nil {
 			werr = fmt.Errorf("create conversation: write %s: %w", path, err)
 		}
