@@ -47,3 +47,22 @@ func (q *Query) checkpoint(ctx context.Context, rs *runState, text string, reaso
 	c.pending.Reset()
 	c.active, c.reasoning, c.last = true, reasoning, now
 }
+
+// flushCheckpoint writes what the checkpoint of the block in flight has
+// not written yet, at the block's end: the end of the stream. The block's
+// event may be recorded only with the next turn's start (a queued reply
+// sent at once carries the turn's end to it), and until then the
+// checkpoint must hold the whole block, not what the last write some
+// 200 ms earlier had.
+func (q *Query) flushCheckpoint(ctx context.Context, rs *runState) {
+	c := &rs.ckpt
+	if q.ckpts == nil || c.pending.Len() == 0 {
+		return
+	}
+	err := q.ckpts.CheckpointBlock(context.WithoutCancel(ctx), rs.loc, rs.id, c.pending.String(), c.reasoning, !c.active)
+	if err != nil {
+		return
+	}
+	c.pending.Reset()
+	c.active, c.last = true, q.clock.Now()
+}

@@ -50,15 +50,20 @@ func TestStreamCheckpointsTheBlockInFlight(t *testing.T) {
 	}
 	calls := ckpts.CheckpointBlockCalls()
 	// The clock moves a millisecond per reading, so after the first
-	// written checkpoint the rest of the block waits for the next one.
-	if len(calls) != 2 {
-		t.Fatalf("checkpoints = %+v, want the failed first delta and its retry", calls)
+	// written checkpoint the rest of the block waits: for the end of the
+	// stream, which writes it, so that the checkpoint holds the whole
+	// block before the turn goes on.
+	if len(calls) != 3 {
+		t.Fatalf("checkpoints = %+v, want the failed first delta, its retry and the rest at the stream's end", calls)
 	}
-	for i, want := range []string{"Hel", "Hello"} {
+	for i, want := range []struct {
+		text  string
+		fresh bool
+	}{{"Hel", true}, {"Hello", true}, {"!", false}} {
 		c := calls[i]
-		if c.Text != want || c.Reasoning || !c.Fresh || c.ID != res.Conversation || c.Loc.Root != "/proj" {
-			t.Errorf("checkpoint %d = {text %q reasoning %v fresh %v id %s root %s}, want %q, fresh, in %s at /proj",
-				i, c.Text, c.Reasoning, c.Fresh, c.ID, c.Loc.Root, want, res.Conversation)
+		if c.Text != want.text || c.Reasoning || c.Fresh != want.fresh || c.ID != res.Conversation || c.Loc.Root != "/proj" {
+			t.Errorf("checkpoint %d = {text %q reasoning %v fresh %v id %s root %s}, want %q, fresh %v, in %s at /proj",
+				i, c.Text, c.Reasoning, c.Fresh, c.ID, c.Loc.Root, want.text, want.fresh, res.Conversation)
 		}
 	}
 	if n := len(ckpts.DropCheckpointCalls()); n != 0 {

@@ -27,50 +27,77 @@ func Turns(evs []conversation.Event) [][]conversation.Event {
 
 // Fork copies the conversation id into a new one: all its complete turns,
 // or the first upTo of them (upTo > 0). The copy gets the original's title
-// and labels and becomes the checkout's active conversation.
+// and labels and becomes the checkout's active conversation, once it is
+// whole: the store builds it aside from the events as they are read (a
+// turn at a time in memory), so a fork that fails or is killed leaves no
+// conversation and the active one unchanged.
 func (c *Conversations) Fork(ctx context.Context, loc workspace.Location, id conversation.ID, upTo int) (conversation.ID, error) {
-	s, evs, err := c.Show(ctx, loc, id)
-	if err != nil {
-		return "", err
-	}
-	var turns [][]conversation.Event
-	for _, t := range Turns(evs) {
-		if t[len(t)-1].Type == conversation.EventTypeTurnEnd {
-			turns = append(turns, t) // an interrupted turn has no end: not copied
-		}
-	}
-	switch {
-	case upTo < 0:
+	if upTo < 0 {
 		return "", &UsageError{Msg: "--turn counts from 1"}
-	case upTo > len(turns):
-		return "", &UserError{Msg: fmt.Sprintf("conversation %s has %d complete turns: fork --turn 1 to %d, or without --turn for all", id, len(turns), len(turns))}
-	case upTo > 0:
-		turns = turns[:upTo]
 	}
-	local := s.Local
-	nid, err := c.store.Create(ctx, loc, ports.NewConversation{Title: s.Metadata.Title, Local: local})
+	s, err := c.Get(ctx, loc, id)
 	if err != nil {
 		return "", err
 	}
-	release, err := c.locker.Lock(ctx, loc, nid, LockWait)
+	nc := ports.NewConversation{Title: s.Metadata.Title, Local: s.Local, Labels: s.Metadata.Labels()}
+	nid, err := c.store.CreateFrom(ctx, loc, nc, func(add func(conversation.Event) error) error {
+		return forkTurns(ctx, c.store, loc, id, upTo, add)
+	})
 	if err != nil {
-		return "", LockError(err)
-	}
-	defer func() { _ = release() }()
-	for _, t := range turns {
-		if err := c.store.Append(ctx, loc, nid, t...); err != nil {
-			return "", err
-		}
-	}
-	if labels := s.Metadata.Labels(); len(labels) > 0 {
-		if err := c.store.UpdateMetadata(ctx, loc, nid, func(m *conversation.Metadata) error {
-			m.SetLabels(labels)
-			return nil
-		}); err != nil {
-			return "", err
-		}
+		return "", err
 	}
 	return nid, c.store.SetActive(ctx, loc, nid)
+}
+
+// errForked stops the scan of a fork once it has the turns it copies.
+var errForked = errors.New("forked")
+
+// forkTurns passes to add the events of id's complete turns, or of the
+// first upTo of them (upTo > 0), holding one turn at a time. A turn is
+// what Turns makes of the events; an interrupted turn (no turn_end last)
+// is not copied.
+func forkTurns(ctx context.Context, store ports.ConversationStore, loc workspace.Location, id conversation.ID, upTo int, add func(conversation.Event) error) error {
+	var turn []conversation.Event
+	complete := 0
+	flush := func() error {
+		t := turn
+		turn = nil
+		if len(t) == 0 || t[len(t)-1].Type != conversation.EventTypeTurnEnd {
+			return nil // an interrupted turn has no end: not copied
+		}
+		complete++
+		for _, e := range t {
+			if err := add(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	err := store.ScanEvents(ctx, loc, id, func(e conversation.Event) error {
+		if e.Type == conversation.EventTypeTurnStart && len(turn) > 0 {
+			if err := flush(); err != nil {
+				return err
+			}
+			if upTo > 0 && complete == upTo {
+				return errForked
+			}
+		}
+		turn = append(turn, e)
+		return nil
+	})
+	if errors.Is(err, errForked) {
+		return nil
+	}
+	if err == nil {
+		err = flush()
+	}
+	if err != nil {
+		return err
+	}
+	if upTo > complete {
+		return &UserError{Msg: fmt.Sprintf("conversation %s has %d complete turns: fork --turn 1 to %d, or without --turn for all", id, complete, complete)}
+	}
+	return nil
 }
 
 // Label adds (add true) or removes a label.

@@ -124,6 +124,7 @@ func (s *turnStream) run(ctx context.Context) []turn.Action {
 func (s *turnStream) ended(ctx context.Context) []turn.Action {
 	err := <-s.errc
 	s.stopWait()
+	s.q.flushCheckpoint(ctx, s.rs)
 	s.q.endBlock(s.ts)
 	if err == nil && isPending(s.scope) {
 		// Ctrl-C landed as the stream ended: the menu still applies

@@ -2,12 +2,15 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/jpcli/jp/domain/config"
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/turn"
+	"github.com/jpcli/jp/internal/safetext"
+	"github.com/jpcli/jp/ports"
 )
 
 // How a Turn's events reach the store (docs/storage.md, "Crash safety").
@@ -111,7 +114,7 @@ func (q *Query) persistAll(ctx context.Context, rs *runState, evs []conversation
 		done := make(chan error, 1)
 		go func() { done <- q.store.Append(wctx, rs.loc, rs.id, all...) }()
 		rs.inflight = &inflightAppend{done: done, what: eventTypes(all)}
-	} else if err := q.store.Append(wctx, rs.loc, rs.id, all...); err != nil {
+	} else if err := q.store.Append(wctx, rs.loc, rs.id, all...); err != nil && !q.savedAnyway(rs, err) {
 		return fmt.Errorf("record %s in conversation %s: %w", eventTypes(evs), rs.id, err)
 	}
 	for _, ev := range evs {
@@ -133,7 +136,7 @@ func (q *Query) flushCarry(ctx context.Context, rs *runState) error {
 	}
 	carried := rs.carry
 	rs.carry = nil
-	if err := q.store.Append(context.WithoutCancel(ctx), rs.loc, rs.id, carried...); err != nil {
+	if err := q.store.Append(context.WithoutCancel(ctx), rs.loc, rs.id, carried...); err != nil && !q.savedAnyway(rs, err) {
 		return fmt.Errorf("record %s in conversation %s: %w", eventTypes(carried), rs.id, err)
 	}
 	rs.ckpt = blockCheckpoint{}
@@ -181,7 +184,7 @@ type inflightAppend struct {
 func (q *Query) settle(rs *runState) error {
 	if rs.inflight != nil {
 		err := <-rs.inflight.done
-		if err != nil {
+		if err != nil && !q.savedAnyway(rs, err) {
 			rs.inflightErr = fmt.Errorf("record %s in conversation %s: %w", rs.inflight.what, rs.id, err)
 		}
 		rs.inflight = nil
@@ -197,4 +200,19 @@ func queuedRequest(evs []conversation.Event) bool {
 		}
 	}
 	return false
+}
+
+// savedAnyway reports whether err, from an append, says that only the
+// checkout copy could not be updated (a full disk, a read-only or broken
+// checkout directory): the events are in the user-local copy, the source
+// of truth, so the run goes on and exits 0, saying so once. A script that
+// treated it as a failure would send the turn again and duplicate it. The
+// next write updates the checkout copy whole.
+func (q *Query) savedAnyway(rs *runState, err error) bool {
+	var ce *ports.CheckoutCopyError
+	if !errors.As(err, &ce) {
+		return false
+	}
+	q.chromeLine(rs, "turn saved; the checkout copy could not be updated: "+safetext.String(ce.Err.Error()))
+	return true
 }

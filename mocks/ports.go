@@ -35,6 +35,9 @@ var _ ports.ConversationStore = &ConversationStoreMock{}
 //			CreateFunc: func(ctx context.Context, loc workspace.Location, nc ports.NewConversation) (conversation.ID, error) {
 //				panic("mock out the Create method")
 //			},
+//			CreateFromFunc: func(ctx context.Context, loc workspace.Location, nc ports.NewConversation, fill func(add func(conversation.Event) error) error) (conversation.ID, error) {
+//				panic("mock out the CreateFrom method")
+//			},
 //			EventsFunc: func(ctx context.Context, loc workspace.Location, id conversation.ID) ([]conversation.Event, error) {
 //				panic("mock out the Events method")
 //			},
@@ -86,6 +89,9 @@ type ConversationStoreMock struct {
 
 	// CreateFunc mocks the Create method.
 	CreateFunc func(ctx context.Context, loc workspace.Location, nc ports.NewConversation) (conversation.ID, error)
+
+	// CreateFromFunc mocks the CreateFrom method.
+	CreateFromFunc func(ctx context.Context, loc workspace.Location, nc ports.NewConversation, fill func(add func(conversation.Event) error) error) (conversation.ID, error)
 
 	// EventsFunc mocks the Events method.
 	EventsFunc func(ctx context.Context, loc workspace.Location, id conversation.ID) ([]conversation.Event, error)
@@ -151,6 +157,17 @@ type ConversationStoreMock struct {
 			Loc workspace.Location
 			// Nc is the nc argument value.
 			Nc ports.NewConversation
+		}
+		// CreateFrom holds details about calls to the CreateFrom method.
+		CreateFrom []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Loc is the loc argument value.
+			Loc workspace.Location
+			// Nc is the nc argument value.
+			Nc ports.NewConversation
+			// Fill is the fill argument value.
+			Fill func(add func(conversation.Event) error) error
 		}
 		// Events holds details about calls to the Events method.
 		Events []struct {
@@ -266,6 +283,7 @@ type ConversationStoreMock struct {
 	lockActive              sync.RWMutex
 	lockAppend              sync.RWMutex
 	lockCreate              sync.RWMutex
+	lockCreateFrom          sync.RWMutex
 	lockEvents              sync.RWMutex
 	lockGet                 sync.RWMutex
 	lockList                sync.RWMutex
@@ -397,6 +415,50 @@ func (mock *ConversationStoreMock) CreateCalls() []struct {
 	mock.lockCreate.RLock()
 	calls = mock.calls.Create
 	mock.lockCreate.RUnlock()
+	return calls
+}
+
+// CreateFrom calls CreateFromFunc.
+func (mock *ConversationStoreMock) CreateFrom(ctx context.Context, loc workspace.Location, nc ports.NewConversation, fill func(add func(conversation.Event) error) error) (conversation.ID, error) {
+	if mock.CreateFromFunc == nil {
+		panic("ConversationStoreMock.CreateFromFunc: method is nil but ConversationStore.CreateFrom was just called")
+	}
+	callInfo := struct {
+		Ctx  context.Context
+		Loc  workspace.Location
+		Nc   ports.NewConversation
+		Fill func(add func(conversation.Event) error) error
+	}{
+		Ctx:  ctx,
+		Loc:  loc,
+		Nc:   nc,
+		Fill: fill,
+	}
+	mock.lockCreateFrom.Lock()
+	mock.calls.CreateFrom = append(mock.calls.CreateFrom, callInfo)
+	mock.lockCreateFrom.Unlock()
+	return mock.CreateFromFunc(ctx, loc, nc, fill)
+}
+
+// CreateFromCalls gets all the calls that were made to CreateFrom.
+// Check the length with:
+//
+//	len(mockedConversationStore.CreateFromCalls())
+func (mock *ConversationStoreMock) CreateFromCalls() []struct {
+	Ctx  context.Context
+	Loc  workspace.Location
+	Nc   ports.NewConversation
+	Fill func(add func(conversation.Event) error) error
+} {
+	var calls []struct {
+		Ctx  context.Context
+		Loc  workspace.Location
+		Nc   ports.NewConversation
+		Fill func(add func(conversation.Event) error) error
+	}
+	mock.lockCreateFrom.RLock()
+	calls = mock.calls.CreateFrom
+	mock.lockCreateFrom.RUnlock()
 	return calls
 }
 

@@ -108,3 +108,18 @@ func (e *WorkspaceExistsError) Error() string {
 
 // Unwrap makes errors.Is(err, ErrExists) true.
 func (e *WorkspaceExistsError) Unwrap() error { return ErrExists }
+
+// CheckoutCopyError says that a write reached the user-local copy of a
+// conversation (the source of truth: what was written is saved) but not
+// its copy in the checkout, which stays as it was until a later write
+// updates it.
+type CheckoutCopyError struct {
+	ID  conversation.ID
+	Err error
+}
+
+func (e *CheckoutCopyError) Error() string {
+	return fmt.Sprintf("the checkout copy of conversation %s could not be updated: %v", e.ID, e.Err)
+}
+
+func (e *CheckoutCopyError) Unwrap() error { return e.Err }

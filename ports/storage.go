@@ -14,6 +14,8 @@ type NewConversation struct {
 	// Local conversations are kept in the user-local silo only and never
 	// projected into the checkout.
 	Local bool
+	// Labels are the new conversation's labels (CreateFrom only).
+	Labels []string
 }
 
 // ConversationStore keeps conversations: the user-local silo is the source
@@ -36,9 +38,19 @@ type ConversationStore interface {
 	ScanEvents(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(conversation.Event) error) error
 	// Create makes a new, empty conversation and returns its ID.
 	Create(ctx context.Context, loc workspace.Location, nc NewConversation) (conversation.ID, error)
+	// CreateFrom makes a new conversation holding the events fill passes
+	// to add, in order (checked against the stream invariants as they
+	// come), and returns its ID. The conversation appears whole or not at
+	// all: it is built aside and put in place once fill has returned, so
+	// an error (from fill, returned as it is, or from add) or a killed
+	// process leaves no conversation listed. Events are written as they
+	// come, never held whole.
+	CreateFrom(ctx context.Context, loc workspace.Location, nc NewConversation, fill func(add func(conversation.Event) error) error) (conversation.ID, error)
 	// Append adds events after checking the stream invariants, bumps
 	// events_count and last_activated_at, imports a projection-only
 	// conversation first, and re-projects a non-local one into loc.Root.
+	// When only that re-projection fails, the events are saved and the
+	// error is a *CheckoutCopyError.
 	Append(ctx context.Context, loc workspace.Location, id conversation.ID, evs ...conversation.Event) error
 	// UpdateMetadata rewrites metadata.json through fn (and its projection).
 	UpdateMetadata(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(*conversation.Metadata) error) error

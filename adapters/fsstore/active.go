@@ -11,6 +11,7 @@ import (
 
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/workspace"
+	"github.com/jpcli/jp/internal/atomicfile"
 )
 
 // activeDir holds, per checkout (file name: the root key), the ID of the
@@ -61,6 +62,7 @@ func (s *Store) SetActive(ctx context.Context, loc workspace.Location, id conver
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("set active conversation: %w", err)
 	}
+	atomicfile.Sweep(dir, atomicfile.StaleAge)
 	return s.writeFile(filepath.Join(dir, activeKey(loc)), []byte(string(id)+"\n"), 0o600)
 }
 

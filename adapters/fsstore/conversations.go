@@ -191,6 +191,7 @@ func (s *Store) Create(ctx context.Context, loc workspace.Location, nc ports.New
 	if err := os.MkdirAll(convs, 0o700); err != nil {
 		return "", fmt.Errorf("create conversation: %w", err)
 	}
+	sweepConvs(convs)
 	now := s.clock.Now().UTC()
 	f := s.formatOf(loc, silo)
 	id, name, err := claimID(convs, loc.Root, conversation.NewID(now), f, nc.Title)

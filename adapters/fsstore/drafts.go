@@ -129,7 +129,10 @@ func (s *Store) WriteDraft(ctx context.Context, loc workspace.Location, id conve
 	return revision([]byte(text), fi), nil
 }
 
-// DeleteDraft removes the draft; a missing draft is not an error.
+// DeleteDraft removes the draft; a missing draft is not an error. Only a
+// regular file is a draft jp wrote: anything else at its path (a
+// directory, a link) was put there by someone else and is left alone, as
+// a missing draft.
 func (s *Store) DeleteDraft(ctx context.Context, loc workspace.Location, id conversation.ID) error {
 	p, unlock, err := s.begin(ctx, loc, id, "delete draft")
 	if err != nil {
@@ -139,7 +142,11 @@ func (s *Store) DeleteDraft(ctx context.Context, loc workspace.Location, id conv
 	if !p.inSilo {
 		return nil
 	}
-	if err := os.Remove(filepath.Join(p.siloConv, draftFile)); err != nil {
+	path := filepath.Join(p.siloConv, draftFile)
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil
+	}
+	if err := os.Remove(path); err != nil {
 		if isNotExist(err) {
 			return nil
 		}

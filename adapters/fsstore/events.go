@@ -280,7 +280,7 @@ func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversat
 		}
 		err := s.projectFiles(p.projConv, id, p.siloConv, nil)
 		if !errors.Is(err, errNotArray) {
-			return err
+			return checkoutCopy(id, err)
 		}
 		foldNow = true // events.json is not one this store extends: fold
 	}
@@ -292,7 +292,17 @@ func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversat
 	if st.local || loc.Root == "" {
 		return nil
 	}
-	return s.projectFiles(p.projConv, id, p.siloConv, nil)
+	return checkoutCopy(id, s.projectFiles(p.projConv, id, p.siloConv, nil))
+}
+
+// checkoutCopy marks err, from the update of a checkout copy after the
+// user-local copy was written, as a *ports.CheckoutCopyError: the events
+// are saved.
+func checkoutCopy(id conversation.ID, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &ports.CheckoutCopyError{ID: id, Err: err}
 }
 
 // appendLog appends whole lines to events.log (see logBatch.WriteTo)

@@ -70,6 +70,16 @@ run = "ask"
 # timeout_secs = 120
 `
 
+// gitignoreTemplate is the .jp/.gitignore written by Init: it keeps the
+// temp files of jp's atomic writes (".NAME.tmp-<hex>", removed once the
+// write is done, or by a later write when a killed one left them) out of
+// "git add -A".
+const gitignoreTemplate = `# Written by jp init; commit it. jp replaces a file by writing
+# .NAME.tmp-<hex> beside it and renaming it: such a file is never yours
+# to commit (a killed write leaves one; jp removes it later).
+.*.tmp-*
+`
+
 // Canonical returns the absolute, symlink-resolved form of dir. A missing
 // directory gives an error wrapping a *ports.NotFoundError.
 func (s *Store) Canonical(dir string) (string, error) {
@@ -88,7 +98,8 @@ func (s *Store) Canonical(dir string) (string, error) {
 }
 
 // Init makes dir (created when missing) a workspace: .jp/.id with a fresh
-// ID, and a commented .jp/config.toml unless one exists. A directory that
+// ID, and a commented .jp/config.toml and a .jp/.gitignore unless they
+// exist. A directory that
 // already holds .jp/.id is refused with an error wrapping ports.ErrExists.
 func (s *Store) Init(ctx context.Context, dir string) (ports.Found, error) {
 	if err := ctx.Err(); err != nil {
@@ -118,13 +129,15 @@ func (s *Store) Init(ctx context.Context, dir string) (ports.Found, error) {
 		}
 		return ports.Found{}, err
 	}
-	cfg := filepath.Join(root, dotJP, configFile)
-	ok, err := exists(cfg)
-	if err == nil && !ok {
-		err = s.writeFile(cfg, []byte(configTemplate), 0o644)
-	}
-	if err != nil {
-		return ports.Found{}, fmt.Errorf("init workspace in %s: %w", root, err)
+	for _, f := range []struct{ name, text string }{{configFile, configTemplate}, {gitignoreFile, gitignoreTemplate}} {
+		path := filepath.Join(root, dotJP, f.name)
+		ok, err := exists(path)
+		if err == nil && !ok {
+			err = s.writeFile(path, []byte(f.text), 0o644)
+		}
+		if err != nil {
+			return ports.Found{}, fmt.Errorf("init workspace in %s: %w", root, err)
+		}
 	}
 	return ports.Found{ID: id, Root: root}, nil
 }
@@ -254,6 +267,7 @@ func (s *Store) Register(ctx context.Context, f ports.Found) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("register checkout %s: %w", f.Root, err)
 	}
+	atomicfile.Sweep(dir, atomicfile.StaleAge)
 	rec := workspace.Checkout{Path: f.Root, LastUsed: s.clock.Now().UTC()}
 	path := filepath.Join(dir, workspace.RootKey(f.Root)+".json")
 	if err := confineUnder(silo, path); err != nil {

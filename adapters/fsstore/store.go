@@ -73,6 +73,7 @@ const (
 	dotJP         = ".jp"
 	idFile        = ".id"
 	configFile    = "config.toml"
+	gitignoreFile = ".gitignore"
 	siloLockFile  = ".silos.lock"
 	partialFile   = "events.partial"
 )

@@ -205,6 +205,38 @@ func (s *Store) Create(ctx context.Context, loc workspace.Location, nc ports.New
 	return id, nil
 }
 
+// CreateFrom makes a conversation of the events fill adds: they are
+// checked first, and the conversation is made only when all are valid.
+func (s *Store) CreateFrom(ctx context.Context, loc workspace.Location, nc ports.NewConversation, fill func(add func(conversation.Event) error) error) (conversation.ID, error) {
+	stream, _ := conversation.NewStream(nil)
+	var evs []conversation.Event
+	if err := fill(func(e conversation.Event) error {
+		if err := stream.Apply(e); err != nil {
+			return fmt.Errorf("create conversation: event %q: %w", e.ID, err)
+		}
+		evs = append(evs, e)
+		return nil
+	}); err != nil {
+		return "", err
+	}
+	id, err := s.Create(ctx, loc, nc)
+	if err != nil {
+		return "", err
+	}
+	err = s.Append(ctx, loc, id, evs...)
+	if err == nil && len(nc.Labels) > 0 {
+		err = s.UpdateMetadata(ctx, loc, id, func(m *conversation.Metadata) error {
+			m.SetLabels(nc.Labels)
+			return nil
+		})
+	}
+	if err != nil {
+		_ = s.Remove(ctx, loc, id)
+		return "", err
+	}
+	return id, nil
+}
+
 // isLocal reports whether a silo conversation is --local.
 func isLocal(c *conv) bool {
 	m, err := decodeLocal(c.local)

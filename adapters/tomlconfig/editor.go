@@ -121,6 +121,9 @@ func writeAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("write configuration file %s: %w", path, err)
 	}
+	// A temp file a killed write left beside it (.config.toml.tmp-...)
+	// goes with this write.
+	atomicfile.Sweep(filepath.Dir(path), atomicfile.StaleAge)
 	if err := atomicfile.Replace(path, data, atomicfile.Options{Perm: 0o644}); err != nil {
 		return fmt.Errorf("write configuration file %s: %w", path, err)
 	}

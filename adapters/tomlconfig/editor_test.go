@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jpcli/jp/domain/config"
 )
@@ -68,5 +69,32 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// An edit removes the temp files a killed edit left beside the file (old
+// ones only: a fresh one may be another writer's in flight), and nothing
+// else.
+func TestEditorSweepsLeftoverTemps(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "config.toml")
+	must(t, os.WriteFile(file, []byte("[a]\n"), 0o644))
+	old := filepath.Join(dir, ".config.toml.tmp-0123456789ab")
+	fresh := filepath.Join(dir, ".config.toml.tmp-ba9876543210")
+	mine := filepath.Join(dir, ".config.toml.tmp-notes")
+	for _, p := range []string{old, fresh, mine} {
+		must(t, os.WriteFile(p, []byte("x"), 0o644))
+	}
+	then := time.Now().Add(-2 * time.Minute)
+	must(t, os.Chtimes(old, then, then))
+	must(t, os.Chtimes(mine, then, then))
+	must(t, NewEditor().SetString(context.Background(), file, []string{"a"}, "k", "v"))
+	if _, err := os.Lstat(old); !os.IsNotExist(err) {
+		t.Errorf("old temp file still there: %v", err)
+	}
+	for _, p := range []string{fresh, mine} {
+		if _, err := os.Lstat(p); err != nil {
+			t.Errorf("%s was removed: %v", p, err)
+		}
 	}
 }

@@ -26,6 +26,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // FS is the file system the sequence runs in. OS is the plain one; an
@@ -240,3 +241,31 @@ func IsTemp(name, marker string) bool {
 	}
 	return true
 }
+
+// Sweep removes from dir the temporary files (IsTemp names, regular
+// files) unchanged for longer than age: a writer in flight keeps its file
+// changing (and takes far less), so what is that old is debris of a
+// process killed mid-write. A write calls it for its own directory, so
+// the debris goes at the next write there and costs nothing otherwise.
+// Errors are ignored: a sweep is housekeeping.
+func Sweep(dir string, age time.Duration) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	names, _ := d.Readdirnames(-1)
+	_ = d.Close()
+	for _, n := range names {
+		if !IsTemp(n, "") {
+			continue
+		}
+		p := filepath.Join(dir, n)
+		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > age {
+			_ = os.Remove(p)
+		}
+	}
+}
+
+// StaleAge is the age from which Sweep's callers take a temporary file
+// for debris.
+const StaleAge = time.Minute
