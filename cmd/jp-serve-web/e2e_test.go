@@ -418,6 +418,11 @@ func (e *env) appendFile(path, text string) {
 	must(e.t, err)
 	_, err = f.WriteString(text)
 	must(e.t, errors.Join(err, f.Close()))
+	if dir := filepath.Dir(path); filepath.Base(path) == "config.toml" && filepath.Base(dir) == ".jp" {
+		// The test's own workspace: trusted explicitly, as a user trusts
+		// a checkout whose configuration they wrote.
+		e.jp(filepath.Dir(dir), "workspace", "trust")
+	}
 }
 
 // draftMeta is the meta section the test's hand-written drafts carry:

@@ -148,6 +148,11 @@ func BenchmarkQueryMCPConfigured(b *testing.B) {
 		if err := os.WriteFile(filepath.Join(dir, ".jp", "config.toml"), []byte(cfg), 0o644); err != nil {
 			b.Fatal(err)
 		}
+		trust := exec.Command(bin, "workspace", "trust")
+		trust.Dir, trust.Env = dir, env
+		if out, err := trust.CombinedOutput(); err != nil {
+			b.Fatalf("jp workspace trust: %v\n%s", err, out)
+		}
 		return dir, env
 	}
 	b.Run("three-warm", func(b *testing.B) {

@@ -126,6 +126,11 @@ func (e *jpEnv) write(rel, content string) {
 	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 		e.t.Fatal(err)
 	}
+	if filepath.ToSlash(rel) == ".jp/config.toml" {
+		// The test's own workspace: trusted explicitly, as a user trusts
+		// a checkout whose configuration they wrote (docs/security.md).
+		e.run("workspace", "trust")
+	}
 }
 
 // multiToolScript is a long demo script: turns of slow text and tool

@@ -212,6 +212,7 @@ func TestTmux(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(w.proj, ".jp", "config.toml"), []byte(stubbornTool), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		w.run("workspace", "trust")
 		script := w.file("tool.json", `{"responses": [{"events": [{"tool_call": {"name": "stubborn", "arguments": {}}}]}]}`)
 		p := w.startJP("q", "--new", "--cfg", "providers.demo.script="+script, "run the tool")
 
@@ -243,6 +244,7 @@ func TestTmux(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(w.proj, ".jp", "config.toml"), []byte(stubbornTool), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		w.run("workspace", "trust")
 		script := w.file("tool.json", `{"responses": [{"events": [{"tool_call": {"name": "stubborn", "arguments": {}}}]}]}`)
 		p := w.startJP("q", "--new", "--cfg", "providers.demo.script="+script, "run the tool")
 
