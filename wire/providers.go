@@ -41,6 +41,9 @@ type Options struct {
 	ConfigDir string
 	// LaunchDir is the working directory jp was started in.
 	LaunchDir string
+	// Home is the user's home directory: the workspace search never looks
+	// above it when it starts inside it.
+	Home string
 
 	// Stdout and Stderr receive output; the TTY flags say whether each is a
 	// terminal.
@@ -89,7 +92,9 @@ func provideConfigLoader(o Options) *tomlconfig.Loader {
 }
 
 func provideStore(o Options, c ports.Clock) (*fsstore.Store, error) {
-	return fsstore.New(o.DataDir, c)
+	return fsstore.New(o.DataDir, c, fsstore.WithHome(o.Home), fsstore.WithSafeDirectories(func() ([]string, string, error) {
+		return tomlconfig.SafeDirectories(o.ConfigDir)
+	}))
 }
 
 // provideProviders resolves demo script paths from the launch directory
