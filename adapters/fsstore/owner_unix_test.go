@@ -173,3 +173,13 @@ func TestFindStopsAtHome(t *testing.T) {
 		t.Errorf("workspace at home itself: Find = %+v, %v; want %s", f, err, home)
 	}
 }
+
+// TestStorageDocForeignOwner: docs/storage.md shows the refusal of another
+// user's workspace exactly as jp prints it.
+func TestStorageDocForeignOwner(t *testing.T) {
+	err := &ports.ForeignOwnerError{Path: "/tmp/shared/.jp", Dir: "/tmp/shared", Owner: "nobody", ConfigFile: "/home/me/.config/jp/config.toml"}
+	doc := string(readFile(t, filepath.Join("..", "..", "docs", "storage.md")))
+	if want := "jp: " + err.Error() + "\n"; !strings.Contains(doc, want) {
+		t.Fatalf("docs/storage.md does not show the refusal as jp prints it:\n%s", want)
+	}
+}
