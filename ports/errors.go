@@ -123,3 +123,32 @@ func (e *CheckoutCopyError) Error() string {
 }
 
 func (e *CheckoutCopyError) Unwrap() error { return e.Err }
+
+// ErrForeignOwner is wrapped by ForeignOwnerError.
+var ErrForeignOwner = errors.New("owned by another user")
+
+// ForeignOwnerError refuses a workspace whose .jp/ or .jp.toml another user
+// owns (neither the current user nor root), as git refuses such a
+// repository: obeying it would run that user's configuration with the
+// current user's rights.
+type ForeignOwnerError struct {
+	Path  string // the .jp directory or .jp.toml file
+	Dir   string // the directory to list in safe_directories
+	Owner string // the owner's user name, or its numeric ID
+	// ConfigFile is the user configuration file that allows it; empty
+	// when unknown.
+	ConfigFile string
+}
+
+// Error is one line: what is refused, whose it is, and how to allow it.
+func (e *ForeignOwnerError) Error() string {
+	file := e.ConfigFile
+	if file == "" {
+		file = "your user configuration file (<config>/config.toml)"
+	}
+	return fmt.Sprintf("refusing the workspace at %s: %s is owned by %s, not by you or root; if you trust it, add safe_directories = [%q] to %s",
+		e.Dir, e.Path, e.Owner, e.Dir, file)
+}
+
+// Unwrap makes errors.Is(err, ErrForeignOwner) true.
+func (e *ForeignOwnerError) Unwrap() error { return ErrForeignOwner }

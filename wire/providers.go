@@ -41,6 +41,9 @@ type Options struct {
 	ConfigDir string
 	// LaunchDir is the working directory jp was started in.
 	LaunchDir string
+	// Home is the user's home directory: the workspace search never looks
+	// above it when it starts inside it.
+	Home string
 
 	// Stdout and Stderr receive output; the TTY flags say whether each is a
 	// terminal.
@@ -103,7 +106,10 @@ func provideTrustFile(o Options) *tomlconfig.TrustFile {
 }
 
 func provideStore(o Options, c ports.Clock) (*fsstore.Store, error) {
-	return fsstore.New(o.DataDir, c, fsstore.WithMaxEventsBytes(o.MaxEventsBytes))
+	return fsstore.New(o.DataDir, c, fsstore.WithMaxEventsBytes(o.MaxEventsBytes), fsstore.WithHome(o.Home),
+		fsstore.WithSafeDirectories(func() ([]string, string, error) {
+			return tomlconfig.SafeDirectories(o.ConfigDir)
+		}))
 }
 
 // provideProviders resolves demo script paths from the launch directory

@@ -206,7 +206,13 @@ func readIDFile(path string) (workspace.ID, error) {
 }
 
 // Find walks up from dir to the nearest directory holding .jp/.id. With
-// none, the error wraps ports.ErrNoWorkspace.
+// none, the error wraps ports.ErrNoWorkspace. On unix it takes no
+// workspace from a directory others may write into (world-writable) that
+// is not the user's own, does not look above it, nor above the user's home
+// when it started inside it; and it refuses, with a
+// *ports.ForeignOwnerError, a workspace whose .jp/ or a .jp.toml on the
+// way (the files the configuration is read from) another user owns, unless
+// the user's safe_directories list allows that directory.
 func (s *Store) Find(ctx context.Context, dir string) (ports.Found, error) {
 	if err := ctx.Err(); err != nil {
 		return ports.Found{}, err
@@ -215,13 +221,58 @@ func (s *Store) Find(ctx context.Context, dir string) (ports.Found, error) {
 	if err != nil {
 		return ports.Found{}, err
 	}
+	self, home := s.search.self(), ""
+	if ownershipChecked {
+		home = s.search.canonicalHome()
+	}
+	var foreigns []foreign
+	stop := ""
 	for d := start; ; {
+		if ownershipChecked {
+			fi, err := os.Lstat(d)
+			if err != nil {
+				return ports.Found{}, fmt.Errorf("find workspace from %s: %w", start, err)
+			}
+			if uid, ok := ownerOf(fi); ok && !workspace.SearchMayUse(uid, self, worldWritable(fi)) {
+				stop = fmt.Sprintf("; the search stopped at %s, which others may write into", d)
+				break
+			}
+		}
 		id, err := readIDFile(filepath.Join(d, dotJP, idFile))
 		if err == nil {
+			if ownershipChecked {
+				for _, p := range []string{filepath.Join(d, dotJP), filepath.Join(d, rootConfigFile)} {
+					uid, found, err := foreignOwner(p, self)
+					if err != nil {
+						return ports.Found{}, fmt.Errorf("find workspace from %s: %w", start, err)
+					}
+					if found {
+						foreigns = append(foreigns, foreign{path: p, dir: d, uid: uid})
+					}
+				}
+				if err := s.refuseForeign(foreigns); err != nil {
+					return ports.Found{}, err
+				}
+			}
 			return ports.Found{ID: id, Root: d}, nil
 		}
 		if !isNotExist(err) && !errors.Is(err, syscall.ENOTDIR) {
 			return ports.Found{}, fmt.Errorf("find workspace from %s: %w", start, err)
+		}
+		if ownershipChecked {
+			// A .jp.toml below the root is read too (docs/configuration.md).
+			p := filepath.Join(d, rootConfigFile)
+			uid, found, err := foreignOwner(p, self)
+			if err != nil {
+				return ports.Found{}, fmt.Errorf("find workspace from %s: %w", start, err)
+			}
+			if found {
+				foreigns = append(foreigns, foreign{path: p, dir: d, uid: uid})
+			}
+			if workspace.SearchStopsAfter(d, home, start) {
+				stop = fmt.Sprintf("; the search stopped at your home directory %s", d)
+				break
+			}
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
@@ -229,7 +280,7 @@ func (s *Store) Find(ctx context.Context, dir string) (ports.Found, error) {
 		}
 		d = parent
 	}
-	return ports.Found{}, fmt.Errorf("find workspace from %s: %w (no .jp/.id here or above; run jp init)", start, ports.ErrNoWorkspace)
+	return ports.Found{}, fmt.Errorf("find workspace from %s: %w (no .jp/.id here or above%s; run jp init)", start, ports.ErrNoWorkspace, stop)
 }
 
 // ReadID reads <root>/.jp/.id. A missing file wraps ports.ErrNoWorkspace.

@@ -61,21 +61,22 @@ const DefaultLongConversation = 1 << 20
 
 // File and directory names of the layout.
 const (
-	workspaceDir  = "workspace"
-	convsDir      = "conversations"
-	rootsDir      = "roots"
-	locksDir      = "locks"
-	metadataFile  = "metadata.json"
-	eventsFile    = "events.json"
-	logFile       = "events.log"
-	draftFile     = "QUERY_MESSAGE.md"
-	localMetaFile = "metadata.local.json"
-	dotJP         = ".jp"
-	idFile        = ".id"
-	configFile    = "config.toml"
-	gitignoreFile = ".gitignore"
-	siloLockFile  = ".silos.lock"
-	partialFile   = "events.partial"
+	workspaceDir   = "workspace"
+	convsDir       = "conversations"
+	rootsDir       = "roots"
+	locksDir       = "locks"
+	metadataFile   = "metadata.json"
+	eventsFile     = "events.json"
+	logFile        = "events.log"
+	draftFile      = "QUERY_MESSAGE.md"
+	localMetaFile  = "metadata.local.json"
+	dotJP          = ".jp"
+	idFile         = ".id"
+	configFile     = "config.toml"
+	rootConfigFile = ".jp.toml"
+	gitignoreFile  = ".gitignore"
+	siloLockFile   = ".silos.lock"
+	partialFile    = "events.partial"
 )
 
 // Store implements ports.ConversationStore, ports.DraftStore,
@@ -90,7 +91,8 @@ type Store struct {
 	longConv      int64 // see DefaultLongConversation
 	workers       int
 	fsync         bool
-	maxEvents     int64 // see DefaultMaxEventsBytes
+	maxEvents     int64       // see DefaultMaxEventsBytes
+	search        searchRules // see Find
 
 	siloMu sync.Mutex // serialises silo creation within the process
 	mu     sync.Mutex // guards silos and streams

@@ -241,6 +241,7 @@ func processSetup(s Streams, environ []string, verbosity int) (jpwire.Options, *
 		DataDir:   dataDir(env),
 		ConfigDir: filepath.Join(xdgDir(env, "XDG_CONFIG_HOME", ".config"), "jp"),
 		LaunchDir: launch,
+		Home:      homeDir(env),
 		Stdout:    s.Out, Stderr: s.Err,
 		Editor: findEditor(env),
 		Pager:  env["PAGER"],
@@ -314,6 +315,15 @@ func envMap(environ []string) map[string]string {
 		}
 	}
 	return m
+}
+
+// homeDir is $HOME, or the system's idea of it.
+func homeDir(env map[string]string) string {
+	if h := env["HOME"]; h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
 }
 
 func xdgDir(env map[string]string, key, fallback string) string {

@@ -35,6 +35,9 @@ type Config struct {
 	Editor       Editor       `toml:"editor" doc:"The external editor jp composes in."`
 	// ConfigLoadPaths are searched by --cfg NAME (after .jp/config).
 	ConfigLoadPaths []string `toml:"config_load_paths" merge:"append" doc:"Directories, relative to the workspace root, whose TOML files --cfg NAME loads by name (.jp/config is always searched first). The arrays of all layers are appended, not replaced."`
+	// SafeDirectories is read by the workspace search from the user's
+	// file alone (tomlconfig.SafeDirectories); here it only validates.
+	SafeDirectories []string `toml:"safe_directories" doc:"Workspace directories whose .jp/ or .jp.toml another user may own, like git's safe.directory: an absolute path, a path ending in /* for every directory below it, or \"*\" for all. Only the user configuration file counts; in a workspace's files the key has no effect."`
 
 	// ProjectFiles are the checkout's instruction files (AGENTS.md,
 	// .jp/instructions.md) that exist, read by the loader; not a key.
