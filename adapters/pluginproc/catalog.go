@@ -23,12 +23,24 @@ import (
 // <data>/plugins/approvals/<sha256>.json the approvals.
 type Catalog struct {
 	dataDir string
+	// exeDir is the directory of jp's own executable, where the
+	// checksum list of the plugins jp installed sits ("" = look it up).
+	exeDir string
 }
 
 var _ ports.PluginCatalog = (*Catalog)(nil)
 
 // NewCatalog returns the catalog of the jp data directory dataDir.
 func NewCatalog(dataDir string) *Catalog { return &Catalog{dataDir: dataDir} }
+
+// WithExeDir returns the catalog reading the checksum list of the plugins
+// jp installed (plugin.ShippedList) from dir instead of the directory of
+// the running executable.
+func (c *Catalog) WithExeDir(dir string) *Catalog {
+	cp := *c
+	cp.exeDir = dir
+	return &cp
+}
 
 // InstallDir is <data>/plugins/command.
 func (c *Catalog) InstallDir() string { return filepath.Join(c.dataDir, "plugins", "command") }
@@ -61,7 +73,7 @@ func (c *Catalog) Discover(ctx context.Context, searchPath []string) ([]plugin.B
 		}
 		for _, e := range entries {
 			name := e.Name()
-			if !strings.HasPrefix(name, plugin.BinaryPrefix) || strings.HasSuffix(name, plugin.ManifestSuffix) {
+			if !strings.HasPrefix(name, plugin.BinaryPrefix) || strings.HasSuffix(name, plugin.ManifestSuffix) || name == plugin.ShippedList {
 				continue
 			}
 			p := filepath.Join(dir, name)
@@ -70,7 +82,7 @@ func (c *Catalog) Discover(ctx context.Context, searchPath []string) ([]plugin.B
 				continue
 			}
 			seenFile[real] = true
-			b := plugin.Binary{Path: p, Source: src}
+			b := plugin.Binary{Path: p, RealPath: real, Source: src}
 			readManifest(&b, p, real)
 			out = append(out, b)
 		}
@@ -175,4 +187,73 @@ func (c *Catalog) SaveApproval(ctx context.Context, a plugin.Approval) error {
 		return fmt.Errorf("save approval: %w", err)
 	}
 	return nil
+}
+
+// Approvals returns the approvals recorded for name. An unreadable or
+// foreign file in the approvals directory is skipped: it approves
+// nothing.
+func (c *Catalog) Approvals(ctx context.Context, name string) ([]plugin.Approval, error) {
+	entries, err := os.ReadDir(c.approvalsDir())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read plugin approvals: %w", err)
+	}
+	var out []plugin.Approval
+	for _, e := range entries {
+		digest, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || !validDigest(digest) {
+			continue
+		}
+		a, err := c.Approval(ctx, digest)
+		if err != nil || a.Name != name {
+			continue
+		}
+		if a.RealPath == "" {
+			// a record of an older version: bind it to what its path is now.
+			if real, err := filepath.EvalSymlinks(a.Path); err == nil {
+				a.RealPath = real
+			} else {
+				a.RealPath = a.Path
+			}
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// Shipped reports whether the binary at path is one jp installed: it is
+// in the directory of jp's own executable (both resolved), and that
+// directory's plugin.ShippedList gives its file name this digest.
+func (c *Catalog) Shipped(ctx context.Context, path, digest string) (bool, error) {
+	dir := c.exeDir
+	if dir == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return false, nil // no executable to sit beside: nothing is jp's own
+		}
+		dir = filepath.Dir(exe)
+	}
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return false, nil
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil || filepath.Dir(real) != realDir {
+		return false, nil
+	}
+	list := filepath.Join(realDir, plugin.ShippedList)
+	data, err := os.ReadFile(list)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read %s: %w", list, err)
+	}
+	sums, err := plugin.ParseShippedList(data)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w; reinstall jp (make install) to rewrite it", list, err)
+	}
+	return sums[filepath.Base(real)] == strings.ToLower(digest), nil
 }
