@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/jpcli/jp/domain/plugin"
 	"github.com/jpcli/jp/internal/atomicfile"
@@ -26,6 +27,8 @@ type Catalog struct {
 	// exeDir is the directory of jp's own executable, where the
 	// checksum list of the plugins jp installed sits ("" = look it up).
 	exeDir string
+	// now is the clock the digest cache reads (nil: time.Now).
+	now func() time.Time
 }
 
 var _ ports.PluginCatalog = (*Catalog)(nil)
@@ -126,18 +129,85 @@ func readManifest(b *plugin.Binary, p, real string) {
 	}
 }
 
-// Digest returns the hex SHA-256 of the file at path.
+// Digest returns the hex SHA-256 of the file at path. A plugin binary is
+// hashed on every run, and a large one takes tens of milliseconds, so
+// digests are cached in <data>/plugins/digests.json under the file's
+// identity (digestKey: device, inode, size, mtime, ctime): any write to
+// the file changes its key, and it is hashed again.
 func (c *Catalog) Digest(ctx context.Context, path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", fmt.Errorf("checksum plugin %s: %w", path, err)
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", fmt.Errorf("checksum plugin %s: %w", path, err)
+	}
+	key, ctime, cacheable := digestKey(fi)
+	// A file changed in the last moments may change again within the
+	// file system's timestamp granularity and keep its key ("racily
+	// clean", as git calls it): only an older one is cached.
+	cacheable = cacheable && ctime.Before(c.clock().Add(-racyWindow))
+	cache := c.readDigests()
+	if d, ok := cache[key]; cacheable && ok && validDigest(d) {
+		return d, nil
+	}
 	h := sha256.New()
 	if _, err := io.Copy(h, f); err != nil {
 		return "", fmt.Errorf("checksum plugin %s: %w", path, err)
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	d := hex.EncodeToString(h.Sum(nil))
+	if after, err := f.Stat(); cacheable && err == nil {
+		if k2, _, _ := digestKey(after); k2 == key {
+			c.saveDigest(cache, key, d)
+		}
+	}
+	return d, nil
+}
+
+// racyWindow is how long after its last change a file's digest is not
+// cached.
+const racyWindow = 2 * time.Second
+
+func (c *Catalog) clock() time.Time {
+	if c.now != nil {
+		return c.now()
+	}
+	return time.Now()
+}
+
+// maxCachedDigests bounds digests.json: past it, the cache starts over.
+const maxCachedDigests = 512
+
+func (c *Catalog) digestsPath() string { return filepath.Join(c.dataDir, "plugins", "digests.json") }
+
+// readDigests reads the digest cache; a missing or unreadable one is
+// empty (every digest is then computed).
+func (c *Catalog) readDigests() map[string]string {
+	m := map[string]string{}
+	data, err := os.ReadFile(c.digestsPath())
+	if err != nil || json.Unmarshal(data, &m) != nil {
+		return map[string]string{}
+	}
+	return m
+}
+
+// saveDigest records a digest in the cache, atomically. A failure only
+// costs the next run a hash.
+func (c *Catalog) saveDigest(cache map[string]string, key, digest string) {
+	if len(cache) >= maxCachedDigests {
+		cache = map[string]string{}
+	}
+	cache[key] = digest
+	data, err := json.Marshal(cache)
+	if err != nil {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(c.digestsPath()), 0o700); err != nil {
+		return
+	}
+	_ = atomicfile.Write(c.digestsPath(), append(data, '\n'), atomicfile.Options{Perm: 0o600})
 }
 
 // validDigest guards the approval file name.

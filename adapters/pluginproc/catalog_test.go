@@ -184,3 +184,46 @@ func TestShipped(t *testing.T) {
 		t.Fatalf("Discover = %+v, %v", bins, err)
 	}
 }
+
+// TestDigestCache: a digest is read from the cache while the file's
+// identity (inode, size, mtime, ctime) is unchanged, and computed again
+// after any write.
+func TestDigestCache(t *testing.T) {
+	data := t.TempDir()
+	c := NewCatalog(data)
+	p := filepath.Join(t.TempDir(), "jp-x")
+	write(t, p, "binary", 0o755)
+	// Just written: not cached yet (it may change again unnoticed).
+	d, err := c.Digest(t.Context(), p)
+	if err != nil || len(c.readDigests()) != 0 {
+		t.Fatalf("Digest of a file just written = %s, %v; cache %v", d, err, c.readDigests())
+	}
+	// Later, its digest is cached.
+	c.now = func() time.Time { return time.Now().Add(time.Hour) }
+	if _, err := c.Digest(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	cache := c.readDigests()
+	if len(cache) == 0 {
+		t.Skip("no file identity to cache digests by on this system")
+	}
+	// A cached entry is what Digest answers: rewrite it to prove it.
+	fake := strings.Repeat("f", 64)
+	for k := range cache {
+		cache[k] = fake
+	}
+	c.saveDigest(cache, "unused", fake)
+	if got, err := c.Digest(t.Context(), p); err != nil || got != fake {
+		t.Fatalf("Digest with a cached entry = %s, %v; want the cached %s (computed %s)", got, err, fake, d)
+	}
+	// Rewritten, its mtime set back: another key, hashed again.
+	st, _ := os.Stat(p)
+	write(t, p, "BINARY2", 0o755)
+	if err := os.Chtimes(p, st.ModTime(), st.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte("BINARY2"))
+	if got, err := c.Digest(t.Context(), p); err != nil || got != hex.EncodeToString(sum[:]) {
+		t.Fatalf("Digest after a rewrite = %s, %v", got, err)
+	}
+}
