@@ -15,11 +15,18 @@ GENERATED := wire/wire_gen.go mocks/ports.go
 MANIFESTS := cmd/jp-titles/jp-titles.manifest.json cmd/jp-prune/jp-prune.manifest.json \
   cmd/jp-serve-web/jp-serve-web.manifest.json
 
+PLUGIN_BINS := jp-titles jp-prune jp-serve-web
+SHA256SUM ?= $(shell command -v sha256sum >/dev/null 2>&1 && echo sha256sum || echo shasum -a 256)
+
 # install-plugin-files DIR: what go build/install does not put beside jp:
-# the jp-titles script and every plugin's manifest.
+# the jp-titles script, every plugin's manifest, and jp-plugins.sha256,
+# the checksums of the plugins installed with jp: jp runs those exact
+# binaries without asking for approval (docs/plugins.md). Written to a
+# temporary file and renamed, so it is never seen half written.
 define install-plugin-files
 install -m 0755 cmd/jp-titles/jp-titles $(1)/jp-titles
 install -m 0644 $(MANIFESTS) $(1)/
+cd $(1) && $(SHA256SUM) $(PLUGIN_BINS) > .jp-plugins.sha256.tmp && chmod 0644 .jp-plugins.sha256.tmp && mv -f .jp-plugins.sha256.tmp jp-plugins.sha256
 endef
 
 .PHONY: all build install test test-deps check generate demo bench fuzz clean

@@ -3444,6 +3444,9 @@ var _ ports.PluginCatalog = &PluginCatalogMock{}
 //			ApprovalFunc: func(ctx context.Context, digest string) (plugin.Approval, error) {
 //				panic("mock out the Approval method")
 //			},
+//			ApprovalsFunc: func(ctx context.Context, name string) ([]plugin.Approval, error) {
+//				panic("mock out the Approvals method")
+//			},
 //			DigestFunc: func(ctx context.Context, path string) (string, error) {
 //				panic("mock out the Digest method")
 //			},
@@ -3452,6 +3455,9 @@ var _ ports.PluginCatalog = &PluginCatalogMock{}
 //			},
 //			SaveApprovalFunc: func(ctx context.Context, a plugin.Approval) error {
 //				panic("mock out the SaveApproval method")
+//			},
+//			ShippedFunc: func(ctx context.Context, path string, digest string) (bool, error) {
+//				panic("mock out the Shipped method")
 //			},
 //		}
 //
@@ -3463,6 +3469,9 @@ type PluginCatalogMock struct {
 	// ApprovalFunc mocks the Approval method.
 	ApprovalFunc func(ctx context.Context, digest string) (plugin.Approval, error)
 
+	// ApprovalsFunc mocks the Approvals method.
+	ApprovalsFunc func(ctx context.Context, name string) ([]plugin.Approval, error)
+
 	// DigestFunc mocks the Digest method.
 	DigestFunc func(ctx context.Context, path string) (string, error)
 
@@ -3472,6 +3481,9 @@ type PluginCatalogMock struct {
 	// SaveApprovalFunc mocks the SaveApproval method.
 	SaveApprovalFunc func(ctx context.Context, a plugin.Approval) error
 
+	// ShippedFunc mocks the Shipped method.
+	ShippedFunc func(ctx context.Context, path string, digest string) (bool, error)
+
 	// calls tracks calls to the methods.
 	calls struct {
 		// Approval holds details about calls to the Approval method.
@@ -3480,6 +3492,13 @@ type PluginCatalogMock struct {
 			Ctx context.Context
 			// Digest is the digest argument value.
 			Digest string
+		}
+		// Approvals holds details about calls to the Approvals method.
+		Approvals []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Name is the name argument value.
+			Name string
 		}
 		// Digest holds details about calls to the Digest method.
 		Digest []struct {
@@ -3502,11 +3521,22 @@ type PluginCatalogMock struct {
 			// A is the a argument value.
 			A plugin.Approval
 		}
+		// Shipped holds details about calls to the Shipped method.
+		Shipped []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Path is the path argument value.
+			Path string
+			// Digest is the digest argument value.
+			Digest string
+		}
 	}
 	lockApproval     sync.RWMutex
+	lockApprovals    sync.RWMutex
 	lockDigest       sync.RWMutex
 	lockDiscover     sync.RWMutex
 	lockSaveApproval sync.RWMutex
+	lockShipped      sync.RWMutex
 }
 
 // Approval calls ApprovalFunc.
@@ -3542,6 +3572,42 @@ func (mock *PluginCatalogMock) ApprovalCalls() []struct {
 	mock.lockApproval.RLock()
 	calls = mock.calls.Approval
 	mock.lockApproval.RUnlock()
+	return calls
+}
+
+// Approvals calls ApprovalsFunc.
+func (mock *PluginCatalogMock) Approvals(ctx context.Context, name string) ([]plugin.Approval, error) {
+	if mock.ApprovalsFunc == nil {
+		panic("PluginCatalogMock.ApprovalsFunc: method is nil but PluginCatalog.Approvals was just called")
+	}
+	callInfo := struct {
+		Ctx  context.Context
+		Name string
+	}{
+		Ctx:  ctx,
+		Name: name,
+	}
+	mock.lockApprovals.Lock()
+	mock.calls.Approvals = append(mock.calls.Approvals, callInfo)
+	mock.lockApprovals.Unlock()
+	return mock.ApprovalsFunc(ctx, name)
+}
+
+// ApprovalsCalls gets all the calls that were made to Approvals.
+// Check the length with:
+//
+//	len(mockedPluginCatalog.ApprovalsCalls())
+func (mock *PluginCatalogMock) ApprovalsCalls() []struct {
+	Ctx  context.Context
+	Name string
+} {
+	var calls []struct {
+		Ctx  context.Context
+		Name string
+	}
+	mock.lockApprovals.RLock()
+	calls = mock.calls.Approvals
+	mock.lockApprovals.RUnlock()
 	return calls
 }
 
@@ -3650,6 +3716,46 @@ func (mock *PluginCatalogMock) SaveApprovalCalls() []struct {
 	mock.lockSaveApproval.RLock()
 	calls = mock.calls.SaveApproval
 	mock.lockSaveApproval.RUnlock()
+	return calls
+}
+
+// Shipped calls ShippedFunc.
+func (mock *PluginCatalogMock) Shipped(ctx context.Context, path string, digest string) (bool, error) {
+	if mock.ShippedFunc == nil {
+		panic("PluginCatalogMock.ShippedFunc: method is nil but PluginCatalog.Shipped was just called")
+	}
+	callInfo := struct {
+		Ctx    context.Context
+		Path   string
+		Digest string
+	}{
+		Ctx:    ctx,
+		Path:   path,
+		Digest: digest,
+	}
+	mock.lockShipped.Lock()
+	mock.calls.Shipped = append(mock.calls.Shipped, callInfo)
+	mock.lockShipped.Unlock()
+	return mock.ShippedFunc(ctx, path, digest)
+}
+
+// ShippedCalls gets all the calls that were made to Shipped.
+// Check the length with:
+//
+//	len(mockedPluginCatalog.ShippedCalls())
+func (mock *PluginCatalogMock) ShippedCalls() []struct {
+	Ctx    context.Context
+	Path   string
+	Digest string
+} {
+	var calls []struct {
+		Ctx    context.Context
+		Path   string
+		Digest string
+	}
+	mock.lockShipped.RLock()
+	calls = mock.calls.Shipped
+	mock.lockShipped.RUnlock()
 	return calls
 }
 

@@ -28,6 +28,14 @@ type PluginCatalog interface {
 	Approval(ctx context.Context, digest string) (plugin.Approval, error)
 	// SaveApproval records an approval, replacing one for the same digest.
 	SaveApproval(ctx context.Context, a plugin.Approval) error
+	// Approvals returns every approval recorded for the plugin name, each
+	// with its RealPath set (resolved from Path for older records).
+	Approvals(ctx context.Context, name string) ([]plugin.Approval, error)
+	// Shipped reports whether jp installed the binary at path itself: the
+	// binary sits in the directory of jp's own executable, and the
+	// checksum list written there at install (plugin.ShippedList) gives
+	// its file name this digest.
+	Shipped(ctx context.Context, path, digest string) (bool, error)
 }
 
 // PluginSpec says how to start a command plugin.

@@ -114,3 +114,116 @@ func TestDigestAndApprovals(t *testing.T) {
 		t.Fatalf("corrupt approval = %v", err)
 	}
 }
+
+// TestApprovalsByName: the approvals of one name, each bound to a real
+// path (an older record without one resolves its path); a corrupt file
+// approves nothing.
+func TestApprovalsByName(t *testing.T) {
+	data, dir := t.TempDir(), t.TempDir()
+	c := NewCatalog(data)
+	real := filepath.Join(dir, "jp-x")
+	write(t, real, "binary", 0o755)
+	link := filepath.Join(dir, "jp-link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []plugin.Approval{
+		{SHA256: strings.Repeat("1", 64), Path: link, Name: "x"},
+		{SHA256: strings.Repeat("2", 64), Path: "/gone/jp-x", RealPath: "/gone/jp-x", Name: "x", Via: plugin.ViaUnattended},
+		{SHA256: strings.Repeat("3", 64), Path: real, Name: "y"},
+	} {
+		if err := c.SaveApproval(t.Context(), a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(t, filepath.Join(data, "plugins", "approvals", strings.Repeat("a", 64)+".json"), "{", 0o600)
+	got, err := c.Approvals(t.Context(), "x")
+	if err != nil || len(got) != 2 {
+		t.Fatalf("Approvals = %+v, %v", got, err)
+	}
+	realDir, _ := filepath.EvalSymlinks(dir)
+	if got[0].RealPath != filepath.Join(realDir, "jp-x") || got[1].RealPath != "/gone/jp-x" || got[1].Via != plugin.ViaUnattended {
+		t.Fatalf("Approvals = %+v", got)
+	}
+}
+
+// TestShipped: a binary jp installed is one in jp's own directory whose
+// checksum the list written at install gives it; not a copy elsewhere,
+// not another digest, not without the list.
+func TestShipped(t *testing.T) {
+	exeDir, other := t.TempDir(), t.TempDir()
+	c := NewCatalog(t.TempDir()).WithExeDir(exeDir)
+	p := filepath.Join(exeDir, "jp-titles")
+	write(t, p, "script", 0o755)
+	write(t, filepath.Join(other, "jp-titles"), "script", 0o755)
+	sum := sha256.Sum256([]byte("script"))
+	d := hex.EncodeToString(sum[:])
+	if ok, err := c.Shipped(t.Context(), p, d); ok || err != nil {
+		t.Fatalf("Shipped without a list = %v, %v", ok, err)
+	}
+	write(t, filepath.Join(exeDir, plugin.ShippedList), d+"  jp-titles\n", 0o644)
+	if ok, err := c.Shipped(t.Context(), p, d); !ok || err != nil {
+		t.Fatalf("Shipped = %v, %v", ok, err)
+	}
+	if ok, _ := c.Shipped(t.Context(), filepath.Join(other, "jp-titles"), d); ok {
+		t.Fatal("a copy outside jp's directory is shipped")
+	}
+	if ok, _ := c.Shipped(t.Context(), p, strings.Repeat("0", 64)); ok {
+		t.Fatal("another digest is shipped")
+	}
+	write(t, filepath.Join(exeDir, plugin.ShippedList), "garbage\n", 0o644)
+	if ok, err := c.Shipped(t.Context(), p, d); ok || err == nil || !strings.Contains(err.Error(), "reinstall jp") {
+		t.Fatalf("Shipped with a broken list = %v, %v", ok, err)
+	}
+	// The list itself is never taken for a plugin.
+	if err := os.Chmod(filepath.Join(exeDir, plugin.ShippedList), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bins, err := c.Discover(t.Context(), []string{exeDir})
+	if err != nil || len(bins) != 1 || bins[0].FileName() != "jp-titles" {
+		t.Fatalf("Discover = %+v, %v", bins, err)
+	}
+}
+
+// TestDigestCache: a digest is read from the cache while the file's
+// identity (inode, size, mtime, ctime) is unchanged, and computed again
+// after any write.
+func TestDigestCache(t *testing.T) {
+	data := t.TempDir()
+	c := NewCatalog(data)
+	p := filepath.Join(t.TempDir(), "jp-x")
+	write(t, p, "binary", 0o755)
+	// Just written: not cached yet (it may change again unnoticed).
+	d, err := c.Digest(t.Context(), p)
+	if err != nil || len(c.readDigests()) != 0 {
+		t.Fatalf("Digest of a file just written = %s, %v; cache %v", d, err, c.readDigests())
+	}
+	// Later, its digest is cached.
+	c.now = func() time.Time { return time.Now().Add(time.Hour) }
+	if _, err := c.Digest(t.Context(), p); err != nil {
+		t.Fatal(err)
+	}
+	cache := c.readDigests()
+	if len(cache) == 0 {
+		t.Skip("no file identity to cache digests by on this system")
+	}
+	// A cached entry is what Digest answers: rewrite it to prove it.
+	fake := strings.Repeat("f", 64)
+	for k := range cache {
+		cache[k] = fake
+	}
+	c.saveDigest(cache, "unused", fake)
+	if got, err := c.Digest(t.Context(), p); err != nil || got != fake {
+		t.Fatalf("Digest with a cached entry = %s, %v; want the cached %s (computed %s)", got, err, fake, d)
+	}
+	// Rewritten, its mtime set back: another key, hashed again.
+	st, _ := os.Stat(p)
+	write(t, p, "BINARY2", 0o755)
+	if err := os.Chtimes(p, st.ModTime(), st.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte("BINARY2"))
+	if got, err := c.Digest(t.Context(), p); err != nil || got != hex.EncodeToString(sum[:]) {
+		t.Fatalf("Digest after a rewrite = %s, %v", got, err)
+	}
+}

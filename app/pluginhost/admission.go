@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/jpcli/jp/app"
 	"github.com/jpcli/jp/domain/config"
@@ -48,15 +49,11 @@ func (h *Host) admit(ctx context.Context, in RunInput, layers []admitLayer, dir 
 	if err != nil {
 		return &app.UserError{Msg: fmt.Sprintf("plugin %s: cannot read %s: %v", name, b.Path, err), Err: err}
 	}
-	approved := false
-	if _, err := h.catalog.Approval(ctx, digest); err == nil {
-		approved = true
-	} else if !errors.Is(err, ports.ErrNotFound) {
-		in.Log.Warn("plugin approval unreadable; asking again", "plugin", name, "error", err)
-	}
-	verdict := plugin.VerdictRun
+	trust := h.trust(ctx, in.Log, b, digest)
+	verdict, bind := plugin.VerdictRun, false
 	for _, l := range layers {
-		v, err := plugin.Admit(b, l.cfg.Plugin(name), digest, approved)
+		pc := l.cfg.Plugin(name)
+		v, err := plugin.Admit(b, pc, digest, trust)
 		if err != nil {
 			var de *plugin.DeniedError
 			var ce *plugin.ChecksumError
@@ -69,14 +66,28 @@ func (h *Host) admit(ctx context.Context, in RunInput, layers []admitLayer, dir 
 			return &app.UserError{Msg: err.Error(), Err: err}
 		}
 		verdict = max(verdict, v)
+		bind = bind || plugin.NeedsBinding(pc, trust)
 	}
 	if verdict == plugin.VerdictRun {
+		if bind {
+			// run = "unattended" is granted to this binary from now on;
+			// another one claiming the name will be asked about.
+			a := plugin.Approval{SHA256: digest, Path: b.Path, RealPath: b.Real(), Name: name,
+				ApprovedAt: h.clock.Now().UTC(), Via: plugin.ViaUnattended, Manifest: b.Manifest}
+			if err := h.catalog.SaveApproval(ctx, a); err != nil {
+				in.Log.Warn("plugin binding not recorded", "plugin", name, "error", err)
+			}
+		}
 		return nil
+	}
+	why := "It has not been approved on this machine."
+	if trust.ClaimedFrom != "" {
+		why = fmt.Sprintf("It is not the binary approved under that name (%s).", trust.ClaimedFrom)
 	}
 	resume := h.printer.Suspend()
 	ans, err := h.prompter.Ask(ctx, ports.Question{
 		Kind:    ports.QuestionSelect,
-		Message: fmt.Sprintf("Run plugin %s (%s)? It has not been approved on this machine.", name, b.Path),
+		Message: fmt.Sprintf("Run plugin %s (%s)? %s", name, b.Path, why),
 		Options: []ports.Option{
 			{Key: "y", Label: "yes, once", Value: admitOnce},
 			{Key: "Y", Label: "yes, remember", Value: admitRemember},
@@ -88,6 +99,10 @@ func (h *Host) admit(ctx context.Context, in RunInput, layers []admitLayer, dir 
 	switch {
 	case errors.Is(err, ports.ErrInterrupted):
 		return err
+	case errors.Is(err, ports.ErrUnavailable) && trust.ClaimedFrom != "":
+		return &app.UserError{Err: err, Msg: fmt.Sprintf(
+			"plugin %s (%s) is not the binary approved under that name (%s), and there is no terminal to ask: run it once in a terminal and answer \"yes, remember\", or pin it with %s.checksum.value = %q",
+			name, b.Path, trust.ClaimedFrom, plugin.ConfigKey(name), digest)}
 	case errors.Is(err, ports.ErrUnavailable):
 		return &app.UserError{Err: err, Msg: fmt.Sprintf(
 			"plugin %s (%s) has not been approved, and there is no terminal to ask: run it once in a terminal and answer \"yes, remember\", or set %s.run = \"unattended\"",
@@ -120,9 +135,30 @@ func (h *Host) remember(ctx context.Context, in RunInput, digest, dir string) er
 			m = &d
 		}
 	}
-	a := plugin.Approval{SHA256: digest, Path: b.Path, Name: b.Name(), ApprovedAt: h.clock.Now().UTC(), Manifest: m}
+	a := plugin.Approval{SHA256: digest, Path: b.Path, RealPath: b.Real(), Name: b.Name(), ApprovedAt: h.clock.Now().UTC(), Manifest: m}
 	if err := h.catalog.SaveApproval(ctx, a); err != nil {
 		return fmt.Errorf("record approval of plugin %s: %w", b.Name(), err)
 	}
 	return nil
+}
+
+// trust is what the machine knows of the binary b (SHA-256 digest): the
+// approvals recorded for its name, and whether jp installed it. An
+// unreadable record or list trusts nothing (it is logged): admission asks.
+func (h *Host) trust(ctx context.Context, log *slog.Logger, b plugin.Binary, digest string) plugin.Trust {
+	recs, err := h.catalog.Approvals(ctx, b.Name())
+	if err != nil {
+		log.Warn("plugin approvals unreadable; asking again", "plugin", b.Name(), "error", err)
+	}
+	t := plugin.BindTrust(b, digest, recs)
+	if !t.Approved {
+		shipped, err := h.catalog.Shipped(ctx, b.Path, digest)
+		if err != nil {
+			log.Warn("checksums of jp's own plugins unreadable", "plugin", b.Name(), "error", err)
+		}
+		if shipped {
+			t.Approved, t.ClaimedFrom = true, ""
+		}
+	}
+	return t
 }

@@ -72,7 +72,7 @@ func (s *session) readConfig(ctx context.Context, c *checkout, req plugin.ReadCo
 		if err != nil {
 			return nil, err
 		}
-		v, err := config.Lookup(res.Tree, req.Path)
+		v, err := config.Lookup(pluginTree(res, s.name), req.Path)
 		if err != nil {
 			return nil, err
 		}

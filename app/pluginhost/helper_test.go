@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -52,7 +53,7 @@ func init() {
 type step struct {
 	Send      string `json:"send,omitempty"`       // write this line
 	Read      int    `json:"read,omitempty"`       // read and record this many lines
-	Until     string `json:"until,omitempty"`      // read and record lines up to one of this type
+	Until     string `json:"until,omitempty"`      // read and record lines up to one of this type (types|separated|by|bars: any of them)
 	UntilText string `json:"until_text,omitempty"` // read and record lines up to one containing this
 	Flood     int    `json:"flood,omitempty"`      // write this many print lines
 	Long      int    `json:"long,omitempty"`       // write a line of this many bytes
@@ -130,7 +131,7 @@ func runDriver(stepsJSON, outPath string) int {
 		case s.Until != "":
 			for {
 				line, ok := record()
-				if !ok || strings.Contains(line, `"type":"`+s.Until+`"`) {
+				if !ok || slices.ContainsFunc(strings.Split(s.Until, "|"), func(t string) bool { return strings.Contains(line, `"type":"`+t+`"`) }) {
 					break
 				}
 			}
@@ -220,6 +221,9 @@ type host struct {
 	// attacher reads delegated queries' attachments: each spec becomes a
 	// text attachment "contents of SPEC".
 	attacher *mocks.AttacherMock
+	// protocol is the protocol_version of the test plugin's manifest
+	// (0: 2).
+	protocol int
 }
 
 // stepClock is a clock that moves one second per reading, from t.
@@ -311,8 +315,12 @@ func (h *host) input(steps ...step) pluginhost.RunInput {
 		h.t.Fatal(err)
 	}
 	b, _ := json.Marshal(steps)
+	protocol := h.protocol
+	if protocol == 0 {
+		protocol = 2
+	}
 	return pluginhost.RunInput{
-		Binary:    plugin.Binary{Path: exe, Manifest: &plugin.Manifest{Name: "t", Version: "1", ProtocolVersion: 2}, ManifestFrom: "file"},
+		Binary:    plugin.Binary{Path: exe, Manifest: &plugin.Manifest{Name: "t", Version: "1", ProtocolVersion: protocol}, ManifestFrom: "file"},
 		Args:      []string{"--flag", "arg"},
 		LaunchDir: h.loc.Root,
 		Environ:   append(os.Environ(), pluginStepsEnv+"="+string(b), pluginOutEnv+"="+h.out, "GORACE=atexit_sleep_ms=0"),

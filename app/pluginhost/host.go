@@ -334,7 +334,7 @@ func (h *Host) initMessage(ctx context.Context, in RunInput, b boot) (plugin.Ini
 	if b.scope == workspace.ScopeMulti {
 		return init, nil
 	}
-	tree, err := json.Marshal(b.res.Tree)
+	tree, err := json.Marshal(pluginTree(b.res, in.Binary.Name()))
 	if err != nil {
 		return plugin.Init{}, fmt.Errorf("encode configuration for plugin %s: %w", in.Binary.Name(), err)
 	}
@@ -344,6 +344,17 @@ func (h *Host) initMessage(ctx context.Context, in RunInput, b boot) (plugin.Ini
 	init.Workspace = &plugin.WorkspaceInfo{Root: b.loc.Root, Storage: filepath.Join(b.loc.Root, ".jp"), ID: string(b.loc.ID)}
 	init.Config = tree
 	return init, nil
+}
+
+// pluginTree is the configuration tree the plugin name is shown: its
+// secrets redacted (config.Redact) unless plugins.command.<name>.secrets
+// is true.
+func pluginTree(res config.Resolved, name string) map[string]any {
+	if res.Config.Plugin(name).Secrets {
+		return res.Tree
+	}
+	t, _ := config.Redact(res.Tree).(map[string]any)
+	return t
 }
 
 // declaredProtocol is the protocol version init announces: the one the

@@ -2,12 +2,11 @@ package pluginhost
 
 import (
 	"context"
-	"errors"
+	"log/slog"
 	"strings"
 
 	"github.com/jpcli/jp/app"
 	"github.com/jpcli/jp/domain/plugin"
-	"github.com/jpcli/jp/ports"
 )
 
 // View is one plugin as jp plugin ls shows it.
@@ -52,15 +51,11 @@ func (h *Host) List(ctx context.Context, in ListInput) ([]View, error) {
 			v.Scope = b.Manifest.Scope().String()
 		}
 		digest, derr := h.catalog.Digest(ctx, b.Path)
-		approved := false
+		var trust plugin.Trust
 		if derr == nil {
-			_, aerr := h.catalog.Approval(ctx, digest)
-			approved = aerr == nil
-			if aerr != nil && !errors.Is(aerr, ports.ErrNotFound) {
-				return nil, aerr
-			}
+			trust = h.trust(ctx, slog.New(slog.DiscardHandler), b, digest)
 		}
-		v.Trust = plugin.TrustState(b, res.Config.Plugin(b.Name()), digest, approved)
+		v.Trust = plugin.TrustState(b, res.Config.Plugin(b.Name()), digest, trust)
 		switch {
 		case derr != nil:
 			v.Problem = derr.Error()

@@ -53,30 +53,35 @@ func TestPluginPromptOutcomes(t *testing.T) {
 			ports.Question{Kind: ports.QuestionConfirm, Message: "Sure?", Topic: "plugin:t"},
 			`"outcome":"unavailable","reason":"the terminal went away"`},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
-			h := newHost(t)
-			var asked []ports.Question
-			h.prompter.InteractiveFunc = func() bool { return tt.interactive }
-			h.prompter.AskFunc = func(ctx context.Context, q ports.Question) (ports.Answer, error) {
-				asked = append(asked, q)
-				return tt.ans, tt.err
-			}
-			if err := h.run(ready, send(tt.line), read(1), exit0); err != nil {
-				t.Fatal(err)
-			}
-			if got := h.transcript()[1]; got != `{"type":"prompt_response",`+tt.want+`}` {
-				t.Fatalf("answer = %s, want %s", got, tt.want)
-			}
-			if !tt.interactive {
-				if len(asked) != 0 {
-					t.Fatalf("asked %v without a terminal", asked)
+		// The prompt is a request of the base protocol: a plugin that
+		// declares version 1 gets the same answers as one declaring 2.
+		for _, protocol := range []int{1, 2} {
+			t.Run(fmt.Sprintf("%s/v%d", tt.name, protocol), func(t *testing.T) {
+				h := newHost(t)
+				h.protocol = protocol
+				var asked []ports.Question
+				h.prompter.InteractiveFunc = func() bool { return tt.interactive }
+				h.prompter.AskFunc = func(ctx context.Context, q ports.Question) (ports.Answer, error) {
+					asked = append(asked, q)
+					return tt.ans, tt.err
 				}
-				return
-			}
-			if len(asked) != 1 || !reflect.DeepEqual(asked[0], tt.wantQ) {
-				t.Fatalf("asked %+v, want %+v", asked, tt.wantQ)
-			}
-		})
+				if err := h.run(ready, send(tt.line), read(1), exit0); err != nil {
+					t.Fatal(err)
+				}
+				if got := h.transcript()[1]; got != `{"type":"prompt_response",`+tt.want+`}` {
+					t.Fatalf("answer = %s, want %s", got, tt.want)
+				}
+				if !tt.interactive {
+					if len(asked) != 0 {
+						t.Fatalf("asked %v without a terminal", asked)
+					}
+					return
+				}
+				if len(asked) != 1 || !reflect.DeepEqual(asked[0], tt.wantQ) {
+					t.Fatalf("asked %+v, want %+v", asked, tt.wantQ)
+				}
+			})
+		}
 	}
 }
 

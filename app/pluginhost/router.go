@@ -84,11 +84,12 @@ var routes = map[string]route{
 	plugin.TypePushEvents:         {serve: handleAt((*session).pushEvents)},
 }
 
-// version2Types are the requests protocol version 2 added: a plugin that
-// declared version 1 is refused them.
+// version2Types are the requests only protocol version 2 serves: what
+// only a multi-scope plugin can use. A plugin that declared version 1 is
+// refused them. The prompt channel and delegated turns (query, interrupt,
+// respond) are requests of the base protocol, served to every plugin.
 var version2Types = map[string]bool{
-	plugin.TypePrompt: true, plugin.TypeQuery: true, plugin.TypeInterrupt: true,
-	plugin.TypeRespond: true, plugin.TypeListWorkspaces: true,
+	plugin.TypeListWorkspaces: true,
 }
 
 // handleLine routes one line. It reports whether the loop ends (exit).
@@ -118,6 +119,8 @@ func (s *session) handleLine(line []byte, readyTimer *time.Timer) (stop bool) {
 		err = errors.New("send ready (the answer to init) before any request")
 	case version2Types[hdr.Type] && s.version.Load() < 2:
 		err = fmt.Errorf("%s needs plugin protocol version 2, and this plugin speaks version 1 (it declared no protocol_version, which means 1): declare \"protocol_version\": 2 in its manifest and describe answer, or answer init with {\"type\":\"ready\",\"protocol\":2}", hdr.Type)
+	case hdr.Workspace != nil && s.scope == workspace.ScopeSingle && s.version.Load() < 2:
+		err = errors.New(`workspace is only for plugins with workspace_scope "multi" (protocol version 2), and this plugin speaks version 1 and is single-scope: leave it out`)
 	case hdr.Workspace != nil && s.scope == workspace.ScopeSingle:
 		err = errors.New(`workspace is only for plugins with workspace_scope "multi"; this plugin is single-scope: leave it out`)
 	}

@@ -76,7 +76,8 @@ type session struct {
 
 	// version is the protocol version spoken with the plugin: init's,
 	// raised by a ready that asks for more. Protocol-1 plugins get the
-	// protocol-1 answer shapes and are refused the version-2 requests.
+	// protocol-1 answer shapes and are refused what only a multi-scope
+	// plugin can use (version2Types).
 	version atomic.Int32
 
 	shutdownTimeout time.Duration

@@ -15,7 +15,9 @@ import (
 // (testdata/plugins/jp-legacy, sh + jq) as a Rust-jp user has it: no
 // manifest file, a describe answer without protocol_version. jp admits
 // it, announces version 1 in init, answers lock, push_events and unlock
-// in the protocol-1 shapes, and refuses it the version-2 requests.
+// in the protocol-1 shapes, answers its prompt (the prompt channel is
+// part of the base protocol), and refuses it list_workspaces, which only
+// a multi-scope plugin of version 2 can use.
 func TestProtocolV1Plugin(t *testing.T) {
 	t.Parallel()
 	e := newPluginSandbox(t)
@@ -44,7 +46,7 @@ func TestProtocolV1Plugin(t *testing.T) {
 		`^{"type":"error","request":"push_events","message":"events not pushed \(none were stored\): .*chat_request outside a turn.*"}$`,
 		`^{"type":"unlocked","conversation":"\d+"}$`,
 		`^{"type":"error","request":"push_events","message":"push_events needs the conversation's lock: send lock for conversation \d+ first"}$`,
-		`^{"type":"error","request":"prompt","message":"prompt needs plugin protocol version 2, and this plugin speaks version 1 \(it declared no protocol_version, which means 1\): declare \\"protocol_version\\": 2 in its manifest and describe answer, or answer init with {\\"type\\":\\"ready\\",\\"protocol\\":2}"}$`,
+		`^{"type":"prompt_response","outcome":"unavailable","reason":"no interactive terminal"}$`,
 		`^{"type":"error","request":"list_workspaces","message":"list_workspaces needs plugin protocol version 2`,
 		`^events \["first question","You said: first question","pushed by a protocol-1 plugin","stored"\]$`,
 	}

@@ -296,6 +296,7 @@ type PluginCommand struct {
 	Run      RunPolicy      `toml:"run" doc:"ask: ask before running the plugin. unattended: run it. deny: refuse to run it."`
 	Checksum *Checksum      `toml:"checksum" doc:"Pin the plugin binary: it runs only while its checksum matches."`
 	Options  map[string]any `toml:"options" doc:"Opaque options handed to the plugin in init."`
+	Secrets  bool           `toml:"secrets" doc:"Hand the plugin the configuration's secrets (header and env values, keys, tokens) in init and read_config; without it they read <redacted>."`
 }
 
 // SetDefaults implements Defaulter: plugins ask before they run.

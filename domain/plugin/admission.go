@@ -81,11 +81,49 @@ func CheckRunnable(b Binary) error {
 	return nil
 }
 
+// Trust is what this machine knows of a binary besides the
+// configuration: its approvals, bound to its SHA-256 and real path.
+type Trust struct {
+	// Approved: the user approved this very binary (its SHA-256 at its
+	// real path), or jp installed it (its checksum was recorded at
+	// install, beside jp's own executable).
+	Approved bool
+	// Bound: run = "unattended" was granted to this very binary before.
+	Bound bool
+	// ClaimedFrom, when set, is the real path of another binary (another
+	// path or other content) the plugin's name is bound to: this one
+	// claims the name, and is asked about as a new plugin.
+	ClaimedFrom string
+}
+
+// BindTrust is the Trust of the binary b, whose SHA-256 is digest, from
+// the approvals recorded for its name: only a record of the same SHA-256
+// at the same real path counts for it; any other makes it a claimant.
+func BindTrust(b Binary, digest string, recs []Approval) Trust {
+	var t Trust
+	for _, a := range recs {
+		if a.Name != b.Name() {
+			continue
+		}
+		if strings.EqualFold(a.SHA256, digest) && a.Real() == b.Real() {
+			t.Bound = true
+			t.Approved = t.Approved || a.Via != ViaUnattended
+		} else if t.ClaimedFrom == "" {
+			t.ClaimedFrom = a.Real()
+		}
+	}
+	if t.Bound {
+		t.ClaimedFrom = ""
+	}
+	return t
+}
+
 // Admit applies the configuration to a binary whose SHA-256 is digest, in
-// the order: run = "deny" refuses; a pinned checksum must match;
-// then "unattended" runs, and "ask" runs an approved binary and asks for
-// any other.
-func Admit(b Binary, pc config.PluginCommand, digest string, approved bool) (Verdict, error) {
+// the order: run = "deny" refuses; a pinned checksum must match; an
+// approved binary runs; "unattended" runs the binary it is bound to (or
+// pinned to by checksum, or, the first time, the one found), and asks
+// about another binary claiming the name; "ask" asks.
+func Admit(b Binary, pc config.PluginCommand, digest string, t Trust) (Verdict, error) {
 	name := b.Name()
 	if pc.Run == config.RunPolicyDeny {
 		return VerdictUnknown, &DeniedError{Name: name}
@@ -93,26 +131,38 @@ func Admit(b Binary, pc config.PluginCommand, digest string, approved bool) (Ver
 	if pc.Checksum != nil && !strings.EqualFold(strings.TrimSpace(pc.Checksum.Value), digest) {
 		return VerdictUnknown, &ChecksumError{Name: name, Path: b.Path, Expected: pc.Checksum.Value, Actual: digest}
 	}
-	if pc.Run == config.RunPolicyUnattended || approved {
+	if t.Approved {
+		return VerdictRun, nil
+	}
+	if pc.Run == config.RunPolicyUnattended && (pc.Checksum != nil || t.ClaimedFrom == "") {
 		return VerdictRun, nil
 	}
 	return VerdictAsk, nil
 }
 
+// NeedsBinding reports whether a run Admit allowed should record the
+// binary as the one run = "unattended" is bound to: unattended, not
+// approved, not pinned by checksum, and not bound yet.
+func NeedsBinding(pc config.PluginCommand, t Trust) bool {
+	return pc.Run == config.RunPolicyUnattended && pc.Checksum == nil && !t.Approved && !t.Bound && t.ClaimedFrom == ""
+}
+
 // TrustState describes the admission of a binary for jp plugin ls:
 // "denied", "checksum mismatch", "unattended", "approved" or
 // "ask (not approved)", with " (pinned)" when a checksum pins it.
-func TrustState(b Binary, pc config.PluginCommand, digest string, approved bool) string {
+func TrustState(b Binary, pc config.PluginCommand, digest string, t Trust) string {
 	if err := CheckRunnable(b); err != nil {
 		return "refused"
 	}
-	v, err := Admit(b, pc, digest, approved)
+	v, err := Admit(b, pc, digest, t)
 	var s string
 	switch {
 	case err != nil && pc.Run == config.RunPolicyDeny:
 		return "denied"
 	case err != nil:
 		return "checksum mismatch"
+	case v == VerdictAsk && t.ClaimedFrom != "":
+		s = "ask (not the approved binary " + t.ClaimedFrom + ")"
 	case pc.Run == config.RunPolicyUnattended:
 		s = "unattended"
 	case v == VerdictRun:

@@ -11,9 +11,11 @@
 // docs/plugins.md is the protocol reference for plugin authors.
 package plugin
 
-// ProtocolVersion is the protocol this jp speaks. Version 1 had no prompt
-// channel, no workspace scope and no addressing; version 2 adds the prompt
-// request of docs/plugins.md. A plugin whose manifest (or ready message) needs a
+// ProtocolVersion is the protocol this jp speaks. Version 1 is the base
+// protocol: every request, the prompt channel and delegated turns
+// included. Version 2 adds only what a plugin serving several workspaces
+// needs: workspace_scope "multi", per-request workspace addressing and
+// list_workspaces. A plugin whose manifest (or ready message) needs a
 // higher version is refused.
 const ProtocolVersion = 2
 

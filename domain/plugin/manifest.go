@@ -18,6 +18,33 @@ import (
 // manifest: jp-titles.manifest.json beside jp-titles.
 const ManifestSuffix = ".manifest.json"
 
+// ShippedList is the file that make build and make install write beside
+// jp's executable: the SHA-256 of each plugin they installed with it, in
+// sha256sum's format ("<hex>  jp-titles" a line). jp runs a binary listed
+// there, in that directory, with that checksum, without asking: it is
+// jp's own.
+const ShippedList = "jp-plugins.sha256"
+
+// ParseShippedList reads a ShippedList: file name to lowercase hex
+// SHA-256. A line that is not "<64 hex> <name>" (sha256sum's "*name" and
+// "name" both) is an error naming it.
+func ParseShippedList(data []byte) (map[string]string, error) {
+	out := map[string]string{}
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		sum, name, ok := strings.Cut(line, " ")
+		name = strings.TrimPrefix(strings.TrimSpace(name), "*")
+		if !ok || len(sum) != 64 || strings.Trim(strings.ToLower(sum), "0123456789abcdef") != "" || name == "" || strings.ContainsAny(name, "/\\") {
+			return nil, fmt.Errorf("line %d is not \"<sha256>  <file name>\"", i+1)
+		}
+		out[name] = strings.ToLower(sum)
+	}
+	return out, nil
+}
+
 // BinaryPrefix marks an executable as a command plugin.
 const BinaryPrefix = "jp-"
 
@@ -175,6 +202,9 @@ func (s Source) String() string {
 type Binary struct {
 	// Path is the executable's absolute path.
 	Path string `json:"path"`
+	// RealPath is Path with its symbolic links resolved: what an approval
+	// binds to ("" when unknown: Path is used).
+	RealPath string `json:"-"`
 	// Source is where it was found.
 	Source Source `json:"-"`
 	// Manifest is the manifest file's content, or the fields recorded in
@@ -260,14 +290,43 @@ func Route(bins []Binary, words []string) (Binary, []string, bool) {
 	return bins[best], words[bestLen:], true
 }
 
-// Approval records that the user approved a binary ("yes, remember"):
-// <data>/plugins/approvals/<sha256>.json.
+// Approval records that the user approved a binary ("yes, remember"), or
+// which binary run = "unattended" was first granted to:
+// <data>/plugins/approvals/<sha256>.json. It binds the plugin's name to
+// that binary: its SHA-256 at its real path.
 type Approval struct {
-	SHA256     string    `json:"sha256"`
-	Path       string    `json:"path"`
+	SHA256 string `json:"sha256"`
+	Path   string `json:"path"`
+	// RealPath is Path with its symbolic links resolved ("" in records of
+	// older versions: Path's resolution is used).
+	RealPath   string    `json:"real_path,omitempty"`
 	Name       string    `json:"name"`
 	ApprovedAt time.Time `json:"approved_at"`
+	// Via is ViaUnattended when the record only binds run = "unattended"
+	// to this binary (the user was not asked); "" for an approval the user
+	// gave, which also lets the binary run under run = "ask".
+	Via string `json:"via,omitempty"`
 	// Manifest holds the manifest fields at approval: the manifest file's,
 	// or the plugin's describe answer when it has no manifest file.
 	Manifest *Manifest `json:"manifest,omitempty"`
+}
+
+// ViaUnattended marks an Approval recorded when run = "unattended" first
+// ran the binary.
+const ViaUnattended = "unattended"
+
+// Real is the real path the approval binds to.
+func (a Approval) Real() string {
+	if a.RealPath != "" {
+		return a.RealPath
+	}
+	return a.Path
+}
+
+// Real is the binary's real path: RealPath, else Path.
+func (b Binary) Real() string {
+	if b.RealPath != "" {
+		return b.RealPath
+	}
+	return b.Path
 }

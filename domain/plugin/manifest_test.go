@@ -91,31 +91,73 @@ func TestAdmit(t *testing.T) {
 	pin := func(v string) *config.Checksum {
 		return &config.Checksum{Algorithm: config.ChecksumAlgorithmSHA256, Value: v}
 	}
+	approved := Trust{Approved: true, Bound: true}
+	claimed := Trust{ClaimedFrom: "/opt/jp/jp-titles"}
 	for _, tt := range []struct {
-		name     string
-		pc       config.PluginCommand
-		approved bool
-		want     Verdict
-		err      string
-		trust    string
+		name  string
+		pc    config.PluginCommand
+		trust Trust
+		want  Verdict
+		err   string
+		state string
+		bind  bool
 	}{
-		{"ask, not approved", config.PluginCommand{Run: config.RunPolicyAsk}, false, VerdictAsk, "", "ask (not approved)"},
-		{"ask, approved", config.PluginCommand{Run: config.RunPolicyAsk}, true, VerdictRun, "", "approved"},
-		{"unattended", config.PluginCommand{Run: config.RunPolicyUnattended}, false, VerdictRun, "", "unattended"},
-		{"deny", config.PluginCommand{Run: config.RunPolicyDeny}, true, VerdictUnknown, `plugins.command.titles.run = "deny"`, "denied"},
-		{"pinned match", config.PluginCommand{Run: config.RunPolicyUnattended, Checksum: pin(strings.ToUpper(sum))}, false, VerdictRun, "", "unattended (pinned)"},
-		{"pinned mismatch", config.PluginCommand{Run: config.RunPolicyUnattended, Checksum: pin("00")}, true, VerdictUnknown,
-			"expected sha256 00, got " + sum + "; if you trust this binary, set plugins.command.titles.checksum.value", "checksum mismatch"},
+		{"ask, not approved", config.PluginCommand{Run: config.RunPolicyAsk}, Trust{}, VerdictAsk, "", "ask (not approved)", false},
+		{"ask, approved", config.PluginCommand{Run: config.RunPolicyAsk}, approved, VerdictRun, "", "approved", false},
+		{"ask, bound by unattended only", config.PluginCommand{Run: config.RunPolicyAsk}, Trust{Bound: true}, VerdictAsk, "", "ask (not approved)", false},
+		{"unattended, first run binds", config.PluginCommand{Run: config.RunPolicyUnattended}, Trust{}, VerdictRun, "", "unattended", true},
+		{"unattended, bound", config.PluginCommand{Run: config.RunPolicyUnattended}, Trust{Bound: true}, VerdictRun, "", "unattended", false},
+		{"unattended, another binary claims the name", config.PluginCommand{Run: config.RunPolicyUnattended}, claimed, VerdictAsk, "",
+			"ask (not the approved binary /opt/jp/jp-titles)", false},
+		{"unattended, claimant pinned by checksum", config.PluginCommand{Run: config.RunPolicyUnattended, Checksum: pin(sum)}, claimed, VerdictRun, "", "unattended (pinned)", false},
+		{"deny", config.PluginCommand{Run: config.RunPolicyDeny}, approved, VerdictUnknown, `plugins.command.titles.run = "deny"`, "denied", false},
+		{"pinned match", config.PluginCommand{Run: config.RunPolicyUnattended, Checksum: pin(strings.ToUpper(sum))}, Trust{}, VerdictRun, "", "unattended (pinned)", false},
+		{"pinned mismatch", config.PluginCommand{Run: config.RunPolicyUnattended, Checksum: pin("00")}, approved, VerdictUnknown,
+			"expected sha256 00, got " + sum + "; if you trust this binary, set plugins.command.titles.checksum.value", "checksum mismatch", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			v, err := Admit(b, tt.pc, sum, tt.approved)
+			v, err := Admit(b, tt.pc, sum, tt.trust)
 			if v != tt.want || (err == nil) != (tt.err == "") || (err != nil && !strings.Contains(err.Error(), tt.err)) {
 				t.Fatalf("Admit = %v, %v; want %v, %q", v, err, tt.want, tt.err)
 			}
-			if s := TrustState(b, tt.pc, sum, tt.approved); s != tt.trust {
-				t.Fatalf("TrustState = %q, want %q", s, tt.trust)
+			if s := TrustState(b, tt.pc, sum, tt.trust); s != tt.state {
+				t.Fatalf("TrustState = %q, want %q", s, tt.state)
+			}
+			if got := NeedsBinding(tt.pc, tt.trust); got != tt.bind {
+				t.Fatalf("NeedsBinding = %v, want %v", got, tt.bind)
 			}
 		})
+	}
+}
+
+// TestBindTrust: an approval counts only for the binary it was given to,
+// the same SHA-256 at the same real path; any other binary with the name
+// is a claimant.
+func TestBindTrust(t *testing.T) {
+	sum, other := strings.Repeat("ab", 32), strings.Repeat("cd", 32)
+	real := Binary{Path: "/usr/bin/jp-serve-web", RealPath: "/opt/jp/jp-serve-web", Manifest: &Manifest{Name: "serve-web"}}
+	fake := Binary{Path: "/home/u/bin/jp-serve-web", Manifest: &Manifest{Name: "serve-web"}}
+	rec := func(path, digest, via string) Approval {
+		return Approval{SHA256: digest, Path: "/usr/bin/jp-serve-web", RealPath: path, Name: "serve-web", Via: via}
+	}
+	for _, tt := range []struct {
+		name   string
+		b      Binary
+		digest string
+		recs   []Approval
+		want   Trust
+	}{
+		{"none", real, sum, nil, Trust{}},
+		{"approved", real, sum, []Approval{rec("/opt/jp/jp-serve-web", sum, "")}, Trust{Approved: true, Bound: true}},
+		{"bound by unattended", real, sum, []Approval{rec("/opt/jp/jp-serve-web", sum, ViaUnattended)}, Trust{Bound: true}},
+		{"changed binary", real, other, []Approval{rec("/opt/jp/jp-serve-web", sum, "")}, Trust{ClaimedFrom: "/opt/jp/jp-serve-web"}},
+		{"same bytes elsewhere", fake, sum, []Approval{rec("/opt/jp/jp-serve-web", sum, "")}, Trust{ClaimedFrom: "/opt/jp/jp-serve-web"}},
+		{"another name's approval", fake, sum, []Approval{{SHA256: sum, RealPath: "/x/jp-titles", Name: "titles"}}, Trust{}},
+		{"one of two approved", real, sum, []Approval{rec("/old/jp-serve-web", other, ""), rec("/opt/jp/jp-serve-web", sum, "")}, Trust{Approved: true, Bound: true}},
+	} {
+		if got := BindTrust(tt.b, tt.digest, tt.recs); got != tt.want {
+			t.Errorf("%s: BindTrust = %+v, want %+v", tt.name, got, tt.want)
+		}
 	}
 }
 
@@ -135,6 +177,19 @@ func TestCheckRunnable(t *testing.T) {
 		err := CheckRunnable(tt.b)
 		if (err == nil) != (tt.msg == "") || (err != nil && !strings.Contains(err.Error(), tt.msg)) {
 			t.Errorf("%s: CheckRunnable = %v, want %q", tt.name, err, tt.msg)
+		}
+	}
+}
+
+func TestParseShippedList(t *testing.T) {
+	sum := strings.Repeat("ab", 32)
+	got, err := ParseShippedList([]byte(sum + "  jp-titles\n" + strings.ToUpper(sum) + " *jp-prune\n\n"))
+	if err != nil || len(got) != 2 || got["jp-titles"] != sum || got["jp-prune"] != sum {
+		t.Fatalf("ParseShippedList = %v, %v", got, err)
+	}
+	for _, bad := range []string{"abc  jp-titles", sum, sum + "  ../jp-x", "zz" + sum[2:] + "  jp-x"} {
+		if _, err := ParseShippedList([]byte(bad)); err == nil || !strings.Contains(err.Error(), "line 1") {
+			t.Errorf("ParseShippedList(%q) = %v, want an error naming line 1", bad, err)
 		}
 	}
 }
