@@ -62,14 +62,23 @@ func resolveConfig(ctx context.Context, ws *Workspaces, loader ports.ConfigLoade
 }
 
 // Show renders the resolved configuration, or the subtree at path, as
-// "toml" or "json".
-func (c *Config) Show(ctx context.Context, in ConfigInput, path, format string) ([]byte, error) {
+// "toml" or "json". Secrets (header and env values, client secrets,
+// tokens and keys: config.Redact) are shown as config.Redacted unless
+// reveal.
+func (c *Config) Show(ctx context.Context, in ConfigInput, path, format string, reveal bool) ([]byte, error) {
 	res, err := c.Load(ctx, in)
 	if err != nil {
 		return nil, err
 	}
 	marks := unsupportedUnder(res.Unsupported, path)
-	v, err := config.Lookup(res.Tree, path)
+	tree := res.Tree
+	if !reveal {
+		tree, _ = config.Redact(tree).(map[string]any)
+		for i, k := range marks {
+			marks[i].Value = redactAt(k.Key, k.Value)
+		}
+	}
+	v, err := config.Lookup(tree, path)
 	if err != nil {
 		if len(marks) == 0 {
 			return nil, &UserError{Msg: err.Error() + ": see jp config show for the keys", Err: err}
@@ -86,6 +95,29 @@ func (c *Config) Show(ctx context.Context, in ConfigInput, path, format string) 
 		return out, nil
 	}
 	return c.markUnsupported(out, v, marks, format)
+}
+
+// redactAt redacts v as the value of the key at path: nested under its
+// path, so that a value under headers or env, or a key named like a
+// secret, is redacted as it would be in the whole tree.
+func redactAt(path string, v any) any {
+	segs, err := config.SplitPath(path)
+	if err != nil || len(segs) == 0 {
+		return config.Redact(v)
+	}
+	var wrapped any = v
+	for i := len(segs) - 1; i >= 0; i-- {
+		wrapped = map[string]any{segs[i]: wrapped}
+	}
+	out := config.Redact(wrapped)
+	for _, s := range segs {
+		m, ok := out.(map[string]any)
+		if !ok {
+			return config.Redacted
+		}
+		out = m[s]
+	}
+	return out
 }
 
 // NotSupported is the mark jp config show puts on the Rust jp's keys that

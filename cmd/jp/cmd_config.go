@@ -15,6 +15,7 @@ type ConfigShowCmd struct {
 	Path     string `arg:"" optional:"" help:"Dot path of a key or table, e.g. interrupt.streaming."`
 	Format   string `enum:"toml,json" default:"toml" help:"Output format: toml or json."`
 	Resolved bool   `help:"Print what the model is sent for PATH: with assistant.system_prompt, the system prompt composed from it, assistant.instructions, AGENTS.md and .jp/instructions.md."`
+	Reveal   bool   `help:"Show secrets (headers, env values, client secrets, tokens, keys) instead of <redacted>."`
 }
 
 // Run prints the configuration.
@@ -27,7 +28,7 @@ func (c *ConfigShowCmd) Run(rt *Runtime) error {
 	if c.Resolved {
 		out, err = a.Config.ShowResolved(rt.Ctx, rt.configInput(), c.Path)
 	} else {
-		out, err = a.Config.Show(rt.Ctx, rt.configInput(), c.Path, c.Format)
+		out, err = a.Config.Show(rt.Ctx, rt.configInput(), c.Path, c.Format, c.Reveal)
 	}
 	if err != nil {
 		return err

@@ -9,7 +9,8 @@ const Redacted = "<redacted>"
 // one) with its secrets replaced by Redacted: every string under a
 // headers or env table (header values, environment values), and every
 // string whose key names a secret (client_secret, *_secret, *token*,
-// *key*, *password*, any case). Other values are copied as they are;
+// *key*, *password*, any case; a *_env key names a variable and is
+// kept). Other values are copied as they are;
 // numbers and booleans under such names (max_tokens) are kept. v is not
 // changed.
 func Redact(v any) any { return redactValue(v, false) }
@@ -20,6 +21,11 @@ var secretContainers = map[string]bool{"headers": true, "env": true}
 // secretName reports whether a key names a secret value.
 func secretName(k string) bool {
 	k = strings.ToLower(k)
+	if strings.HasSuffix(k, "_env") {
+		// api_key_env, bearer_token_env: the name of a variable, not its
+		// value.
+		return false
+	}
 	return k == "secret" || strings.HasSuffix(k, "_secret") || strings.Contains(k, "token") ||
 		strings.Contains(k, "key") || strings.Contains(k, "password")
 }

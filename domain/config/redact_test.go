@@ -33,14 +33,14 @@ func TestRedact(t *testing.T) {
 		"providers": map[string]any{
 			"anthropic": map[string]any{
 				"base_url":    "https://example.test",
-				"api_key_env": Redacted,
+				"api_key_env": "ANTHROPIC_API_KEY",
 				"headers":     map[string]any{"X-Api-Key": Redacted, "X-Trace": Redacted},
 			},
 		},
 		"mcp": map[string]any{"servers": map[string]any{"gh": map[string]any{
 			"command":          []any{"gh-mcp", "--stdio"},
 			"env":              map[string]string{"GITHUB_TOKEN": Redacted, "DEBUG": Redacted},
-			"bearer_token_env": Redacted,
+			"bearer_token_env": "GITHUB_TOKEN",
 			"oauth":            map[string]any{"client_id": "app", "client_secret": Redacted},
 			"extra":            []map[string]any{{"session_token": Redacted, "n": int64(1)}},
 		}}},

@@ -109,7 +109,8 @@ func TrustHash(held []HeldKey) string {
 // server (mcp.servers.*); a tool's command, and run or result set to
 // "unattended" (looser than asking); the editor; every provider's
 // base_url, key variable and headers, and every provider table of the
-// checkout's own; a plugin's run set to "unattended". A key added later
+// checkout's own; a plugin's run set to "unattended" and its secrets
+// set to true. A key added later
 // that runs or sends belongs here too.
 func HoldBack(tree map[string]any, source string, remove bool) []HeldKey {
 	var held []HeldKey
@@ -191,6 +192,9 @@ func HoldBack(tree map[string]any, source string, remove bool) []HeldKey {
 				}
 				if s, ok := c["run"].(string); ok && s == "unattended" {
 					hold(c, "run", "plugins.command."+name+".run", "lets plugin "+name+" run without asking")
+				}
+				if b, ok := c["secrets"].(bool); ok && b {
+					hold(c, "secrets", "plugins.command."+name+".secrets", "hands your configuration's secrets to plugin "+name)
 				}
 			}
 		}
