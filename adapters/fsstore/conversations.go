@@ -165,33 +165,43 @@ func (s *Store) Get(ctx context.Context, loc workspace.Location, id conversation
 	return sum, nil
 }
 
+// prepareCreate is what creating a conversation in loc begins with: the
+// silo, its conversations directory (made, confined, and swept of what
+// killed creations left).
+func (s *Store) prepareCreate(ctx context.Context, loc workspace.Location) (silo, convs string, err error) {
+	if err := loc.Check(); err != nil {
+		return "", "", fmt.Errorf("create conversation: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return "", "", err
+	}
+	if silo, err = s.ensureSilo(loc.ID, loc.Root); err != nil {
+		return "", "", err
+	}
+	convs = filepath.Join(silo, convsDir)
+	if err := confine(silo, convsDir); err != nil {
+		return "", "", err
+	}
+	if loc.Root != "" {
+		if err := confine(loc.Root, filepath.Join(dotJP, convsDir)); err != nil {
+			return "", "", err
+		}
+	}
+	if err := os.MkdirAll(convs, 0o700); err != nil {
+		return "", "", fmt.Errorf("create conversation: %w", err)
+	}
+	sweepConvs(convs)
+	return silo, convs, nil
+}
+
 // Create makes a new, empty conversation. Its ID comes from the clock and
 // is bumped past any ID already used in the silo or in loc.Root's
 // projection.
 func (s *Store) Create(ctx context.Context, loc workspace.Location, nc ports.NewConversation) (conversation.ID, error) {
-	if err := loc.Check(); err != nil {
-		return "", fmt.Errorf("create conversation: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
-		return "", err
-	}
-	silo, err := s.ensureSilo(loc.ID, loc.Root)
+	silo, convs, err := s.prepareCreate(ctx, loc)
 	if err != nil {
 		return "", err
 	}
-	convs := filepath.Join(silo, convsDir)
-	if err := confine(silo, convsDir); err != nil {
-		return "", err
-	}
-	if loc.Root != "" {
-		if err := confine(loc.Root, filepath.Join(dotJP, convsDir)); err != nil {
-			return "", err
-		}
-	}
-	if err := os.MkdirAll(convs, 0o700); err != nil {
-		return "", fmt.Errorf("create conversation: %w", err)
-	}
-	sweepConvs(convs)
 	now := s.clock.Now().UTC()
 	f := s.formatOf(loc, silo)
 	id, name, err := claimID(convs, loc.Root, conversation.NewID(now), f, nc.Title)

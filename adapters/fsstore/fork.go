@@ -30,29 +30,10 @@ const stagingPrefix = ".new" + atomicfile.TempMarker
 // without metadata.json: neither is listed, and a later write sweeps
 // both (sweepConvs). The checkout copy is written from it last.
 func (s *Store) CreateFrom(ctx context.Context, loc workspace.Location, nc ports.NewConversation, fill func(add func(conversation.Event) error) error) (conversation.ID, error) {
-	if err := loc.Check(); err != nil {
-		return "", fmt.Errorf("create conversation: %w", err)
-	}
-	if err := ctx.Err(); err != nil {
-		return "", err
-	}
-	silo, err := s.ensureSilo(loc.ID, loc.Root)
+	silo, convs, err := s.prepareCreate(ctx, loc)
 	if err != nil {
 		return "", err
 	}
-	convs := filepath.Join(silo, convsDir)
-	if err := confine(silo, convsDir); err != nil {
-		return "", err
-	}
-	if loc.Root != "" {
-		if err := confine(loc.Root, filepath.Join(dotJP, convsDir)); err != nil {
-			return "", err
-		}
-	}
-	if err := os.MkdirAll(convs, 0o700); err != nil {
-		return "", fmt.Errorf("create conversation: %w", err)
-	}
-	sweepConvs(convs)
 	stage, err := os.MkdirTemp(convs, stagingPrefix)
 	if err != nil {
 		return "", fmt.Errorf("create conversation: %w", err)
