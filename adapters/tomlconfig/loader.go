@@ -245,7 +245,6 @@ func (l *Loader) reportUntrusted(r config.TrustReview) {
 	fmt.Fprintln(l.opts.Notice, r.Notice())
 }
 
-
 // report logs each ignored key once per Loader, and writes the one-line
 // notice the first time there are any.
 func (l *Loader) report(keys []config.UnsupportedKey) {
