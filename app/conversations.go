@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"time"
 
@@ -232,4 +233,25 @@ func LockError(err error) error {
 		return &UserError{Msg: le.Error(), Err: err}
 	}
 	return err
+}
+
+// Paths returns the paths jp c path prints for conversation id: its
+// directory, or with files non-empty, those files in it (in that order).
+func (c *Conversations) Paths(ctx context.Context, loc workspace.Location, id conversation.ID, files ...string) ([]string, error) {
+	d, ok := c.store.(ports.ConversationDirs)
+	if !ok {
+		return nil, &UserError{Msg: "this conversation store keeps no files, so conversations have no path"}
+	}
+	dir, err := d.ConversationDir(ctx, loc, id)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return []string{dir}, nil
+	}
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = filepath.Join(dir, f)
+	}
+	return out, nil
 }

@@ -171,3 +171,12 @@ type BlockCheckpoints interface {
 	// event. No checkpoint is not an error.
 	DropCheckpoint(ctx context.Context, loc workspace.Location, id conversation.ID) error
 }
+
+// ConversationDirs is implemented by stores that keep each conversation
+// in a directory of its own (jp c path).
+type ConversationDirs interface {
+	// ConversationDir returns the directory of conversation id: the
+	// checkout's copy when there is one, else the user-local one. An
+	// unknown ID gives a *NotFoundError.
+	ConversationDir(ctx context.Context, loc workspace.Location, id conversation.ID) (string, error)
+}

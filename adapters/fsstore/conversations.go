@@ -369,3 +369,17 @@ func (l *liveness) mark(sum *conversation.Summary) {
 	lr.Live = &v
 	sum.LastRoot = &lr
 }
+
+// ConversationDir implements ports.ConversationDirs: the checkout's copy
+// of the conversation when there is one (where the Rust jp looks first),
+// else the silo's.
+func (s *Store) ConversationDir(ctx context.Context, loc workspace.Location, id conversation.ID) (string, error) {
+	p, err := s.find(ctx, loc, id, "conversation path")
+	if err != nil {
+		return "", err
+	}
+	if p.inProj {
+		return p.projConv, nil
+	}
+	return p.siloConv, nil
+}

@@ -20,16 +20,17 @@ import (
 // ConversationCmd is jp conversation (alias c).
 type ConversationCmd struct {
 	Ls        ConversationLsCmd      `cmd:"" default:"withargs" aliases:"list" help:"List conversations in this workspace checkout (the default: bare jp c lists). * marks the active one."`
-	Show      ConversationShowCmd    `cmd:"" help:"Show a conversation's events (default: the active conversation)."`
-	Use       ConversationUseCmd     `cmd:"" help:"Make a conversation the active one of this checkout (jp q continues it)."`
-	Fork      ConversationForkCmd    `cmd:"" help:"Copy a conversation (all its turns, or up to --turn N) into a new, active one."`
-	Grep      ConversationGrepCmd    `cmd:"" help:"Search the text of conversations with a regular expression."`
-	Edit      ConversationEditCmd    `cmd:"" help:"Edit a conversation's title, pinned flag and labels in the editor."`
-	Label     ConversationLabelCmd   `cmd:"" help:"Add or remove a conversation's label (jp c label ID add|rm NAME)."`
-	Rm        ConversationRmCmd      `cmd:"" aliases:"remove" help:"Move conversations to the trash (asks first unless --yes); jp c restore brings them back for 30 days."`
+	Show      ConversationShowCmd    `cmd:"" aliases:"s" help:"Show a conversation's events (default: the active conversation)."`
+	Use       ConversationUseCmd     `cmd:"" aliases:"u" help:"Make a conversation the active one of this checkout (jp q continues it)."`
+	Fork      ConversationForkCmd    `cmd:"" aliases:"f" help:"Copy a conversation (all its turns, or up to --turn N) into a new, active one."`
+	Grep      ConversationGrepCmd    `cmd:"" aliases:"g,rg" help:"Search the text of conversations with a regular expression."`
+	Edit      ConversationEditCmd    `cmd:"" aliases:"e" help:"Edit a conversation's title, pinned flag and labels in the editor."`
+	Label     ConversationLabelCmd   `cmd:"" aliases:"l,labels" help:"Add or remove a conversation's label (jp c label ID add|rm NAME)."`
+	Rm        ConversationRmCmd      `cmd:"" aliases:"remove,rem,delete,del" help:"Move conversations to the trash (asks first unless --yes); jp c restore brings them back for 30 days."`
 	Restore   ConversationRestoreCmd `cmd:"" help:"Bring back a removed conversation from the trash (default: the one removed last); --list shows the trash."`
-	Archive   ArchiveCmd             `cmd:"" help:"Archive a conversation (hidden from ls)."`
-	Unarchive UnarchiveCmd           `cmd:"" help:"Unarchive a conversation."`
+	Path      ConversationPathCmd    `cmd:"" help:"Print the directory of conversations (default: the active one), or with --events, --metadata, --base-config those files."`
+	Archive   ArchiveCmd             `cmd:"" aliases:"a" help:"Archive a conversation (hidden from ls)."`
+	Unarchive UnarchiveCmd           `cmd:"" aliases:"ua" help:"Unarchive a conversation."`
 	Title     ConversationTitleCmd   `cmd:"" help:"Set a conversation's title."`
 	Pin       PinCmd                 `cmd:"" help:"Pin a conversation (listed first)."`
 	Unpin     UnpinCmd               `cmd:"" help:"Unpin a conversation."`
