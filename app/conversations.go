@@ -1,11 +1,15 @@
 package app
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/jpcli/jp/domain/conversation"
@@ -37,6 +41,24 @@ type ListOptions struct {
 	All bool
 	// Label, when set, lists only conversations with that label.
 	Label string
+	// Local lists only the conversations kept on this machine alone.
+	Local bool
+	// Sort orders by a field (one of SortFields), ascending unless
+	// Descending; "" keeps the default order (pinned first, then the most
+	// recently active first).
+	Sort       string
+	Descending bool
+}
+
+// SortFields are the fields jp c ls --sort takes, the Rust jp's.
+var SortFields = []string{"id", "created", "activity", "expires", "messages", "local"}
+
+// CheckSort returns a usage error unless field is "" or one of SortFields.
+func CheckSort(field string) error {
+	if field == "" || slices.Contains(SortFields, field) {
+		return nil
+	}
+	return &UsageError{Msg: fmt.Sprintf("--sort %q is not a field: use one of %s", field, strings.Join(SortFields, ", "))}
 }
 
 // List returns the conversations visible in loc: pinned first, then most
@@ -49,12 +71,66 @@ func (c *Conversations) List(ctx context.Context, loc workspace.Location, opts L
 	}
 	out := all[:0]
 	for _, s := range all {
-		if s.Unreadable != nil || (opts.All || s.Metadata.Archived() == opts.Archived) && (opts.Label == "" || s.Metadata.HasLabel(opts.Label)) {
+		if s.Unreadable != nil || (opts.All || s.Metadata.Archived() == opts.Archived) && (opts.Label == "" || s.Metadata.HasLabel(opts.Label)) && (!opts.Local || s.Local) {
 			out = append(out, s)
 		}
 	}
+	if err := CheckSort(opts.Sort); err != nil {
+		return nil, err
+	}
 	SortSummaries(out)
+	if opts.Sort != "" || opts.Descending {
+		sortBy(out, cmp.Or(opts.Sort, "activity"), opts.Descending)
+	}
 	return out, nil
+}
+
+// sortBy orders ss by field, ascending unless desc, pinned conversations
+// first; ties keep their default order.
+func sortBy(ss []conversation.Summary, field string, desc bool) {
+	key := func(s conversation.Summary) (int64, string) {
+		switch field {
+		case "id":
+			return 0, string(s.ID)
+		case "created":
+			return s.Metadata.CreatedAt.UnixNano(), ""
+		case "messages":
+			return int64(s.Metadata.EventsCount), ""
+		case "expires":
+			return 0, expiresAt(s.Metadata)
+		case "local":
+			if s.Local {
+				return 1, ""
+			}
+			return 0, ""
+		}
+		return s.Metadata.LastActivatedAt.UnixNano(), ""
+	}
+	sort.SliceStable(ss, func(i, j int) bool {
+		if ss[i].Metadata.Pinned() != ss[j].Metadata.Pinned() {
+			return ss[i].Metadata.Pinned()
+		}
+		ai, as := key(ss[i])
+		bi, bs := key(ss[j])
+		c := cmp.Or(cmp.Compare(ai, bi), strings.Compare(as, bs))
+		if desc {
+			return c > 0
+		}
+		return c < 0
+	})
+}
+
+// expiresAt is a conversation's expiry as the Rust jp records it
+// (expires_at, kept in Extra), normalised so that strings compare as
+// times; "~" (after every time) when it has none.
+func expiresAt(m conversation.Metadata) string {
+	var raw string
+	if err := json.Unmarshal(m.Extra["expires_at"], &raw); err == nil {
+		if t, err := time.Parse(time.RFC3339Nano, raw); err == nil {
+			return t.UTC().Format("2006-01-02T15:04:05.000000000")
+		}
+	}
+	return "~"
 }
 
 // Unreadable splits a listing into the conversations that can be shown and

@@ -38,9 +38,14 @@ type ConversationCmd struct {
 
 // ConversationLsCmd is jp conversation ls.
 type ConversationLsCmd struct {
-	Archived bool   `help:"List only archived conversations."`
-	All      bool   `short:"a" help:"List archived and unarchived conversations."`
-	Label    string `placeholder:"NAME" help:"List only conversations with this label."`
+	Archived   bool   `help:"List only archived conversations."`
+	All        bool   `short:"a" help:"List archived and unarchived conversations."`
+	Label      string `placeholder:"NAME" help:"List only conversations with this label."`
+	Sort       string `placeholder:"FIELD" help:"Sort by id, created, activity, expires, messages or local (ascending; pinned ones stay first). Default: the most recently active first."`
+	Descending bool   `help:"Sort in descending order."`
+	Limit      int    `placeholder:"N" help:"List at most N conversations."`
+	Full       bool   `help:"Show the full last-active time (with seconds)."`
+	Local      bool   `help:"List only the conversations kept on this machine alone (--local ones)."`
 	FormatFlag
 }
 
@@ -54,7 +59,14 @@ func (c *ConversationLsCmd) Run(rt *Runtime) error {
 	if err != nil {
 		return err
 	}
-	list, err := a.Conversations.List(rt.Ctx, loc, app.ListOptions{Archived: c.Archived, All: c.All, Label: c.Label})
+	if c.Limit < 0 {
+		return &app.UsageError{Msg: fmt.Sprintf("--limit %d is below 0: give the number of conversations to list", c.Limit)}
+	}
+	if err := app.CheckSort(c.Sort); err != nil {
+		return err
+	}
+	list, err := a.Conversations.List(rt.Ctx, loc, app.ListOptions{Archived: c.Archived, All: c.All, Label: c.Label,
+		Local: c.Local, Sort: c.Sort, Descending: c.Descending})
 	if err != nil {
 		return err
 	}
@@ -66,12 +78,25 @@ func (c *ConversationLsCmd) Run(rt *Runtime) error {
 	if err != nil {
 		return err
 	}
+	hidden := 0
+	if c.Limit > 0 && len(list) > c.Limit {
+		hidden = len(list) - c.Limit
+		list = list[:c.Limit]
+	}
 	w := bufio.NewWriterSize(rt.Streams.Out, 64<<10)
 	defer w.Flush()
 	if c.JSON() {
 		return writeJSON(w, list)
 	}
+	timeFormat := "2006-01-02 15:04"
+	if c.Full {
+		timeFormat = "2006-01-02 15:04:05"
+	}
 	if len(list) == 0 {
+		if c.Local {
+			fmt.Fprintln(w, "No local conversations.")
+			return nil
+		}
 		if c.Label != "" {
 			fmt.Fprintf(w, "No conversations labelled %s.\n", c.Label)
 			return nil
@@ -79,7 +104,7 @@ func (c *ConversationLsCmd) Run(rt *Runtime) error {
 		fmt.Fprintln(w, "No conversations yet: start one with jp query.")
 		return nil
 	}
-	fmt.Fprintf(w, "  %-12s  %-16s  %6s  %-5s  %s\n", "ID", "LAST ACTIVE", "EVENTS", "FLAGS", "TITLE")
+	fmt.Fprintf(w, "  %-12s  %-*s  %6s  %-5s  %s\n", "ID", len(timeFormat), "LAST ACTIVE", "EVENTS", "FLAGS", "TITLE")
 	for _, s := range list {
 		mark := " "
 		if s.ID == active {
@@ -89,8 +114,11 @@ func (c *ConversationLsCmd) Run(rt *Runtime) error {
 		if ls := s.Metadata.Labels(); len(ls) > 0 {
 			title += "  [" + strings.Join(ls, ", ") + "]"
 		}
-		fmt.Fprintf(w, "%s %-12s  %-16s  %6d  %-5s  %s\n", mark, s.ID, s.Metadata.LastActivatedAt.Local().Format("2006-01-02 15:04"),
+		fmt.Fprintf(w, "%s %-12s  %-*s  %6d  %-5s  %s\n", mark, s.ID, len(timeFormat), s.Metadata.LastActivatedAt.Local().Format(timeFormat),
 			s.Metadata.EventsCount, flags(s), title)
+	}
+	if hidden > 0 {
+		fmt.Fprintf(w, "(%d more not listed: raise --limit)\n", hidden)
 	}
 	return nil
 }
