@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/workspace"
@@ -177,12 +178,38 @@ type GrepMatch struct {
 	// "tool_result".
 	Who  string `json:"who"`
 	Line string `json:"line"`
+	// Context is true for a line shown only because it is within
+	// --context lines of a match.
+	Context bool `json:"context,omitempty"`
 }
 
-// CompileGrep compiles a grep pattern (Go regular expression syntax), with
-// one line saying what is wrong when it is not valid.
-func CompileGrep(pattern string, ignoreCase bool) (*regexp.Regexp, error) {
-	if ignoreCase {
+// GrepPattern is what jp c grep searches for, as the Rust jp reads it.
+type GrepPattern struct {
+	// Text is the pattern (the Rust jp joins several words with spaces).
+	Text string
+	// Regex reads Text as a Go regular expression; otherwise it is
+	// literal text.
+	Regex bool
+	// IgnoreCase and CaseSensitive override smart case: without either,
+	// the match ignores case unless Text has an upper-case letter.
+	IgnoreCase, CaseSensitive bool
+}
+
+// CompileGrep compiles a grep pattern, with one line saying what is wrong
+// when it is not valid.
+func CompileGrep(p GrepPattern) (*regexp.Regexp, error) {
+	if p.Text == "" {
+		return nil, &UsageError{Msg: "the grep pattern is empty: give the text to search for"}
+	}
+	if p.IgnoreCase && p.CaseSensitive {
+		return nil, &UsageError{Msg: "--ignore-case and --case-sensitive contradict each other: give one"}
+	}
+	pattern := p.Text
+	if !p.Regex {
+		pattern = regexp.QuoteMeta(pattern)
+	}
+	fold := p.IgnoreCase || !p.CaseSensitive && !strings.ContainsFunc(p.Text, unicode.IsUpper)
+	if fold {
 		pattern = "(?i)" + pattern
 	}
 	re, err := regexp.Compile(pattern)
@@ -191,16 +218,17 @@ func CompileGrep(pattern string, ignoreCase bool) (*regexp.Regexp, error) {
 		if i := strings.LastIndex(msg, ": "); i >= 0 {
 			msg = msg[:i] // regexp repeats the whole pattern at the end
 		}
-		return nil, &UsageError{Msg: fmt.Sprintf("invalid pattern %q: %s (Go regular expression syntax)", pattern, strings.TrimPrefix(msg, "error parsing regexp: "))}
+		return nil, &UsageError{Msg: fmt.Sprintf("invalid pattern %q: %s (Go regular expression syntax; without -r the pattern is literal text)", p.Text, strings.TrimPrefix(msg, "error parsing regexp: "))}
 	}
 	return re, nil
 }
 
 // Grep returns the lines of the conversations visible from each location
 // (titles, messages, answers, reasoning, tool calls and results) that match
-// re, newest conversation first. skipped has one line for each
+// re, newest conversation first, each with up to around lines of its
+// text before and after it. skipped has one line for each
 // conversation left out because its checkout copy could not be read.
-func (c *Conversations) Grep(ctx context.Context, locs []workspace.Location, re *regexp.Regexp) (out []GrepMatch, skipped []string, err error) {
+func (c *Conversations) Grep(ctx context.Context, locs []workspace.Location, re *regexp.Regexp, around int) (out []GrepMatch, skipped []string, err error) {
 	for _, loc := range locs {
 		list, err := c.store.List(ctx, loc)
 		if err != nil {
@@ -212,10 +240,17 @@ func (c *Conversations) Grep(ctx context.Context, locs []workspace.Location, re 
 		for _, s := range list {
 			m := GrepMatch{Workspace: loc.ID, Conversation: s.ID, Title: s.Metadata.Title}
 			add := func(turn int, who, text string) {
-				for _, line := range strings.Split(text, "\n") {
-					if re.MatchString(line) {
-						m.Turn, m.Who, m.Line = turn, who, line
+				lines := strings.Split(text, "\n")
+				next := 0 // the first line not yet added
+				for i, line := range lines {
+					if !re.MatchString(line) {
+						continue
+					}
+					for j := max(next, i-around); j <= min(len(lines)-1, i+around); j++ {
+						m.Turn, m.Who, m.Line = turn, who, lines[j]
+						m.Context = j != i && !re.MatchString(lines[j])
 						out = append(out, m)
+						next = j + 1
 					}
 				}
 			}

@@ -61,15 +61,21 @@ func (c *ConversationForkCmd) Run(rt *Runtime) error {
 
 // ConversationGrepCmd is jp conversation grep.
 type ConversationGrepCmd struct {
-	Pattern       string `arg:"" help:"A regular expression (Go syntax), matched line by line."`
-	IgnoreCase    bool   `short:"i" help:"Match without regard to case."`
-	AllWorkspaces bool   `name:"all-workspaces" help:"Search every workspace on this machine, not only the current one."`
+	Pattern       []string `arg:"" name:"pattern" help:"The text to search for, matched line by line; several words are joined with single spaces, as in the Rust jp."`
+	Regex         bool     `short:"r" help:"Read the pattern as a regular expression (Go syntax) instead of literal text."`
+	IgnoreCase    bool     `name:"ignore-case" help:"Match without regard to case (overrides smart case: by default case matters only when the pattern has an upper-case letter)."`
+	CaseSensitive bool     `name:"case-sensitive" help:"Match case exactly (overrides smart case)."`
+	Context       int      `placeholder:"N" help:"Show N lines before and after each match."`
+	AllWorkspaces bool     `name:"all-workspaces" help:"Search every workspace on this machine, not only the current one."`
 	FormatFlag
 }
 
 // Run searches conversations.
 func (c *ConversationGrepCmd) Run(rt *Runtime) error {
-	re, err := app.CompileGrep(c.Pattern, c.IgnoreCase)
+	if c.Context < 0 {
+		return &app.UsageError{Msg: fmt.Sprintf("--context %d is below 0: give the number of lines to show around each match", c.Context)}
+	}
+	re, err := app.CompileGrep(app.GrepPattern{Text: strings.Join(c.Pattern, " "), Regex: c.Regex, IgnoreCase: c.IgnoreCase, CaseSensitive: c.CaseSensitive})
 	if err != nil {
 		return err
 	}
@@ -93,7 +99,7 @@ func (c *ConversationGrepCmd) Run(rt *Runtime) error {
 		}
 		locs = []workspace.Location{loc}
 	}
-	matches, skipped, err := a.Conversations.Grep(rt.Ctx, locs, re)
+	matches, skipped, err := a.Conversations.Grep(rt.Ctx, locs, re, c.Context)
 	if err != nil {
 		return err
 	}
@@ -120,7 +126,11 @@ func (c *ConversationGrepCmd) Run(rt *Runtime) error {
 		if c.AllWorkspaces {
 			prefix = string(m.Workspace) + "/" + prefix
 		}
-		fmt.Fprintf(w, "%s  %s: %s\n", prefix, where, m.Line)
+		sep := ":"
+		if m.Context {
+			sep = "-" // as grep marks context lines
+		}
+		fmt.Fprintf(w, "%s  %s%s %s\n", prefix, where, sep, m.Line)
 	}
 	if len(matches) == 0 {
 		fmt.Fprintln(rt.Streams.Err, "No match.")
