@@ -28,6 +28,7 @@ type ConversationCmd struct {
 	Label     ConversationLabelCmd   `cmd:"" aliases:"l,labels" help:"Add or remove a conversation's label (jp c label ID add|rm NAME)."`
 	Rm        ConversationRmCmd      `cmd:"" aliases:"remove,rem,delete,del" help:"Move conversations to the trash (asks first unless --yes); jp c restore brings them back for 30 days."`
 	Restore   ConversationRestoreCmd `cmd:"" help:"Bring back a removed conversation from the trash (default: the one removed last); --list shows the trash."`
+	Print     ConversationPrintCmd   `cmd:"" aliases:"p" help:"Print a conversation as a transcript, or some of its turns (--first, --last, --turn, --from/--to); --style user|chat|brief|full."`
 	Path      ConversationPathCmd    `cmd:"" help:"Print the directory of conversations (default: the active one), or with --events, --metadata, --base-config those files."`
 	Archive   ArchiveCmd             `cmd:"" aliases:"a" help:"Archive a conversation (hidden from ls)."`
 	Unarchive UnarchiveCmd           `cmd:"" aliases:"ua" help:"Unarchive a conversation."`

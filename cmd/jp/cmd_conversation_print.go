@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/jpcli/jp/app"
+	"github.com/jpcli/jp/domain/conversation"
+)
+
+// ConversationPrintCmd is jp conversation print (alias p), as the Rust jp
+// has it: the conversation as a transcript, or the turns selected.
+type ConversationPrintCmd struct {
+	ID    string `arg:"" optional:"" predictor:"conversation" help:"Conversation ID or a unique prefix of one (default: the active conversation)."`
+	First int    `placeholder:"N" help:"Print the first N turns."`
+	Last  int    `placeholder:"N" help:"Print the last N turns."`
+	Turn  string `placeholder:"SPEC" help:"Print turns by number (1 is the first): 3, 1..5, 10.., ..10 or .. (all)."`
+	From  string `placeholder:"N" help:"Start at turn N (1-based), or -N: the Nth from the end."`
+	To    string `placeholder:"N" help:"End at turn N (1-based, included), or -N: the Nth from the end."`
+	Style string `short:"s" enum:",user,chat,brief,full" default:"" placeholder:"STYLE" help:"user: your messages only; chat: yours and the answers; brief: also tool call names; full: everything (the default)."`
+}
+
+// Run prints the selected turns.
+func (c *ConversationPrintCmd) Run(rt *Runtime) error {
+	set := 0
+	for _, on := range []bool{c.First != 0, c.Last != 0, c.Turn != "", c.From != "" || c.To != ""} {
+		if on {
+			set++
+		}
+	}
+	if set > 1 {
+		return &app.UsageError{Msg: "--first, --last, --turn and --from/--to each select turns: give one of them"}
+	}
+	if c.First < 0 || c.Last < 0 {
+		return &app.UsageError{Msg: "--first and --last take a number of turns above 0"}
+	}
+	a, loc, id, err := rt.conversation(c.ID)
+	if err != nil {
+		return err
+	}
+	_, evs, err := a.Conversations.Show(rt.Ctx, loc, id)
+	if err != nil {
+		return err
+	}
+	turns := app.Turns(evs)
+	lo, hi, err := c.selectTurns(len(turns))
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(rt.Streams.Out)
+	defer w.Flush()
+	for i := lo; i < hi; i++ {
+		fmt.Fprintf(w, "── turn %d\n", i+1)
+		for _, e := range turns[i] {
+			printEvent(w, e, c.Style)
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
+}
+
+// selectTurns returns the half-open range [lo, hi) of the n turns the
+// flags select (all of them without a selector; past the end is clipped).
+func (c *ConversationPrintCmd) selectTurns(n int) (lo, hi int, err error) {
+	switch {
+	case c.First > 0:
+		return 0, min(c.First, n), nil
+	case c.Last > 0:
+		return max(0, n-c.Last), n, nil
+	case c.Turn != "":
+		a, b, ok := strings.Cut(c.Turn, "..")
+		from, err := turnBound("--turn", a, n, 1)
+		if err != nil {
+			return 0, 0, err
+		}
+		if !ok {
+			if from < 1 || from > n {
+				return 0, 0, &app.UserError{Msg: fmt.Sprintf("--turn %s: the conversation has %s", c.Turn, plural(n, "turn", "turns"))}
+			}
+			return from - 1, from, nil
+		}
+		to, err := turnBound("--turn", b, n, n)
+		if err != nil {
+			return 0, 0, err
+		}
+		return clipTurns(from, to, n)
+	case c.From != "" || c.To != "":
+		from, err := turnBound("--from", c.From, n, 1)
+		if err != nil {
+			return 0, 0, err
+		}
+		to, err := turnBound("--to", c.To, n, n)
+		if err != nil {
+			return 0, 0, err
+		}
+		return clipTurns(from, to, n)
+	}
+	return 0, n, nil
+}
+
+// turnBound reads a 1-based turn number, -N from the end, or "" (def).
+func turnBound(flag, s string, n, def int) (int, error) {
+	if s == "" {
+		return def, nil
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil || v == 0 {
+		return 0, &app.UsageError{Msg: fmt.Sprintf("%s %q is not a turn: give a turn number (1 is the first) or -N (the Nth from the end)", flag, s)}
+	}
+	if v < 0 {
+		return n + v + 1, nil
+	}
+	return v, nil
+}
+
+// clipTurns turns an inclusive 1-based range into a half-open 0-based one
+// within n turns.
+func clipTurns(from, to, n int) (int, int, error) {
+	lo, hi := max(from, 1)-1, min(to, n)
+	if lo >= hi {
+		return 0, 0, nil
+	}
+	return lo, hi, nil
+}
+
+// printEvent writes one event of jp c print in a style.
+func printEvent(w *bufio.Writer, e conversation.Event, style string) {
+	switch e.Type {
+	case conversation.EventTypeChatRequest:
+		writeEvent(w, e)
+	case conversation.EventTypeChatResponse:
+		if style == "user" || e.Reasoning != "" && style != "" && style != "full" {
+			return
+		}
+		writeEvent(w, e)
+	case conversation.EventTypeToolCallRequest:
+		switch style {
+		case "user", "chat":
+		case "brief":
+			fmt.Fprintf(w, "\n[tool call] %s\n", noControl(e.Name))
+		default:
+			writeEvent(w, e)
+		}
+	case conversation.EventTypeToolCallResponse:
+		if style == "" || style == "full" {
+			writeEvent(w, e)
+		}
+	}
+}
