@@ -60,7 +60,7 @@ func (q *Query) checkEphemeral(in QueryInput) error {
 	case in.Tmp && in.NoPersist:
 		return &UsageError{Msg: "--tmp and --no-persist exclude each other (--no-persist stores nothing at all)"}
 	case (in.Tmp || in.NoPersist) && in.Conversation != "":
-		return &UsageError{Msg: fmt.Sprintf("%s always starts a new conversation: drop -c (to ask in the context of a conversation, fork it: jp conversation fork)", ephemeralFlag(in))}
+		return &UsageError{Msg: fmt.Sprintf("%s always starts a new conversation: drop -i (to ask in the context of a conversation, fork it: jp conversation fork)", ephemeralFlag(in))}
 	case in.NoPersist && q.durable == nil:
 		return errors.New("--no-persist: the query was not given an in-memory store")
 	}
@@ -125,5 +125,5 @@ func (q *Query) rescueDraft(ctx context.Context, loc workspace.Location, id conv
 		q.printer.EndBlock(ports.ChannelError)
 		return
 	}
-	q.chromeNote(fmt.Sprintf("Not answered. What you typed is the draft of conversation %s: jp q -c %s opens it again.", nid, nid))
+	q.chromeNote(fmt.Sprintf("Not answered. What you typed is the draft of conversation %s: jp q -i %s opens it again.", nid, nid))
 }

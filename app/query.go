@@ -392,7 +392,7 @@ func (q *Query) turnLoop(ctx context.Context, rs *runState, text string) (end tu
 func (q *Query) pickConversation(ctx context.Context, loc workspace.Location, in QueryInput) (conversation.ID, error) {
 	if in.Conversation != "" {
 		if in.New {
-			return "", &UsageError{Msg: "-c/--conversation and --new exclude each other"}
+			return "", &UsageError{Msg: "-i/--id and --new exclude each other"}
 		}
 		return resolveConversation(ctx, q.store, loc, in.Conversation)
 	}
@@ -475,13 +475,13 @@ func (q *Query) message(ctx context.Context, loc workspace.Location, id conversa
 var errAbandoned = errors.New("compose abandoned; the text was kept")
 
 // keepAbandoned keeps text the user typed and then backed out of (ESC,
-// Ctrl-C): as the conversation's draft, which the next jp q -c picks up,
+// Ctrl-C): as the conversation's draft, which the next jp q -i picks up,
 // or, for a conversation that does not exist yet, printed back, so that
 // nothing typed is lost.
 func (q *Query) keepAbandoned(ctx context.Context, loc workspace.Location, id conversation.ID, text string) {
 	if id != "" {
 		if err := q.keepDraft(context.WithoutCancel(ctx), loc, id, text); err == nil {
-			q.chromeNote(fmt.Sprintf("Not sent. What you typed is the draft of conversation %s: jp q -c %s opens it again.", id, id))
+			q.chromeNote(fmt.Sprintf("Not sent. What you typed is the draft of conversation %s: jp q -i %s opens it again.", id, id))
 			return
 		}
 	}

@@ -60,7 +60,7 @@ func TestSIGKILLKeepsTheBlockInFlight(t *testing.T) {
 	}
 
 	// The next writer folds it in as the cut turn's chat_response.
-	e.run("q", "-c", id, "--cfg", "providers.demo.script=", "and then?")
+	e.run("q", "-i", id, "--cfg", "providers.demo.script=", "and then?")
 	store, loc := e.store(sysclock.New())
 	evs, err := store.Events(ctx, loc, conversation.ID(id))
 	if err != nil {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"strings"
+
 	"github.com/alecthomas/kong"
 )
 
@@ -8,8 +10,36 @@ import (
 type Globals struct {
 	Workspace string           `short:"w" name:"workspace" placeholder:"ID|PATH|cwd" help:"Workspace to work in: a workspace ID, a path inside a checkout, or 'cwd' (the default)."`
 	Verbose   int              `short:"v" type:"counter" help:"More log output on stderr and in the log file (repeat: -vv debug, -vvv trace)."`
-	Cfg       []string         `name:"cfg" sep:"none" placeholder:"KEY=VALUE|FILE|NAME" help:"Override configuration for this run (repeatable): a key (--cfg query.loop=never), a TOML file (--cfg ./x.toml) or a name under .jp/config (--cfg personas/dev)."`
+	Cfg       []string         `short:"c" name:"cfg" sep:"none" placeholder:"KEY=VALUE|FILE|NAME" help:"Override configuration for this run (repeatable): a key (--cfg query.loop=never), a TOML file (--cfg ./x.toml) or a name under .jp/config (--cfg personas/dev)."`
 	Version   kong.VersionFlag `help:"Print jp's version and exit."`
+	NoPersist bool             `short:"!" name:"no-persist" help:"Store nothing: jp q keeps the conversation in memory for this run only (see docs/scripting.md); -P is the same."`
+	// NoPersistP is -P, the Rust jp's second short name of --no-persist.
+	NoPersistP bool `short:"P" name:"no-persist-p" hidden:""`
+
+	// shortCfg are the values given with the short -c (not --cfg): jp q
+	// reads one that names a conversation the old way (see legacyCfgID).
+	shortCfg []string
+}
+
+// shortCfgValues returns the values args give with -c (as "-c V", "-cV"
+// or "-c=V"), up to a "--".
+func shortCfgValues(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return out
+		case a == "-c" && i+1 < len(args):
+			i++
+			out = append(out, args[i])
+		case strings.HasPrefix(a, "-c="):
+			out = append(out, a[3:])
+		case strings.HasPrefix(a, "-c") && len(a) > 2:
+			out = append(out, a[2:])
+		}
+	}
+	return out
 }
 
 // CLI is jp's command tree.

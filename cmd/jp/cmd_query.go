@@ -14,29 +14,38 @@ import (
 	"github.com/jpcli/jp/adapters/memstore"
 	"github.com/jpcli/jp/adapters/sysclock"
 	"github.com/jpcli/jp/app"
+	"github.com/jpcli/jp/domain/workspace"
+	jpwire "github.com/jpcli/jp/wire"
 )
 
 // QueryCmd is jp query (alias q).
 type QueryCmd struct {
 	Message      []string `arg:"" optional:"" help:"The message. Without one, jp reads piped stdin, or composes in the terminal (seeded from the conversation's draft)."`
-	Conversation string   `short:"c" name:"conversation" placeholder:"ID" predictor:"conversation" help:"Continue this conversation (default: the one last active in this checkout)."`
-	New          bool     `help:"Start a new conversation."`
+	Conversation string   `short:"i" name:"id" aliases:"conversation" placeholder:"ID" predictor:"conversation" help:"Continue this conversation (default: the one last active in this checkout); --conversation is the old name."`
+	New          bool     `short:"n" help:"Start a new conversation."`
 	Local        bool     `help:"Start a new conversation kept only on this machine (never written into the checkout's .jp/)."`
 	Tmp          bool     `help:"Run a new conversation that is removed when the run ends (see docs/scripting.md)."`
-	NoPersist    bool     `name:"no-persist" help:"Store nothing: the conversation lives in memory for this run only (see docs/scripting.md)."`
-	Model        string   `placeholder:"PROVIDER/MODEL" predictor:"model" help:"Model to use, e.g. openai/gpt-4o, anthropic/claude-sonnet-4-5, ollama/llama3.1, demo/echo."`
+	Model        string   `short:"m" placeholder:"PROVIDER/MODEL" predictor:"model" help:"Model to use, e.g. openai/gpt-4o, anthropic/claude-sonnet-4-5, ollama/llama3.1, demo/echo."`
 	Edit         bool     `short:"e" help:"Compose in the editor even when a message is given (seeded with it)."`
 	NoEdit       bool     `short:"E" name:"no-edit" help:"Never compose; fail if there is no message."`
-	Format       string   `enum:"text,json" default:"text" help:"Output: text, or json (JSON lines: start, delta, tool_call, tool_result, end; see docs/scripting.md)."`
+	Format       string   `short:"F" enum:"text,json,text-pretty,json-pretty" default:"text" help:"Output: text, or json (JSON lines: start, delta, tool_call, tool_result, end; see docs/scripting.md); text-pretty and json-pretty are text and json."`
 	Quiet        bool     `short:"q" help:"No chrome (status lines)."`
 	Headless     string   `placeholder:"FILE" env:"JP_HEADLESS" help:"Answer prompts from a script file instead of the terminal (see docs/headless.md)."`
 	MCPPrompt    string   `name:"mcp-prompt" placeholder:"SERVER/PROMPT" help:"Start the query from an MCP server's prompt; the words after it are the prompt's arguments as key=value."`
 	Attach       []string `short:"a" name:"attach" sep:"none" placeholder:"PATH|cmd:COMMAND|URL|-" help:"Attach a file, a directory (honouring .gitignore), a glob, a command's output (cmd:COMMAND, run in the checkout), an http(s) URL, or stdin (-). Repeatable; see docs/attachments.md."`
 	Param        []string `short:"p" name:"param" sep:"none" placeholder:"KEY=VALUE" help:"Set a model parameter for this run (repeatable): max_tokens, temperature, top_p, stop, reasoning, tool_choice (assistant.model.parameters)."`
-	Reasoning    string   `placeholder:"LEVEL" help:"How much the model thinks: off, auto, low, medium, high, max, or a token budget."`
-	NoReasoning  bool     `name:"no-reasoning" help:"Turn reasoning off (--reasoning off)."`
+	Reasoning    string   `short:"r" placeholder:"LEVEL" help:"How much the model thinks: off, auto, low, medium, high, max, or a token budget."`
+	NoReasoning  bool     `short:"R" name:"no-reasoning" help:"Turn reasoning off (--reasoning off)."`
 	HideReason   bool     `name:"hide-reasoning" help:"Do not show the model's reasoning (it is still recorded)."`
-	ToolChoice   string   `name:"tool-choice" placeholder:"auto|none|required|NAME" help:"Whether the model must call a tool: auto, none, required, or a tool's name."`
+	ToolChoice   string   `short:"u" name:"tool-choice" aliases:"tool-use" placeholder:"auto|none|required|NAME" help:"Whether the model must call a tool: auto, none, required, or a tool's name."`
+	NoToolUse    bool     `short:"U" name:"no-tool-use" help:"The model must not call a tool (--tool-choice none)."`
+	Tool         []string `short:"t" name:"tool" aliases:"tools" sep:"none" placeholder:"NAME" help:"Offer this configured tool for this run (conversation.tools.NAME.enable=true); repeatable."`
+	NoTools      bool     `short:"T" name:"no-tools" help:"Ask the model not to call any tool in this run (--tool-choice none)."`
+	Title        string   `name:"title" placeholder:"TITLE" help:"Set the conversation's title (not supported by this jp yet)."`
+	NoTitle      bool     `name:"no-title" help:"Clear the conversation's title (not supported by this jp yet)."`
+	Label        []string `name:"label" sep:"none" placeholder:"LABEL" help:"Label the conversation (not supported by this jp yet)."`
+	HideTools    bool     `name:"hide-tool-calls" help:"Do not show tool calls (not supported by this jp yet)."`
+	Fork         string   `name:"fork" placeholder:"N" help:"Fork the conversation and ask in the fork (not supported by this jp yet: use jp conversation fork)."`
 	Schema       string   `placeholder:"FILE|JSON" help:"Ask for structured output matching this JSON Schema (a file, or the JSON itself); the JSON answer alone is printed on stdout."`
 }
 
@@ -62,10 +71,135 @@ func (c *QueryCmd) overrides(cfg []string) ([]string, error) {
 	if c.NoReasoning {
 		out = append(out, prefix+"reasoning=off")
 	}
+	if c.ToolChoice != "" && (c.NoToolUse || c.NoTools) {
+		return nil, &app.UsageError{Msg: "--tool-choice (-u) and --no-tool-use (-U) or --no-tools (-T) exclude each other"}
+	}
 	if c.ToolChoice != "" {
 		out = append(out, prefix+"tool_choice="+strconv.Quote(c.ToolChoice))
 	}
+	if c.NoToolUse || c.NoTools {
+		out = append(out, prefix+`tool_choice="none"`)
+	}
+	for _, t := range c.Tool {
+		t = strings.TrimSpace(t)
+		if t == "" || strings.ContainsAny(t, ".=\"\n") {
+			return nil, &app.UsageError{Msg: fmt.Sprintf("--tool %q: expected the name of a configured tool, e.g. --tool fs_read_file", t)}
+		}
+		out = append(out, "conversation.tools."+t+".enable=true")
+	}
 	return out, nil
+}
+
+// unsupported refuses, in one line, the Rust jp's query flags this jp
+// accepts but cannot act on yet.
+func (c *QueryCmd) unsupported() error {
+	var flag string
+	switch {
+	case c.Title != "":
+		flag = "--title"
+	case c.NoTitle:
+		flag = "--no-title"
+	case len(c.Label) > 0:
+		flag = "--label"
+	case c.HideTools:
+		flag = "--hide-tool-calls"
+	case c.Fork != "":
+		flag = "--fork (use jp conversation fork, then jp q)"
+	default:
+		return nil
+	}
+	return &app.UsageError{Msg: flag + " is not supported by this jp yet"}
+}
+
+// argMessage joins the message words. One word "@PATH" is the message
+// read from that file (relative to the launch directory), as in the Rust
+// jp; an "@" word among others is plain text.
+func argMessage(words []string, launchDir string) (string, error) {
+	if len(words) != 1 || !strings.HasPrefix(words[0], "@") || len(words[0]) == 1 {
+		return strings.Join(words, " "), nil
+	}
+	path := words[0][1:]
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(launchDir, path)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", &app.UsageError{Msg: fmt.Sprintf("%s: cannot read the message file: %v (write @PATH for a file, or quote the message with other words)", words[0], errors.Unwrap(err))}
+	}
+	return string(b), nil
+}
+
+// legacyCfgID keeps the old jp q -c ID working for one release: -c is
+// now the global --cfg (as in the Rust jp) and -i picks the conversation.
+// A value given with the short -c is read as a conversation when it is
+// not key=value, not an existing file, not a name under .jp/config, and
+// it resolves to a conversation (a whole ID or an unambiguous prefix);
+// one line on stderr says to use -i. It returns the --cfg values left.
+func (c *QueryCmd) legacyCfgID(rt *Runtime, a *jpwire.App) ([]string, error) {
+	cfg := rt.Globals.Cfg
+	if len(rt.Globals.shortCfg) == 0 || c.Conversation != "" {
+		return cfg, nil
+	}
+	var loc workspace.Location
+	opened := false
+	out := make([]string, 0, len(cfg))
+	short := slices.Clone(rt.Globals.shortCfg)
+	for _, v := range cfg {
+		i := slices.Index(short, v)
+		if i < 0 || c.Conversation != "" || !looksLikeConversationArg(v) || rt.cfgNameOrFile(v, loc.Root) {
+			out = append(out, v)
+			continue
+		}
+		short = slices.Delete(short, i, i+1)
+		if !opened {
+			o, err := a.Workspaces.OpenOrDefault(rt.Ctx, rt.Globals.Workspace, rt.Paths.LaunchDir, false)
+			if err != nil {
+				return nil, err
+			}
+			loc, opened = o.Location, true
+			if rt.cfgNameOrFile(v, loc.Root) {
+				out = append(out, v)
+				continue
+			}
+		}
+		id, err := a.Conversations.Resolve(rt.Ctx, loc, v)
+		if err != nil {
+			out = append(out, v) // not a conversation: --cfg reports it
+			continue
+		}
+		c.Conversation = string(id)
+		fmt.Fprintf(rt.Streams.Err, "jp: -c is now --cfg (as in the Rust jp); took %s as the conversation this once: use jp q -i %s\n", v, v)
+	}
+	return out, nil
+}
+
+// looksLikeConversationArg reports whether v could be a conversation ID
+// or prefix: digits only (never key=value, a path or a name).
+func looksLikeConversationArg(v string) bool {
+	v = strings.TrimSpace(v)
+	return v != "" && strings.Trim(v, "0123456789") == ""
+}
+
+// cfgNameOrFile reports whether --cfg v names an existing file (from the
+// launch directory) or a configuration under root's .jp/config.
+func (rt *Runtime) cfgNameOrFile(v, root string) bool {
+	p := v
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(rt.Paths.LaunchDir, v)
+	}
+	if isRegular(p) {
+		return true
+	}
+	if root == "" {
+		return false
+	}
+	d := filepath.Join(root, ".jp", "config")
+	return isRegular(filepath.Join(d, v)) || isRegular(filepath.Join(d, v+".toml"))
+}
+
+func isRegular(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // schema reads --schema: a file when one exists at that path, else the
@@ -95,9 +229,17 @@ func (c *QueryCmd) schema(launchDir string) ([]byte, error) {
 
 // Run sends the message and runs the turn loop.
 func (c *QueryCmd) Run(rt *Runtime) error {
-	rt.Front = FrontOptions{Format: c.Format, Quiet: c.Quiet, Headless: c.Headless}
-	msg := strings.Join(c.Message, " ")
+	if err := c.unsupported(); err != nil {
+		return err
+	}
+	format := strings.TrimSuffix(c.Format, "-pretty")
+	rt.Front = FrontOptions{Format: format, Quiet: c.Quiet, Headless: c.Headless}
+	msg, err := argMessage(c.Message, rt.Paths.LaunchDir)
+	if err != nil {
+		return err
+	}
 	has := len(c.Message) > 0
+	noPersist := rt.Globals.NoPersist || rt.Globals.NoPersistP
 	var stdin string
 	var hasStdin bool
 	if !isTerminal(rt.Streams.In) && rt.Streams.In != nil {
@@ -117,15 +259,19 @@ func (c *QueryCmd) Run(rt *Runtime) error {
 			stdin, hasStdin = b[:len(s)+1], true
 		}
 	}
-	overrides, err := c.overrides(rt.Globals.Cfg)
+	a, err := rt.App()
+	if err != nil {
+		return err
+	}
+	cfg, err := c.legacyCfgID(rt, a)
+	if err != nil {
+		return err
+	}
+	overrides, err := c.overrides(cfg)
 	if err != nil {
 		return err
 	}
 	schema, err := c.schema(rt.Paths.LaunchDir)
-	if err != nil {
-		return err
-	}
-	a, err := rt.App()
 	if err != nil {
 		return err
 	}
@@ -136,14 +282,14 @@ func (c *QueryCmd) Run(rt *Runtime) error {
 		has = true
 	}
 	q := a.Query
-	if c.NoPersist {
+	if noPersist {
 		q = q.InMemory(memstore.New(sysclock.New()))
 	}
 	_, err = q.Run(rt.Ctx, app.QueryInput{
 		Target: rt.Globals.Workspace, LaunchDir: rt.Paths.LaunchDir,
 		Message: msg, HasMessage: has,
 		Conversation: c.Conversation, New: c.New, Local: c.Local, Model: c.Model,
-		Tmp: c.Tmp, NoPersist: c.NoPersist,
+		Tmp: c.Tmp, NoPersist: noPersist,
 		Edit: c.Edit, NoEdit: c.NoEdit, Schema: schema, HideReasoning: c.HideReason,
 		Attach: c.Attach, Stdin: stdin, HasStdin: hasStdin,
 		UserConfigDir: rt.Paths.ConfigDir, Environ: rt.Environ, Overrides: overrides,

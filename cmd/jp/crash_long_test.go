@@ -87,7 +87,7 @@ run = "unattended"
 	hits := map[string]int{}
 	for i := 0; i < 3*len(points); i++ {
 		p := points[i%len(points)]
-		cmd := e.command(ctx, "q", "-c", string(id), fmt.Sprintf("go %d", i))
+		cmd := e.command(ctx, "q", "-i", string(id), fmt.Sprintf("go %d", i))
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -125,7 +125,7 @@ run = "unattended"
 		t.Errorf("no kill landed at %q or %q", points[2].name, points[3].name)
 	}
 	// After the kills a normal turn completes.
-	e.run("q", "-c", string(id), "--cfg", "providers.demo.script=", "final words")
+	e.run("q", "-i", string(id), "--cfg", "providers.demo.script=", "final words")
 	checkLongConversation(t, store, loc, id, silo, checkout, history, "final turn")
 }
 

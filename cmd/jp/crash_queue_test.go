@@ -115,7 +115,7 @@ func TestSIGKILLQueuedDispatch(t *testing.T) {
 	for _, pt := range points {
 		id := fresh()
 		silo, checkout := siloOf(id), checkoutOf(id)
-		args := []string{"q", "-c", string(id), "--headless", "queue.jph", "--cfg", "providers.demo.script=kill.json", "go"}
+		args := []string{"q", "-i", string(id), "--headless", "queue.jph", "--cfg", "providers.demo.script=kill.json", "go"}
 		var cmd *exec.Cmd
 		if pt.strace {
 			draftPath := filepath.Join(silo, "QUERY_MESSAGE.md")
@@ -150,7 +150,7 @@ func TestSIGKILLQueuedDispatch(t *testing.T) {
 			t.Errorf("%s: queued text in the draft %v, in the conversation %v", pt.name, got.inDraft, got.inConv)
 		}
 		// A normal turn afterwards folds everything into both copies.
-		e.run("q", "-c", string(id), "--cfg", "providers.demo.script=", "after the kill")
+		e.run("q", "-i", string(id), "--cfg", "providers.demo.script=", "after the kill")
 		checkFolded(t, store, loc, id, silo, checkout, pt.name+", then a turn")
 	}
 
@@ -158,7 +158,7 @@ func TestSIGKILLQueuedDispatch(t *testing.T) {
 	// gone.
 	id := fresh()
 	silo, checkout := siloOf(id), checkoutOf(id)
-	out := e.run("q", "-c", string(id), "--headless", "queue.jph", "--cfg", "providers.demo.script=quick.json", "go")
+	out := e.run("q", "-i", string(id), "--headless", "queue.jph", "--cfg", "providers.demo.script=quick.json", "go")
 	if !strings.Contains(out, "answer") {
 		t.Fatalf("the queued turn did not answer:\n%s", out)
 	}

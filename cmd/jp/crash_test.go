@@ -186,7 +186,7 @@ run = "unattended"
 	rng := rand.New(rand.NewPCG(1, uint64(time.Now().UnixNano())))
 	killed := 0
 	for i := 0; i < 25; i++ {
-		cmd := e.command(ctx, "q", "-c", string(id), fmt.Sprintf("go %d", i))
+		cmd := e.command(ctx, "q", "-i", string(id), fmt.Sprintf("go %d", i))
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -222,7 +222,7 @@ run = "unattended"
 		}
 	}
 	// After all the kills, a normal run completes and is valid.
-	out := e.run("q", "-c", string(id), "--cfg", "providers.demo.script=", "final words")
+	out := e.run("q", "-i", string(id), "--cfg", "providers.demo.script=", "final words")
 	if !strings.Contains(out, "You said: final words") {
 		t.Fatalf("final run: %s", out)
 	}

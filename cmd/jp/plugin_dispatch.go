@@ -30,7 +30,7 @@ type pluginArgs struct {
 	words     []string
 }
 
-// parsePluginArgs reads jp's global flags (-w, -v, --cfg) and the plugin
+// parsePluginArgs reads jp's global flags (-w, -v, -c/--cfg) and the plugin
 // front-end flags (--format, --quiet, --headless) up to the first word.
 // ok is false for anything else before it (kong reports it).
 func parsePluginArgs(args []string) (pluginArgs, bool) {
@@ -58,7 +58,7 @@ func parsePluginArgs(args []string) (pluginArgs, bool) {
 				return pa, false
 			}
 			pa.workspace = val
-		case name == "--cfg":
+		case name == "--cfg" || name == "-c":
 			if !takeValue() {
 				return pa, false
 			}

@@ -156,6 +156,10 @@ func Main(args []string, raw Streams, environ []string) int {
 		return ExitUsage
 	}
 
+	if (cli.NoPersist || cli.NoPersistP) && !strings.HasPrefix(kctx.Command(), "query") {
+		fmt.Fprintf(s.Err, "jp: --no-persist (-!, -P) is not supported by this jp yet outside jp query\n")
+		return ExitUsage
+	}
 	paths, logger, err := processSetup(raw, environ, cli.Verbose)
 	if err != nil {
 		fmt.Fprintf(s.Err, "jp: %v\n", err)
@@ -179,6 +183,7 @@ func Main(args []string, raw Streams, environ []string) int {
 		case <-ctx.Done():
 		}
 	}()
+	cli.shortCfg = shortCfgValues(args)
 	rt := &Runtime{Ctx: ctx, Streams: s, Globals: &cli.Globals, Environ: environ, Paths: paths}
 	logger.Debug("command", "name", kctx.Command())
 	err = rt.finish(kctx.Run(rt))

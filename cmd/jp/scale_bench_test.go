@@ -119,7 +119,7 @@ func runMeasured(b *testing.B, dir string, env []string, wrap, bin string, args 
 	b.ReportMetric(float64(rss)/1024, "peak-MB")
 }
 
-// BenchmarkQueryLongConversation: jp q -c ID on the demo model and the
+// BenchmarkQueryLongConversation: jp q -i ID on the demo model and the
 // real store, on conversations of 10, 1,000, 10,000 and 100,000 events
 // (target: the 100,000-event turn under 5x the 10-event turn's time, and
 // under 100 MB). Every run adds a turn, so the conversation grows by a
@@ -129,7 +129,7 @@ func BenchmarkQueryLongConversation(b *testing.B) {
 	for _, n := range []int{10, 1000, 10000, 100000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			dir, env, id := longConversation(b, bin, n)
-			runMeasured(b, dir, env, wrap, bin, "q", "--model", "demo/echo", "-c", string(id), "hi")
+			runMeasured(b, dir, env, wrap, bin, "q", "--model", "demo/echo", "-i", string(id), "hi")
 		})
 	}
 }

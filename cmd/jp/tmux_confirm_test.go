@@ -66,7 +66,7 @@ func TestTmuxEditFlagNoEditor(t *testing.T) {
 	}
 	w.paneEnv = append(w.paneEnv, "PATH="+bin)
 
-	p := w.startJP("q", "-e", "-c", id, "a seed with no editor")
+	p := w.startJP("q", "-e", "-i", id, "a seed with no editor")
 	p.exitCode()
 	all := p.history()
 	if n := strings.Count(all, "no editor found: set editor.cmd, $JP_EDITOR, $VISUAL or $EDITOR"); n != 1 {

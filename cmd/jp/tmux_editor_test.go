@@ -41,7 +41,7 @@ func TestTmuxEditFlag(t *testing.T) {
 	}
 	w.paneEnv = append(w.paneEnv, "PATH="+bin)
 
-	p := w.startJP("q", "-e", "-c", id, "seed text")
+	p := w.startJP("q", "-e", "-i", id, "seed text")
 	if code := p.exitCode(); code != 0 {
 		t.Fatalf("jp q -e exited with %d; the screen shows:\n%s", code, p.screen())
 	}
@@ -55,7 +55,7 @@ func TestTmuxEditFlag(t *testing.T) {
 	// vi quits with an error status (:cq): nothing is sent, the seed text
 	// is the draft, and one line says so.
 	w.file("quit", "")
-	p = w.startJP("q", "-e", "-c", id, "a seed I must not lose")
+	p = w.startJP("q", "-e", "-i", id, "a seed I must not lose")
 	if code := p.exitCode(); code != 0 {
 		t.Fatalf("jp q -e exited with %d; the screen shows:\n%s", code, p.screen())
 	}

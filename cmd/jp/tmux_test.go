@@ -294,7 +294,7 @@ func (w *tmuxWorld) checkQueuedReplySent(want ...string) {
 // TestTmuxAbandonedComposeKeepsText: text typed into jp q's composer and
 // abandoned with ESC is not sent and not lost: it is the conversation's
 // draft, said in exactly one line printed after the composer has left the
-// terminal, and the next jp q -c opens the composer with it; what is typed
+// terminal, and the next jp q -i opens the composer with it; what is typed
 // after that seed is kept with it on the next ESC.
 func TestTmuxAbandonedComposeKeepsText(t *testing.T) {
 	requireTmux(t)
@@ -304,7 +304,7 @@ func TestTmuxAbandonedComposeKeepsText(t *testing.T) {
 	id := w.onlyConversation()
 	const notSent = "Not sent. What you typed is the draft of conversation "
 
-	p := w.startJP("q", "-c", id)
+	p := w.startJP("q", "-i", id)
 	raw := p.record()
 	p.waitFor("Message")
 	p.literal("half a thought I must not lose")
@@ -322,7 +322,7 @@ func TestTmuxAbandonedComposeKeepsText(t *testing.T) {
 	}
 
 	// The next compose starts from it; typing more and ESC keeps both.
-	p = w.startJP("q", "-c", id)
+	p = w.startJP("q", "-i", id)
 	raw = p.record()
 	p.waitForAfter("Message", "half a thought I must not lose")
 	p.literal(", and the rest of it")

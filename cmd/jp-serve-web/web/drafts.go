@@ -12,7 +12,7 @@ import (
 )
 
 // The message box of a conversation page is the conversation's draft:
-// QUERY_MESSAGE.md in its user-local directory, the file jp q -c ID opens
+// QUERY_MESSAGE.md in its user-local directory, the file jp q -i ID opens
 // in its composer. The page starts from it and saves into it as the user
 // types, always naming the revision it last saw, so a draft changed
 // elsewhere (a terminal) is never overwritten.
