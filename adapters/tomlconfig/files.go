@@ -308,8 +308,15 @@ func isFile(p string) bool {
 //   - mcp.servers."*" (defaults for every server) is dropped;
 //   - conversation.attachments as a table (the Rust jp's attachment
 //     handlers) is dropped: this jp's key is a list of paths;
+//   - assistant.model.parameters.reasoning as a { effort, exclude } table
+//     becomes its effort (exclude is dropped);
 //   - assistant.model.id and the providers.llm.aliases values as
 //     { provider, name } tables become "provider/name";
+//   - an instruction example as a { good, bad, reason } table (the Rust
+//     contrast example) becomes the text the Rust jp renders for it;
+//   - a tool's enable as "on"/"off"/"explicit"/"always" or a
+//     { state, allow_toggle } table becomes true or false (the toggle
+//     policy is dropped);
 //   - a tool's command as a string is split at white space, and as a
 //     { program, args, shell } table becomes [program, args...] (shell is
 //     dropped: commands never run through a shell).
@@ -331,7 +338,11 @@ func normalizeRust(tree map[string]any, source string) []config.UnsupportedKey {
 		}
 		for name, t := range tools {
 			tt, ok := t.(map[string]any)
-			if !ok || name == "defaults" {
+			if !ok {
+				continue
+			}
+			dropped = append(dropped, normalizeEnable(tt, source, "conversation", "tools", name)...)
+			if name == "defaults" {
 				continue
 			}
 			switch cmd := tt["command"].(type) {
@@ -358,6 +369,19 @@ func normalizeRust(tree map[string]any, source string) []config.UnsupportedKey {
 			}
 		}
 	}
+	if ins, ok := lookupArray(tree, "assistant", "instructions"); ok {
+		for _, in := range ins {
+			if it, ok := in.(map[string]any); ok {
+				if ex, ok := it["examples"].([]any); ok {
+					for i, e := range ex {
+						if s, ok := contrastExample(e); ok {
+							ex[i] = s
+						}
+					}
+				}
+			}
+		}
+	}
 	if conv, ok := lookupTable(tree, "conversation"); ok {
 		// The Rust jp's conversation.attachments is a table of attachment
 		// handlers; this jp's is a list of paths attached to every query.
@@ -370,6 +394,30 @@ func normalizeRust(tree map[string]any, source string) []config.UnsupportedKey {
 		if star, ok := servers["*"]; ok {
 			delete(servers, "*")
 			dropped = append(dropped, config.UnsupportedKey{Key: config.JoinPath("mcp", "servers", "*"), Source: source, Value: star})
+		}
+	}
+	if params, ok := lookupTable(tree, "assistant", "model", "parameters"); ok {
+		// The Rust jp's reasoning table { effort, exclude }: effort is the
+		// level (medium when left out, as there); exclude is not acted on.
+		if r, ok := params["reasoning"].(map[string]any); ok {
+			eff, has := r["effort"]
+			if !has {
+				eff = "medium"
+			}
+			extra := false
+			for k, v := range r {
+				switch k {
+				case "effort":
+				case "exclude":
+					dropped = append(dropped, config.UnsupportedKey{
+						Key: config.JoinPath("assistant", "model", "parameters", "reasoning", "exclude"), Source: source, Value: v})
+				default:
+					extra = true
+				}
+			}
+			if !extra {
+				params["reasoning"] = eff
+			}
 		}
 	}
 	if model, ok := lookupTable(tree, "assistant", "model"); ok {
@@ -400,6 +448,83 @@ func modelIDString(m map[string]any) (string, bool) {
 		return "", false
 	}
 	return p + "/" + n, true
+}
+
+// normalizeEnable rewrites a tool's Rust enable value to this jp's true
+// or false: "on"/"always" are true, "off"/"explicit" false, and a
+// { state, allow_toggle } table its state. The toggle policy ("explicit"
+// is off unless named; "always" cannot be switched off) is not acted on
+// and is returned as dropped enable.allow_toggle.
+func normalizeEnable(tool map[string]any, source string, path ...string) []config.UnsupportedKey {
+	toggle := func(v any) []config.UnsupportedKey {
+		return []config.UnsupportedKey{{Key: config.JoinPath(append(path, "enable", "allow_toggle")...), Source: source, Value: v}}
+	}
+	switch e := tool["enable"].(type) {
+	case string:
+		switch e {
+		case "on", "true":
+			tool["enable"] = true
+		case "off", "false":
+			tool["enable"] = false
+		case "explicit":
+			tool["enable"] = false
+			return toggle("if_named")
+		case "always":
+			tool["enable"] = true
+			return toggle("never")
+		}
+	case map[string]any:
+		st, ok := e["state"]
+		if !ok {
+			st = true
+		}
+		if _, isBool := st.(bool); !isBool {
+			return nil
+		}
+		for k := range e {
+			if k != "state" && k != "allow_toggle" {
+				return nil // left for validation to report
+			}
+		}
+		tool["enable"] = st
+		if at, ok := e["allow_toggle"]; ok {
+			return toggle(at)
+		}
+	}
+	return nil
+}
+
+// contrastExample renders the Rust jp's contrast example { good, bad,
+// reason } as its text; other values are left for validation.
+func contrastExample(e any) (string, bool) {
+	m, ok := e.(map[string]any)
+	if !ok {
+		return "", false
+	}
+	good, okg := m["good"].(string)
+	bad, okb := m["bad"].(string)
+	if !okg || !okb {
+		return "", false
+	}
+	n := 2
+	s := "Good: " + good + "\nBad: " + bad
+	if r, ok := m["reason"].(string); ok {
+		s += "\nReason: " + r
+		n++
+	}
+	if len(m) != n {
+		return "", false
+	}
+	return s, true
+}
+
+func lookupArray(tree map[string]any, keys ...string) ([]any, bool) {
+	parent, ok := lookupTable(tree, keys[:len(keys)-1]...)
+	if !ok {
+		return nil, false
+	}
+	a, ok := parent[keys[len(keys)-1]].([]any)
+	return a, ok
 }
 
 func lookupTable(tree map[string]any, keys ...string) (map[string]any, bool) {

@@ -248,7 +248,7 @@ func TestJPTypoStillRefused(t *testing.T) {
 		{"[assistant]\nsystem_prompt = { value = \"x\", strategy = \"sideways\" }\n", "expected one of append, prepend, replace"},
 		{"[assistant]\nsystem_prompt = { strategy = \"append\" }\n", "a merge table needs a value"},
 		{"[assistant]\nsystem_prompt_sections = [1]\n", "expected a string or a table at index 0"},
-		{"[assistant]\nsystem_prompt_sections = [{ content = \"a\", tga = \"b\" }]\n", "the keys of [assistant.system_prompt_sections.0] are content, tag, position"},
+		{"[assistant]\nsystem_prompt_sections = [{ content = \"a\", tga = \"b\" }]\n", "the keys of [assistant.system_prompt_sections.0] are content, tag, title, position"},
 		{"extends = 3\n", "expected an array of paths"},
 		{"stlye = {}\n", "unknown configuration key stlye"},
 	}
@@ -377,5 +377,50 @@ api_key_env = "OR_KEY"
 	}
 	if p.OpenRouter.APIKeyEnv != "OR_KEY" || p.OpenRouter.BaseURL != "https://openrouter.ai/api/v1" {
 		t.Errorf("providers.openrouter = %+v", p.OpenRouter)
+	}
+}
+
+// TestRustKeyShapesLoad loads testdata/rustshapes, the shapes of the Rust
+// jp's own .jp/ that this jp reads in another shape: contrast examples,
+// instruction positions, the reasoning table with a Rust-only effort,
+// section titles and the tool enable strings and tables.
+func TestRustKeyShapesLoad(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.Abs(filepath.Join("testdata", "rustshapes"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := trusting().Load(context.Background(), ports.ConfigSource{WorkspaceRoot: root, LaunchDir: root})
+	if err != nil {
+		t.Fatalf("the Rust key shapes do not load: %v", err)
+	}
+	c := r.Config
+	wantPrompt := "<challenge title=\"Pushback\">\nPush back with reasons.\n</challenge>\n\n" +
+		"## Voice\n\n- Plain words.\n\nExamples:\n- Good: It is.\n  Bad: It serves as.\n  Reason: Say is.\n- Good: Short.\n  Bad: Long.\n\n" +
+		"## Late\n\n- Last."
+	if got := c.SystemPrompt(); got != wantPrompt {
+		t.Errorf("system prompt =\n%s\nwant\n%s", got, wantPrompt)
+	}
+	if got := c.Assistant.Model.Parameters.Reasoning.String(); got != "high" {
+		t.Errorf("reasoning = %q, want high (the Rust xhigh)", got)
+	}
+	tools := c.Conversation.Tools.Named
+	for name, want := range map[string]bool{"git_add": false, "cargo_check": true, "fs_modify": true} {
+		if got := tools[name].Enabled(); got != want {
+			t.Errorf("%s enabled = %v, want %v", name, got, want)
+		}
+	}
+	got := unsupportedKeys(r)
+	for _, k := range []string{
+		"assistant.model.parameters.reasoning.exclude",
+		"conversation.tools.git_add.enable.allow_toggle",
+		"conversation.tools.cargo_check.enable.allow_toggle",
+	} {
+		if !slices.Contains(got, k) {
+			t.Errorf("unsupported keys %v lack %s", got, k)
+		}
+	}
+	if slices.Contains(got, "conversation.tools.fs_modify.enable.allow_toggle") {
+		t.Errorf("enable = \"on\" reported as a dropped toggle: %v", got)
 	}
 }
