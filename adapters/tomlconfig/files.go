@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -307,7 +308,9 @@ func isFile(p string) bool {
 //     conversation.tools.defaults;
 //   - mcp.servers."*" (defaults for every server) is dropped;
 //   - conversation.attachments as a table (the Rust jp's attachment
-//     handlers) is dropped: this jp's key is a list of paths;
+//     handlers) is dropped: this jp's key is a list of paths; an entry
+//     as a { type = "file", path } table becomes its path, other entry
+//     tables are dropped;
 //   - assistant.model.parameters.reasoning as a { effort, exclude } table
 //     becomes its effort (exclude is dropped);
 //   - assistant.model.id and the providers.llm.aliases values as
@@ -342,6 +345,13 @@ func normalizeRust(tree map[string]any, source string) []config.UnsupportedKey {
 				continue
 			}
 			dropped = append(dropped, normalizeEnable(tt, source, "conversation", "tools", name)...)
+			// The Rust result mode skip (the result is not sent) has no
+			// counterpart here: it is dropped with a warning.
+			if tt["result"] == "skip" {
+				delete(tt, "result")
+				dropped = append(dropped, config.UnsupportedKey{
+					Key: config.JoinPath("conversation", "tools", name, "result"), Source: source, Value: "skip"})
+			}
 			if name == "defaults" {
 				continue
 			}
@@ -388,6 +398,28 @@ func normalizeRust(tree map[string]any, source string) []config.UnsupportedKey {
 		if att, ok := conv["attachments"].(map[string]any); ok {
 			delete(conv, "attachments")
 			dropped = append(dropped, config.UnsupportedKey{Key: config.JoinPath("conversation", "attachments"), Source: source, Value: att})
+		}
+		// An entry as a { type, path, params } table: a plain file is its
+		// path; other handlers and params are not acted on and dropped.
+		if att, ok := conv["attachments"].([]any); ok {
+			kept := att[:0]
+			for i, a := range att {
+				m, ok := a.(map[string]any)
+				if !ok {
+					kept = append(kept, a)
+					continue
+				}
+				path, okp := m["path"].(string)
+				typ, _ := m["type"].(string)
+				_, params := m["params"]
+				if okp && (typ == "" || typ == "file") && !params && len(m) <= 2 {
+					kept = append(kept, path)
+					continue
+				}
+				dropped = append(dropped, config.UnsupportedKey{
+					Key: config.JoinPath("conversation", "attachments", strconv.Itoa(i)), Source: source, Value: a})
+			}
+			conv["attachments"] = kept
 		}
 	}
 	if servers, ok := lookupTable(tree, "mcp", "servers"); ok {

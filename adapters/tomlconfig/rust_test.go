@@ -424,3 +424,66 @@ func TestRustKeyShapesLoad(t *testing.T) {
 		t.Errorf("enable = \"on\" reported as a dropped toggle: %v", got)
 	}
 }
+
+// TestRustKeyFamiliesLoad loads testdata/rustkeys, a key of each family of
+// the Rust jp's configuration that this jp does not act on: each loads,
+// and is listed as ignored (what jp config show marks); a file attachment
+// table becomes its path.
+func TestRustKeyFamiliesLoad(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.Abs(filepath.Join("testdata", "rustkeys"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := trusting().Load(context.Background(), ports.ConfigSource{WorkspaceRoot: root, LaunchDir: root})
+	if err != nil {
+		t.Fatalf("the Rust key families do not load: %v", err)
+	}
+	got := unsupportedKeys(r)
+	for _, k := range []string{
+		"assistant.name", "assistant.tool_choice", "assistant.request.base_backoff_ms",
+		"providers.llm.anthropic", "providers.mcp",
+		"conversation.default_id", "conversation.attachments.0",
+		"conversation.tools.git_add.source", "conversation.tools.git_add.result",
+		"conversation.tools.git_add.summary", "conversation.tools.git_add.style",
+		"conversation.tools.git_add.format", "conversation.tools.git_add.questions",
+		"conversation.tools.git_add.examples", "style", "editor.envs", "template",
+	} {
+		found := false
+		for _, g := range got {
+			found = found || g == k || strings.HasPrefix(g, k+".")
+		}
+		if !found {
+			t.Errorf("unsupported keys %v lack %s", got, k)
+		}
+	}
+	if m, err := r.Config.ResolveModel("smart"); err != nil || m != "anthropic/claude-opus-4-1" {
+		t.Errorf("alias table: ResolveModel(smart) = %q, %v", m, err)
+	}
+}
+
+// TestRustFileAttachmentTable: a { type = "file", path } attachment is
+// the path; one with params is ignored with a warning.
+func TestRustFileAttachmentTable(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, ".jp", "config.toml"), `[[conversation.attachments]]
+type = "file"
+path = "a.md"
+
+[[conversation.attachments]]
+type = "file"
+path = "b.md"
+params = { lines = "1-5" }
+`)
+	r, err := trusting().Load(context.Background(), ports.ConfigSource{WorkspaceRoot: dir, LaunchDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Config.Conversation.Attachments; !reflect.DeepEqual(got, []string{"a.md"}) {
+		t.Errorf("attachments = %#v, want [a.md]", got)
+	}
+	if got := unsupportedKeys(r); !slices.Contains(got, "conversation.attachments.1") {
+		t.Errorf("unsupported keys %v lack conversation.attachments.1", got)
+	}
+}
