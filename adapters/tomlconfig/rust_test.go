@@ -487,3 +487,36 @@ params = { lines = "1-5" }
 		t.Errorf("unsupported keys %v lack conversation.attachments.1", got)
 	}
 }
+
+// TestRustEnvSpelling: JP_CFG_ variables in the Rust jp's spelling (single
+// underscores, read against the schema) set their keys, named entries
+// included; this jp's "__" form keeps working.
+func TestRustEnvSpelling(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	env := []string{
+		"JP_CFG_ASSISTANT_MODEL_ID=anthropic/claude-haiku-4-5",
+		"JP_CFG_INTERRUPT_LOOP_COUNTDOWN_DURATION_SECS=7",
+		"JP_CFG_CONVERSATION_TOOLS_FS_READ_FILE_RUN=unattended",
+		"JP_CFG_MCP__MAX_INSTANCES=3",
+	}
+	r, err := trusting().Load(context.Background(), ports.ConfigSource{WorkspaceRoot: dir, LaunchDir: dir, Env: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.Config
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"assistant.model.id", c.Assistant.Model.ID, "anthropic/claude-haiku-4-5"},
+		{"interrupt.loop_countdown.duration_secs", c.Interrupt.LoopCountdown.DurationSecs, 7},
+		{"conversation.tools.fs_read_file.run", c.Conversation.Tools.Named["fs_read_file"].Run, config.RunPolicyUnattended},
+		{"mcp.max_instances (__ form)", c.MCP.MaxInstances, 3},
+	}
+	for _, tt := range checks {
+		if !reflect.DeepEqual(tt.got, tt.want) {
+			t.Errorf("%s = %#v, want %#v", tt.name, tt.got, tt.want)
+		}
+	}
+}
