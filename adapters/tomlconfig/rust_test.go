@@ -295,7 +295,7 @@ func TestMergeStrategies(t *testing.T) {
 		next any
 		want []any
 	}{
-		{[]any{b}, []any{b}},
+		{[]any{b}, []any{a, b}}, // a plain array appends, as in the Rust jp
 		{map[string]any{"value": []any{b}}, []any{a, b}},
 		{map[string]any{"value": []any{b}, "strategy": "prepend"}, []any{b, a}},
 		{map[string]any{"value": []any{b}, "strategy": "replace"}, []any{b}},
@@ -518,5 +518,35 @@ func TestRustEnvSpelling(t *testing.T) {
 		if !reflect.DeepEqual(tt.got, tt.want) {
 			t.Errorf("%s = %#v, want %#v", tt.name, tt.got, tt.want)
 		}
+	}
+}
+
+// TestInstructionsAppendAcrossFiles: a persona that extends skill files
+// keeps their [[assistant.instructions]] and adds its own (the Rust jp's
+// vec_with_strategy); a { strategy = "replace", value } table replaces;
+// a plain array after a discard_when_merged value replaces it.
+func TestInstructionsAppendAcrossFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, ".jp", "config.toml"), "extends = [\"skill/*.toml\"]\n[[assistant.instructions]]\ntitle = \"Persona\"\n")
+	writeFile(t, filepath.Join(dir, ".jp", "skill", "a.toml"), "[[assistant.instructions]]\ntitle = \"A\"\n")
+	writeFile(t, filepath.Join(dir, ".jp", "skill", "b.toml"), "[[assistant.instructions]]\ntitle = \"B\"\n")
+	titles := func(overrides ...string) []string {
+		t.Helper()
+		r, err := trusting().Load(context.Background(), ports.ConfigSource{WorkspaceRoot: dir, LaunchDir: dir, Overrides: overrides})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, in := range r.Config.Assistant.Instructions {
+			out = append(out, in.Title)
+		}
+		return out
+	}
+	if got := titles(); !reflect.DeepEqual(got, []string{"A", "B", "Persona"}) {
+		t.Errorf("instructions = %v, want [A B Persona]", got)
+	}
+	if got := titles(`assistant.instructions={ strategy = "replace", value = [{ title = "Only" }] }`); !reflect.DeepEqual(got, []string{"Only"}) {
+		t.Errorf("replace: instructions = %v, want [Only]", got)
 	}
 }
