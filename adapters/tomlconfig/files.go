@@ -452,6 +452,7 @@ func normalizeRust(tree map[string]any, source string) []config.UnsupportedKey {
 			}
 		}
 	}
+	dropped = append(dropped, aliasRustProviders(tree, source)...)
 	if model, ok := lookupTable(tree, "assistant", "model"); ok {
 		if id, ok := model["id"].(map[string]any); ok {
 			if s, ok := modelIDString(id); ok {
@@ -480,6 +481,89 @@ func modelIDString(m map[string]any) (string, bool) {
 		return "", false
 	}
 	return p + "/" + n, true
+}
+
+// aliasRustProviders moves the Rust jp's homes of provider and MCP server
+// settings to this jp's, before the checkout's keys that run or send are
+// held back (so they wait for trust like their aliases):
+//
+//   - providers.llm.<p>.base_url and api_key_env go to providers.<p>;
+//   - providers.mcp.<name> becomes mcp.servers.<name>: command and
+//     arguments make its command; its other keys (checksum, optional,
+//     startup_timeout_secs, variables) are dropped.
+//
+// Where this jp's home sets the same key in the same file, it wins and the
+// Rust one is dropped (and so reported).
+func aliasRustProviders(tree map[string]any, source string) []config.UnsupportedKey {
+	var dropped []config.UnsupportedKey
+	drop := func(v any, path ...string) {
+		dropped = append(dropped, config.UnsupportedKey{Key: config.JoinPath(path...), Source: source, Value: v})
+	}
+	ensure := func(m map[string]any, k string) map[string]any {
+		t, ok := m[k].(map[string]any)
+		if !ok {
+			t = map[string]any{}
+			m[k] = t
+		}
+		return t
+	}
+	if llm, ok := lookupTable(tree, "providers", "llm"); ok {
+		provs := tree["providers"].(map[string]any)
+		for _, name := range sortedKeys(llm) {
+			p, ok := llm[name].(map[string]any)
+			if !ok || name == "aliases" || !config.KnownProvider(name) {
+				continue
+			}
+			for _, k := range sortedKeys(p) {
+				if k != "base_url" && k != "api_key_env" {
+					continue
+				}
+				home := ensure(provs, name)
+				if _, set := home[k]; set {
+					drop(p[k], "providers", "llm", name, k)
+				} else {
+					home[k] = p[k]
+				}
+				delete(p, k)
+			}
+			if len(p) == 0 {
+				delete(llm, name)
+			}
+		}
+	}
+	if pm, ok := lookupTable(tree, "providers", "mcp"); ok {
+		for _, name := range sortedKeys(pm) {
+			srv, ok := pm[name].(map[string]any)
+			if !ok {
+				continue
+			}
+			prog, okp := srv["command"].(string)
+			args, oka := srv["arguments"].([]any)
+			if _, has := srv["arguments"]; !has {
+				oka = true
+			}
+			if !okp || !oka {
+				continue // left as an ignored key
+			}
+			servers := ensure(ensure(tree, "mcp"), "servers")
+			if _, set := servers[name]; set {
+				drop(srv, "providers", "mcp", name)
+				delete(pm, name)
+				continue
+			}
+			for _, k := range sortedKeys(srv) {
+				if k != "command" && k != "arguments" {
+					drop(srv[k], "providers", "mcp", name, k)
+				}
+			}
+			servers[name] = map[string]any{"command": append([]any{prog}, args...)}
+			delete(pm, name)
+		}
+		if len(pm) == 0 {
+			delete(tree["providers"].(map[string]any), "mcp")
+		}
+	}
+	return dropped
 }
 
 // normalizeEnable rewrites a tool's Rust enable value to this jp's true

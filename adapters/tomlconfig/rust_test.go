@@ -89,7 +89,7 @@ func TestRustWorkspaceLoads(t *testing.T) {
 		"conversation.tools.fs_read_file.source",
 		"conversation.tools.fs_read_file.style", "conversation.tools.fs_read_file.summary",
 		"inherit", `mcp.servers."*"`, "mcp.servers.github.tools",
-		"providers.llm.anthropic", "providers.mcp", "style",
+		"providers.mcp", "style", // providers.llm.anthropic.api_key_env applies
 	}
 	got := unsupportedKeys(r)
 	slices.Sort(got)
@@ -345,7 +345,7 @@ func TestLoaderReportsOncePerRun(t *testing.T) {
 		}
 	}
 	out := notice.String()
-	if strings.Count(out, "\n") != 1 || !strings.Contains(out, "jp: 22 configuration keys not supported by this jp were ignored (conversation.tools.fs_read_file.examples,") {
+	if strings.Count(out, "\n") != 1 || !strings.Contains(out, "jp: 21 configuration keys not supported by this jp were ignored (conversation.tools.fs_read_file.examples,") {
 		t.Errorf("notice = %q", out)
 	}
 }
@@ -442,7 +442,7 @@ func TestRustKeyFamiliesLoad(t *testing.T) {
 	got := unsupportedKeys(r)
 	for _, k := range []string{
 		"assistant.name", "assistant.tool_choice", "assistant.request.base_backoff_ms",
-		"providers.llm.anthropic", "providers.mcp",
+		"providers.mcp",
 		"conversation.default_id", "conversation.attachments.0",
 		"conversation.tools.git_add.source", "conversation.tools.git_add.result",
 		"conversation.tools.git_add.summary", "conversation.tools.git_add.style",
@@ -548,5 +548,57 @@ func TestInstructionsAppendAcrossFiles(t *testing.T) {
 	}
 	if got := titles(`assistant.instructions={ strategy = "replace", value = [{ title = "Only" }] }`); !reflect.DeepEqual(got, []string{"Only"}) {
 		t.Errorf("replace: instructions = %v, want [Only]", got)
+	}
+}
+
+// TestRustProviderHomes: providers.llm.<p> and providers.mcp.<name> (the
+// Rust homes) set this jp's providers.<p> and mcp.servers.<name>; this
+// jp's home wins when both are given; and a checkout's server from
+// providers.mcp waits for trust like any other.
+func TestRustProviderHomes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, ".jp", "config.toml"), `[providers.llm.anthropic]
+base_url = "http://127.0.0.1:9/rust"
+api_key_env = "RUST_KEY"
+[providers.anthropic]
+api_key_env = "GO_KEY"
+[providers.mcp.git]
+command = "git-mcp"
+arguments = ["--stdio"]
+optional = true
+`)
+	src := ports.ConfigSource{WorkspaceRoot: dir, LaunchDir: dir}
+	r, err := trusting().Load(context.Background(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.Config
+	if c.Providers.Anthropic.BaseURL != "http://127.0.0.1:9/rust" {
+		t.Errorf("base_url = %q, want the providers.llm one", c.Providers.Anthropic.BaseURL)
+	}
+	if c.Providers.Anthropic.APIKeyEnv != "GO_KEY" {
+		t.Errorf("api_key_env = %q, want GO_KEY ([providers.anthropic] wins)", c.Providers.Anthropic.APIKeyEnv)
+	}
+	if got := c.MCP.Servers["git"].Command; !reflect.DeepEqual(got, []string{"git-mcp", "--stdio"}) {
+		t.Errorf("mcp.servers.git.command = %q", got)
+	}
+	uns := unsupportedKeys(r)
+	for _, k := range []string{"providers.llm.anthropic.api_key_env", "providers.mcp.git.optional"} {
+		if !slices.Contains(uns, k) {
+			t.Errorf("unsupported keys %v lack %s", uns, k)
+		}
+	}
+
+	untrusted := NewWithOptions(Options{Trust: &TrustFile{Path: filepath.Join(t.TempDir(), "trust.json")}, Notice: &strings.Builder{}})
+	r, err = untrusted.Load(context.Background(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := r.Config.MCP.Servers["git"]; ok {
+		t.Errorf("an untrusted checkout's providers.mcp server is configured: %+v", r.Config.MCP.Servers["git"])
+	}
+	if r.Config.Providers.Anthropic.BaseURL == "http://127.0.0.1:9/rust" {
+		t.Error("an untrusted checkout's providers.llm base_url applies")
 	}
 }
