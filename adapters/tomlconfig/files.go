@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -307,9 +308,18 @@ func isFile(p string) bool {
 //     conversation.tools.defaults;
 //   - mcp.servers."*" (defaults for every server) is dropped;
 //   - conversation.attachments as a table (the Rust jp's attachment
-//     handlers) is dropped: this jp's key is a list of paths;
+//     handlers) is dropped: this jp's key is a list of paths; an entry
+//     as a { type = "file", path } table becomes its path, other entry
+//     tables are dropped;
+//   - assistant.model.parameters.reasoning as a { effort, exclude } table
+//     becomes its effort (exclude is dropped);
 //   - assistant.model.id and the providers.llm.aliases values as
 //     { provider, name } tables become "provider/name";
+//   - an instruction example as a { good, bad, reason } table (the Rust
+//     contrast example) becomes the text the Rust jp renders for it;
+//   - a tool's enable as "on"/"off"/"explicit"/"always" or a
+//     { state, allow_toggle } table becomes true or false (the toggle
+//     policy is dropped);
 //   - a tool's command as a string is split at white space, and as a
 //     { program, args, shell } table becomes [program, args...] (shell is
 //     dropped: commands never run through a shell).
@@ -331,7 +341,18 @@ func normalizeRust(tree map[string]any, source string) []config.UnsupportedKey {
 		}
 		for name, t := range tools {
 			tt, ok := t.(map[string]any)
-			if !ok || name == "defaults" {
+			if !ok {
+				continue
+			}
+			dropped = append(dropped, normalizeEnable(tt, source, "conversation", "tools", name)...)
+			// The Rust result mode skip (the result is not sent) has no
+			// counterpart here: it is dropped with a warning.
+			if tt["result"] == "skip" {
+				delete(tt, "result")
+				dropped = append(dropped, config.UnsupportedKey{
+					Key: config.JoinPath("conversation", "tools", name, "result"), Source: source, Value: "skip"})
+			}
+			if name == "defaults" {
 				continue
 			}
 			switch cmd := tt["command"].(type) {
@@ -358,12 +379,47 @@ func normalizeRust(tree map[string]any, source string) []config.UnsupportedKey {
 			}
 		}
 	}
+	if ins, ok := lookupArray(tree, "assistant", "instructions"); ok {
+		for _, in := range ins {
+			if it, ok := in.(map[string]any); ok {
+				if ex, ok := it["examples"].([]any); ok {
+					for i, e := range ex {
+						if s, ok := contrastExample(e); ok {
+							ex[i] = s
+						}
+					}
+				}
+			}
+		}
+	}
 	if conv, ok := lookupTable(tree, "conversation"); ok {
 		// The Rust jp's conversation.attachments is a table of attachment
 		// handlers; this jp's is a list of paths attached to every query.
 		if att, ok := conv["attachments"].(map[string]any); ok {
 			delete(conv, "attachments")
 			dropped = append(dropped, config.UnsupportedKey{Key: config.JoinPath("conversation", "attachments"), Source: source, Value: att})
+		}
+		// An entry as a { type, path, params } table: a plain file is its
+		// path; other handlers and params are not acted on and dropped.
+		if att, ok := conv["attachments"].([]any); ok {
+			kept := att[:0]
+			for i, a := range att {
+				m, ok := a.(map[string]any)
+				if !ok {
+					kept = append(kept, a)
+					continue
+				}
+				path, okp := m["path"].(string)
+				typ, _ := m["type"].(string)
+				_, params := m["params"]
+				if okp && (typ == "" || typ == "file") && !params && len(m) <= 2 {
+					kept = append(kept, path)
+					continue
+				}
+				dropped = append(dropped, config.UnsupportedKey{
+					Key: config.JoinPath("conversation", "attachments", strconv.Itoa(i)), Source: source, Value: a})
+			}
+			conv["attachments"] = kept
 		}
 	}
 	if servers, ok := lookupTable(tree, "mcp", "servers"); ok {
@@ -372,6 +428,31 @@ func normalizeRust(tree map[string]any, source string) []config.UnsupportedKey {
 			dropped = append(dropped, config.UnsupportedKey{Key: config.JoinPath("mcp", "servers", "*"), Source: source, Value: star})
 		}
 	}
+	if params, ok := lookupTable(tree, "assistant", "model", "parameters"); ok {
+		// The Rust jp's reasoning table { effort, exclude }: effort is the
+		// level (medium when left out, as there); exclude is not acted on.
+		if r, ok := params["reasoning"].(map[string]any); ok {
+			eff, has := r["effort"]
+			if !has {
+				eff = "medium"
+			}
+			extra := false
+			for k, v := range r {
+				switch k {
+				case "effort":
+				case "exclude":
+					dropped = append(dropped, config.UnsupportedKey{
+						Key: config.JoinPath("assistant", "model", "parameters", "reasoning", "exclude"), Source: source, Value: v})
+				default:
+					extra = true
+				}
+			}
+			if !extra {
+				params["reasoning"] = eff
+			}
+		}
+	}
+	dropped = append(dropped, aliasRustProviders(tree, source)...)
 	if model, ok := lookupTable(tree, "assistant", "model"); ok {
 		if id, ok := model["id"].(map[string]any); ok {
 			if s, ok := modelIDString(id); ok {
@@ -400,6 +481,166 @@ func modelIDString(m map[string]any) (string, bool) {
 		return "", false
 	}
 	return p + "/" + n, true
+}
+
+// aliasRustProviders moves the Rust jp's homes of provider and MCP server
+// settings to this jp's, before the checkout's keys that run or send are
+// held back (so they wait for trust like their aliases):
+//
+//   - providers.llm.<p>.base_url and api_key_env go to providers.<p>;
+//   - providers.mcp.<name> becomes mcp.servers.<name>: command and
+//     arguments make its command; its other keys (checksum, optional,
+//     startup_timeout_secs, variables) are dropped.
+//
+// Where this jp's home sets the same key in the same file, it wins and the
+// Rust one is dropped (and so reported).
+func aliasRustProviders(tree map[string]any, source string) []config.UnsupportedKey {
+	var dropped []config.UnsupportedKey
+	drop := func(v any, path ...string) {
+		dropped = append(dropped, config.UnsupportedKey{Key: config.JoinPath(path...), Source: source, Value: v})
+	}
+	ensure := func(m map[string]any, k string) map[string]any {
+		t, ok := m[k].(map[string]any)
+		if !ok {
+			t = map[string]any{}
+			m[k] = t
+		}
+		return t
+	}
+	if llm, ok := lookupTable(tree, "providers", "llm"); ok {
+		provs := tree["providers"].(map[string]any)
+		for _, name := range sortedKeys(llm) {
+			p, ok := llm[name].(map[string]any)
+			if !ok || name == "aliases" || !config.KnownProvider(name) {
+				continue
+			}
+			for _, k := range sortedKeys(p) {
+				if k != "base_url" && k != "api_key_env" {
+					continue
+				}
+				home := ensure(provs, name)
+				if _, set := home[k]; set {
+					drop(p[k], "providers", "llm", name, k)
+				} else {
+					home[k] = p[k]
+				}
+				delete(p, k)
+			}
+			if len(p) == 0 {
+				delete(llm, name)
+			}
+		}
+	}
+	if pm, ok := lookupTable(tree, "providers", "mcp"); ok {
+		for _, name := range sortedKeys(pm) {
+			srv, ok := pm[name].(map[string]any)
+			if !ok {
+				continue
+			}
+			prog, okp := srv["command"].(string)
+			args, oka := srv["arguments"].([]any)
+			if _, has := srv["arguments"]; !has {
+				oka = true
+			}
+			if !okp || !oka {
+				continue // left as an ignored key
+			}
+			servers := ensure(ensure(tree, "mcp"), "servers")
+			if _, set := servers[name]; set {
+				drop(srv, "providers", "mcp", name)
+				delete(pm, name)
+				continue
+			}
+			for _, k := range sortedKeys(srv) {
+				if k != "command" && k != "arguments" {
+					drop(srv[k], "providers", "mcp", name, k)
+				}
+			}
+			servers[name] = map[string]any{"command": append([]any{prog}, args...)}
+			delete(pm, name)
+		}
+		if len(pm) == 0 {
+			delete(tree["providers"].(map[string]any), "mcp")
+		}
+	}
+	return dropped
+}
+
+// normalizeEnable rewrites a tool's Rust enable value to this jp's true
+// or false: "on"/"always" are true, "off"/"explicit" false, and a
+// { state, allow_toggle } table its state. The toggle policy ("explicit"
+// is off unless named; "always" cannot be switched off) is not acted on
+// and is returned as dropped enable.allow_toggle.
+func normalizeEnable(tool map[string]any, source string, path ...string) []config.UnsupportedKey {
+	toggle := func(v any) []config.UnsupportedKey {
+		return []config.UnsupportedKey{{Key: config.JoinPath(append(path, "enable", "allow_toggle")...), Source: source, Value: v}}
+	}
+	switch e := tool["enable"].(type) {
+	case string:
+		switch e {
+		case "on", "true":
+			tool["enable"] = true
+		case "off", "false":
+			tool["enable"] = false
+		case "explicit":
+			tool["enable"] = false
+			return toggle("if_named")
+		case "always":
+			tool["enable"] = true
+			return toggle("never")
+		}
+	case map[string]any:
+		st, ok := e["state"]
+		if !ok {
+			st = true
+		}
+		if _, isBool := st.(bool); !isBool {
+			return nil
+		}
+		for k := range e {
+			if k != "state" && k != "allow_toggle" {
+				return nil // left for validation to report
+			}
+		}
+		tool["enable"] = st
+		if at, ok := e["allow_toggle"]; ok {
+			return toggle(at)
+		}
+	}
+	return nil
+}
+
+// contrastExample renders the Rust jp's contrast example { good, bad,
+// reason } as its text; other values are left for validation.
+func contrastExample(e any) (string, bool) {
+	m, ok := e.(map[string]any)
+	if !ok {
+		return "", false
+	}
+	good, okg := m["good"].(string)
+	bad, okb := m["bad"].(string)
+	if !okg || !okb {
+		return "", false
+	}
+	n := 2
+	s := "Good: " + good + "\nBad: " + bad
+	if r, ok := m["reason"].(string); ok {
+		s += "\nReason: " + r
+		n++
+	}
+	if len(m) != n {
+		return "", false
+	}
+	return s, true
+}
+
+func lookupArray(tree map[string]any, keys ...string) ([]any, bool) {
+	parent, ok := lookupTable(tree, keys[:len(keys)-1]...)
+	if !ok {
+		return nil, false
+	}
+	a, ok := parent[keys[len(keys)-1]].([]any)
+	return a, ok
 }
 
 func lookupTable(tree map[string]any, keys ...string) (map[string]any, bool) {

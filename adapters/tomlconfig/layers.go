@@ -24,7 +24,9 @@ type layer struct {
 // variable, sorted by name (so a table variable applies before the
 // variables of its keys). The key path is the name after the prefix,
 // lowercased, with "__" between keys: JP_CFG_INTERRUPT__LOOP_COUNTDOWN__ACTION
-// sets interrupt.loop_countdown.action.
+// sets interrupt.loop_countdown.action. A name without "__" is first read
+// in the Rust jp's spelling (resolveEnvWords): JP_CFG_ASSISTANT_MODEL_ID
+// sets assistant.model.id.
 func envLayers(env []string, root *node) ([]layer, error) {
 	type pair struct{ name, value string }
 	var vars []pair
@@ -39,7 +41,15 @@ func envLayers(env []string, root *node) ([]layer, error) {
 	layers := make([]layer, 0, len(vars))
 	for _, v := range vars {
 		source := "environment variable " + v.name
-		segs := strings.Split(strings.ToLower(strings.TrimPrefix(v.name, envPrefix)), "__")
+		rest := strings.ToLower(strings.TrimPrefix(v.name, envPrefix))
+		segs := strings.Split(rest, "__")
+		if !strings.Contains(rest, "__") {
+			// The Rust jp's spelling: single underscores, read against
+			// the schema (JP_CFG_ASSISTANT_MODEL_ID).
+			if p := resolveEnvWords(strings.Split(rest, "_"), root); len(p) > 0 {
+				segs = p
+			}
+		}
 		if slices.Contains(segs, "") {
 			return nil, &usageError{fmt.Sprintf(
 				`environment variable %s does not name a key: write the key path after JP_CFG_ with "__" between keys, e.g. JP_CFG_QUERY__LOOP`, v.name)}
@@ -51,6 +61,54 @@ func envLayers(env []string, root *node) ([]layer, error) {
 		layers = append(layers, layer{tree, source})
 	}
 	return layers, nil
+}
+
+// resolveEnvWords reads the words of a variable name in the Rust jp's
+// spelling (JP_CFG_ASSISTANT_MODEL_ID: "_" both between and inside keys)
+// as a key path of the schema at n, or nil when none fits. A table's own
+// keys are tried longest first; a named entry (a tool's name) is the
+// shortest run of words after which the rest still names a key, or all
+// the words when none does.
+func resolveEnvWords(words []string, n *node) []string {
+	if len(words) == 0 {
+		return []string{}
+	}
+	if n == nil {
+		return nil
+	}
+	try := func(i int, c *node) []string {
+		if c == nil {
+			return nil
+		}
+		if rest := resolveEnvWords(words[i:], c); rest != nil {
+			return append([]string{strings.Join(words[:i], "_")}, rest...)
+		}
+		return nil
+	}
+	if n.kind == kindTable {
+		for i := len(words); i >= 1; i-- {
+			if f := n.field(strings.Join(words[:i], "_")); f != nil {
+				if p := try(i, f.node); p != nil {
+					return p
+				}
+			}
+		}
+	}
+	var entry *node
+	switch {
+	case n.kind == kindMap:
+		entry = n.elem
+	case n.kind == kindTable && n.rest != nil:
+		entry = n.rest.node.elem
+	default:
+		return nil
+	}
+	for i := 1; i <= len(words); i++ {
+		if p := try(i, entry); p != nil {
+			return p
+		}
+	}
+	return nil
 }
 
 // flagLayer turns one --cfg key.path=value flag into a layer.

@@ -81,6 +81,17 @@ func (mg *merger) value(prev, next any, n *node, path string) any {
 		return out
 	}
 	m, isTable := next.(map[string]any)
+	if x, ok := next.([]any); ok && n.kind == kindList {
+		// A plain array of tables appends, as the Rust jp's
+		// vec_with_strategy does, unless the value below was set with
+		// discard_when_merged.
+		p, _ := prev.([]any)
+		if mg.discard[path] {
+			p = nil
+		}
+		delete(mg.discard, path)
+		return append(clone(p).([]any), clone(x).([]any)...)
+	}
 	if !isTable {
 		delete(mg.discard, path)
 		return clone(next)

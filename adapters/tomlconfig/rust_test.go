@@ -89,7 +89,7 @@ func TestRustWorkspaceLoads(t *testing.T) {
 		"conversation.tools.fs_read_file.source",
 		"conversation.tools.fs_read_file.style", "conversation.tools.fs_read_file.summary",
 		"inherit", `mcp.servers."*"`, "mcp.servers.github.tools",
-		"providers.llm.anthropic", "providers.mcp", "style",
+		"providers.mcp", "style", // providers.llm.anthropic.api_key_env applies
 	}
 	got := unsupportedKeys(r)
 	slices.Sort(got)
@@ -248,7 +248,7 @@ func TestJPTypoStillRefused(t *testing.T) {
 		{"[assistant]\nsystem_prompt = { value = \"x\", strategy = \"sideways\" }\n", "expected one of append, prepend, replace"},
 		{"[assistant]\nsystem_prompt = { strategy = \"append\" }\n", "a merge table needs a value"},
 		{"[assistant]\nsystem_prompt_sections = [1]\n", "expected a string or a table at index 0"},
-		{"[assistant]\nsystem_prompt_sections = [{ content = \"a\", tga = \"b\" }]\n", "the keys of [assistant.system_prompt_sections.0] are content, tag, position"},
+		{"[assistant]\nsystem_prompt_sections = [{ content = \"a\", tga = \"b\" }]\n", "the keys of [assistant.system_prompt_sections.0] are content, tag, title, position"},
 		{"extends = 3\n", "expected an array of paths"},
 		{"stlye = {}\n", "unknown configuration key stlye"},
 	}
@@ -295,7 +295,7 @@ func TestMergeStrategies(t *testing.T) {
 		next any
 		want []any
 	}{
-		{[]any{b}, []any{b}},
+		{[]any{b}, []any{a, b}}, // a plain array appends, as in the Rust jp
 		{map[string]any{"value": []any{b}}, []any{a, b}},
 		{map[string]any{"value": []any{b}, "strategy": "prepend"}, []any{b, a}},
 		{map[string]any{"value": []any{b}, "strategy": "replace"}, []any{b}},
@@ -345,7 +345,7 @@ func TestLoaderReportsOncePerRun(t *testing.T) {
 		}
 	}
 	out := notice.String()
-	if strings.Count(out, "\n") != 1 || !strings.Contains(out, "jp: 22 configuration keys not supported by this jp were ignored (conversation.tools.fs_read_file.examples,") {
+	if strings.Count(out, "\n") != 1 || !strings.Contains(out, "jp: 21 configuration keys not supported by this jp were ignored (conversation.tools.fs_read_file.examples,") {
 		t.Errorf("notice = %q", out)
 	}
 }
@@ -377,5 +377,228 @@ api_key_env = "OR_KEY"
 	}
 	if p.OpenRouter.APIKeyEnv != "OR_KEY" || p.OpenRouter.BaseURL != "https://openrouter.ai/api/v1" {
 		t.Errorf("providers.openrouter = %+v", p.OpenRouter)
+	}
+}
+
+// TestRustKeyShapesLoad loads testdata/rustshapes, the shapes of the Rust
+// jp's own .jp/ that this jp reads in another shape: contrast examples,
+// instruction positions, the reasoning table with a Rust-only effort,
+// section titles and the tool enable strings and tables.
+func TestRustKeyShapesLoad(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.Abs(filepath.Join("testdata", "rustshapes"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := trusting().Load(context.Background(), ports.ConfigSource{WorkspaceRoot: root, LaunchDir: root})
+	if err != nil {
+		t.Fatalf("the Rust key shapes do not load: %v", err)
+	}
+	c := r.Config
+	wantPrompt := "<challenge title=\"Pushback\">\nPush back with reasons.\n</challenge>\n\n" +
+		"## Voice\n\n- Plain words.\n\nExamples:\n- Good: It is.\n  Bad: It serves as.\n  Reason: Say is.\n- Good: Short.\n  Bad: Long.\n\n" +
+		"## Late\n\n- Last."
+	if got := c.SystemPrompt(); got != wantPrompt {
+		t.Errorf("system prompt =\n%s\nwant\n%s", got, wantPrompt)
+	}
+	if got := c.Assistant.Model.Parameters.Reasoning.String(); got != "high" {
+		t.Errorf("reasoning = %q, want high (the Rust xhigh)", got)
+	}
+	tools := c.Conversation.Tools.Named
+	for name, want := range map[string]bool{"git_add": false, "cargo_check": true, "fs_modify": true} {
+		if got := tools[name].Enabled(); got != want {
+			t.Errorf("%s enabled = %v, want %v", name, got, want)
+		}
+	}
+	got := unsupportedKeys(r)
+	for _, k := range []string{
+		"assistant.model.parameters.reasoning.exclude",
+		"conversation.tools.git_add.enable.allow_toggle",
+		"conversation.tools.cargo_check.enable.allow_toggle",
+	} {
+		if !slices.Contains(got, k) {
+			t.Errorf("unsupported keys %v lack %s", got, k)
+		}
+	}
+	if slices.Contains(got, "conversation.tools.fs_modify.enable.allow_toggle") {
+		t.Errorf("enable = \"on\" reported as a dropped toggle: %v", got)
+	}
+}
+
+// TestRustKeyFamiliesLoad loads testdata/rustkeys, a key of each family of
+// the Rust jp's configuration that this jp does not act on: each loads,
+// and is listed as ignored (what jp config show marks); a file attachment
+// table becomes its path.
+func TestRustKeyFamiliesLoad(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.Abs(filepath.Join("testdata", "rustkeys"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := trusting().Load(context.Background(), ports.ConfigSource{WorkspaceRoot: root, LaunchDir: root})
+	if err != nil {
+		t.Fatalf("the Rust key families do not load: %v", err)
+	}
+	got := unsupportedKeys(r)
+	for _, k := range []string{
+		"assistant.name", "assistant.tool_choice", "assistant.request.base_backoff_ms",
+		"providers.mcp",
+		"conversation.default_id", "conversation.attachments.0",
+		"conversation.tools.git_add.source", "conversation.tools.git_add.result",
+		"conversation.tools.git_add.summary", "conversation.tools.git_add.style",
+		"conversation.tools.git_add.format", "conversation.tools.git_add.questions",
+		"conversation.tools.git_add.examples", "style", "editor.envs", "template",
+	} {
+		found := false
+		for _, g := range got {
+			found = found || g == k || strings.HasPrefix(g, k+".")
+		}
+		if !found {
+			t.Errorf("unsupported keys %v lack %s", got, k)
+		}
+	}
+	if m, err := r.Config.ResolveModel("smart"); err != nil || m != "anthropic/claude-opus-4-1" {
+		t.Errorf("alias table: ResolveModel(smart) = %q, %v", m, err)
+	}
+}
+
+// TestRustFileAttachmentTable: a { type = "file", path } attachment is
+// the path; one with params is ignored with a warning.
+func TestRustFileAttachmentTable(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, ".jp", "config.toml"), `[[conversation.attachments]]
+type = "file"
+path = "a.md"
+
+[[conversation.attachments]]
+type = "file"
+path = "b.md"
+params = { lines = "1-5" }
+`)
+	r, err := trusting().Load(context.Background(), ports.ConfigSource{WorkspaceRoot: dir, LaunchDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Config.Conversation.Attachments; !reflect.DeepEqual(got, []string{"a.md"}) {
+		t.Errorf("attachments = %#v, want [a.md]", got)
+	}
+	if got := unsupportedKeys(r); !slices.Contains(got, "conversation.attachments.1") {
+		t.Errorf("unsupported keys %v lack conversation.attachments.1", got)
+	}
+}
+
+// TestRustEnvSpelling: JP_CFG_ variables in the Rust jp's spelling (single
+// underscores, read against the schema) set their keys, named entries
+// included; this jp's "__" form keeps working.
+func TestRustEnvSpelling(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	env := []string{
+		"JP_CFG_ASSISTANT_MODEL_ID=anthropic/claude-haiku-4-5",
+		"JP_CFG_INTERRUPT_LOOP_COUNTDOWN_DURATION_SECS=7",
+		"JP_CFG_CONVERSATION_TOOLS_FS_READ_FILE_RUN=unattended",
+		"JP_CFG_MCP__MAX_INSTANCES=3",
+	}
+	r, err := trusting().Load(context.Background(), ports.ConfigSource{WorkspaceRoot: dir, LaunchDir: dir, Env: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.Config
+	checks := []struct {
+		name      string
+		got, want any
+	}{
+		{"assistant.model.id", c.Assistant.Model.ID, "anthropic/claude-haiku-4-5"},
+		{"interrupt.loop_countdown.duration_secs", c.Interrupt.LoopCountdown.DurationSecs, 7},
+		{"conversation.tools.fs_read_file.run", c.Conversation.Tools.Named["fs_read_file"].Run, config.RunPolicyUnattended},
+		{"mcp.max_instances (__ form)", c.MCP.MaxInstances, 3},
+	}
+	for _, tt := range checks {
+		if !reflect.DeepEqual(tt.got, tt.want) {
+			t.Errorf("%s = %#v, want %#v", tt.name, tt.got, tt.want)
+		}
+	}
+}
+
+// TestInstructionsAppendAcrossFiles: a persona that extends skill files
+// keeps their [[assistant.instructions]] and adds its own (the Rust jp's
+// vec_with_strategy); a { strategy = "replace", value } table replaces;
+// a plain array after a discard_when_merged value replaces it.
+func TestInstructionsAppendAcrossFiles(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, ".jp", "config.toml"), "extends = [\"skill/*.toml\"]\n[[assistant.instructions]]\ntitle = \"Persona\"\n")
+	writeFile(t, filepath.Join(dir, ".jp", "skill", "a.toml"), "[[assistant.instructions]]\ntitle = \"A\"\n")
+	writeFile(t, filepath.Join(dir, ".jp", "skill", "b.toml"), "[[assistant.instructions]]\ntitle = \"B\"\n")
+	titles := func(overrides ...string) []string {
+		t.Helper()
+		r, err := trusting().Load(context.Background(), ports.ConfigSource{WorkspaceRoot: dir, LaunchDir: dir, Overrides: overrides})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, in := range r.Config.Assistant.Instructions {
+			out = append(out, in.Title)
+		}
+		return out
+	}
+	if got := titles(); !reflect.DeepEqual(got, []string{"A", "B", "Persona"}) {
+		t.Errorf("instructions = %v, want [A B Persona]", got)
+	}
+	if got := titles(`assistant.instructions={ strategy = "replace", value = [{ title = "Only" }] }`); !reflect.DeepEqual(got, []string{"Only"}) {
+		t.Errorf("replace: instructions = %v, want [Only]", got)
+	}
+}
+
+// TestRustProviderHomes: providers.llm.<p> and providers.mcp.<name> (the
+// Rust homes) set this jp's providers.<p> and mcp.servers.<name>; this
+// jp's home wins when both are given; and a checkout's server from
+// providers.mcp waits for trust like any other.
+func TestRustProviderHomes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, ".jp", "config.toml"), `[providers.llm.anthropic]
+base_url = "http://127.0.0.1:9/rust"
+api_key_env = "RUST_KEY"
+[providers.anthropic]
+api_key_env = "GO_KEY"
+[providers.mcp.git]
+command = "git-mcp"
+arguments = ["--stdio"]
+optional = true
+`)
+	src := ports.ConfigSource{WorkspaceRoot: dir, LaunchDir: dir}
+	r, err := trusting().Load(context.Background(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.Config
+	if c.Providers.Anthropic.BaseURL != "http://127.0.0.1:9/rust" {
+		t.Errorf("base_url = %q, want the providers.llm one", c.Providers.Anthropic.BaseURL)
+	}
+	if c.Providers.Anthropic.APIKeyEnv != "GO_KEY" {
+		t.Errorf("api_key_env = %q, want GO_KEY ([providers.anthropic] wins)", c.Providers.Anthropic.APIKeyEnv)
+	}
+	if got := c.MCP.Servers["git"].Command; !reflect.DeepEqual(got, []string{"git-mcp", "--stdio"}) {
+		t.Errorf("mcp.servers.git.command = %q", got)
+	}
+	uns := unsupportedKeys(r)
+	for _, k := range []string{"providers.llm.anthropic.api_key_env", "providers.mcp.git.optional"} {
+		if !slices.Contains(uns, k) {
+			t.Errorf("unsupported keys %v lack %s", uns, k)
+		}
+	}
+
+	untrusted := NewWithOptions(Options{Trust: &TrustFile{Path: filepath.Join(t.TempDir(), "trust.json")}, Notice: &strings.Builder{}})
+	r, err = untrusted.Load(context.Background(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := r.Config.MCP.Servers["git"]; ok {
+		t.Errorf("an untrusted checkout's providers.mcp server is configured: %+v", r.Config.MCP.Servers["git"])
+	}
+	if r.Config.Providers.Anthropic.BaseURL == "http://127.0.0.1:9/rust" {
+		t.Error("an untrusted checkout's providers.llm base_url applies")
 	}
 }

@@ -55,8 +55,8 @@ type Assistant struct {
 	SystemPrompt string `toml:"system_prompt" merge:"strategy" doc:"Instructions sent to the model before the conversation on every request (its system prompt). Empty: none. Set it per workspace in .jp/config.toml to describe the project. A table { value, strategy = \"append\"|\"prepend\"|\"replace\", separator } merges with the layers below instead of replacing them."`
 	// SystemPromptSections are composed into the system prompt after
 	// SystemPrompt (see Config.SystemPrompt).
-	SystemPromptSections []PromptSection `toml:"system_prompt_sections" merge:"strategy" doc:"Sections appended to the system prompt, ordered by position: a string, or a table { content, tag, position }. An array replaces the layers' below; a table { value = [...], strategy = \"append\"|\"prepend\"|\"replace\" } merges with them."`
-	Instructions         []Instructions  `toml:"instructions" doc:"Sections of instructions ([[assistant.instructions]] tables with title, description, items and examples), appended to the system prompt after system_prompt_sections, in order."`
+	SystemPromptSections []PromptSection `toml:"system_prompt_sections" merge:"strategy" doc:"Sections appended to the system prompt, ordered by position: a string, or a table { content, tag, title, position }. An array is appended to the layers' below; a table { value = [...], strategy = \"append\"|\"prepend\"|\"replace\" } says how it merges with them."`
+	Instructions         []Instructions  `toml:"instructions" merge:"strategy" doc:"Sections of instructions ([[assistant.instructions]] tables with title, description, items, examples and position), appended to the system prompt after system_prompt_sections, by position. An array is appended to the layers' below; a table { value = [...], strategy = \"append\"|\"prepend\"|\"replace\" } says how it merges with them."`
 	Request              Request         `toml:"request" doc:"How provider requests are made."`
 }
 

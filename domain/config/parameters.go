@@ -130,6 +130,11 @@ func (s *StopList) SetConfigValue(v any) error {
 // ReasoningLevels are the named values of assistant.model.parameters.reasoning.
 var ReasoningLevels = []string{"off", "auto", "low", "medium", "high", "max"}
 
+// rustEfforts are the Rust jp's reasoning efforts this jp has no level of,
+// with the level they stand for here: the nearest one that does not spend
+// more.
+var rustEfforts = map[string]string{"none": "off", "xhigh": "high", "xlow": "low"}
+
 // Reasoning is assistant.model.parameters.reasoning: a level name or a
 // token budget. The zero value is unset.
 type Reasoning struct {
@@ -179,6 +184,9 @@ func (r *Reasoning) SetConfigValue(v any) error {
 		*r = Reasoning{Budget: int(x)}
 		return nil
 	case string:
+		if l, ok := rustEfforts[x]; ok {
+			x = l
+		}
 		for _, l := range ReasoningLevels {
 			if x == l {
 				*r = Reasoning{Level: l}

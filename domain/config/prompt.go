@@ -2,6 +2,7 @@ package config
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -11,6 +12,7 @@ import (
 type PromptSection struct {
 	Content  string `toml:"content" doc:"The text of the section."`
 	Tag      string `toml:"tag" doc:"When set, the section is wrapped in <tag> and </tag> lines."`
+	Title    string `toml:"title" doc:"A title: with a tag it is the tag's title attribute, without one a markdown heading over the content."`
 	Position int    `toml:"position" min:"-2147483648" doc:"Where the section goes: lower first; default 0."`
 }
 
@@ -27,10 +29,21 @@ type StringSetter interface {
 // Render is the section as it appears in the system prompt.
 func (s PromptSection) Render() string {
 	content := strings.TrimSpace(s.Content)
-	if s.Tag == "" || content == "" {
+	title := strings.TrimSpace(s.Title)
+	if content == "" {
 		return content
 	}
-	return "<" + s.Tag + ">\n" + content + "\n</" + s.Tag + ">"
+	if s.Tag == "" {
+		if title != "" {
+			return "# " + title + "\n\n" + content
+		}
+		return content
+	}
+	open := "<" + s.Tag + ">"
+	if title != "" {
+		open = "<" + s.Tag + " title=" + strconv.Quote(title) + ">"
+	}
+	return open + "\n" + content + "\n</" + s.Tag + ">"
 }
 
 // SystemPromptParts returns the blocks of the system prompt in order: the

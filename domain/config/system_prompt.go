@@ -1,6 +1,10 @@
 package config
 
-import "strings"
+import (
+	"cmp"
+	"slices"
+	"strings"
+)
 
 // Instructions is one [[assistant.instructions]] table: a titled list of
 // instructions for the model, composed into the system prompt.
@@ -8,7 +12,8 @@ type Instructions struct {
 	Title       string   `toml:"title" doc:"The heading of the section."`
 	Description string   `toml:"description" doc:"A paragraph under the heading, before the items."`
 	Items       []string `toml:"items" doc:"The instructions, one per item."`
-	Examples    []string `toml:"examples" doc:"Examples that go with the instructions."`
+	Examples    []string `toml:"examples" doc:"Examples that go with the instructions: a string, or a table { good, bad, reason }."`
+	Position    int      `toml:"position" min:"-2147483648" doc:"Where the section goes among the instructions: lower first; default 0."`
 }
 
 // ProjectFile is an instruction file found in the checkout (AGENTS.md,
@@ -46,7 +51,9 @@ func (c Config) SystemPrompt() string {
 	for _, p := range c.Assistant.SystemPromptParts() {
 		add(p)
 	}
-	for _, in := range c.Assistant.Instructions {
+	ins := slices.Clone(c.Assistant.Instructions)
+	slices.SortStableFunc(ins, func(a, b Instructions) int { return cmp.Compare(a.Position, b.Position) })
+	for _, in := range ins {
 		add(in.render())
 	}
 	for _, f := range c.ProjectFiles {

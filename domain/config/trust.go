@@ -319,3 +319,10 @@ func describeProviderKey(name, key string, p map[string]any) string {
 	}
 	return "sets providers." + name + "." + key
 }
+
+// KnownProvider reports whether name is a built-in provider table (not
+// llm, which holds aliases).
+func KnownProvider(name string) bool {
+	_, ok := knownProviders[name]
+	return ok && name != "llm"
+}

@@ -32,6 +32,7 @@ var toleratedKeys = []string{
 	"assistant.request.base_backoff_ms",
 	"assistant.request.max_backoff_secs",
 	"assistant.request.cache",
+	"conversation.default_id",
 	"conversation.title.generate",
 	"conversation.inquiry",
 	"conversation.attachments",
