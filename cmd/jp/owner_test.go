@@ -100,8 +100,20 @@ func TestForeignOwnedWorkspaceRefused(t *testing.T) {
 	if err := os.WriteFile(cfg, []byte("safe_directories = [\""+shared+"\"]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Allowed is not trusted: its cmd: attachment waits for trust.
 	if out, err := q(); err != nil {
 		t.Fatalf("jp q with the directory in safe_directories: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatal("an allowed but untrusted workspace ran its cmd: attachment")
+	}
+	trust := e.command(context.Background(), "workspace", "trust")
+	trust.Dir = sub
+	if out, err := trust.CombinedOutput(); err != nil {
+		t.Fatalf("jp workspace trust: %v\n%s", err, out)
+	}
+	if out, err := q(); err != nil {
+		t.Fatalf("jp q in the trusted workspace: %v\n%s", err, out)
 	}
 	if _, err := os.Stat(marker); err != nil {
 		t.Errorf("with safe_directories the workspace's configuration was not applied: %v", err)

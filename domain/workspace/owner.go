@@ -1,7 +1,7 @@
 package workspace
 
 import (
-	"path/filepath"
+	pathpkg "path"
 	"strings"
 )
 
@@ -44,8 +44,10 @@ func Within(path, dir string) bool {
 	if path == dir {
 		return true
 	}
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+	if dir == "/" {
+		return strings.HasPrefix(path, "/")
+	}
+	return strings.HasPrefix(path, dir+"/")
 }
 
 // SafeDirectoryAllowed reports whether the user's safe_directories list
@@ -65,11 +67,11 @@ func SafeDirectoryAllowed(list []string, dir string) bool {
 			if p == "" {
 				p = "/"
 			}
-			p = filepath.Clean(p)
-			if filepath.IsAbs(p) && Within(dir, p) {
+			p = pathpkg.Clean(p)
+			if pathpkg.IsAbs(p) && Within(dir, p) {
 				return true
 			}
-		case e != "" && filepath.IsAbs(e) && filepath.Clean(e) == dir:
+		case e != "" && pathpkg.IsAbs(e) && pathpkg.Clean(e) == dir:
 			return true
 		}
 	}
