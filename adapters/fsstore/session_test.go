@@ -4,9 +4,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/jpcli/jp/adapters/storetest"
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/workspace"
-	"github.com/jpcli/jp/adapters/storetest"
 	"github.com/jpcli/jp/ports"
 )
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -365,7 +366,7 @@ func (c *ConversationRmCmd) Run(rt *Runtime) error {
 		return err
 	}
 	for _, s := range c.IDs {
-		if strings.Trim(s, "0123456789") != "" {
+		if strings.Trim(s, "0123456789") != "" && !app.IsTarget(s) {
 			_, err := app.ParseID(s) // a bad ID changes nothing, not even the workspace registry
 			return err
 		}
@@ -378,19 +379,27 @@ func (c *ConversationRmCmd) Run(rt *Runtime) error {
 	if len(raws) == 0 {
 		raws = []string{""}
 	}
+	if raws, err = rt.targets(a, loc, raws); err != nil {
+		return err
+	}
 	ids := make([]conversation.ID, 0, len(raws))
 	var titles []string
 	for _, raw := range raws {
-		id, err := a.Conversations.Resolve(rt.Ctx, loc, raw)
+		all, err := a.Conversations.ResolveAll(rt.Ctx, loc, raw)
 		if err != nil {
 			return err
 		}
-		s, err := a.Conversations.Get(rt.Ctx, loc, id)
-		if err != nil {
-			return err
+		for _, id := range all {
+			if slices.Contains(ids, id) {
+				continue
+			}
+			s, err := a.Conversations.Get(rt.Ctx, loc, id)
+			if err != nil {
+				return err
+			}
+			ids = append(ids, id)
+			titles = append(titles, fmt.Sprintf("%s (%s)", id, trimTitle(s.Metadata.Title)))
 		}
-		ids = append(ids, id)
-		titles = append(titles, fmt.Sprintf("%s (%s)", id, trimTitle(s.Metadata.Title)))
 	}
 	if !c.Yes {
 		ok, err := rt.confirm(fmt.Sprintf("Remove %s? (kept in the trash for %d days) [y/N] ", strings.Join(titles, ", "), trashDays()))
@@ -534,12 +543,15 @@ func (rt *Runtime) conversation(raw string) (*jpwire.App, workspace.Location, co
 	if err != nil {
 		return nil, workspace.Location{}, "", err
 	}
-	if strings.Trim(raw, "0123456789") != "" {
+	if strings.Trim(raw, "0123456789") != "" && !app.IsTarget(raw) {
 		_, err := app.ParseID(raw)
 		return nil, workspace.Location{}, "", err
 	}
 	loc, err := rt.open(a)
 	if err != nil {
+		return nil, workspace.Location{}, "", err
+	}
+	if raw, err = rt.target(a, loc, raw); err != nil {
 		return nil, workspace.Location{}, "", err
 	}
 	id, err := a.Conversations.Resolve(rt.Ctx, loc, raw)
