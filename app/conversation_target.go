@@ -250,3 +250,21 @@ func idLess(a, b conversation.ID) bool {
 	}
 	return a < b
 }
+
+// shortIDMin is the fewest digits jp conversation ls shows of an ID.
+const shortIDMin = 4
+
+// ShortIDs gives every conversation visible from loc the shortest prefix
+// Resolve takes for it alone (archived ones count, as Resolve matches
+// them too).
+func (c *Conversations) ShortIDs(ctx context.Context, loc workspace.Location) (map[conversation.ID]string, error) {
+	list, err := c.store.List(ctx, loc)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]conversation.ID, len(list))
+	for i, s := range list {
+		ids[i] = s.ID
+	}
+	return conversation.ShortIDs(ids, shortIDMin), nil
+}

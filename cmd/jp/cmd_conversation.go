@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -79,6 +80,12 @@ func (c *ConversationLsCmd) Run(rt *Runtime) error {
 		fmt.Fprintln(w, "No conversations yet: start one with jp query.")
 		return nil
 	}
+	// IDs show as the shortest prefix that names each alone, as the
+	// resolver takes it (--format json keeps whole IDs).
+	short, err := a.Conversations.ShortIDs(rt.Ctx, loc)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "  %-12s  %-16s  %6s  %-5s  %s\n", "ID", "LAST ACTIVE", "EVENTS", "FLAGS", "TITLE")
 	for _, s := range list {
 		mark := " "
@@ -89,7 +96,7 @@ func (c *ConversationLsCmd) Run(rt *Runtime) error {
 		if ls := s.Metadata.Labels(); len(ls) > 0 {
 			title += "  [" + strings.Join(ls, ", ") + "]"
 		}
-		fmt.Fprintf(w, "%s %-12s  %-16s  %6d  %-5s  %s\n", mark, s.ID, s.Metadata.LastActivatedAt.Local().Format("2006-01-02 15:04"),
+		fmt.Fprintf(w, "%s %-12s  %-16s  %6d  %-5s  %s\n", mark, cmp.Or(short[s.ID], string(s.ID)), s.Metadata.LastActivatedAt.Local().Format("2006-01-02 15:04"),
 			s.Metadata.EventsCount, flags(s), title)
 	}
 	return nil
