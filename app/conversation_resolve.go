@@ -15,9 +15,11 @@ import (
 const maxCandidates = 5
 
 // Resolve turns what the user typed for a conversation into its ID: a
-// whole ID, or a prefix of exactly one ID visible from loc (archived ones
-// included). Empty means the active conversation (Active). An ambiguous
-// prefix is an error listing the candidates.
+// whole ID, a prefix of exactly one ID visible from loc (archived ones
+// included), or a target keyword with the Rust jp's meaning (., active,
+// recent, newest, pinned, session, archived and their one-letter forms;
+// see IsTarget). Empty means the active conversation (Active). An
+// ambiguous prefix is an error listing the candidates.
 func (c *Conversations) Resolve(ctx context.Context, loc workspace.Location, raw string) (conversation.ID, error) {
 	return resolveConversation(ctx, c.store, loc, raw)
 }
@@ -49,6 +51,9 @@ func resolveConversation(ctx context.Context, store ports.ConversationStore, loc
 			return "", &UserError{Msg: "no conversation yet in this checkout: start one with jp query, or name one (jp conversation ls)"}
 		}
 		return id, nil
+	}
+	if IsTarget(raw) {
+		return resolveKeyword(ctx, store, loc, raw)
 	}
 	var notFound error // a whole ID that is not found, unless it is a prefix
 	if _, err := conversation.ParseID(raw); err != nil {

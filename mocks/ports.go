@@ -50,6 +50,9 @@ var _ ports.ConversationStore = &ConversationStoreMock{}
 //			LocalMetadataFunc: func(ctx context.Context, loc workspace.Location, id conversation.ID) (conversation.LocalMetadata, error) {
 //				panic("mock out the LocalMetadata method")
 //			},
+//			PreviousFunc: func(ctx context.Context, loc workspace.Location) (conversation.ID, error) {
+//				panic("mock out the Previous method")
+//			},
 //			RemoveFunc: func(ctx context.Context, loc workspace.Location, id conversation.ID) error {
 //				panic("mock out the Remove method")
 //			},
@@ -104,6 +107,9 @@ type ConversationStoreMock struct {
 
 	// LocalMetadataFunc mocks the LocalMetadata method.
 	LocalMetadataFunc func(ctx context.Context, loc workspace.Location, id conversation.ID) (conversation.LocalMetadata, error)
+
+	// PreviousFunc mocks the Previous method.
+	PreviousFunc func(ctx context.Context, loc workspace.Location) (conversation.ID, error)
 
 	// RemoveFunc mocks the Remove method.
 	RemoveFunc func(ctx context.Context, loc workspace.Location, id conversation.ID) error
@@ -203,6 +209,13 @@ type ConversationStoreMock struct {
 			// ID is the id argument value.
 			ID conversation.ID
 		}
+		// Previous holds details about calls to the Previous method.
+		Previous []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Loc is the loc argument value.
+			Loc workspace.Location
+		}
 		// Remove holds details about calls to the Remove method.
 		Remove []struct {
 			// Ctx is the ctx argument value.
@@ -288,6 +301,7 @@ type ConversationStoreMock struct {
 	lockGet                 sync.RWMutex
 	lockList                sync.RWMutex
 	lockLocalMetadata       sync.RWMutex
+	lockPrevious            sync.RWMutex
 	lockRemove              sync.RWMutex
 	lockRestore             sync.RWMutex
 	lockScanEvents          sync.RWMutex
@@ -615,6 +629,42 @@ func (mock *ConversationStoreMock) LocalMetadataCalls() []struct {
 	mock.lockLocalMetadata.RLock()
 	calls = mock.calls.LocalMetadata
 	mock.lockLocalMetadata.RUnlock()
+	return calls
+}
+
+// Previous calls PreviousFunc.
+func (mock *ConversationStoreMock) Previous(ctx context.Context, loc workspace.Location) (conversation.ID, error) {
+	if mock.PreviousFunc == nil {
+		panic("ConversationStoreMock.PreviousFunc: method is nil but ConversationStore.Previous was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+		Loc workspace.Location
+	}{
+		Ctx: ctx,
+		Loc: loc,
+	}
+	mock.lockPrevious.Lock()
+	mock.calls.Previous = append(mock.calls.Previous, callInfo)
+	mock.lockPrevious.Unlock()
+	return mock.PreviousFunc(ctx, loc)
+}
+
+// PreviousCalls gets all the calls that were made to Previous.
+// Check the length with:
+//
+//	len(mockedConversationStore.PreviousCalls())
+func (mock *ConversationStoreMock) PreviousCalls() []struct {
+	Ctx context.Context
+	Loc workspace.Location
+} {
+	var calls []struct {
+		Ctx context.Context
+		Loc workspace.Location
+	}
+	mock.lockPrevious.RLock()
+	calls = mock.calls.Previous
+	mock.lockPrevious.RUnlock()
 	return calls
 }
 

@@ -63,8 +63,13 @@ type ConversationStore interface {
 	// checkout loc.Root (machine-local, never projected); "" when none is.
 	// The ID may name a conversation since removed.
 	Active(ctx context.Context, loc workspace.Location) (conversation.ID, error)
-	// SetActive records id as the checkout's active conversation.
+	// SetActive records id as the checkout's active conversation (and the
+	// terminal session's, when the store has one), keeping the one it
+	// replaces as the previous one.
 	SetActive(ctx context.Context, loc workspace.Location, id conversation.ID) error
+	// Previous returns the conversation active before the current one in
+	// the terminal session (else the checkout); "" when none is recorded.
+	Previous(ctx context.Context, loc workspace.Location) (conversation.ID, error)
 	// Remove deletes the conversation from the silo and from loc.Root's
 	// projection.
 	Remove(ctx context.Context, loc workspace.Location, id conversation.ID) error

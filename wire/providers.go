@@ -71,6 +71,9 @@ type Options struct {
 	// Router is the process's interrupt router, started by cmd/jp before
 	// anything else and closed last.
 	Router *terminal.Interrupts
+	// Session names the terminal session ($JP_SESSION, else $TMUX_PANE):
+	// each has its own active conversation; "" shares the checkout's.
+	Session string
 	// MaxEventsBytes is the largest events.json jp reads
 	// ($JP_MAX_EVENTS_BYTES); 0 is the default, 256 MiB.
 	MaxEventsBytes int64
@@ -107,6 +110,7 @@ func provideTrustFile(o Options) *tomlconfig.TrustFile {
 
 func provideStore(o Options, c ports.Clock) (*fsstore.Store, error) {
 	return fsstore.New(o.DataDir, c, fsstore.WithMaxEventsBytes(o.MaxEventsBytes), fsstore.WithHome(o.Home),
+		fsstore.WithSession(o.Session),
 		fsstore.WithSafeDirectories(func() ([]string, string, error) {
 			return tomlconfig.SafeDirectories(o.ConfigDir)
 		}))

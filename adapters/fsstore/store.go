@@ -93,6 +93,7 @@ type Store struct {
 	fsync         bool
 	maxEvents     int64       // see DefaultMaxEventsBytes
 	search        searchRules // see Find
+	session       string      // see WithSession
 
 	siloMu sync.Mutex // serialises silo creation within the process
 	mu     sync.Mutex // guards silos and streams

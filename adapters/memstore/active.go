@@ -30,8 +30,22 @@ func (s *Store) SetActive(ctx context.Context, loc workspace.Location, id conver
 	if s.active == nil {
 		s.active = map[activeKey]conversation.ID{}
 	}
-	s.active[activeKey{loc.ID, loc.Root}] = id
+	k := activeKey{loc.ID, loc.Root}
+	if old := s.active[k]; old != "" && old != id {
+		s.active[activeKey{loc.ID, loc.Root + "\x00previous"}] = old
+	}
+	s.active[k] = id
 	return nil
+}
+
+// Previous implements ports.ConversationStore.
+func (s *Store) Previous(ctx context.Context, loc workspace.Location) (conversation.ID, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.active[activeKey{loc.ID, loc.Root + "\x00previous"}], nil
 }
 
 // activeKey is a checkout of a workspace.

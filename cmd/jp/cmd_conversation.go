@@ -3,9 +3,11 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -105,6 +107,12 @@ func (c *ConversationLsCmd) Run(rt *Runtime) error {
 		fmt.Fprintln(w, "No conversations yet: start one with jp query.")
 		return nil
 	}
+	// IDs show as the shortest prefix that names each alone, as the
+	// resolver takes it (--format json and --full keep whole IDs).
+	short, err := a.Conversations.ShortIDs(rt.Ctx, loc)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "  %-12s  %-*s  %6s  %-5s  %s\n", "ID", len(timeFormat), "LAST ACTIVE", "EVENTS", "FLAGS", "TITLE")
 	for _, s := range list {
 		mark := " "
@@ -115,7 +123,11 @@ func (c *ConversationLsCmd) Run(rt *Runtime) error {
 		if ls := s.Metadata.Labels(); len(ls) > 0 {
 			title += "  [" + strings.Join(ls, ", ") + "]"
 		}
-		fmt.Fprintf(w, "%s %-12s  %-*s  %6d  %-5s  %s\n", mark, s.ID, len(timeFormat), s.Metadata.LastActivatedAt.Local().Format(timeFormat),
+		shown := cmp.Or(short[s.ID], string(s.ID))
+		if c.Full {
+			shown = string(s.ID)
+		}
+		fmt.Fprintf(w, "%s %-12s  %-*s  %6d  %-5s  %s\n", mark, shown, len(timeFormat), s.Metadata.LastActivatedAt.Local().Format(timeFormat),
 			s.Metadata.EventsCount, flags(s), title)
 	}
 	if hidden > 0 {
@@ -395,7 +407,7 @@ func (c *ConversationRmCmd) Run(rt *Runtime) error {
 		return err
 	}
 	for _, s := range c.IDs {
-		if strings.Trim(s, "0123456789") != "" {
+		if strings.Trim(s, "0123456789") != "" && !app.IsTarget(s) {
 			_, err := app.ParseID(s) // a bad ID changes nothing, not even the workspace registry
 			return err
 		}
@@ -408,19 +420,27 @@ func (c *ConversationRmCmd) Run(rt *Runtime) error {
 	if len(raws) == 0 {
 		raws = []string{""}
 	}
+	if raws, err = rt.targets(a, loc, raws); err != nil {
+		return err
+	}
 	ids := make([]conversation.ID, 0, len(raws))
 	var titles []string
 	for _, raw := range raws {
-		id, err := a.Conversations.Resolve(rt.Ctx, loc, raw)
+		all, err := a.Conversations.ResolveAll(rt.Ctx, loc, raw)
 		if err != nil {
 			return err
 		}
-		s, err := a.Conversations.Get(rt.Ctx, loc, id)
-		if err != nil {
-			return err
+		for _, id := range all {
+			if slices.Contains(ids, id) {
+				continue
+			}
+			s, err := a.Conversations.Get(rt.Ctx, loc, id)
+			if err != nil {
+				return err
+			}
+			ids = append(ids, id)
+			titles = append(titles, fmt.Sprintf("%s (%s)", id, trimTitle(s.Metadata.Title)))
 		}
-		ids = append(ids, id)
-		titles = append(titles, fmt.Sprintf("%s (%s)", id, trimTitle(s.Metadata.Title)))
 	}
 	if !c.Yes {
 		ok, err := rt.confirm(fmt.Sprintf("Remove %s? (kept in the trash for %d days) [y/N] ", strings.Join(titles, ", "), trashDays()))
@@ -564,12 +584,15 @@ func (rt *Runtime) conversation(raw string) (*jpwire.App, workspace.Location, co
 	if err != nil {
 		return nil, workspace.Location{}, "", err
 	}
-	if strings.Trim(raw, "0123456789") != "" {
+	if strings.Trim(raw, "0123456789") != "" && !app.IsTarget(raw) {
 		_, err := app.ParseID(raw)
 		return nil, workspace.Location{}, "", err
 	}
 	loc, err := rt.open(a)
 	if err != nil {
+		return nil, workspace.Location{}, "", err
+	}
+	if raw, err = rt.target(a, loc, raw); err != nil {
 		return nil, workspace.Location{}, "", err
 	}
 	id, err := a.Conversations.Resolve(rt.Ctx, loc, raw)

@@ -281,6 +281,15 @@ func (c *QueryCmd) Run(rt *Runtime) error {
 		}
 		has = true
 	}
+	if _, ok := app.ParsePicker(c.Conversation); ok {
+		loc, err := rt.open(a)
+		if err != nil {
+			return err
+		}
+		if c.Conversation, err = rt.target(a, loc, c.Conversation); err != nil {
+			return err
+		}
+	}
 	q := a.Query
 	if noPersist {
 		q = q.InMemory(memstore.New(sysclock.New()))

@@ -248,8 +248,9 @@ func processSetup(s Streams, environ []string, verbosity int) (jpwire.Options, *
 		LaunchDir: launch,
 		Home:      homeDir(env),
 		Stdout:    s.Out, Stderr: s.Err,
-		Editor: findEditor(env),
-		Pager:  env["PAGER"],
+		Editor:  findEditor(env),
+		Pager:   env["PAGER"],
+		Session: terminalSession(env),
 	}
 	if v := strings.TrimSpace(env[fsstore.MaxEventsEnv]); v != "" {
 		if paths.MaxEventsBytes, err = fsstore.ParseMaxEventsBytes(v); err != nil {
@@ -260,6 +261,20 @@ func processSetup(s Streams, environ []string, verbosity int) (jpwire.Options, *
 	logger := logging.New(s.Err, filepath.Join(paths.DataDir, "logs", "jp.log"), verbosity)
 	paths.Log = logger.Logger
 	return paths, logger, nil
+}
+
+// terminalSession names the terminal session jp runs in: $JP_SESSION, else
+// the tmux pane ($TMUX_PANE, qualified by the tmux server so two servers'
+// %0 panes differ); "" outside both.
+func terminalSession(env map[string]string) string {
+	if v := strings.TrimSpace(env["JP_SESSION"]); v != "" {
+		return "jp:" + v
+	}
+	if v := strings.TrimSpace(env["TMUX_PANE"]); v != "" {
+		server, _, _ := strings.Cut(env["TMUX"], ",")
+		return "tmux:" + server + ":" + v
+	}
+	return ""
 }
 
 // terminalStreams fills in which streams are terminals, the terminal used

@@ -43,7 +43,7 @@ func TestTmuxConversationRmAsks(t *testing.T) {
 		t.Fatalf("jp exited with %d; the screen shows:\n%s", code, p.screen())
 	}
 	p.waitFor("Removed conversation " + id)
-	if out := w.run("conversation", "ls"); strings.Contains(out, id) {
+	if out := w.run("conversation", "ls"); strings.Contains(out, "keep me please") {
 		t.Errorf("jp conversation ls still lists %s after y:\n%s", id, out)
 	}
 	if out := w.run("conversation", "restore", "--list"); !strings.Contains(out, id) {
