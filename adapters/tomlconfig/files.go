@@ -35,6 +35,24 @@ type loading struct {
 	trustAll bool
 	// held are those keys, met in the checkout's own files.
 	held []config.HeldKey
+	// parsed holds each file as parsed, by path, shared by the passes of
+	// one Load: a trusted checkout is merged twice but read once.
+	parsed map[string]map[string]any
+}
+
+// read returns the file at path as parsed (nil when it does not exist),
+// reading it once per Load; each call gets its own copy, since applying a
+// layer changes its tree.
+func (ld *loading) read(path string) (map[string]any, error) {
+	tree, ok := ld.parsed[path]
+	if !ok {
+		var err error
+		if tree, err = readFile(path); err != nil {
+			return nil, err
+		}
+		ld.parsed[path] = tree
+	}
+	return config.Clone(tree), nil
 }
 
 // apply validates one layer and merges it.
@@ -73,7 +91,7 @@ func (ld *loading) file(path string, required bool, stack []string, checkout boo
 		return &usageError{fmt.Sprintf("configuration files extend each other in a cycle: %s; remove one of these extends",
 			strings.Join(append(slices.Clone(stack[i:]), abs), " -> "))}
 	}
-	tree, err := readFile(path)
+	tree, err := ld.read(path)
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,7 @@ import (
 	toml "github.com/pelletier/go-toml/v2"
 
 	"github.com/jpcli/jp/domain/config"
+	"github.com/jpcli/jp/internal/safetext"
 	"github.com/jpcli/jp/ports"
 )
 
@@ -83,7 +84,8 @@ const defaultsSource = "built-in defaults"
 // keys; otherwise they are left out, Resolved.Trust says which, and,
 // unless src.AskTrust, one line per run says so.
 func (l *Loader) Load(ctx context.Context, src ports.ConfigSource) (config.Resolved, error) {
-	res, err := l.load(ctx, src, false)
+	parsed := map[string]map[string]any{}
+	res, err := l.load(ctx, src, false, parsed)
 	if err != nil {
 		return config.Resolved{}, err
 	}
@@ -95,12 +97,12 @@ func (l *Loader) Load(ctx context.Context, src ports.ConfigSource) (config.Resol
 			return config.Resolved{}, err
 		}
 		if ok {
-			trusted, err := l.load(ctx, src, true)
+			trusted, err := l.load(ctx, src, true, parsed)
 			if err != nil {
 				return config.Resolved{}, err
 			}
-			// The same files, read again: the keys are those just hashed
-			// unless a file changed in between; trust what was read.
+			// The same files (parsed once), merged with the keys: the
+			// hash cannot differ, but it is what makes them apply.
 			if config.TrustHash(trusted.held) == review.Hash {
 				res, review.Trusted = trusted, true
 			}
@@ -110,7 +112,10 @@ func (l *Loader) Load(ctx context.Context, src ports.ConfigSource) (config.Resol
 		review.Trusted = true
 	}
 	res.Resolved.Trust = review
-	l.report(res.unsupported)
+	if res.Config.ProjectFiles, err = projectFiles(src.WorkspaceRoot); err != nil {
+		return config.Resolved{}, err
+	}
+	l.report(res.Unsupported)
 	if review.Ignored() && !src.AskTrust {
 		l.reportUntrusted(review)
 	}
@@ -120,15 +125,16 @@ func (l *Loader) Load(ctx context.Context, src ports.ConfigSource) (config.Resol
 // loaded is one pass of Load: the configuration and what it held back.
 type loaded struct {
 	config.Resolved
-	held        []config.HeldKey
-	unsupported []config.UnsupportedKey
+	held []config.HeldKey
 }
 
-// load reads every layer of src once; trustAll applies the checkout's
-// keys that run or send.
-func (l *Loader) load(ctx context.Context, src ports.ConfigSource, trustAll bool) (loaded, error) {
+// load merges every layer of src once; trustAll applies the checkout's
+// keys that run or send. parsed holds the files already read by an
+// earlier pass of the same Load.
+func (l *Loader) load(ctx context.Context, src ports.ConfigSource, trustAll bool, parsed map[string]map[string]any) (loaded, error) {
 	root, defaults := schema()
-	ld := &loading{root: root, src: src, merged: config.Clone(defaults), mg: newMerger(root), sources: []string{defaultsSource}, trustAll: trustAll}
+	ld := &loading{root: root, src: src, merged: config.Clone(defaults), mg: newMerger(root), sources: []string{defaultsSource},
+		trustAll: trustAll, parsed: parsed}
 
 	userFile := ""
 	if src.UserConfigDir != "" {
@@ -180,9 +186,6 @@ func (l *Loader) load(ctx context.Context, src ports.ConfigSource, trustAll bool
 	if err := decode(ld.merged, root, reflect.ValueOf(&cfg).Elem()); err != nil {
 		return loaded{}, fmt.Errorf("decode configuration: %w", err)
 	}
-	if cfg.ProjectFiles, err = projectFiles(src.WorkspaceRoot); err != nil {
-		return loaded{}, err
-	}
 	return loaded{
 		Resolved: config.Resolved{
 			Config:      cfg,
@@ -190,8 +193,7 @@ func (l *Loader) load(ctx context.Context, src ports.ConfigSource, trustAll bool
 			Sources:     ld.sources,
 			Unsupported: ld.unsupported,
 		},
-		held:        ld.held,
-		unsupported: ld.unsupported,
+		held: ld.held,
 	}, nil
 }
 
@@ -242,7 +244,8 @@ func (l *Loader) reportUntrusted(r config.TrustReview) {
 		return
 	}
 	l.untrustedNoted = true
-	fmt.Fprintln(l.opts.Notice, r.Notice())
+	// Key names come from the checkout's files: made safe for a terminal.
+	fmt.Fprintln(l.opts.Notice, safetext.String(r.Notice()))
 }
 
 // report logs each ignored key once per Loader, and writes the one-line
@@ -276,7 +279,7 @@ func (l *Loader) report(keys []config.UnsupportedKey) {
 		shown = append(slices.Clone(shown[:4]), "...")
 	}
 	fmt.Fprintf(l.opts.Notice, "jp: %d configuration %s not supported by this jp %s ignored (%s); jp config show marks them, -v names each\n",
-		len(names), plural(len(names), "key", "keys"), plural(len(names), "was", "were"), strings.Join(shown, ", "))
+		len(names), plural(len(names), "key", "keys"), plural(len(names), "was", "were"), safetext.String(strings.Join(shown, ", ")))
 }
 
 func plural(n int, one, many string) string {

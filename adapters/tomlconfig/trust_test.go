@@ -163,3 +163,18 @@ func TestTrustFileKeepsUnknownFieldsAndConcurrentWriters(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// Key names in the notice come from the checkout's files: a control
+// character in one never reaches the terminal raw.
+func TestUntrustedNoticeIsMadeSafe(t *testing.T) {
+	t.Parallel()
+	w := newWorkspace(t)
+	writeFile(t, filepath.Join(w.root, ".jp", "config.toml"), "[mcp.servers.\"x\\u001b[2Jy\"]\ncommand = [\"evil\"]\n")
+	var notice strings.Builder
+	if _, err := NewWithOptions(Options{Notice: &notice}).Load(context.Background(), w.source(nil, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(notice.String(), "mcp.servers.x") || strings.ContainsRune(notice.String(), 0x1b) {
+		t.Errorf("notice = %q", notice.String())
+	}
+}

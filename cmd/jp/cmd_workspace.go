@@ -114,7 +114,7 @@ func (c *WorkspaceTrustCmd) Run(rt *Runtime) error {
 	}
 	fmt.Fprintln(out, "Its configuration makes jp:")
 	for _, h := range r.Held {
-		fmt.Fprintf(out, "  %s  [%s in %s]\n", safetext.String(h.Does), h.Key, safetext.String(h.Source))
+		fmt.Fprintf(out, "  %s  [%s in %s]\n", safetext.String(h.Does), safetext.String(h.Key), safetext.String(h.Source))
 	}
 	return nil
 }

@@ -173,9 +173,10 @@ func HoldBack(tree map[string]any, source string, remove bool) []HeldKey {
 				hold(provs, name, "providers."+name, describeProvider(name, p))
 				continue
 			}
+			url, _ := p["base_url"].(string) // before holding removes it
 			for _, k := range sortedKeys(p) {
 				if k == "base_url" || k == "headers" || strings.HasSuffix(k, "_env") || k == "url" || k == "api_key" {
-					hold(p, k, "providers."+name+"."+k, describeProviderKey(name, k, p))
+					hold(p, k, "providers."+name+"."+k, describeProviderKey(name, k, url, p))
 				}
 			}
 			if remove && len(p) == 0 {
@@ -302,8 +303,7 @@ func describeProvider(name string, p map[string]any) string {
 	return "defines provider " + name
 }
 
-func describeProviderKey(name, key string, p map[string]any) string {
-	url, _ := p["base_url"].(string)
+func describeProviderKey(name, key, url string, p map[string]any) string {
 	switch {
 	case key == "base_url":
 		return "sends " + name + " requests, with your " + name + " key, to " + url
