@@ -256,26 +256,36 @@ func (q *Query) rememberForWorkspace(ctx context.Context, rs *runState, tool str
 		return
 	}
 	q.chromeNote(fmt.Sprintf("Wrote conversation.tools.%s.run = \"unattended\" to %s.", tool, file))
-	q.retrust(ctx, rs)
+	q.retrust(ctx, rs, tool)
 }
 
-// retrust records the checkout as trusted with the keys it holds after jp
-// wrote one there at the user's word, so that the user's own answer does
-// not make the checkout untrusted. A checkout that was not trusted before
-// the write stays untrusted: trusting it now would trust what the user
-// never saw.
-func (q *Query) retrust(ctx context.Context, rs *runState) {
+// retrust records the checkout as trusted after jp wrote tool's run =
+// "unattended" there at the user's word, so that the user's own answer
+// does not untrust it. Only exactly that is trusted: the keys held when
+// the run began plus the one written. A checkout that was not trusted,
+// or whose files changed otherwise meanwhile (a git pull, a .jp.toml the
+// model wrote), stays as it is, and the next run asks.
+func (q *Query) retrust(ctx context.Context, rs *runState, tool string) {
 	if q.trust == nil || rs.loc.Root == "" || !rs.trust.Trusted {
 		return
 	}
 	res, err := q.config.Load(ctx, rs.configSrc)
-	if err == nil && res.Trust.Root != "" {
-		err = q.trust.Trust(ctx, res.Trust.Root, res.Trust.Hash)
-	}
 	if err != nil {
 		q.printer.Write(ports.ChannelError, fmt.Sprintf("could not record the checkout's trust after writing its configuration: %v", err))
 		q.printer.EndBlock(ports.ChannelError)
+		return
 	}
+	want := config.TrustHash(append(slices.Clone(rs.trust.Held), config.UnattendedTool(tool)))
+	if res.Trust.Root == "" || res.Trust.Hash != want {
+		return
+	}
+	if err := q.trust.Trust(ctx, res.Trust.Root, res.Trust.Hash); err != nil {
+		q.printer.Write(ports.ChannelError, fmt.Sprintf("could not record the checkout's trust after writing its configuration: %v", err))
+		q.printer.EndBlock(ports.ChannelError)
+		return
+	}
+	rs.trust = res.Trust
+	rs.trust.Trusted = true
 }
 
 // workspaceConfigFile is <root>/.jp/config.toml when the run has a

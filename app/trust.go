@@ -53,8 +53,19 @@ func (t *Trust) Trust(ctx context.Context, in ConfigInput) (config.TrustReview, 
 	return r, nil
 }
 
-// TrustRoot records root (a checkout jp init just made) as trusted with
-// the keys its configuration holds now.
+// BeforeInit reviews the configuration a directory already holds before
+// jp init makes it a workspace (a clone that ships .jp/config.toml or
+// .jp.toml), so that init can say what of it the user now trusts.
+func (t *Trust) BeforeInit(ctx context.Context, dir string, in ConfigInput) (config.TrustReview, error) {
+	res, err := t.loader.Load(ctx, ports.ConfigSource{
+		UserConfigDir: in.UserConfigDir, WorkspaceRoot: dir, LaunchDir: dir, Env: in.Environ, AskTrust: true,
+	})
+	return res.Trust, err
+}
+
+// TrustRoot records root, a checkout jp init just made, as trusted with
+// the keys its configuration holds now: running jp init in a directory is
+// trusting it.
 func (t *Trust) TrustRoot(ctx context.Context, root string, in ConfigInput) error {
 	res, err := t.loader.Load(ctx, ports.ConfigSource{
 		UserConfigDir: in.UserConfigDir, WorkspaceRoot: root, LaunchDir: root,

@@ -279,15 +279,9 @@ func (l *Loader) report(keys []config.UnsupportedKey) {
 		shown = append(slices.Clone(shown[:4]), "...")
 	}
 	fmt.Fprintf(l.opts.Notice, "jp: %d configuration %s not supported by this jp %s ignored (%s); jp config show marks them, -v names each\n",
-		len(names), plural(len(names), "key", "keys"), plural(len(names), "was", "were"), safetext.String(strings.Join(shown, ", ")))
+		len(names), config.Plural(len(names), "key", "keys"), config.Plural(len(names), "was", "were"), safetext.String(strings.Join(shown, ", ")))
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
 
 // filePaths lists the configuration files of src, lowest layer first.
 func filePaths(src ports.ConfigSource) []string {

@@ -33,17 +33,29 @@ func (c *InitCmd) Run(rt *Runtime) error {
 	if err != nil {
 		return err
 	}
+	in := rt.configInput()
+	in.Target = ""
+	before, err := a.Trust.BeforeInit(rt.Ctx, dir, in)
+	if err != nil {
+		return err
+	}
 	f, err := a.Workspaces.Init(rt.Ctx, dir)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(rt.Streams.Out, "Initialized jp workspace %s in %s\n", f.ID, filepath.Join(f.Root, ".jp"))
 	fmt.Fprintln(rt.Streams.Out, initSharingLine)
-	// The user made this workspace: its configuration is theirs.
-	in := rt.configInput()
-	in.Target = ""
+	// Running jp init here is trusting the directory; what it already
+	// held (a clone's configuration) is named, so the trust is not blind.
 	if err := a.Trust.TrustRoot(rt.Ctx, f.Root, in); err != nil {
 		return fmt.Errorf("trust the new workspace: %w", err)
+	}
+	if len(before.Held) > 0 {
+		fmt.Fprintln(rt.Streams.Out, "Trusted the configuration this directory already held, which makes jp:")
+		for _, h := range before.Held {
+			fmt.Fprintf(rt.Streams.Out, "  %s  [%s]\n", safetext.String(h.Does), safetext.String(h.Key))
+		}
+		fmt.Fprintln(rt.Streams.Out, "(jp workspace trust --revoke undoes it.)")
 	}
 	return nil
 }

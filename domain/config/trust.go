@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -66,11 +67,12 @@ func (r TrustReview) Notice() string {
 	}
 	n := len(keys)
 	return fmt.Sprintf("jp: this checkout is not trusted, so %d configuration %s that %s programs or %s data %s ignored (%s); jp workspace trust --show lists what %s, jp workspace trust applies %s",
-		n, pick(n, "key", "keys"), pick(n, "runs", "run"), pick(n, "sends", "send"), pick(n, "was", "were"),
-		strings.Join(shown, ", "), pick(n, "it does", "they do"), pick(n, "it", "them"))
+		n, Plural(n, "key", "keys"), Plural(n, "runs", "run"), Plural(n, "sends", "send"), Plural(n, "was", "were"),
+		strings.Join(shown, ", "), Plural(n, "it does", "they do"), Plural(n, "it", "them"))
 }
 
-func pick(n int, one, many string) string {
+// Plural is one when n is 1, else many.
+func Plural(n int, one, many string) string {
 	if n == 1 {
 		return one
 	}
@@ -125,14 +127,13 @@ func HoldBack(tree map[string]any, source string, remove bool) []HeldKey {
 			hold(conv, "attachments", "conversation.attachments", describeAttachments(v))
 		}
 		if tools, ok := conv["tools"].(map[string]any); ok {
-			for _, name := range sortedKeys(tools) {
+			for _, name := range slices.Sorted(maps.Keys(tools)) {
 				t, ok := tools[name].(map[string]any)
 				if !ok {
 					continue
 				}
-				base := "conversation.tools." + name
 				if v, ok := t["command"]; ok {
-					hold(t, "command", base+".command", "runs: "+describeCommand(v)+" (tool "+name+")")
+					hold(t, "command", JoinPath("conversation", "tools", name, "command"), "runs: "+describeCommand(v)+" (tool "+name+")")
 				}
 				for _, k := range []string{"run", "result"} {
 					if s, ok := t[k].(string); ok && s == "unattended" {
@@ -143,7 +144,7 @@ func HoldBack(tree map[string]any, source string, remove bool) []HeldKey {
 						if k == "result" {
 							what = "sends tool " + name + "'s results to the model without asking"
 						}
-						hold(t, k, base+"."+k, what)
+						hold(t, k, JoinPath("conversation", "tools", name, k), what)
 					}
 				}
 				if remove && len(t) == 0 {
@@ -154,8 +155,8 @@ func HoldBack(tree map[string]any, source string, remove bool) []HeldKey {
 	}
 	if mcp, ok := tree["mcp"].(map[string]any); ok {
 		if servers, ok := mcp["servers"].(map[string]any); ok {
-			for _, name := range sortedKeys(servers) {
-				hold(servers, name, "mcp.servers."+name, describeMCP(name, servers[name]))
+			for _, name := range slices.Sorted(maps.Keys(servers)) {
+				hold(servers, name, JoinPath("mcp", "servers", name), describeMCP(name, servers[name]))
 			}
 		}
 	}
@@ -164,19 +165,19 @@ func HoldBack(tree map[string]any, source string, remove bool) []HeldKey {
 		hold(tree, "editor", "editor", "runs: "+describeCommand(ed["cmd"])+" (as the editor)")
 	}
 	if provs, ok := tree["providers"].(map[string]any); ok {
-		for _, name := range sortedKeys(provs) {
+		for _, name := range slices.Sorted(maps.Keys(provs)) {
 			p, ok := provs[name].(map[string]any)
 			if !ok {
 				continue
 			}
 			if _, known := knownProviders[name]; !known {
-				hold(provs, name, "providers."+name, describeProvider(name, p))
+				hold(provs, name, JoinPath("providers", name), describeProvider(name, p))
 				continue
 			}
 			url, _ := p["base_url"].(string) // before holding removes it
-			for _, k := range sortedKeys(p) {
+			for _, k := range slices.Sorted(maps.Keys(p)) {
 				if k == "base_url" || k == "headers" || strings.HasSuffix(k, "_env") || k == "url" || k == "api_key" {
-					hold(p, k, "providers."+name+"."+k, describeProviderKey(name, k, url, p))
+					hold(p, k, JoinPath("providers", name, k), describeProviderKey(name, k, url, p))
 				}
 			}
 			if remove && len(p) == 0 {
@@ -186,21 +187,27 @@ func HoldBack(tree map[string]any, source string, remove bool) []HeldKey {
 	}
 	if pl, ok := tree["plugins"].(map[string]any); ok {
 		if cmds, ok := pl["command"].(map[string]any); ok {
-			for _, name := range sortedKeys(cmds) {
+			for _, name := range slices.Sorted(maps.Keys(cmds)) {
 				c, ok := cmds[name].(map[string]any)
 				if !ok {
 					continue
 				}
 				if s, ok := c["run"].(string); ok && s == "unattended" {
-					hold(c, "run", "plugins.command."+name+".run", "lets plugin "+name+" run without asking")
+					hold(c, "run", JoinPath("plugins", "command", name, "run"), "lets plugin "+name+" run without asking")
 				}
 				if b, ok := c["secrets"].(bool); ok && b {
-					hold(c, "secrets", "plugins.command."+name+".secrets", "hands your configuration's secrets to plugin "+name)
+					hold(c, "secrets", JoinPath("plugins", "command", name, "secrets"), "hands your configuration's secrets to plugin "+name)
 				}
 			}
 		}
 	}
 	return held
+}
+
+// UnattendedTool is the held key jp itself writes when the user answers
+// "always for this workspace" for tool: its run set to "unattended".
+func UnattendedTool(tool string) HeldKey {
+	return HeldKey{Key: JoinPath("conversation", "tools", tool, "run"), Value: RunPolicyUnattended.String()}
 }
 
 // knownProviders are the built-in provider tables (and llm, which holds
@@ -209,15 +216,6 @@ func HoldBack(tree map[string]any, source string, remove bool) []HeldKey {
 var knownProviders = map[string]struct{}{
 	"openai": {}, "anthropic": {}, "ollama": {}, "google": {}, "openrouter": {},
 	"llamacpp": {}, "cerebras": {}, "deepseek": {}, "demo": {}, "llm": {},
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // describeCommand renders a command as written (a string, or an array of
