@@ -282,7 +282,6 @@ func (l *Loader) report(keys []config.UnsupportedKey) {
 		len(names), config.Plural(len(names), "key", "keys"), config.Plural(len(names), "was", "were"), safetext.String(strings.Join(shown, ", ")))
 }
 
-
 // filePaths lists the configuration files of src, lowest layer first.
 func filePaths(src ports.ConfigSource) []string {
 	var paths []string
