@@ -28,6 +28,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/internal/safetext"
 	"github.com/jpcli/jp/domain/llm"
 	"github.com/jpcli/jp/internal/gitignore"
 	"github.com/jpcli/jp/ports"
@@ -255,6 +256,11 @@ func (r reader) paths(ctx context.Context, spec string) ([]conversation.Attachme
 		return nil, errors.New("-a needs a path, cmd:COMMAND or a URL")
 	}
 	if r.req.Confine {
+		if r.req.Root == "" {
+			// Nothing to be confined to (the default workspace): a
+			// confined path would be read from wherever jp runs.
+			return nil, fmt.Errorf("%s: refused: there is no checkout to attach paths from", safetext.String(spec))
+		}
 		if err := confinedSpec(spec); err != nil {
 			return nil, err
 		}
@@ -380,7 +386,8 @@ func (r reader) directory(ctx context.Context, abs, shown string) ([]conversatio
 	root := r.req.Root
 	top, start := abs, "."
 	if root != "" {
-		if rel, err := filepath.Rel(root, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel) {
+		if under(root, abs) {
+			rel, _ := filepath.Rel(root, abs)
 			top, start = root, filepath.ToSlash(rel)
 		}
 	}

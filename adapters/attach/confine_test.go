@@ -118,3 +118,17 @@ func TestConfinedRefusals(t *testing.T) {
 		t.Fatalf("confined paths inside the checkout: %s, %v", sources(atts), err)
 	}
 }
+
+// Confined without a checkout (a plugin's query in the default workspace):
+// no path is read, not even one in the directory jp runs in.
+func TestConfinedWithoutCheckoutReadsNoPath(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "secret.txt"), []byte("s"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := attach(t, ports.AttachRequest{Specs: []string{"secret.txt"}, Dir: dir, Confine: true})
+	if err == nil || !strings.Contains(err.Error(), "secret.txt: refused: there is no checkout to attach paths from") {
+		t.Errorf("err = %v", err)
+	}
+}
