@@ -45,9 +45,14 @@ func (s *Store) CreateFrom(ctx context.Context, loc workspace.Location, nc ports
 		}
 	}()
 	f := s.formatOf(loc, silo)
-	count, err := s.stageEvents(ctx, filepath.Join(stage, eventsFile), f, fill)
+	count, kept, err := s.stageEvents(ctx, filepath.Join(stage, eventsFile), f, fill)
 	if err != nil {
 		return "", err
+	}
+	// The content of Local attachments (put back when the source was
+	// read) is kept beside the copy, as Append keeps it.
+	if err := s.writeKept(stage, kept); err != nil {
+		return "", fmt.Errorf("create conversation: %w", err)
 	}
 	if nc.Local {
 		if err := s.replaceJSON(filepath.Join(stage, localMetaFile), conversation.LocalMetadata{Local: true}, 0o600); err != nil {
@@ -77,9 +82,9 @@ func (s *Store) CreateFrom(ctx context.Context, loc workspace.Location, nc ports
 	defer unlock()
 	// The claim is an empty directory: the files are moved into it,
 	// metadata.json last (the marker of a conversation).
-	for _, n := range []string{eventsFile, localMetaFile, metadataFile} {
+	for _, n := range []string{eventsFile, localDir, localMetaFile, metadataFile} {
 		err := os.Rename(filepath.Join(stage, n), filepath.Join(dir, n))
-		if err != nil && !(isNotExist(err) && n == localMetaFile) {
+		if err != nil && !(isNotExist(err) && (n == localMetaFile || n == localDir)) {
 			_ = os.RemoveAll(dir)
 			return "", fmt.Errorf("create conversation %s: %w", id, err)
 		}
@@ -105,20 +110,22 @@ func (s *Store) CreateFrom(ctx context.Context, loc workspace.Location, nc ports
 
 // stageEvents writes events.json at path from the events fill adds,
 // checking each against the stream's invariants, and syncs it. It returns
-// the number of events.
-func (s *Store) stageEvents(ctx context.Context, path string, f conversation.Format, fill func(add func(conversation.Event) error) error) (int, error) {
+// the number of events, and the content of their Local attachments, which
+// events.json holds as references only.
+func (s *Store) stageEvents(ctx context.Context, path string, f conversation.Format, fill func(add func(conversation.Event) error) error) (int, []keptContent, error) {
 	out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
-		return 0, fmt.Errorf("create conversation: %w", err)
+		return 0, nil, fmt.Errorf("create conversation: %w", err)
 	}
 	defer func() { _ = out.Close() }()
 	stream, err := conversation.NewStream(nil)
 	if err != nil {
-		return 0, fmt.Errorf("create conversation: %w", err)
+		return 0, nil, fmt.Errorf("create conversation: %w", err)
 	}
 	bw := bufio.NewWriterSize(out, 256<<10)
 	_ = bw.WriteByte('[')
 	var werr error // a write error, kept to be returned after fill
+	var kept []keptContent
 	add := func(e conversation.Event) error {
 		if werr != nil {
 			return werr
@@ -128,6 +135,9 @@ func (s *Store) stageEvents(ctx context.Context, path string, f conversation.For
 		}
 		if err := stream.Apply(e); err != nil {
 			return fmt.Errorf("create conversation: event %q: %w", e.ID, err)
+		}
+		if evs, k := keepLocal([]conversation.Event{e}); len(k) > 0 {
+			e, kept = evs[0], append(kept, k...)
 		}
 		if stream.Len() > 1 {
 			_ = bw.WriteByte(',')
@@ -152,10 +162,10 @@ func (s *Store) stageEvents(ctx context.Context, path string, f conversation.For
 		return werr
 	}
 	if err := fill(add); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	if werr != nil {
-		return 0, werr
+		return 0, nil, werr
 	}
 	if stream.Len() > 0 {
 		_ = bw.WriteByte('\n')
@@ -169,7 +179,7 @@ func (s *Store) stageEvents(ctx context.Context, path string, f conversation.For
 		err = cerr
 	}
 	if err != nil {
-		return 0, fmt.Errorf("create conversation: write %s: %w", path, err)
+		return 0, nil, fmt.Errorf("create conversation: write %s: %w", path, err)
 	}
-	return stream.Len(), nil
+	return stream.Len(), kept, nil
 }

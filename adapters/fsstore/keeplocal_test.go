@@ -218,3 +218,39 @@ func TestLocalAttachmentsCopied(t *testing.T) {
 		t.Errorf("the secret is in the checkout: %v", files)
 	}
 }
+
+// CreateFrom (jp c fork) keeps the content of Local attachments beside the
+// copy, as Append does: the fork reads it back, and the checkout holds
+// only the reference.
+func TestCreateFromKeepsLocalContent(t *testing.T) {
+	sc := newScene(t)
+	id := sc.create(t, ports.NewConversation{Title: "original"})
+	evs := sc.ev.Turn(sc.root, "read this", 0)
+	evs[1].Attachments = []conversation.Attachment{{Source: "https://example.test/x", MediaType: "text/plain", Content: outsideSecret, Local: true}}
+	sc.append(t, sc.loc, id, evs...)
+	read, err := sc.s.Events(t.Context(), sc.loc, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fork, err := sc.s.CreateFrom(t.Context(), sc.loc, ports.NewConversation{Title: "fork"}, func(add func(conversation.Event) error) error {
+		for _, e := range read {
+			if err := add(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := sc.s.Events(t.Context(), sc.loc, fork)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := got[1].Attachments[0]; a.Content != outsideSecret {
+		t.Errorf("the fork's attachment = %+v, want its content", a)
+	}
+	if files := filesHolding(t, filepath.Join(sc.root, ".jp"), outsideSecret); len(files) != 0 {
+		t.Errorf("the secret is in the checkout: %v", files)
+	}
+}
