@@ -29,7 +29,7 @@ func sweepConvs(convs string) {
 	}
 	for _, n := range names {
 		staging := strings.HasPrefix(n, stagingPrefix)
-		if !staging && !isConvDirName(n) {
+		if _, isConv := convID(n); !staging && !isConv {
 			continue
 		}
 		dir := filepath.Join(convs, n)
@@ -41,13 +41,6 @@ func sweepConvs(convs string) {
 			_ = os.RemoveAll(dir)
 		}
 	}
-}
-
-// isConvDirName reports whether n names a conversation directory: "<id>",
-// or the Rust jp's "<id>-<slug>".
-func isConvDirName(n string) bool {
-	id, _, _ := strings.Cut(n, "-")
-	return isConvName(id)
 }
 
 // allOld reports whether nothing in dir changed for atomicfile.StaleAge:
