@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -94,9 +95,11 @@ func (c *Conversations) ResolveAll(ctx context.Context, loc workspace.Location, 
 	if err != nil {
 		return nil, err
 	}
-	session, err := sessionIDs(ctx, c.store, loc)
-	if err != nil {
-		return nil, err
+	var session map[conversation.ID]bool
+	if name == "+session" {
+		if session, err = sessionIDs(ctx, c.store, loc); err != nil {
+			return nil, err
+		}
 	}
 	var ids []conversation.ID
 	for _, s := range list {
@@ -196,8 +199,12 @@ func resolveKeyword(ctx context.Context, store ports.ConversationStore, loc work
 			return "", err
 		}
 		if id != "" {
-			if _, err := store.Get(ctx, loc, id); err == nil {
+			_, err := store.Get(ctx, loc, id)
+			if err == nil {
 				return id, nil
+			}
+			if !errors.Is(err, ports.ErrNotFound) {
+				return "", err
 			}
 		}
 		return "", &UserError{Msg: "no previous conversation in this session: jp conversation use records one each time the active conversation changes"}

@@ -18,6 +18,7 @@ import (
 // Everything else passes through unchanged.
 func (rt *Runtime) targets(a *jpwire.App, loc workspace.Location, raws []string) ([]string, error) {
 	out := make([]string, 0, len(raws))
+	dash := false
 	for _, raw := range raws {
 		raw = strings.TrimSpace(raw)
 		if f, ok := app.ParsePicker(raw); ok {
@@ -32,7 +33,13 @@ func (rt *Runtime) targets(a *jpwire.App, loc workspace.Location, raws []string)
 			out = append(out, raw)
 			continue
 		}
-		if rt.Streams.In == nil || rt.Paths.TTYIn != nil {
+		if dash {
+			return nil, &app.UsageError{Msg: "- may be given once: it reads every conversation ID piped in"}
+		}
+		dash = true
+		// Standard input itself, not only the prompt terminal (which
+		// needs stderr too): a terminal on stdin is a keyboard, not IDs.
+		if rt.Streams.In == nil || rt.Paths.TTYIn != nil || isTerminal(rt.Streams.In) {
 			return nil, &app.UsageError{Msg: "- reads conversation IDs from standard input, and nothing is piped in: pipe the IDs, one a line, or give them as arguments"}
 		}
 		sc := bufio.NewScanner(rt.Streams.In)
