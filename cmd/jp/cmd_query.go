@@ -14,6 +14,7 @@ import (
 	"github.com/jpcli/jp/adapters/memstore"
 	"github.com/jpcli/jp/adapters/sysclock"
 	"github.com/jpcli/jp/app"
+	"github.com/jpcli/jp/domain/config"
 	"github.com/jpcli/jp/domain/workspace"
 	jpwire "github.com/jpcli/jp/wire"
 )
@@ -85,7 +86,7 @@ func (c *QueryCmd) overrides(cfg []string) ([]string, error) {
 		if t == "" || strings.ContainsAny(t, ".=\"\n") {
 			return nil, &app.UsageError{Msg: fmt.Sprintf("--tool %q: expected the name of a configured tool, e.g. --tool fs_read_file", t)}
 		}
-		out = append(out, "conversation.tools."+t+".enable=true")
+		out = append(out, config.JoinPath("conversation", "tools", t, "enable")+"=true")
 	}
 	return out, nil
 }

@@ -350,9 +350,5 @@ func xdgDir(env map[string]string, key, fallback string) string {
 	if v := env[key]; v != "" && filepath.IsAbs(v) {
 		return v
 	}
-	home := env["HOME"]
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	return filepath.Join(home, fallback)
+	return filepath.Join(homeDir(env), fallback)
 }
