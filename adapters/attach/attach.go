@@ -28,9 +28,9 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/jpcli/jp/domain/conversation"
-	"github.com/jpcli/jp/internal/safetext"
 	"github.com/jpcli/jp/domain/llm"
 	"github.com/jpcli/jp/internal/gitignore"
+	"github.com/jpcli/jp/internal/safetext"
 	"github.com/jpcli/jp/ports"
 )
 

@@ -321,7 +321,7 @@ func (c *Catalog) Shipped(ctx context.Context, path, digest string) (bool, error
 	if err != nil {
 		return false, fmt.Errorf("read %s: %w", list, err)
 	}
-	sums, err := plugin.ParseShippedList(data)
+	sums, err := parseShippedList(data)
 	if err != nil {
 		return false, fmt.Errorf("%s: %w; reinstall jp (make install) to rewrite it", list, err)
 	}

@@ -25,26 +25,6 @@ const ManifestSuffix = ".manifest.json"
 // jp's own.
 const ShippedList = "jp-plugins.sha256"
 
-// ParseShippedList reads a ShippedList: file name to lowercase hex
-// SHA-256. A line that is not "<64 hex> <name>" (sha256sum's "*name" and
-// "name" both) is an error naming it.
-func ParseShippedList(data []byte) (map[string]string, error) {
-	out := map[string]string{}
-	for i, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		sum, name, ok := strings.Cut(line, " ")
-		name = strings.TrimPrefix(strings.TrimSpace(name), "*")
-		if !ok || len(sum) != 64 || strings.Trim(strings.ToLower(sum), "0123456789abcdef") != "" || name == "" || strings.ContainsAny(name, "/\\") {
-			return nil, fmt.Errorf("line %d is not \"<sha256>  <file name>\"", i+1)
-		}
-		out[name] = strings.ToLower(sum)
-	}
-	return out, nil
-}
-
 // BinaryPrefix marks an executable as a command plugin.
 const BinaryPrefix = "jp-"
 
