@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"path"
 	"strings"
-	"time"
 
 	"github.com/pmezard/go-difflib/difflib"
 
@@ -415,12 +414,8 @@ func (s *Server) stage(rel string, content []byte, create bool) (string, error) 
 // by a killed jp is plainly jp's (and swept by sweepTemps).
 const tempMarker = ".jp-tmp-"
 
-// staleTemp is how old a temporary file must be before a sweep removes
-// it: a write in flight renames its own well within that.
-const staleTemp = time.Minute
-
 // sweepTemps removes, from every directory the plan writes to, jp's own
-// temporary files older than staleTemp: what a jp killed mid-write left.
+// temporary files older than atomicfile.StaleAge: what a jp killed mid-write left.
 // Only names of jp's pattern are touched, only regular files, and a
 // failure is ignored (the write goes on).
 func (s *Server) sweepTemps(p *plan) {
@@ -432,20 +427,7 @@ func (s *Server) sweepTemps(p *plan) {
 			}
 			dir := path.Dir(rel)
 			seen[dir] = true
-			d, err := s.root.Open(dir)
-			if err != nil {
-				continue
-			}
-			entries, _ := d.ReadDir(-1)
-			_ = d.Close()
-			for _, e := range entries {
-				if !e.Type().IsRegular() || !atomicfile.IsTemp(e.Name(), tempMarker) {
-					continue
-				}
-				if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > staleTemp {
-					_ = s.root.Remove(path.Join(dir, e.Name()))
-				}
-			}
+			atomicfile.SweepIn(s.root, dir, tempMarker, atomicfile.StaleAge)
 		}
 	}
 }

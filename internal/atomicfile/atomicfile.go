@@ -248,20 +248,35 @@ func IsTemp(name, marker string) bool {
 // process killed mid-write. A write calls it for its own directory, so
 // the debris goes at the next write there and costs nothing otherwise.
 // Errors are ignored: a sweep is housekeeping.
-func Sweep(dir string, age time.Duration) {
-	d, err := os.Open(dir)
+func Sweep(dir string, age time.Duration) { SweepIn(osDirs{}, dir, "", age) }
+
+// Dirs is what SweepIn needs of a file system: os (Sweep) or an os.Root,
+// which keeps the sweep inside it.
+type Dirs interface {
+	Open(name string) (*os.File, error)
+	Remove(name string) error
+}
+
+type osDirs struct{}
+
+func (osDirs) Open(name string) (*os.File, error) { return os.Open(name) }
+func (osDirs) Remove(name string) error           { return os.Remove(name) }
+
+// SweepIn is Sweep in fsys, for the temporary files named with marker
+// (TempMarker when empty).
+func SweepIn(fsys Dirs, dir, marker string, age time.Duration) {
+	d, err := fsys.Open(dir)
 	if err != nil {
 		return
 	}
-	names, _ := d.Readdirnames(-1)
+	entries, _ := d.ReadDir(-1)
 	_ = d.Close()
-	for _, n := range names {
-		if !IsTemp(n, "") {
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !IsTemp(e.Name(), marker) {
 			continue
 		}
-		p := filepath.Join(dir, n)
-		if fi, err := os.Lstat(p); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > age {
-			_ = os.Remove(p)
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > age {
+			_ = fsys.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
 }
