@@ -7,7 +7,6 @@ import (
 
 	"github.com/charmbracelet/huh"
 
-	"github.com/jpcli/jp/internal/safetext"
 )
 
 // PickItem is one conversation the picker offers.
@@ -17,19 +16,19 @@ type PickItem struct {
 }
 
 // pickerLabel is what the picker shows and filters on for it: the ID and
-// the title's first line, made safe for the terminal.
+// the title on one line (oneLine makes it safe for the terminal).
 func pickerLabel(it PickItem) string {
-	title := oneLine(safetext.String(it.Title))
+	title := oneLine(it.Title)
 	if title == "" {
 		title = "(untitled)"
 	}
 	return it.ID + "  " + title
 }
 
-// PickerMatches reports whether the picker keeps it while the user has
+// pickerMatches reports whether the picker keeps it while the user has
 // typed filter: huh's Select filter, a case-insensitive substring of the
 // label (the ID or the title).
-func PickerMatches(it PickItem, filter string) bool {
+func pickerMatches(it PickItem, filter string) bool {
 	return strings.Contains(strings.ToLower(pickerLabel(it)), strings.ToLower(filter))
 }
 

@@ -18,7 +18,7 @@ func TestPickerFiltersByTitleAndID(t *testing.T) {
 	kept := func(filter string) []string {
 		var out []string
 		for _, it := range items {
-			if PickerMatches(it, filter) {
+			if pickerMatches(it, filter) {
 				out = append(out, it.ID)
 			}
 		}

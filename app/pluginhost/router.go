@@ -119,10 +119,11 @@ func (s *session) handleLine(line []byte, readyTimer *time.Timer) (stop bool) {
 		err = errors.New("send ready (the answer to init) before any request")
 	case version2Types[hdr.Type] && s.version.Load() < 2:
 		err = fmt.Errorf("%s needs plugin protocol version 2, and this plugin speaks version 1 (it declared no protocol_version, which means 1): declare \"protocol_version\": 2 in its manifest and describe answer, or answer init with {\"type\":\"ready\",\"protocol\":2}", hdr.Type)
-	case hdr.Workspace != nil && s.scope == workspace.ScopeSingle && s.version.Load() < 2:
-		err = errors.New(`workspace is only for plugins with workspace_scope "multi" (protocol version 2), and this plugin speaks version 1 and is single-scope: leave it out`)
 	case hdr.Workspace != nil && s.scope == workspace.ScopeSingle:
 		err = errors.New(`workspace is only for plugins with workspace_scope "multi"; this plugin is single-scope: leave it out`)
+		if s.version.Load() < 2 {
+			err = errors.New(`workspace is only for plugins with workspace_scope "multi" (protocol version 2), and this plugin speaks version 1 and is single-scope: leave it out`)
+		}
 	}
 	var c *checkout
 	if err == nil && addressedTypes[hdr.Type] {
