@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/huh"
-
 )
 
 // PickItem is one conversation the picker offers.
