@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -39,7 +40,15 @@ type trustDoc map[string]json.RawMessage
 type trustEntry struct {
 	Hash      string `json:"hash"`
 	TrustedAt string `json:"trusted_at,omitempty"`
+	// Hashes are the other sets of keys trusted in the checkout: what is
+	// held depends on where jp runs in it (a .jp.toml on the way) and
+	// which personas it loads, so each trusted set is kept, the latest in
+	// Hash. Any other change asks again.
+	Hashes []string `json:"hashes,omitempty"`
 }
+
+// maxTrustedSets bounds the sets of keys kept per checkout (Hashes).
+const maxTrustedSets = 16
 
 // read loads the record; a missing file is empty.
 func (t *TrustFile) read() (trustDoc, map[string]json.RawMessage, error) {
@@ -80,7 +89,7 @@ func (t *TrustFile) Trusted(root, hash string) (bool, error) {
 	if err := json.Unmarshal(raw, &e); err != nil {
 		return false, nil
 	}
-	return e.Hash == hash, nil
+	return e.Hash == hash || slices.Contains(e.Hashes, hash), nil
 }
 
 // Trust implements ports.WorkspaceTrust.
@@ -94,9 +103,21 @@ func (t *TrustFile) Trust(ctx context.Context, root, hash string) error {
 		if t.Now != nil {
 			now = t.Now
 		}
+		var prev trustEntry
+		if raw, ok := checkouts[root]; ok {
+			_ = json.Unmarshal(raw, &prev)
+		}
+		others := slices.DeleteFunc(append(prev.Hashes, prev.Hash), func(h string) bool { return h == "" || h == hash })
+		if len(others) > maxTrustedSets-1 {
+			others = others[len(others)-(maxTrustedSets-1):]
+		}
 		h, _ := json.Marshal(hash)
 		at, _ := json.Marshal(now().UTC().Format(time.RFC3339))
 		entry["hash"], entry["trusted_at"] = h, at
+		delete(entry, "hashes")
+		if len(others) > 0 {
+			entry["hashes"], _ = json.Marshal(others)
+		}
 		raw, err := json.Marshal(entry)
 		if err != nil {
 			return false, err

@@ -2,6 +2,7 @@ package tomlconfig
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -174,7 +175,43 @@ func TestUntrustedNoticeIsMadeSafe(t *testing.T) {
 	if _, err := NewWithOptions(Options{Notice: &notice}).Load(context.Background(), w.source(nil, nil)); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(notice.String(), "mcp.servers.x") || strings.ContainsRune(notice.String(), 0x1b) {
+	if !strings.Contains(notice.String(), `mcp.servers."x`) || strings.ContainsRune(notice.String(), 0x1b) {
 		t.Errorf("notice = %q", notice.String())
+	}
+}
+
+// Sets of keys trusted in one checkout (from its root, from a
+// subdirectory with its own .jp.toml) are all kept: trusting one does not
+// untrust the other.
+func TestTrustFileKeepsEachTrustedSet(t *testing.T) {
+	t.Parallel()
+	tf := &TrustFile{Path: filepath.Join(t.TempDir(), "trust.json")}
+	ctx := context.Background()
+	for _, h := range []string{"root-set", "sub-set"} {
+		if err := tf.Trust(ctx, "/r", h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, h := range []string{"root-set", "sub-set"} {
+		if ok, err := tf.Trusted("/r", h); !ok || err != nil {
+			t.Errorf("%s not trusted: %v", h, err)
+		}
+	}
+	if ok, _ := tf.Trusted("/r", "changed"); ok {
+		t.Error("a set never trusted is trusted")
+	}
+	for i := range maxTrustedSets + 3 {
+		if err := tf.Trust(ctx, "/r", fmt.Sprint("h", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ok, _ := tf.Trusted("/r", "root-set"); ok {
+		t.Errorf("more than %d sets kept", maxTrustedSets)
+	}
+	if _, err := tf.Revoke(ctx, "/r"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := tf.Trusted("/r", "sub-set"); ok {
+		t.Error("revoked checkout still trusted")
 	}
 }
