@@ -109,9 +109,11 @@ func (c *ConversationLsCmd) Run(rt *Runtime) error {
 	}
 	// IDs show as the shortest prefix that names each alone, as the
 	// resolver takes it (--format json and --full keep whole IDs).
-	short, err := a.Conversations.ShortIDs(rt.Ctx, loc)
-	if err != nil {
-		return err
+	var short map[conversation.ID]string
+	if !c.Full {
+		if short, err = a.Conversations.ShortIDs(rt.Ctx, loc); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(w, "  %-12s  %-*s  %6s  %-5s  %s\n", "ID", len(timeFormat), "LAST ACTIVE", "EVENTS", "FLAGS", "TITLE")
 	for _, s := range list {
@@ -123,10 +125,7 @@ func (c *ConversationLsCmd) Run(rt *Runtime) error {
 		if ls := s.Metadata.Labels(); len(ls) > 0 {
 			title += "  [" + strings.Join(ls, ", ") + "]"
 		}
-		shown := cmp.Or(short[s.ID], string(s.ID))
-		if c.Full {
-			shown = string(s.ID)
-		}
+		shown := cmp.Or(short[s.ID], string(s.ID)) // --full: whole IDs
 		fmt.Fprintf(w, "%s %-12s  %-*s  %6d  %-5s  %s\n", mark, shown, len(timeFormat), s.Metadata.LastActivatedAt.Local().Format(timeFormat),
 			s.Metadata.EventsCount, flags(s), title)
 	}
