@@ -133,10 +133,10 @@ func (s *Store) removeCheckoutCopy(p place, id conversation.ID) error {
 // interruptedRemoval returns the trash entry of a removal of conversation
 // id that was killed before it removed the checkout copy at p (an older
 // jp moved the user-local copy to the trash first): the most recent entry
-// of id whose copy the checkout copy still matches byte for byte (its
+// of id, when the checkout copy still matches its copy byte for byte (its
 // metadata.json, and its events.json as the user-local copy projects).
-// nil when there is none: a checkout copy that differs is a conversation
-// of its own.
+// nil otherwise: a checkout copy that differs from the last removal is a
+// conversation of its own, whatever older removals hold.
 func (s *Store) interruptedRemoval(silo string, p place, id conversation.ID) *trashEntry {
 	ents, err := s.purgeTrash(silo)
 	if err != nil {
