@@ -325,10 +325,10 @@ func isFile(p string) bool {
 //   - conversation.tools."*" (the Rust defaults) merges into
 //     conversation.tools.defaults;
 //   - mcp.servers."*" (defaults for every server) is dropped;
-//   - conversation.attachments as a table (the Rust jp's attachment
-//     handlers) is dropped: this jp's key is a list of paths; an entry
-//     as a { type = "file", path } table becomes its path, other entry
-//     tables are dropped;
+//   - conversation.attachments as a table other than a merge table
+//     { value, strategy, ... } is dropped: this jp's key is a list of
+//     paths; an entry as a { type = "file", path } table becomes its
+//     path, other entry tables are dropped;
 //   - assistant.model.parameters.reasoning as a { effort, exclude } table
 //     becomes its effort (exclude is dropped);
 //   - assistant.model.id and the providers.llm.aliases values as
@@ -411,15 +411,20 @@ func normalizeRust(tree map[string]any, source string) []config.UnsupportedKey {
 		}
 	}
 	if conv, ok := lookupTable(tree, "conversation"); ok {
-		// The Rust jp's conversation.attachments is a table of attachment
-		// handlers; this jp's is a list of paths attached to every query.
+		// conversation.attachments as a merge table { value, strategy,
+		// ... } keeps its table; any other table is dropped.
+		list, in := conv, "attachments"
 		if att, ok := conv["attachments"].(map[string]any); ok {
-			delete(conv, "attachments")
-			dropped = append(dropped, config.UnsupportedKey{Key: config.JoinPath("conversation", "attachments"), Source: source, Value: att})
+			if _, isMerge := att["value"]; isMerge {
+				list, in = att, "value"
+			} else {
+				delete(conv, "attachments")
+				dropped = append(dropped, config.UnsupportedKey{Key: config.JoinPath("conversation", "attachments"), Source: source, Value: att})
+			}
 		}
 		// An entry as a { type, path, params } table: a plain file is its
 		// path; other handlers and params are not acted on and dropped.
-		if att, ok := conv["attachments"].([]any); ok {
+		if att, ok := list[in].([]any); ok {
 			kept := att[:0]
 			for i, a := range att {
 				m, ok := a.(map[string]any)
@@ -437,7 +442,7 @@ func normalizeRust(tree map[string]any, source string) []config.UnsupportedKey {
 				dropped = append(dropped, config.UnsupportedKey{
 					Key: config.JoinPath("conversation", "attachments", strconv.Itoa(i)), Source: source, Value: a})
 			}
-			conv["attachments"] = kept
+			list[in] = kept
 		}
 	}
 	if servers, ok := lookupTable(tree, "mcp", "servers"); ok {

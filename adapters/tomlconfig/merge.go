@@ -1,6 +1,7 @@
 package tomlconfig
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 
@@ -17,9 +18,15 @@ type merger struct {
 	// discard_when_merged = true: the next layer's value replaces it
 	// whatever its strategy.
 	discard map[string]bool
+	// dedup holds the array paths whose merge table asked for dedup =
+	// true: later layers inherit it unless they say dedup = false (the
+	// Rust jp's vec_with_strategy).
+	dedup map[string]bool
 }
 
-func newMerger(root *node) *merger { return &merger{root: root, discard: map[string]bool{}} }
+func newMerger(root *node) *merger {
+	return &merger{root: root, discard: map[string]bool{}, dedup: map[string]bool{}}
+}
 
 // merge merges the layer src into dst.
 func (mg *merger) merge(dst, src map[string]any) { mg.table(dst, src, mg.root, nil) }
@@ -81,16 +88,8 @@ func (mg *merger) value(prev, next any, n *node, path string) any {
 		return out
 	}
 	m, isTable := next.(map[string]any)
-	if x, ok := next.([]any); ok && n.kind == kindList {
-		// A plain array of tables appends, as the Rust jp's
-		// vec_with_strategy does, unless the value below was set with
-		// discard_when_merged.
-		p, _ := prev.([]any)
-		if mg.discard[path] {
-			p = nil
-		}
-		delete(mg.discard, path)
-		return append(clone(p).([]any), clone(x).([]any)...)
+	if n.kind == kindList || n.kind == kindStrings {
+		return mg.array(prev, next, m, isTable, n, path)
 	}
 	if !isTable {
 		delete(mg.discard, path)
@@ -99,21 +98,6 @@ func (mg *merger) value(prev, next any, n *node, path string) any {
 	discardPrev := mg.discard[path]
 	mg.discard[path], _ = m["discard_when_merged"].(bool)
 	strategy, _ := m["strategy"].(string)
-	if n.kind == kindList {
-		items, _ := m["value"].([]any)
-		items = clone(items).([]any)
-		p, _ := prev.([]any)
-		if discardPrev {
-			p = nil
-		}
-		switch strategy {
-		case "replace":
-			return items
-		case "prepend":
-			return append(items, clone(p).([]any)...)
-		}
-		return append(slices.Clone(p), items...)
-	}
 	value, _ := m["value"].(string)
 	p, _ := prev.(string)
 	if discardPrev {
@@ -143,6 +127,60 @@ func (mg *merger) value(prev, next any, n *node, path string) any {
 		return value + separator + p
 	}
 	return p + separator + value
+}
+
+// array merges an array key's layer value next (a plain array, or the
+// table m { value, strategy, dedup, discard_when_merged }) onto prev, as
+// the Rust jp's vec_with_strategy does: a plain array appends, a table's
+// strategy appends, prepends or replaces, a value set with
+// discard_when_merged is replaced whatever the strategy, and dedup
+// (inherited by later layers until one says dedup = false) keeps the
+// first of equal items (n.dedup is the default: dedup:"true").
+func (mg *merger) array(prev, next any, m map[string]any, isTable bool, n *node, path string) any {
+	p, _ := prev.([]any)
+	if mg.discard[path] {
+		p = nil
+	}
+	delete(mg.discard, path)
+	var items []any
+	strategy := ""
+	if isTable {
+		items, _ = m["value"].([]any)
+		strategy, _ = m["strategy"].(string)
+		mg.discard[path], _ = m["discard_when_merged"].(bool)
+		if d, ok := m["dedup"].(bool); ok {
+			mg.dedup[path] = d
+		}
+	} else {
+		items, _ = next.([]any)
+	}
+	items = clone(items).([]any)
+	var out []any
+	switch strategy {
+	case "replace":
+		out = items
+	case "prepend":
+		out = append(items, clone(p).([]any)...)
+	default:
+		out = append(clone(p).([]any), items...)
+	}
+	dedup, set := mg.dedup[path]
+	if !set {
+		dedup = n.dedup
+	}
+	if dedup {
+		kept := out[:0]
+		for i, it := range out {
+			if !slices.ContainsFunc(out[:i], func(x any) bool { return reflect.DeepEqual(x, it) }) {
+				kept = append(kept, it)
+			}
+		}
+		out = kept
+	}
+	if out == nil {
+		out = []any{}
+	}
+	return out
 }
 
 func stringOr(v any, def string) string {
@@ -180,8 +218,8 @@ func present(acc, value, mode string) bool {
 
 // mergeKeys are the keys of a merge table for node n.
 func mergeKeys(n *node) []string {
-	if n.kind == kindList {
-		return []string{"value", "strategy", "discard_when_merged"}
+	if n.kind == kindList || n.kind == kindStrings {
+		return []string{"value", "strategy", "discard_when_merged", "dedup"}
 	}
 	return []string{"value", "strategy", "separator", "discard_when_merged", "dedup"}
 }
@@ -189,7 +227,7 @@ func mergeKeys(n *node) []string {
 // mergeValues are the accepted values of the merge table key k for n.
 func mergeValues(n *node, k string) []string {
 	switch {
-	case k == "strategy" && n.kind == kindList:
+	case k == "strategy" && (n.kind == kindList || n.kind == kindStrings):
 		return []string{"append", "prepend", "replace"}
 	case k == "strategy":
 		return []string{"append", "prepend", "replace", "append_space", "append_line", "append_paragraph"}

@@ -602,3 +602,84 @@ optional = true
 		t.Error("an untrusted checkout's providers.llm base_url applies")
 	}
 }
+
+// TestRustArrayStrategies: testdata/rustarrays, conversation.attachments
+// merged as the Rust jp's vec_with_strategy merges it: appended across
+// extends (a repeat kept once), prepended, replaced, repeated with
+// dedup = false, and replaced after a discard_when_merged value.
+func TestRustArrayStrategies(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.Abs(filepath.Join("testdata", "rustarrays"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		persona string
+		want    []string
+	}{
+		{"", []string{"README.md", "notes.md", "docs/guide.md"}},
+		{"personas/prepend", []string{"first.md", "README.md", "notes.md", "docs/guide.md"}},
+		{"personas/replace", []string{"only.md"}},
+		{"personas/repeat", []string{"README.md", "notes.md", "docs/guide.md", "README.md"}},
+		{"personas/after_default", []string{"mine.md"}}, // its default.toml replaced with discard_when_merged
+	}
+	for _, tt := range cases {
+		var overrides []string
+		if tt.persona != "" {
+			overrides = []string{tt.persona}
+		}
+		r, err := trusting().Load(context.Background(), ports.ConfigSource{WorkspaceRoot: root, LaunchDir: root, Overrides: overrides})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.persona, err)
+		}
+		if got := r.Config.Conversation.Attachments; !slices.Equal(got, tt.want) {
+			t.Errorf("--cfg %s: attachments = %q, want %q", tt.persona, got, tt.want)
+		}
+	}
+}
+
+// TestArrayMergeStrategies: the merger on a plain string array
+// (conversation.attachments): each strategy, dedup and its inheritance,
+// and discard_when_merged.
+func TestArrayMergeStrategies(t *testing.T) {
+	t.Parallel()
+	root, _ := schema()
+	att := root.at([]string{"conversation", "attachments"})
+	cases := []struct {
+		name string
+		prev any
+		next any
+		want []any
+	}{
+		{"plain appends", []any{"a"}, []any{"b"}, []any{"a", "b"}},
+		{"plain drops a repeat", []any{"a"}, []any{"a", "b"}, []any{"a", "b"}},
+		{"append", []any{"a"}, map[string]any{"value": []any{"b"}, "strategy": "append"}, []any{"a", "b"}},
+		{"no strategy appends", []any{"a"}, map[string]any{"value": []any{"b"}}, []any{"a", "b"}},
+		{"prepend", []any{"a"}, map[string]any{"value": []any{"b"}, "strategy": "prepend"}, []any{"b", "a"}},
+		{"replace", []any{"a"}, map[string]any{"value": []any{"b"}, "strategy": "replace"}, []any{"b"}},
+		{"dedup off", []any{"a"}, map[string]any{"value": []any{"a"}, "dedup": false}, []any{"a", "a"}},
+		{"nothing below", nil, []any{"b"}, []any{"b"}},
+	}
+	for _, tt := range cases {
+		if got := newMerger(root).value(tt.prev, tt.next, att, "p"); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: %v + %v = %v, want %v", tt.name, tt.prev, tt.next, got, tt.want)
+		}
+	}
+	// dedup = false is inherited by later layers that do not say.
+	mg := newMerger(root)
+	v := mg.value([]any{"a"}, map[string]any{"value": []any{"a"}, "dedup": false}, att, "p")
+	if got := mg.value(v, []any{"a"}, att, "p"); !reflect.DeepEqual(got, []any{"a", "a", "a"}) {
+		t.Errorf("inherited dedup = false: %v", got)
+	}
+	// discard_when_merged: the next value replaces whatever its strategy.
+	mg = newMerger(root)
+	v = mg.value(nil, map[string]any{"value": []any{"default"}, "discard_when_merged": true}, att, "p")
+	if got := mg.value(v, map[string]any{"value": []any{"mine"}, "strategy": "append"}, att, "p"); !reflect.DeepEqual(got, []any{"mine"}) {
+		t.Errorf("after discard_when_merged: %v", got)
+	}
+	// A plain string array without merge:"strategy" (a command) replaces.
+	cmd := root.at([]string{"conversation", "tools", "x", "command"})
+	if cmd == nil || cmd.merge != mergeReplace {
+		t.Errorf("a tool's command must replace across layers")
+	}
+}

@@ -52,6 +52,9 @@ type node struct {
 	enum config.Enum
 	// merge: how layers' values of this key combine.
 	merge mergeMode
+	// dedup (the dedup:"true" tag on a merge:"strategy" array) drops
+	// repeated items when layers merge, unless a layer says dedup = false.
+	dedup bool
 	// optional: a pointer to a scalar (*bool): nil when unset.
 	optional bool
 }
@@ -121,6 +124,7 @@ func buildNode(t reflect.Type, doc string, min int64) *node {
 			default:
 				panic(fmt.Sprintf("tomlconfig: bad merge tag on %s.%s", t, sf.Name))
 			}
+			f.node.dedup = sf.Tag.Get("dedup") == "true"
 			if name == "*" {
 				if f.node.kind != kindMap {
 					panic(fmt.Sprintf("tomlconfig: toml:\"*\" on non-map field %s.%s", t, sf.Name))

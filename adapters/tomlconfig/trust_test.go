@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -87,7 +88,7 @@ run = "unattended"
 		t.Fatal(err)
 	}
 	if !r2.Trust.Trusted || r2.Config.Editor.Cmd != "evil" || len(r2.Config.MCP.Servers) != 1 || r2.Config.Providers.Named["evil"].BaseURL == "" ||
-		len(r2.Config.Conversation.Attachments) != 1 || r2.Config.Conversation.Attachments[0] != "cmd:id" {
+		!slices.Equal(r2.Config.Conversation.Attachments, []string{"user.txt", "cmd:id"}) { // appended, as in the Rust jp
 		t.Errorf("trusted load did not apply the keys: %+v", r2.Trust)
 	}
 	if notice.Len() != 0 {

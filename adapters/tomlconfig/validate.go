@@ -139,14 +139,15 @@ func (vd *validator) mergeTable(m map[string]any, n *node, path []string) error 
 		bad := func(reason string) error {
 			return &config.KeyError{Key: key, Source: vd.source, Reason: reason, Err: config.ErrInvalidValue}
 		}
-		switch k {
-		case "value":
+		list := n.kind == kindList || n.kind == kindStrings
+		switch {
+		case k == "value":
 			plain := *n
 			plain.merge = mergeReplace
 			if err := vd.value(m[k], &plain, sub); err != nil {
 				return err
 			}
-		case "discard_when_merged":
+		case k == "discard_when_merged", k == "dedup" && list:
 			if _, ok := m[k].(bool); !ok {
 				return bad("expected true or false, got " + describe(m[k]))
 			}

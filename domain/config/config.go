@@ -182,7 +182,7 @@ func (c CountdownConfig) Duration() time.Duration {
 type Conversation struct {
 	Tools       Tools    `toml:"tools" doc:"Tools offered to the model: defaults, and one table per local tool or per-tool policy."`
 	Limits      Limits   `toml:"limits" doc:"Size limits on what is stored: a value over one is refused with one line, and nothing is written."`
-	Attachments []string `toml:"attachments" doc:"Attached to every query's message, like -a: paths (files, directories, globs, relative to the checkout and confined to it: no absolute path, no .., no symbolic link leading out), cmd:COMMAND, http(s) URLs. See docs/attachments.md."`
+	Attachments []string `toml:"attachments" merge:"strategy" dedup:"true" doc:"Attached to every query's message, like -a: paths (files, directories, globs, relative to the checkout and confined to it: no absolute path, no .., no symbolic link leading out), cmd:COMMAND, http(s) URLs. See docs/attachments.md. An array is appended to the layers' below (an attachment given twice is kept once); a table { value = [...], strategy = \"append\"|\"prepend\"|\"replace\", dedup } says how it merges with them."`
 	Title       Title    `toml:"title" doc:"How a conversation's title is made."`
 }
 

@@ -245,6 +245,9 @@ func describeCommand(v any) string {
 }
 
 func describeAttachments(v any) string {
+	if m, ok := v.(map[string]any); ok && m["value"] != nil {
+		v = m["value"] // a merge table { value, strategy, ... }
+	}
 	items, ok := v.([]any)
 	if !ok {
 		return fmt.Sprintf("attaches %v to every message", v)
