@@ -124,6 +124,8 @@ type QueryInput struct {
 	UserConfigDir string
 	Environ       []string
 	Overrides     []string
+	// Flags are --title, --label, --fork, --quote, -% and the like.
+	Flags QueryFlags
 }
 
 // QueryResult says how the Run ended.
@@ -162,6 +164,8 @@ type runState struct {
 	// hideReasoning drops streamed reasoning from the output (it is
 	// still recorded).
 	hideReasoning bool
+	// hideToolCalls shows no tool call or result (--hide-tool-calls).
+	hideToolCalls bool
 	started       bool            // the run's start record was reported (run_events.go)
 	usage         *ports.RunUsage // tokens the provider reported this run
 	lastStop      llm.StopReason  // why the provider's last response ended
@@ -183,6 +187,9 @@ type runState struct {
 // Run executes the query: the turn loop over runTurnPhases.
 func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 	if err := q.checkEphemeral(in); err != nil {
+		return QueryResult{}, err
+	}
+	if err := in.Flags.check(in); err != nil {
 		return QueryResult{}, err
 	}
 	opened, err := q.ws.OpenOrDefault(ctx, in.Target, in.LaunchDir, !in.NoPersist)
@@ -223,6 +230,9 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 	}
 
 	existing, err := q.pickConversation(ctx, loc, in)
+	if err == nil && in.Flags.Fork {
+		existing, err = q.forkFor(ctx, loc, existing, in.Flags)
+	}
 	if err != nil {
 		return QueryResult{}, err
 	}
@@ -230,6 +240,7 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 		return QueryResult{}, err
 	}
 	rs.hideReasoning, rs.schema = in.HideReasoning, in.Schema
+	rs.hideToolCalls = in.Flags.HideToolCalls
 	if len(in.Schema) > 0 && !json.Valid(in.Schema) {
 		return QueryResult{}, &UsageError{Msg: "--schema: not valid JSON (give a JSON Schema object, or a file holding one)"}
 	}
@@ -271,9 +282,13 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 		return QueryResult{}, err
 	}
 
+	in = q.quoteSeed(rs, in)
 	text, fromCompose, err := q.message(ctx, loc, existing, rs.cfg, in)
 	if errors.Is(err, errAbandoned) {
 		return QueryResult{Conversation: existing}, nil // its one line is printed
+	}
+	if err == nil && in.Flags.Template {
+		text, err = renderTemplate(text, rs.cfg)
 	}
 	if err != nil {
 		return QueryResult{Conversation: existing}, err
@@ -309,6 +324,9 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 		return QueryResult{Conversation: rs.id}, err
 	}
 	rs.storage, rs.noTitle = storageOf(in), in.Tmp || in.NoPersist
+	if err := q.applyMeta(ctx, rs, in.Flags); err != nil {
+		return QueryResult{Conversation: rs.id}, err
+	}
 	defer q.finishTitle(rs) // before the lock is released
 	q.reportStart(rs)
 	out, err := q.runTurns(ctx, rs, text, note, fromCompose)

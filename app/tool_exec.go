@@ -65,7 +65,7 @@ func (q *Query) executeBatch(ctx context.Context, rs *runState, ts *turnState, c
 				if edited[i] && approved[i] {
 					results[i].Content = fmt.Sprintf("(The user edited this call's arguments before it ran; it ran with %s.)\n", CompactJSON(c.Arguments)) + results[i].Content
 				}
-				q.printResult(c, results[i])
+				q.printResult(rs, c, results[i])
 			}
 			if stop := q.reviewResults(ctx, rs, calls, approved, results); stop {
 				ts.shutdown = true
@@ -135,8 +135,11 @@ func (q *Query) runApproved(ctx context.Context, rs *runState, ts *turnState, ca
 	}
 }
 
-func (q *Query) printResult(c llm.ToolCall, r turn.ToolResult) {
+func (q *Query) printResult(rs *runState, c llm.ToolCall, r turn.ToolResult) {
 	q.reportToolResult(c, r)
+	if rs.hideToolCalls {
+		return
+	}
 	text := r.Content
 	const maxLines = 12
 	if lines := strings.Split(strings.TrimRight(text, "\n"), "\n"); len(lines) > maxLines {

@@ -225,8 +225,10 @@ func (s *turnStream) toolCall(ctx context.Context, call llm.ToolCall) error {
 			return err
 		}
 	}
-	q.printer.Write(ports.ChannelToolCall, fmt.Sprintf("%s %s", call.Name, CompactJSON(call.Arguments)))
-	q.printer.EndBlock(ports.ChannelToolCall)
+	if !s.rs.hideToolCalls {
+		q.printer.Write(ports.ChannelToolCall, fmt.Sprintf("%s %s", call.Name, CompactJSON(call.Arguments)))
+		q.printer.EndBlock(ports.ChannelToolCall)
+	}
 	q.reportToolCall(call)
 	return nil
 }

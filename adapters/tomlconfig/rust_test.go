@@ -447,7 +447,7 @@ func TestRustKeyFamiliesLoad(t *testing.T) {
 		"conversation.tools.git_add.source", "conversation.tools.git_add.result",
 		"conversation.tools.git_add.summary", "conversation.tools.git_add.style",
 		"conversation.tools.git_add.format", "conversation.tools.git_add.questions",
-		"conversation.tools.git_add.examples", "style", "editor.envs", "template",
+		"conversation.tools.git_add.examples", "style", "editor.envs",
 	} {
 		found := false
 		for _, g := range got {
@@ -456,6 +456,9 @@ func TestRustKeyFamiliesLoad(t *testing.T) {
 		if !found {
 			t.Errorf("unsupported keys %v lack %s", got, k)
 		}
+	}
+	if slices.Contains(got, "template") || len(r.Config.Template.Values) == 0 {
+		t.Errorf("template.values is read (for jp q -%%), not warned: values %v, unsupported %v", r.Config.Template.Values, got)
 	}
 	if m, err := r.Config.ResolveModel("smart"); err != nil || m != "anthropic/claude-opus-4-1" {
 		t.Errorf("alias table: ResolveModel(smart) = %q, %v", m, err)

@@ -24,7 +24,8 @@ type QueryCmd struct {
 	Message      []string `arg:"" optional:"" help:"The message. Without one, jp reads piped stdin, or composes in the terminal (seeded from the conversation's draft)."`
 	Conversation string   `short:"i" name:"id" aliases:"conversation" placeholder:"ID" predictor:"conversation" help:"Continue this conversation (default: the one last active in this checkout); --conversation is the old name."`
 	New          bool     `short:"n" help:"Start a new conversation."`
-	Local        bool     `help:"Start a new conversation kept only on this machine (never written into the checkout's .jp/)."`
+	Local        bool     `short:"l" help:"Start a new conversation kept only on this machine (never written into the checkout's .jp/)."`
+	NoLocal      bool     `short:"L" name:"no-local" help:"Keep the new conversation in the checkout's .jp/ (the default; excludes --local)."`
 	Tmp          bool     `help:"Run a new conversation that is removed when the run ends (see docs/scripting.md)."`
 	Model        string   `short:"m" placeholder:"PROVIDER/MODEL" predictor:"model" help:"Model to use, e.g. openai/gpt-4o, anthropic/claude-sonnet-4-5, ollama/llama3.1, demo/echo."`
 	Edit         bool     `short:"e" help:"Compose in the editor even when a message is given (seeded with it)."`
@@ -42,11 +43,15 @@ type QueryCmd struct {
 	NoToolUse    bool     `short:"U" name:"no-tool-use" help:"The model must not call a tool (--tool-choice none)."`
 	Tool         []string `short:"t" name:"tool" aliases:"tools" sep:"none" placeholder:"NAME" help:"Offer this configured tool for this run (conversation.tools.NAME.enable=true); repeatable."`
 	NoTools      bool     `short:"T" name:"no-tools" help:"Ask the model not to call any tool in this run (--tool-choice none)."`
-	Title        string   `name:"title" placeholder:"TITLE" help:"Set the conversation's title (not supported by this jp yet)."`
-	NoTitle      bool     `name:"no-title" help:"Clear the conversation's title (not supported by this jp yet)."`
-	Label        []string `name:"label" sep:"none" placeholder:"LABEL" help:"Label the conversation (not supported by this jp yet)."`
-	HideTools    bool     `name:"hide-tool-calls" help:"Do not show tool calls (not supported by this jp yet)."`
-	Fork         string   `name:"fork" placeholder:"N" help:"Fork the conversation and ask in the fork (not supported by this jp yet: use jp conversation fork)."`
+	Title        string   `name:"title" placeholder:"TITLE" help:"Set the conversation's title (new, forked or continued); no title is generated."`
+	NoTitle      bool     `name:"no-title" help:"Clear the conversation's title; no title is generated."`
+	Label        []string `name:"label" sep:"none" placeholder:"LABEL" help:"Add a label to the conversation (repeatable)."`
+	HideTools    bool     `name:"hide-tool-calls" help:"Do not show tool calls and their results (they still run and are recorded)."`
+	Fork         string   `name:"fork" placeholder:"N" help:"Fork the conversation (-i, or the active one) and ask in the fork; --fork=N keeps only its last N turns."`
+	Quote        string   `name:"quote" enum:",true,false" default:"" placeholder:"true|false" help:"Compose with the conversation's last answer quoted (> lines) to reply between them; --quote=false puts it in verbatim."`
+	Template     bool     `short:"%" name:"template" help:"Read the message as a template: {{ name }} is replaced by template.values.name from the configuration."`
+	Replay       bool     `name:"replay" help:"Send the conversation's last message again (not supported by this jp yet)."`
+	Mount        []string `name:"mount" sep:"none" placeholder:"[TOOL:]NAME=PATH[:MODE]" help:"Mount a path outside the checkout for the tools (not supported by this jp yet)."`
 	Schema       string   `placeholder:"FILE|JSON" help:"Ask for structured output matching this JSON Schema (a file, or the JSON itself); the JSON answer alone is printed on stdout."`
 }
 
@@ -96,20 +101,71 @@ func (c *QueryCmd) overrides(cfg []string) ([]string, error) {
 func (c *QueryCmd) unsupported() error {
 	var flag string
 	switch {
-	case c.Title != "":
-		flag = "--title"
-	case c.NoTitle:
-		flag = "--no-title"
-	case len(c.Label) > 0:
-		flag = "--label"
-	case c.HideTools:
-		flag = "--hide-tool-calls"
-	case c.Fork != "":
-		flag = "--fork (use jp conversation fork, then jp q)"
+	case c.Replay:
+		flag = "--replay (fork the conversation without its last turn: jp q --fork, or edit and resend with jp q -e)"
+	case len(c.Mount) > 0:
+		flag = "--mount (allow the path in conversation.tools.NAME.allow instead)"
 	default:
 		return nil
 	}
 	return &app.UsageError{Msg: flag + " is not supported by this jp yet"}
+}
+
+// flags reads --title, --label, --fork[=N], --quote and -% for the app.
+func (c *QueryCmd) flags() (app.QueryFlags, error) {
+	f := app.QueryFlags{Title: c.Title, NoTitle: c.NoTitle, Labels: c.Label, HideToolCalls: c.HideTools,
+		Quote: c.Quote != "", QuoteVerbatim: c.Quote == "false", Template: c.Template}
+	if c.Local && c.NoLocal {
+		return f, &app.UsageError{Msg: "--local (-l) and --no-local (-L) exclude each other"}
+	}
+	switch c.Fork {
+	case "":
+	case forkAll:
+		f.Fork = true
+	default:
+		n, err := strconv.Atoi(c.Fork)
+		if err != nil || n < 1 {
+			return f, &app.UsageError{Msg: fmt.Sprintf("--fork=%s: expected a number of turns to keep (1 or more), or --fork alone for all", c.Fork)}
+		}
+		f.Fork, f.ForkLast = true, n
+	}
+	return f, nil
+}
+
+// forkAll is the value optionalArgs gives a bare --fork.
+const forkAll = "all"
+
+// optionalArgs gives the Rust jp's flags whose value is optional their
+// value in kong's form: a bare --fork is --fork=all and --fork N (a
+// number) is --fork=N; a bare --quote is --quote=true and --quote
+// true|false is --quote=VALUE; any other word after them stays an
+// argument (the message). Arguments after "--" are left alone.
+func optionalArgs(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		next := ""
+		if i+1 < len(args) {
+			next = args[i+1]
+		}
+		switch {
+		case a == "--":
+			return append(out, args[i:]...)
+		case a == "--fork" && next != "" && strings.Trim(next, "0123456789") == "":
+			out = append(out, "--fork="+next)
+			i++
+		case a == "--fork":
+			out = append(out, "--fork="+forkAll)
+		case a == "--quote" && (next == "true" || next == "false"):
+			out = append(out, "--quote="+next)
+			i++
+		case a == "--quote":
+			out = append(out, "--quote=true")
+		default:
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // argMessage joins the message words. One word "@PATH" is the message
@@ -272,6 +328,10 @@ func (c *QueryCmd) Run(rt *Runtime) error {
 	if err != nil {
 		return err
 	}
+	flags, err := c.flags()
+	if err != nil {
+		return err
+	}
 	schema, err := c.schema(rt.Paths.LaunchDir)
 	if err != nil {
 		return err
@@ -303,6 +363,7 @@ func (c *QueryCmd) Run(rt *Runtime) error {
 		Edit: c.Edit, NoEdit: c.NoEdit, Schema: schema, HideReasoning: c.HideReason,
 		Attach: c.Attach, Stdin: stdin, HasStdin: hasStdin,
 		UserConfigDir: rt.Paths.ConfigDir, Environ: rt.Environ, Overrides: overrides,
+		Flags: flags,
 	})
 	return err
 }

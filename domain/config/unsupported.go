@@ -22,7 +22,6 @@ type UnsupportedKey struct {
 var toleratedKeys = []string{
 	"inherit",
 	"style",
-	"template",
 	"editor.cmd",
 	"editor.envs",
 	"assistant.name",

@@ -1,0 +1,194 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jpcli/jp/domain/config"
+	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/workspace"
+	"github.com/jpcli/jp/ports"
+)
+
+// QueryFlags are the jp query flags of the Rust jp that act on the
+// conversation around the turn rather than on the turn itself.
+type QueryFlags struct {
+	// Title (--title) sets the conversation's title; NoTitle (--no-title)
+	// clears it. Either way no title is generated in this run.
+	Title   string
+	NoTitle bool
+	// Labels (--label) are added to the conversation.
+	Labels []string
+	// Fork (--fork) asks in a copy of the conversation (-i, or the active
+	// one); ForkLast > 0 (--fork=N) keeps only its last N complete turns.
+	Fork     bool
+	ForkLast int
+	// HideToolCalls (--hide-tool-calls) shows no tool call or result
+	// (they still run and are recorded).
+	HideToolCalls bool
+	// Quote (--quote) seeds the message with the conversation's last
+	// answer, as a "> " blockquote, or verbatim with QuoteVerbatim
+	// (--quote=false), and composes unless -E.
+	Quote, QuoteVerbatim bool
+	// Template (-%, --template) renders the message with template.values.
+	Template bool
+}
+
+// check refuses, in one line, flags that exclude each other and titles
+// or labels that are not valid, before anything is created.
+func (f QueryFlags) check(in QueryInput) error {
+	switch {
+	case f.Title != "" && f.NoTitle:
+		return &UsageError{Msg: "--title and --no-title exclude each other"}
+	case f.Fork && (in.New || in.Local):
+		return &UsageError{Msg: "--fork asks in a copy of an existing conversation: drop --new/--local"}
+	case f.Fork && (in.Tmp || in.NoPersist):
+		return &UsageError{Msg: fmt.Sprintf("--fork and %s exclude each other", ephemeralFlag(in))}
+	case f.ForkLast < 0:
+		return &UsageError{Msg: "--fork=N: N is a number of turns, 1 or more"}
+	}
+	if f.Title != "" {
+		if _, err := conversation.CheckTitle(f.Title, false); err != nil {
+			return &UsageError{Msg: "--title: " + err.Error()}
+		}
+	}
+	for _, l := range f.Labels {
+		if strings.HasPrefix(l, ":") {
+			return &UsageError{Msg: fmt.Sprintf("--label %s: label rules (conversation.labels) are not supported by this jp yet; give the label itself", l)}
+		}
+		if err := conversation.CheckLabel(l); err != nil {
+			return &UsageError{Msg: "--label: " + err.Error()}
+		}
+	}
+	return nil
+}
+
+// forkFor copies the conversation id for --fork (all its complete turns,
+// or the last f.ForkLast of them) and returns the copy, which the run
+// then continues. Its title, labels and storage are the original's.
+func (q *Query) forkFor(ctx context.Context, loc workspace.Location, id conversation.ID, f QueryFlags) (conversation.ID, error) {
+	if id == "" {
+		return "", &UsageError{Msg: "--fork: no conversation to fork: pick one with -i ID (or start one with jp q)"}
+	}
+	s, err := q.store.Get(ctx, loc, id)
+	if err != nil {
+		return "", userNotFound(err)
+	}
+	skip := 0
+	if f.ForkLast > 0 {
+		total := 0
+		if err := forkTurns(ctx, q.store, loc, id, 0, func(e conversation.Event) error {
+			if e.Type == conversation.EventTypeTurnStart {
+				total++
+			}
+			return nil
+		}); err != nil {
+			return "", err
+		}
+		skip = max(0, total-f.ForkLast)
+	}
+	nc := ports.NewConversation{Title: s.Metadata.Title, Local: s.Local, Labels: s.Metadata.Labels()}
+	return q.store.CreateFrom(ctx, loc, nc, func(add func(conversation.Event) error) error {
+		n := 0
+		return forkTurns(ctx, q.store, loc, id, 0, func(e conversation.Event) error {
+			if e.Type == conversation.EventTypeTurnStart {
+				n++
+			}
+			if n > skip || n == 0 { // n == 0: events before the first turn
+				return add(e)
+			}
+			return nil
+		})
+	})
+}
+
+// applyMeta sets --title, --no-title and --label on the run's
+// conversation (locked by the run), whether new, forked or continued.
+func (q *Query) applyMeta(ctx context.Context, rs *runState, f QueryFlags) error {
+	if f.Title == "" && !f.NoTitle && len(f.Labels) == 0 {
+		return nil
+	}
+	if f.Title != "" || f.NoTitle {
+		rs.noTitle = true // the user's title (or none) wins over a generated one
+	}
+	return q.store.UpdateMetadata(ctx, rs.loc, rs.id, func(m *conversation.Metadata) error {
+		switch {
+		case f.Title != "":
+			m.Title, _ = conversation.CheckTitle(f.Title, false)
+		case f.NoTitle:
+			m.Title = ""
+		}
+		if len(f.Labels) > 0 {
+			ls := m.Labels()
+			for _, l := range f.Labels {
+				if !containsString(ls, l) {
+					ls = append(ls, l)
+				}
+			}
+			m.SetLabels(ls)
+		}
+		return nil
+	})
+}
+
+func containsString(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// quoteSeed puts the conversation's last answer before the message for
+// --quote, as a "> " blockquote (verbatim with --quote=false), and asks
+// to compose unless -E; without an earlier answer it says so in one line.
+func (q *Query) quoteSeed(rs *runState, in QueryInput) QueryInput {
+	if !in.Flags.Quote {
+		return in
+	}
+	last := ""
+	if rs.history != nil {
+		last = rs.history.FinalText()
+	}
+	if strings.TrimSpace(last) == "" {
+		q.chromeLine(rs, "--quote: this conversation has no earlier answer to quote.")
+		return in
+	}
+	quoted := strings.TrimRight(last, "\n")
+	if !in.Flags.QuoteVerbatim {
+		quoted = Blockquote(quoted)
+	}
+	if in.HasMessage && in.Message != "" {
+		quoted += "\n\n" + in.Message
+	}
+	in.Message, in.HasMessage = quoted, true
+	if !in.NoEdit {
+		in.Edit = true
+	}
+	return in
+}
+
+// Blockquote prefixes each line of text with "> " (an empty line with
+// ">" alone), as the Rust jp's --quote does.
+func Blockquote(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if l == "" {
+			lines[i] = ">"
+		} else {
+			lines[i] = "> " + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// renderTemplate renders the message for -% with template.values.
+func renderTemplate(text string, cfg config.Config) (string, error) {
+	out, err := config.RenderTemplate(text, cfg.Template.Values)
+	if err != nil {
+		return "", &UsageError{Msg: "-%: " + err.Error()}
+	}
+	return out, nil
+}
