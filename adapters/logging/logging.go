@@ -1,6 +1,8 @@
 // Package logging builds jp's slog logger: records go to stderr at the
-// verbosity chosen with -v, and to <data>/logs/jp.log. The file is opened
-// only when the first record is written, so quiet runs touch no file.
+// verbosity chosen with -v, and to <data>/logs/jp.log (or --log-file).
+// The file is opened only when the first record is written, so quiet runs
+// touch no file. Values that look secret are redacted before any handler
+// writes them.
 package logging
 
 import (
@@ -8,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sync"
 )
 
@@ -33,18 +36,97 @@ type Logger struct {
 	file *lazyFile
 }
 
-// New returns a logger writing to stderr and to logFile (empty: no file).
+// New returns a logger writing text to stderr and to logFile (empty: no
+// file).
 func New(stderr io.Writer, logFile string, verbosity int) *Logger {
-	lvl := Level(verbosity)
-	opts := &slog.HandlerOptions{Level: lvl}
-	handlers := []slog.Handler{slog.NewTextHandler(stderr, opts)}
+	return NewWithOptions(stderr, Options{File: logFile, Verbosity: verbosity})
+}
+
+// Options are the logger's settings.
+type Options struct {
+	// File is the log file; empty: none.
+	File string
+	// FileLevel, when set, is the file's level instead of Verbosity's
+	// (--log-file keeps debug records whatever -v says).
+	FileLevel *slog.Level
+	// JSON writes JSON lines (--log-format json) instead of text.
+	JSON      bool
+	Verbosity int
+}
+
+// NewWithOptions returns a logger writing to stderr and to o.File.
+func NewWithOptions(stderr io.Writer, o Options) *Logger {
+	handler := func(w io.Writer, lvl slog.Level) slog.Handler {
+		opts := &slog.HandlerOptions{Level: lvl, ReplaceAttr: Redact}
+		if o.JSON {
+			return slog.NewJSONHandler(w, opts)
+		}
+		return slog.NewTextHandler(w, opts)
+	}
+	lvl := Level(o.Verbosity)
+	handlers := []slog.Handler{handler(stderr, lvl)}
 	var lf *lazyFile
-	if logFile != "" {
-		lf = &lazyFile{path: logFile}
-		handlers = append(handlers, slog.NewTextHandler(lf, opts))
+	if o.File != "" {
+		lf = &lazyFile{path: o.File}
+		flvl := lvl
+		if o.FileLevel != nil {
+			flvl = min(lvl, *o.FileLevel)
+		}
+		handlers = append(handlers, handler(lf, flvl))
 	}
 	return &Logger{Logger: slog.New(slog.NewMultiHandler(handlers...)), file: lf}
 }
+
+// secretKey matches attribute keys whose values are secrets.
+var secretKey = regexp.MustCompile(`(?i)(api_?key|token|secret|passw(or)?d|authorization|cookie|credential|bearer)`)
+
+// secretText matches secrets inside a value: an Authorization header's
+// credentials, a key=value or key: value pair with a secret-looking key,
+// and the common API key shapes.
+var secretText = regexp.MustCompile(`(?i)((?:bearer|basic)\s+)[^\s"',]+|((?:api_?key|token|secret|password|x-api-key)["']?\s*[:=]\s*["']?)[^\s"',&]+|\b(sk-(?:ant-)?[A-Za-z0-9_-]{8,}|gh[pousr]_[A-Za-z0-9]{16,}|AIza[A-Za-z0-9_-]{20,})`)
+
+// Redacted replaces a secret in the log.
+const Redacted = "[redacted]"
+
+// Redact is the handlers' ReplaceAttr: an attribute whose key names a
+// secret has its value replaced, and secrets inside other string values
+// (an Authorization header, key=value, an API key's shape) are replaced.
+func Redact(_ []string, a slog.Attr) slog.Attr {
+	if a.Key == slog.TimeKey || a.Key == slog.LevelKey {
+		return a
+	}
+	if secretKey.MatchString(a.Key) && a.Value.Kind() != slog.KindGroup {
+		return slog.String(a.Key, Redacted)
+	}
+	switch a.Value.Kind() {
+	case slog.KindString:
+		if s := a.Value.String(); secretText.MatchString(s) {
+			return slog.String(a.Key, RedactText(s))
+		}
+	case slog.KindAny:
+		if err, ok := a.Value.Any().(error); ok {
+			if s := err.Error(); secretText.MatchString(s) {
+				return slog.String(a.Key, RedactText(s))
+			}
+		}
+	}
+	return a
+}
+
+// RedactText replaces the secrets secretText finds in s.
+func RedactText(s string) string {
+	return secretText.ReplaceAllStringFunc(s, func(m string) string {
+		sub := secretText.FindStringSubmatch(m)
+		switch {
+		case sub[1] != "":
+			return sub[1] + Redacted
+		case sub[2] != "":
+			return sub[2] + Redacted
+		}
+		return Redacted
+	})
+}
+
 
 // Close closes the log file if it was opened.
 func (l *Logger) Close() error {

@@ -120,7 +120,7 @@ func (c *completionRuntime) runtime() *Runtime {
 	if c.rt != nil || c.failed {
 		return c.rt
 	}
-	paths, logger, err := processSetup(Streams{In: c.s.In, Out: c.s.Out, Err: io.Discard}, c.environ, 0)
+	paths, logger, err := processSetup(Streams{In: c.s.In, Out: c.s.Out, Err: io.Discard}, c.environ, 0, "", false)
 	if err != nil {
 		c.failed = true
 		return nil

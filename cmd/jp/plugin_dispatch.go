@@ -158,7 +158,7 @@ func runPlugin(bin plugin.Binary, rest []string, pa pluginArgs, raw Streams, env
 	s, flush := safeStreams(raw)
 	defer flush()
 	env := envMap(environ)
-	paths, logger, err := processSetup(raw, environ, pa.verbose)
+	paths, logger, err := processSetup(raw, environ, pa.verbose, "", false)
 	if err != nil {
 		fmt.Fprintf(s.Err, "jp: %v\n", err)
 		return ExitError

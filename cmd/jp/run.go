@@ -160,7 +160,7 @@ func Main(args []string, raw Streams, environ []string) int {
 		fmt.Fprintf(s.Err, "jp: --no-persist (-!, -P) is not supported by this jp yet outside jp query\n")
 		return ExitUsage
 	}
-	paths, logger, err := processSetup(raw, environ, cli.Verbose)
+	paths, logger, err := processSetup(raw, environ, cli.Verbose, cli.LogFile, cli.LogFormat == "json")
 	if err != nil {
 		fmt.Fprintf(s.Err, "jp: %v\n", err)
 		return ExitError
@@ -236,7 +236,10 @@ func dataDir(env map[string]string) string {
 // processSetup resolves what every command needs from the process: the
 // launch directory, the XDG paths, the streams and the terminal, and the
 // logger (stderr plus <data>/logs/jp.log). Main and plugin runs share it.
-func processSetup(s Streams, environ []string, verbosity int) (jpwire.Options, *logging.Logger, error) {
+// processSetup reads the paths and builds the logger: logFile is
+// --log-file ("" the data directory's logs/jp.log, "-" none), logJSON is
+// --log-format json.
+func processSetup(s Streams, environ []string, verbosity int, logFile string, logJSON bool) (jpwire.Options, *logging.Logger, error) {
 	env := envMap(environ)
 	launch, err := os.Getwd()
 	if err != nil {
@@ -258,7 +261,16 @@ func processSetup(s Streams, environ []string, verbosity int) (jpwire.Options, *
 		}
 	}
 	terminalStreams(&paths, s)
-	logger := logging.New(s.Err, filepath.Join(paths.DataDir, "logs", "jp.log"), verbosity)
+	o := logging.Options{File: filepath.Join(paths.DataDir, "logs", "jp.log"), JSON: logJSON, Verbosity: verbosity}
+	switch logFile {
+	case "":
+	case "-":
+		o.File = ""
+	default:
+		debug := logging.Level(2) // an explicit log file keeps debug records
+		o.File, o.FileLevel = logFile, &debug
+	}
+	logger := logging.NewWithOptions(s.Err, o)
 	paths.Log = logger.Logger
 	return paths, logger, nil
 }
