@@ -127,7 +127,6 @@ func RedactText(s string) string {
 	})
 }
 
-
 // Close closes the log file if it was opened.
 func (l *Logger) Close() error {
 	if l.file == nil {

@@ -14,7 +14,7 @@ type Globals struct {
 	Version   kong.VersionFlag `help:"Print jp's version and exit."`
 	NoPersist bool             `short:"!" name:"no-persist" help:"Store nothing: jp q keeps the conversation in memory for this run only (see docs/scripting.md); -P is the same."`
 	// NoPersistP is -P, the Rust jp's second short name of --no-persist.
-	NoPersistP bool `short:"P" name:"no-persist-p" hidden:""`
+	NoPersistP bool   `short:"P" name:"no-persist-p" hidden:""`
 	LogFile    string `name:"log-file" placeholder:"PATH|-" help:"Write the log (debug records and above) to PATH instead of the data directory's logs/jp.log; - writes no file (stderr only)."`
 	LogFormat  string `name:"log-format" enum:"auto,text,json" default:"auto" help:"Log records as text or JSON lines (auto: text)."`
 
@@ -68,4 +68,3 @@ type FormatFlag struct {
 
 // JSON reports whether JSON output was asked for.
 func (f FormatFlag) JSON() bool { return f.Format == "json" }
-
