@@ -34,7 +34,7 @@ func TestLayerErrors(t *testing.T) {
 		{name: "unknown key in workspace config", file: wsFile, content: "[interrupt.streaming]\nacton = \"stop\"\n",
 			want: "unknown configuration key interrupt.streaming.acton in " + wsFile + "; did you mean interrupt.streaming.action?", is: config.ErrUnknownKey},
 		{name: "unknown key in root .jp.toml", file: rootLocal, content: "[bogus]\nx = 1\n",
-			want: "unknown configuration key bogus in " + rootLocal + "; the keys of the top level are assistant, providers, query, interrupt, conversation, mcp, plugins, editor, template, config_load_paths", is: config.ErrUnknownKey},
+			want: "unknown configuration key bogus in " + rootLocal + "; the keys of the top level are assistant, providers, query, interrupt, conversation, mcp, plugins, editor, template, style, config_load_paths", is: config.ErrUnknownKey},
 		{name: "unknown key in nested .jp.toml", file: subLocal, content: "[conversation.tools.fs]\ncomand = [\"x\"]\n",
 			want: "unknown configuration key conversation.tools.fs.comand in " + subLocal + "; did you mean conversation.tools.fs.command?", is: config.ErrUnknownKey},
 		{name: "unknown key under tools defaults", file: subLocal, content: "conversation.tools.defaults.command = [\"x\"]\n",

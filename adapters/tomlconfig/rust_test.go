@@ -89,7 +89,7 @@ func TestRustWorkspaceLoads(t *testing.T) {
 		"conversation.tools.fs_read_file.source",
 		"conversation.tools.fs_read_file.style", "conversation.tools.fs_read_file.summary",
 		"inherit", `mcp.servers."*"`, "mcp.servers.github.tools",
-		"providers.mcp", "style", // providers.llm.anthropic.api_key_env applies
+		"providers.mcp", "style.code.copy_link", // providers.llm.anthropic.api_key_env applies
 	}
 	got := unsupportedKeys(r)
 	slices.Sort(got)
@@ -102,7 +102,7 @@ func TestRustWorkspaceLoads(t *testing.T) {
 		}
 	}
 	// The ignored keys are in no form of the resolved configuration.
-	for _, k := range []string{"style", "inherit", "providers.mcp", "conversation.tools.fs_read_file.source"} {
+	for _, k := range []string{"style.code.copy_link", "inherit", "providers.mcp", "conversation.tools.fs_read_file.source"} {
 		if _, err := config.Lookup(r.Tree, k); err == nil {
 			t.Errorf("%s is in the resolved tree", k)
 		}
@@ -447,7 +447,7 @@ func TestRustKeyFamiliesLoad(t *testing.T) {
 		"conversation.tools.git_add.source", "conversation.tools.git_add.result",
 		"conversation.tools.git_add.summary", "conversation.tools.git_add.style",
 		"conversation.tools.git_add.format", "conversation.tools.git_add.questions",
-		"conversation.tools.git_add.examples", "style", "editor.envs",
+		"conversation.tools.git_add.examples", "editor.envs",
 	} {
 		found := false
 		for _, g := range got {
@@ -456,6 +456,9 @@ func TestRustKeyFamiliesLoad(t *testing.T) {
 		if !found {
 			t.Errorf("unsupported keys %v lack %s", got, k)
 		}
+	}
+	if c := r.Config.Style; !c.Code.Color.Or(false) || c.Reasoning.Display.Mode != "full" {
+		t.Errorf("style.code.color and style.reasoning.display are read: %+v", c)
 	}
 	if slices.Contains(got, "template") || len(r.Config.Template.Values) == 0 {
 		t.Errorf("template.values is read (for jp q -%%), not warned: values %v, unsupported %v", r.Config.Template.Values, got)
@@ -684,5 +687,53 @@ func TestArrayMergeStrategies(t *testing.T) {
 	cmd := root.at([]string{"conversation", "tools", "x", "command"})
 	if cmd == nil || cmd.merge != mergeReplace {
 		t.Errorf("a tool's command must replace across layers")
+	}
+}
+
+// TestRustStyleKeys: testdata/ruststyle, every [style] key of the Rust
+// jp's StyleConfig written by hand: the ones this jp has an output for
+// are read, the others are warned about one by one, and nothing stops.
+func TestRustStyleKeys(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.Abs(filepath.Join("testdata", "ruststyle"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := trusting().Load(context.Background(), ports.ConfigSource{WorkspaceRoot: root, LaunchDir: root})
+	if err != nil {
+		t.Fatalf("the Rust style keys do not load: %v", err)
+	}
+	st := r.Config.Style
+	if st.Reasoning.Display != (config.ReasoningDisplay{Mode: "truncate", Chars: 200}) || st.ToolCall.Show.Or(true) ||
+		!st.Markdown.LightTheme() || st.Code.Color.Or(true) {
+		t.Errorf("style read as %+v", st)
+	}
+	got := unsupportedKeys(r)
+	slices.Sort(got)
+	want := []string{
+		"style.code.copy_link", "style.code.file_link", "style.code.line_numbers",
+		"style.inline_code", "style.lock_wait",
+		"style.markdown.hr_style", "style.markdown.table_continuation_edge",
+		"style.markdown.table_max_column_width", "style.markdown.wrap_width",
+		"style.mcp_startup", "style.reasoning.background", "style.reasoning.extend_across_tool_calls",
+		"style.reasoning.summary_model", "style.streaming",
+		"style.tool_call.preparing", "style.tool_call.progress", "style.typewriter",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("warned style keys:\n got %q\nwant %q", got, want)
+	}
+	for _, tt := range []struct{ v, want string }{
+		{`"hidden"`, "hidden"}, {`"timer"`, "timer"}, {`"truncate"`, "truncate"}, {`40`, "truncate"},
+	} {
+		r, err := trusting().Load(context.Background(), ports.ConfigSource{WorkspaceRoot: root, LaunchDir: root,
+			Overrides: []string{"style.reasoning.display=" + tt.v}})
+		if err != nil || r.Config.Style.Reasoning.Display.Mode != tt.want {
+			t.Errorf("display=%s: %+v, %v", tt.v, r.Config.Style.Reasoning.Display, err)
+		}
+	}
+	_, err = trusting().Load(context.Background(), ports.ConfigSource{WorkspaceRoot: root, LaunchDir: root,
+		Overrides: []string{`style.reasoning.display="loud"`}})
+	if err == nil || !strings.Contains(err.Error(), "style.reasoning.display") || !strings.Contains(err.Error(), "expected one of full, hidden") {
+		t.Errorf("a bad display: %v", err)
 	}
 }

@@ -34,6 +34,7 @@ type Config struct {
 	Plugins      Plugins      `toml:"plugins" doc:"Command plugins."`
 	Editor       Editor       `toml:"editor" doc:"The external editor jp composes in."`
 	Template     Template     `toml:"template" doc:"Values for jp query -% (--template)."`
+	Style        Style        `toml:"style" doc:"How jp query's output looks: reasoning, tool calls, the colour theme."`
 	// ConfigLoadPaths are searched by --cfg NAME (after .jp/config).
 	ConfigLoadPaths []string `toml:"config_load_paths" merge:"append" doc:"Directories, relative to the workspace root, whose TOML files --cfg NAME loads by name (.jp/config is always searched first). The arrays of all layers are appended, not replaced."`
 	// SafeDirectories is read by the workspace search from the user's
