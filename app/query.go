@@ -240,7 +240,7 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 		return QueryResult{}, err
 	}
 	rs.hideReasoning, rs.schema = in.HideReasoning, in.Schema
-	rs.hideToolCalls = in.Flags.HideToolCalls
+	q.applyStyle(rs, in)
 	if len(in.Schema) > 0 && !json.Valid(in.Schema) {
 		return QueryResult{}, &UsageError{Msg: "--schema: not valid JSON (give a JSON Schema object, or a file holding one)"}
 	}

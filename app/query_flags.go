@@ -7,6 +7,7 @@ import (
 
 	"github.com/jpcli/jp/domain/config"
 	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/llm"
 	"github.com/jpcli/jp/domain/workspace"
 	"github.com/jpcli/jp/ports"
 )
@@ -191,4 +192,55 @@ func renderTemplate(text string, cfg config.Config) (string, error) {
 		return "", &UsageError{Msg: "-%: " + err.Error()}
 	}
 	return out, nil
+}
+
+// applyStyle applies the [style] keys this jp has an output for, and the
+// --hide-* flags, to the run: reasoning and tool calls hidden, and the
+// printer's colours.
+func (q *Query) applyStyle(rs *runState, in QueryInput) {
+	st := rs.cfg.Style
+	rs.hideReasoning = in.HideReasoning || st.Reasoning.Display.Hidden()
+	rs.hideToolCalls = in.Flags.HideToolCalls || !st.ToolCall.Show.Or(true)
+	if s, ok := q.printer.(ports.Styler); ok && (st.Markdown.Theme != "" || st.Code.Color.Set) {
+		s.SetStyle(ports.OutputStyle{Light: st.Markdown.LightTheme(), NoCodeColor: !st.Code.Color.Or(true)})
+	}
+}
+
+// reasoningSpinner reports whether ev is reasoning that a wait indicator
+// stands for (style.reasoning.display static, progress, timer or
+// summary): the first such event swaps the model's indicator for one
+// naming the reasoning, which the answer's first event stops.
+func (s *turnStream) reasoningSpinner(ev llm.Event) bool {
+	if ev.Kind != llm.EventReasoningDelta && (ev.Kind != llm.EventReasoningSignature || !s.reasoningWait) {
+		return false
+	}
+	if !s.rs.cfg.Style.Reasoning.Display.Spinner() {
+		return false
+	}
+	if !s.reasoningWait {
+		s.stopWait()
+		s.stopWait = s.q.printer.Wait("reasoning")
+		s.reasoningWait = true
+	}
+	return true
+}
+
+// truncateReasoning is the part of a reasoning delta shown under
+// style.reasoning.display = N: the block's first N characters, then "…".
+func (s *turnStream) truncateReasoning(text string) string {
+	d, ts := s.rs.cfg.Style.Reasoning.Display, s.ts
+	if d.Mode != "truncate" {
+		return text
+	}
+	if ts.reasoningShown < 0 {
+		return ""
+	}
+	left := d.Chars - ts.reasoningShown
+	r := []rune(text)
+	if len(r) <= left {
+		ts.reasoningShown += len(r)
+		return text
+	}
+	ts.reasoningShown = -1
+	return string(r[:left]) + "…"
 }

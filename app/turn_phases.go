@@ -32,6 +32,9 @@ type turnState struct {
 	schema json.RawMessage
 	// step is what the current provider call said about itself.
 	step turn.Step
+	// reasoningShown counts the characters of the reasoning block shown
+	// (style.reasoning.display = N); -1 once it was cut.
+	reasoningShown int
 }
 
 // errShutdown reports a turn ended by graceful shutdown (escalation or

@@ -34,8 +34,12 @@ type turnStream struct {
 	cancel context.CancelFunc
 	events chan llm.Event
 	errc   chan error
-	// stopWait ends the wait indicator (naming the model); idempotent.
+	// stopWait ends the wait indicator (naming the model, or the
+	// reasoning); idempotent.
 	stopWait func()
+	// reasoningWait is set once the wait indicator stands for the
+	// reasoning (style.reasoning.display static, progress, timer, summary).
+	reasoningWait bool
 
 	// pending are the machine's non-persist actions from tool calls,
 	// carried out after the stream ends.
@@ -166,7 +170,7 @@ func (s *turnStream) handle(ctx context.Context, ev llm.Event) error {
 		s.q.chromeLine(s.rs, s.rs.lateNote)
 		s.rs.lateNote = ""
 	}
-	if ev.Kind != llm.EventChrome {
+	if ev.Kind != llm.EventChrome && !s.reasoningSpinner(ev) {
 		s.stopWait() // the first byte of the answer; a chrome line is not
 	}
 	switch ev.Kind {
@@ -200,11 +204,15 @@ func (s *turnStream) delta(ctx context.Context, text string, reasoning bool) {
 	}
 	if ts.inBlock != ch {
 		q.endBlock(ts)
+		ts.reasoningShown = 0
 	}
 	q.checkpoint(ctx, rs, text, reasoning)
 	ts.m.Delta(text, reasoning)
 	ts.inBlock = ch
-	if !reasoning || !rs.hideReasoning {
+	if reasoning {
+		text = s.truncateReasoning(text)
+	}
+	if text != "" && (!reasoning || !rs.hideReasoning) {
 		q.printer.Write(ch, text)
 	}
 	q.interrupts.Progress(ports.Progress{Turn: rs.turns, Phase: "streaming", Deltas: ts.deltas})

@@ -57,6 +57,21 @@ func ParseChannel(s string) (Channel, bool) {
 	return ChannelUnknown, false
 }
 
+// Styler is a Printer whose look the configuration, read after the
+// printer was made, can change (style.markdown.theme, style.code.color).
+// A Printer that is not one keeps its look.
+type Styler interface {
+	SetStyle(s OutputStyle)
+}
+
+// OutputStyle is the configured look of rendered output.
+type OutputStyle struct {
+	// Light picks colours for a light background.
+	Light bool
+	// NoCodeColor leaves code blocks and inline code uncoloured.
+	NoCodeColor bool
+}
+
 // Printer is channel-aware output. Write is called with streamed pieces
 // (a text delta, a whole chrome line); the printer decides how each
 // channel is rendered and where it goes. Methods are safe for concurrent

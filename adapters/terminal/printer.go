@@ -75,6 +75,26 @@ type stream struct {
 
 var _ ports.Printer = (*Printer)(nil)
 
+// SetStyle implements ports.Styler: the markdown theme for a light or a
+// dark background, and code without colours. A style named for no colour
+// (notty, ascii) stays as it is.
+func (p *Printer) SetStyle(s ports.OutputStyle) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.md == nil || p.md.theme.plain {
+		return
+	}
+	name := "dark"
+	if s.Light {
+		name = "light"
+	}
+	t := newTheme(name, p.opts.NoColor)
+	if s.NoCodeColor {
+		t.code, t.block = "", ""
+	}
+	p.md.theme = t
+}
+
 // NewPrinter returns a Printer. Nil writers are replaced by io.Discard.
 func NewPrinter(opts PrinterOptions) *Printer {
 	if opts.Stdout == nil {
