@@ -201,7 +201,7 @@ func (q *Query) applyStyle(rs *runState, in QueryInput) {
 	st := rs.cfg.Style
 	rs.hideReasoning = in.HideReasoning || st.Reasoning.Display.Hidden()
 	rs.hideToolCalls = in.Flags.HideToolCalls || !st.ToolCall.Show.Or(true)
-	if s, ok := q.printer.(ports.Styler); ok && (st.Markdown.Theme != "" || st.Code.Color.Set) {
+	if s, ok := q.printer.(ports.Styler); ok && (st.Markdown.LightTheme() || !st.Code.Color.Or(true)) {
 		s.SetStyle(ports.OutputStyle{Light: st.Markdown.LightTheme(), NoCodeColor: !st.Code.Color.Or(true)})
 	}
 }

@@ -340,6 +340,12 @@ const DefaultCancellationResponse = "The user cancelled this tool call. Reflect 
 func Default() Config {
 	return Config{
 		Assistant: Assistant{Request: Request{MaxRetries: 5}},
+		Style: Style{
+			Reasoning: StyleReasoning{Display: ReasoningDisplay{Mode: "full"}},
+			ToolCall:  StyleToolCall{Show: OptBool{Value: true, Set: true}},
+			Markdown:  StyleMarkdown{Theme: "gruvbox-dark"},
+			Code:      StyleCode{Color: OptBool{Value: true, Set: true}},
+		},
 		Providers: Providers{
 			OpenAI:     OpenAI{BaseURL: "https://api.openai.com/v1", APIKeyEnv: "OPENAI_API_KEY"},
 			Anthropic:  Anthropic{APIKeyEnv: "ANTHROPIC_API_KEY"},
