@@ -110,6 +110,13 @@ func mergeSchema(s map[string]any, n *node) map[string]any {
 		case "value":
 		case "discard_when_merged":
 			props[k] = map[string]any{"type": "boolean"}
+		case "dedup":
+			if n.kind == kindList || n.kind == kindStrings {
+				props[k] = map[string]any{"type": "boolean"} // an array's dedup is on or off
+				break
+			}
+			props[k] = map[string]any{"type": "string", "enum": lo.Map(mergeValues(n, k), func(v string, _ int) any { return v })}
+
 		default:
 			props[k] = map[string]any{"type": "string", "enum": lo.Map(mergeValues(n, k), func(v string, _ int) any { return v })}
 		}

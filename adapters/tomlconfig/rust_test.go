@@ -2,6 +2,7 @@ package tomlconfig
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"reflect"
@@ -735,5 +736,35 @@ func TestRustStyleKeys(t *testing.T) {
 		Overrides: []string{`style.reasoning.display="loud"`}})
 	if err == nil || !strings.Contains(err.Error(), "style.reasoning.display") || !strings.Contains(err.Error(), "expected one of full, hidden") {
 		t.Errorf("a bad display: %v", err)
+	}
+}
+
+// TestArrayMergeTableSchema: the JSON Schema takes an array's merge table,
+// whose dedup is true or false (a string's is a mode).
+func TestArrayMergeTableSchema(t *testing.T) {
+	t.Parallel()
+	b, err := New().Schema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Properties struct {
+			Conversation struct {
+				Properties struct {
+					Attachments struct {
+						AnyOf []struct {
+							Properties map[string]map[string]any `json:"properties"`
+						} `json:"anyOf"`
+					} `json:"attachments"`
+				} `json:"properties"`
+			} `json:"conversation"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	alts := doc.Properties.Conversation.Properties.Attachments.AnyOf
+	if len(alts) != 2 || alts[1].Properties["dedup"]["type"] != "boolean" || alts[1].Properties["strategy"] == nil {
+		t.Errorf("conversation.attachments schema: %+v", alts)
 	}
 }
