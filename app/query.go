@@ -288,7 +288,11 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 		return QueryResult{Conversation: existing}, nil // its one line is printed
 	}
 	if err == nil && in.Flags.Template {
-		text, err = renderTemplate(text, rs.cfg)
+		var rendered string
+		if rendered, err = renderTemplate(text, rs.cfg); err != nil && fromCompose {
+			q.keepAbandoned(ctx, loc, existing, text) // what was typed is not lost
+		}
+		text = rendered
 	}
 	if err != nil {
 		return QueryResult{Conversation: existing}, err
