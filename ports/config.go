@@ -74,4 +74,10 @@ type ConfigEditor interface {
 	// write is atomic. A file that is not TOML is a *config.SyntaxError
 	// and is left alone.
 	SetString(ctx context.Context, file string, table []string, key, value string) error
+	// Format lays file out the one way (jp config fmt), keeping its
+	// comments and the order of its keys, and reports whether that
+	// changed it; with check it writes nothing. The write is atomic. A
+	// missing file is an error wrapping fs.ErrNotExist; a file that is not TOML is a
+	// *config.SyntaxError and is left alone.
+	Format(ctx context.Context, file string, check bool) (changed bool, err error)
 }
