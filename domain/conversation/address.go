@@ -36,13 +36,13 @@ type AttachKind int
 
 // Attachment spec kinds.
 const (
-	AttachPath    AttachKind = iota // a file, a directory or a glob
-	AttachCommand                   // cmd:COMMAND
-	AttachMCP                       // mcp://SERVER/URI
-	AttachURL                       // http:// or https://
-	AttachFile                      // file:PATH (relative to the checkout)
-	AttachConversation              // jp://jp-cID, or the shorthand jp-cID
-	AttachGitHub                    // gh://OWNER/REPO/..., gh:pull/...
+	AttachPath         AttachKind = iota // a file, a directory or a glob
+	AttachCommand                        // cmd:COMMAND
+	AttachMCP                            // mcp://SERVER/URI
+	AttachURL                            // http:// or https://
+	AttachFile                           // file:PATH (relative to the checkout)
+	AttachConversation                   // jp://jp-cID, or the shorthand jp-cID
+	AttachGitHub                         // gh://OWNER/REPO/..., gh:pull/...
 )
 
 // AttachKindOf classifies an attachment spec by its prefix.
