@@ -48,7 +48,8 @@ func (q *Query) attachments(ctx context.Context, loc workspace.Location, cfg con
 		if q.attacher == nil {
 			return errors.New("attachments are not available here")
 		}
-		atts, err := q.attacher.Attach(ctx, ports.AttachRequest{Specs: specs, Dir: dir, Root: loc.Root, MCP: cfg.MCP, Confine: configured, Note: note})
+		atts, err := q.attacher.Attach(ctx, ports.AttachRequest{Specs: specs, Dir: dir, Root: loc.Root, MCP: cfg.MCP, Confine: configured, Note: note,
+			Conversation: q.conversationReader(loc)})
 		if err != nil {
 			msg := err.Error()
 			if configured {
@@ -80,6 +81,18 @@ func (q *Query) attachments(ctx context.Context, loc workspace.Location, cfg con
 		return nil, err
 	}
 	return out, nil
+}
+
+// conversationReader reads another conversation's events for a jp://
+// attachment, from the durable store when this run is held in memory.
+func (q *Query) conversationReader(loc workspace.Location) func(context.Context, conversation.ID) ([]conversation.Event, error) {
+	store := q.store
+	if q.durable != nil {
+		store = q.durable.store
+	}
+	return func(ctx context.Context, id conversation.ID) ([]conversation.Event, error) {
+		return store.Events(ctx, loc, id)
+	}
 }
 
 func stdinAttachment(text string) conversation.Attachment {

@@ -15,11 +15,12 @@ import (
 type Config struct {
 	ws     *Workspaces
 	loader ports.ConfigLoader
+	editor ports.ConfigEditor
 }
 
 // NewConfig builds the use case.
-func NewConfig(ws *Workspaces, loader ports.ConfigLoader) *Config {
-	return &Config{ws: ws, loader: loader}
+func NewConfig(ws *Workspaces, loader ports.ConfigLoader, editor ports.ConfigEditor) *Config {
+	return &Config{ws: ws, loader: loader, editor: editor}
 }
 
 // ConfigInput says which layers apply.

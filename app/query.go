@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 
 	"github.com/jpcli/jp/domain/config"
@@ -197,9 +198,26 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 		return QueryResult{}, err
 	}
 	loc := opened.Location
+	// The conversation is picked first: its configuration (base_config.json
+	// and config_delta events) is a layer of the run's.
+	existing, err := q.pickConversation(ctx, loc, in)
+	if err == nil && in.Flags.Fork {
+		existing, err = q.forkFor(ctx, loc, existing, in.Flags)
+	}
+	if err != nil {
+		return QueryResult{}, err
+	}
+	layers, err := conversationLayers(ctx, q.store, loc, existing)
+	if err != nil {
+		return QueryResult{}, err
+	}
+	overrides := in.Overrides
+	if in.Model != "" {
+		overrides = append(slices.Clone(overrides), modelOverride(in.Model))
+	}
 	src := ports.ConfigSource{
 		UserConfigDir: in.UserConfigDir, WorkspaceRoot: loc.Root, LaunchDir: in.LaunchDir,
-		Env: in.Environ, Overrides: in.Overrides, AskTrust: true,
+		Env: in.Environ, Conversation: layers, Overrides: overrides, AskTrust: true,
 	}
 	res, err := q.config.Load(ctx, src)
 	if err != nil {
@@ -229,13 +247,6 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 		q.chromeLine(rs, fmt.Sprintf("Not in a jp workspace: conversations go to the default workspace, %s (jp init makes this directory a workspace).", opened.DefaultDir))
 	}
 
-	existing, err := q.pickConversation(ctx, loc, in)
-	if err == nil && in.Flags.Fork {
-		existing, err = q.forkFor(ctx, loc, existing, in.Flags)
-	}
-	if err != nil {
-		return QueryResult{}, err
-	}
 	if rs.params, err = modelParams(rs.cfg); err != nil {
 		return QueryResult{}, err
 	}
@@ -329,6 +340,11 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 	}
 	rs.storage, rs.noTitle = storageOf(in), in.Tmp || in.NoPersist
 	if err := q.applyMeta(ctx, rs, in.Flags); err != nil {
+		return QueryResult{Conversation: rs.id}, err
+	}
+	// What the command line changed sticks to the conversation, recorded
+	// before the turn's events.
+	if err := q.recordConfigDelta(ctx, rs, res.CommandLine); err != nil {
 		return QueryResult{Conversation: rs.id}, err
 	}
 	defer q.finishTitle(rs) // before the lock is released

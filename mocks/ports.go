@@ -1957,6 +1957,9 @@ var _ ports.ConfigEditor = &ConfigEditorMock{}
 //
 //		// make and configure a mocked ports.ConfigEditor
 //		mockedConfigEditor := &ConfigEditorMock{
+//			FormatFunc: func(ctx context.Context, file string, check bool) (bool, error) {
+//				panic("mock out the Format method")
+//			},
 //			SetStringFunc: func(ctx context.Context, file string, table []string, key string, value string) error {
 //				panic("mock out the SetString method")
 //			},
@@ -1967,11 +1970,23 @@ var _ ports.ConfigEditor = &ConfigEditorMock{}
 //
 //	}
 type ConfigEditorMock struct {
+	// FormatFunc mocks the Format method.
+	FormatFunc func(ctx context.Context, file string, check bool) (bool, error)
+
 	// SetStringFunc mocks the SetString method.
 	SetStringFunc func(ctx context.Context, file string, table []string, key string, value string) error
 
 	// calls tracks calls to the methods.
 	calls struct {
+		// Format holds details about calls to the Format method.
+		Format []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// File is the file argument value.
+			File string
+			// Check is the check argument value.
+			Check bool
+		}
 		// SetString holds details about calls to the SetString method.
 		SetString []struct {
 			// Ctx is the ctx argument value.
@@ -1986,7 +2001,48 @@ type ConfigEditorMock struct {
 			Value string
 		}
 	}
+	lockFormat    sync.RWMutex
 	lockSetString sync.RWMutex
+}
+
+// Format calls FormatFunc.
+func (mock *ConfigEditorMock) Format(ctx context.Context, file string, check bool) (bool, error) {
+	if mock.FormatFunc == nil {
+		panic("ConfigEditorMock.FormatFunc: method is nil but ConfigEditor.Format was just called")
+	}
+	callInfo := struct {
+		Ctx   context.Context
+		File  string
+		Check bool
+	}{
+		Ctx:   ctx,
+		File:  file,
+		Check: check,
+	}
+	mock.lockFormat.Lock()
+	mock.calls.Format = append(mock.calls.Format, callInfo)
+	mock.lockFormat.Unlock()
+	return mock.FormatFunc(ctx, file, check)
+}
+
+// FormatCalls gets all the calls that were made to Format.
+// Check the length with:
+//
+//	len(mockedConfigEditor.FormatCalls())
+func (mock *ConfigEditorMock) FormatCalls() []struct {
+	Ctx   context.Context
+	File  string
+	Check bool
+} {
+	var calls []struct {
+		Ctx   context.Context
+		File  string
+		Check bool
+	}
+	mock.lockFormat.RLock()
+	calls = mock.calls.Format
+	mock.lockFormat.RUnlock()
+	return calls
 }
 
 // SetString calls SetStringFunc.

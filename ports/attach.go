@@ -10,7 +10,8 @@ import (
 // AttachRequest names what to attach to a message.
 type AttachRequest struct {
 	// Specs are what -a was given (or conversation.attachments): a path
-	// (file, directory, glob), "cmd:<command>", or an http(s) URL.
+	// (file, directory, glob), "cmd:<command>", an http(s) URL,
+	// mcp://SERVER/URI, file:PATH, jp://jp-cID or gh://OWNER/REPO/pull/N/...
 	Specs []string
 	// Dir is the directory relative paths start from.
 	Dir string
@@ -25,6 +26,10 @@ type AttachRequest struct {
 	// symbolic link. Anything else is refused with an error naming the
 	// spec. Without Confine a path the user typed may lie outside Root.
 	Confine bool
+	// Conversation reads the events of another conversation of the
+	// workspace for a jp:// attachment (read only); nil refuses them. An
+	// unknown ID is an error wrapping ErrNotFound.
+	Conversation func(ctx context.Context, id conversation.ID) ([]conversation.Event, error)
 	// Note, when set, gets one line for each file a glob or a directory
 	// walk leaves out because it is a symbolic link that resolves outside
 	// Root.

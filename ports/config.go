@@ -9,8 +9,9 @@ import (
 // ConfigSource says where each configuration layer comes from (SPEC section
 // 4; docs/configuration.md). Layers, lowest first: built-in defaults,
 // <UserConfigDir>/config.toml, <WorkspaceRoot>/.jp/config.toml, .jp.toml
-// from WorkspaceRoot down to LaunchDir, JP_CFG_* variables of Env, then
-// Overrides.
+// from WorkspaceRoot down to LaunchDir, JP_CFG_* variables of Env, the
+// Conversation layers (as in the Rust jp, between the environment and the
+// command line), then Overrides.
 type ConfigSource struct {
 	// UserConfigDir is <config> = $XDG_CONFIG_HOME/jp; "" skips the user
 	// layer.
@@ -25,6 +26,11 @@ type ConfigSource struct {
 	LaunchDir string
 	// Env holds KEY=VALUE pairs (os.Environ()); the JP_CFG_* ones apply.
 	Env []string
+	// Conversation is the configuration of the conversation a command
+	// works on, lowest first: its base_config.json, then its config_delta
+	// events in order. Keys this jp cannot read in them are left out with
+	// a warning (as the Rust jp tolerates them), never an error.
+	Conversation []ConfigLayer
 	// Overrides are the --cfg key.path=value flags, in order.
 	Overrides []string
 	// AskTrust says the caller asks the user whether to trust the
@@ -32,6 +38,20 @@ type ConfigSource struct {
 	// (config.Resolved.Trust): the loader then does not print its
 	// one-line notice.
 	AskTrust bool
+}
+
+// ConfigLayer is one layer of configuration given as a JSON object in the
+// configuration's key spelling: a conversation's base_config.json, or the
+// delta of one of its config_delta events.
+type ConfigLayer struct {
+	// Source names the layer in errors and in config.Resolved.Sources.
+	Source string
+	JSON   []byte
+	// Checkout says the layer is text the checkout holds (a conversation
+	// stored in its .jp/conversations, which a repository can commit):
+	// its keys that run programs or send data wait for trust as the
+	// checkout's own files' do.
+	Checkout bool
 }
 
 // ConfigLoader resolves layered configuration. Implementations are safe for
@@ -74,4 +94,10 @@ type ConfigEditor interface {
 	// write is atomic. A file that is not TOML is a *config.SyntaxError
 	// and is left alone.
 	SetString(ctx context.Context, file string, table []string, key, value string) error
+	// Format lays file out the one way (jp config fmt), keeping its
+	// comments and the order of its keys, and reports whether that
+	// changed it; with check it writes nothing. The write is atomic. A
+	// missing file is an error wrapping fs.ErrNotExist; a file that is not TOML is a
+	// *config.SyntaxError and is left alone.
+	Format(ctx context.Context, file string, check bool) (changed bool, err error)
 }

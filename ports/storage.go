@@ -185,3 +185,14 @@ type ConversationDirs interface {
 	// unknown ID gives a *NotFoundError.
 	ConversationDir(ctx context.Context, loc workspace.Location, id conversation.ID) (string, error)
 }
+
+// ConversationConfigs is implemented by stores that keep a conversation's
+// base configuration (the Rust jp's base_config.json).
+type ConversationConfigs interface {
+	// BaseConfig returns conversation id's base_config.json (nil when it
+	// has none), and whether the conversation has a copy in the checkout
+	// (its .jp/conversations, text a repository can commit: its
+	// configuration is then the checkout's own). An unknown ID gives a
+	// *NotFoundError.
+	BaseConfig(ctx context.Context, loc workspace.Location, id conversation.ID) (data []byte, inCheckout bool, err error)
+}

@@ -29,7 +29,8 @@ func InitializeCLI(opts Options) (*App, func(), error) {
 	conversations := app.NewConversations(store, store, clock)
 	trustFile := provideTrustFile(opts)
 	loader := provideConfigLoader(opts, trustFile)
-	config := app.NewConfig(workspaces, loader)
+	editor := tomlconfig.NewEditor()
+	config := app.NewConfig(workspaces, loader, editor)
 	trust := app.NewTrust(workspaces, loader, trustFile)
 	factory := provideProviders(opts)
 	prompter := provideTerminalPrompter(opts)
@@ -41,7 +42,6 @@ func InitializeCLI(opts Options) (*App, func(), error) {
 	printer := providePrinter(opts)
 	iDs := _wireIDsValue
 	interrupts := provideTerminalInterrupts(opts)
-	editor := tomlconfig.NewEditor()
 	attacher := &attach.Attacher{
 		MCP: pool,
 	}
@@ -115,7 +115,8 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 	conversations := app.NewConversations(store, store, clock)
 	trustFile := provideTrustFile(opts)
 	loader := provideConfigLoader(opts, trustFile)
-	config := app.NewConfig(workspaces, loader)
+	editor := tomlconfig.NewEditor()
+	config := app.NewConfig(workspaces, loader, editor)
 	trust := app.NewTrust(workspaces, loader, trustFile)
 	factory := provideProviders(opts)
 	script, err := provideScript(opts)
@@ -131,7 +132,6 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 	printer := providePrinter(opts)
 	iDs := _wireIDsValue
 	interrupts := provideHeadlessInterrupts(script, opts)
-	editor := tomlconfig.NewEditor()
 	attacher := &attach.Attacher{
 		MCP: pool,
 	}

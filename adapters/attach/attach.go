@@ -56,6 +56,9 @@ type Attacher struct {
 	HTTPClient *http.Client
 	// MCP reads mcp://SERVER/URI resources; nil refuses them.
 	MCP ports.MCPPool
+	// Getenv reads JP_GITHUB_TOKEN, GITHUB_TOKEN and JP_GITHUB_API_URL
+	// for gh: attachments; nil means os.Getenv.
+	Getenv func(string) string
 }
 
 var _ ports.Attacher = (*Attacher)(nil)
@@ -87,6 +90,23 @@ func (a *Attacher) Attach(ctx context.Context, req ports.AttachRequest) ([]conve
 			var att conversation.Attachment
 			att, err = a.url(ctx, spec)
 			atts = []conversation.Attachment{att}
+		case conversation.AttachGitHub:
+			var att conversation.Attachment
+			att, err = a.github(ctx, req.Root, spec)
+			atts = []conversation.Attachment{att}
+		case conversation.AttachConversation:
+			atts, err = r.conversationAttachment(ctx, spec)
+		case conversation.AttachFile:
+			var path string
+			var exclude bool
+			if path, exclude, err = fileSpec(spec); err != nil {
+				return nil, err
+			}
+			if exclude {
+				out = excludeMatches(out, path)
+				continue
+			}
+			atts, err = r.fileURL(ctx, spec, path)
 		default:
 			atts, err = r.paths(ctx, spec)
 		}
@@ -96,7 +116,8 @@ func (a *Attacher) Attach(ctx context.Context, req ports.AttachRequest) ([]conve
 		for _, att := range atts {
 			// What did not come from a file of the checkout stays in the
 			// user-local copy of the conversation (see Attachment.Local).
-			att.Local = att.Local || conversation.AttachKindOf(spec) != conversation.AttachPath
+			kind := conversation.AttachKindOf(spec)
+			att.Local = att.Local || (kind != conversation.AttachPath && kind != conversation.AttachFile)
 			if err := add(att); err != nil {
 				return nil, err
 			}

@@ -126,7 +126,7 @@ func startHostWith(b *testing.B, hs hostSetup) (*pluginsdk.Client, workspace.Ref
 		}},
 		Printer: discardPrinter(), Clock: benchClock(), IDs: sysclock.IDs{},
 	})
-	host := pluginhost.New(app.NewPlugins(pluginproc.NewCatalog(data)), ws, app.NewConfig(ws, loader), pluginhost.Deps{
+	host := pluginhost.New(app.NewPlugins(pluginproc.NewCatalog(data)), ws, app.NewConfig(ws, loader, tomlconfig.NewEditor()), pluginhost.Deps{
 		Registry: store, Loader: loader, Store: store, Drafts: store, Locker: store, Printer: discardPrinter(),
 		Prompter: nil, Catalog: pluginproc.NewCatalog(data), Spawner: sp, Clock: benchClock(), IDs: sysclock.IDs{}, Query: query,
 	})

@@ -1,6 +1,8 @@
 package tomlconfig
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -38,6 +40,9 @@ type loading struct {
 	// parsed holds each file as parsed, by path, shared by the passes of
 	// one Load: a trusted checkout is merged twice but read once.
 	parsed map[string]map[string]any
+	// cli, when set, also gets the keys of every layer applied (the
+	// command line's), merged plainly: which keys the command line set.
+	cli map[string]any
 }
 
 // read returns the file at path as parsed (nil when it does not exist),
@@ -67,6 +72,9 @@ func (ld *loading) apply(tree map[string]any, source string, checkout bool) erro
 	ld.unsupported = append(ld.unsupported, uns...)
 	if checkout {
 		ld.held = append(ld.held, config.HoldBack(tree, source, !ld.trustAll)...)
+	}
+	if ld.cli != nil {
+		config.Merge(ld.cli, tree)
 	}
 	ld.mg.merge(ld.merged, tree)
 	ld.sources = append(ld.sources, source)
@@ -684,4 +692,109 @@ func stringsToAny(ss []string) []any {
 		out[i] = s
 	}
 	return out
+}
+
+// maxDroppedKeys bounds how many keys one conversation layer may lose
+// before it is left out whole.
+const maxDroppedKeys = 64
+
+// jsonLayer applies a conversation's layer (base_config.json or a
+// config_delta's delta). A key this jp cannot read in it (unknown, or of
+// another shape) is left out and listed with the keys not supported by
+// this jp, as the Rust jp tolerates schema changes in stored deltas; the
+// rest applies. A layer that is not a JSON object is left out whole, with
+// the same warning.
+func (ld *loading) jsonLayer(ly ports.ConfigLayer) error {
+	orig, err := jsonTree(ly.JSON)
+	if err != nil {
+		ld.unsupported = append(ld.unsupported, config.UnsupportedKey{Key: "(whole layer)", Source: ly.Source, Value: err.Error()})
+		return nil
+	}
+	for range maxDroppedKeys {
+		tree := config.Clone(orig)
+		uns := normalizeRust(tree, ly.Source)
+		more, err := validate(tree, ld.root, ly.Source)
+		var ke *config.KeyError
+		if errors.As(err, &ke) {
+			segs, serr := config.SplitPath(ke.Key)
+			v, lerr := config.Lookup(orig, ke.Key)
+			if serr != nil || lerr != nil || !deletePath(orig, segs) {
+				break
+			}
+			ld.unsupported = append(ld.unsupported, config.UnsupportedKey{Key: ke.Key, Source: ly.Source, Value: v})
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		ld.unsupported = append(ld.unsupported, append(uns, more...)...)
+		if ly.Checkout {
+			ld.held = append(ld.held, config.HoldBack(tree, ly.Source, !ld.trustAll)...)
+		}
+		ld.mg.merge(ld.merged, tree)
+		ld.sources = append(ld.sources, ly.Source)
+		return nil
+	}
+	ld.unsupported = append(ld.unsupported, config.UnsupportedKey{Key: "(whole layer)", Source: ly.Source, Value: "left out: too many keys this jp cannot read"})
+	return nil
+}
+
+// deletePath removes the key at segs from tree; it reports whether there
+// was one.
+func deletePath(tree map[string]any, segs []string) bool {
+	for _, s := range segs[:len(segs)-1] {
+		next, ok := tree[s].(map[string]any)
+		if !ok {
+			return false
+		}
+		tree = next
+	}
+	last := segs[len(segs)-1]
+	if _, ok := tree[last]; !ok {
+		return false
+	}
+	delete(tree, last)
+	return true
+}
+
+// jsonTree parses a JSON object into a configuration tree of the types a
+// TOML file gives: integers as int64, other numbers as float64.
+func jsonTree(b []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("not JSON: %v", err)
+	}
+	m, ok := tomlTypes(v).(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("not a JSON object")
+	}
+	return m, nil
+}
+
+func tomlTypes(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if x == nil {
+				delete(v, k) // null: not set (a partial configuration's None)
+				continue
+			}
+			v[k] = tomlTypes(x)
+		}
+		return v
+	case []any:
+		for i, x := range v {
+			v[i] = tomlTypes(x)
+		}
+		return v
+	case json.Number:
+		if i, err := v.Int64(); err == nil {
+			return i
+		}
+		f, _ := v.Float64()
+		return f
+	}
+	return v
 }

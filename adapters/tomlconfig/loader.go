@@ -157,6 +157,14 @@ func (l *Loader) load(ctx context.Context, src ports.ConfigSource, trustAll bool
 			return loaded{}, err
 		}
 	}
+	for _, ly := range src.Conversation {
+		if err := ld.jsonLayer(ly); err != nil {
+			return loaded{}, err
+		}
+	}
+	below := config.Clone(ld.merged)
+	cli := map[string]any{}
+	ld.cli = cli
 	for _, f := range src.Overrides {
 		if err := ctx.Err(); err != nil {
 			return loaded{}, err
@@ -192,9 +200,32 @@ func (l *Loader) load(ctx context.Context, src ports.ConfigSource, trustAll bool
 			Tree:        encode(reflect.ValueOf(cfg), root).(map[string]any),
 			Sources:     ld.sources,
 			Unsupported: ld.unsupported,
+			CommandLine: config.Changed(below, project(ld.merged, cli)),
 		},
 		held: ld.held,
 	}, nil
+}
+
+// project returns the values of merged at the keys of shape: a key whose
+// shape is a table and whose value is one is projected key by key, any
+// other takes its whole merged value (an appended array, a { value,
+// strategy } table's result).
+func project(merged, shape map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, sv := range shape {
+		mv, ok := merged[k]
+		if !ok {
+			continue
+		}
+		st, sok := sv.(map[string]any)
+		mt, mok := mv.(map[string]any)
+		if sok && mok {
+			out[k] = project(mt, st)
+			continue
+		}
+		out[k] = config.Clone(map[string]any{"v": mv})["v"]
+	}
+	return out
 }
 
 // realRoot is the checkout root with symbolic links resolved ("" stays

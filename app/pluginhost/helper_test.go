@@ -290,7 +290,7 @@ func newHostWith(t *testing.T, spawner ports.PluginSpawner) *host {
 		Tools: echoTools(), Printer: h.printer, Prompter: h.prompter, Clock: clock, IDs: ids,
 		Interrupts: &mocks.InterruptsMock{}, Timers: &mocks.TimersMock{}, Attacher: h.attacher,
 	})
-	h.host = pluginhost.New(app.NewPlugins(h.catalog), ws, app.NewConfig(ws, loader), pluginhost.Deps{
+	h.host = pluginhost.New(app.NewPlugins(h.catalog), ws, app.NewConfig(ws, loader, tomlconfig.NewEditor()), pluginhost.Deps{
 		Registry: store, Loader: loader, Store: store, Drafts: store, Locker: store, Printer: h.printer,
 		Prompter: h.prompter, Catalog: h.catalog, Spawner: spawner, Clock: clock, IDs: ids, Query: query,
 	})

@@ -48,17 +48,19 @@ func shortCfgValues(args []string) []string {
 type CLI struct {
 	Globals
 
-	Query        QueryCmd        `cmd:"" aliases:"q" help:"Ask the assistant: send a message and stream the answer, running the tools it calls."`
-	Init         InitCmd         `cmd:"" help:"Create a jp workspace in DIR (default: the current directory)."`
-	Workspace    WorkspaceCmd    `cmd:"" aliases:"w" help:"List and inspect workspaces and their checkouts."`
-	Conversation ConversationCmd `cmd:"" aliases:"c" help:"List, show and manage conversations."`
-	Config       ConfigCmd       `cmd:"" help:"Show the resolved configuration or its JSON Schema."`
-	Plugin       PluginCmd       `cmd:"" help:"List command plugins (jp plugin ls); run one as jp <command>."`
-	MCP          McpCmd          `cmd:"" name:"mcp" help:"List the configured MCP servers and check that they start."`
-	Model        ModelCmd        `cmd:"" help:"List the models of the configured providers (jp model ls)."`
-	Help         HelpCmd         `cmd:"" help:"Show help for jp or for a command (jp help conversation fork)."`
-	VersionCmd   VersionCmd      `cmd:"" name:"version" help:"Print jp's version, commit and Go version."`
-	Completion   CompletionCmd   `cmd:"" help:"Print the shell completion script: jp completion bash|zsh|fish (docs/completion.md)."`
+	Query        QueryCmd         `cmd:"" aliases:"q" help:"Ask the assistant: send a message and stream the answer, running the tools it calls."`
+	Init         InitCmd          `cmd:"" help:"Create a jp workspace in DIR (default: the current directory)."`
+	Workspace    WorkspaceCmd     `cmd:"" aliases:"w" help:"List and inspect workspaces and their checkouts."`
+	Conversation ConversationCmd  `cmd:"" aliases:"c" help:"List, show and manage conversations."`
+	Config       ConfigCmd        `cmd:"" help:"Show the resolved configuration or its JSON Schema; lay out the configuration files (fmt)."`
+	Attachment   AttachmentCmd    `cmd:"" aliases:"a,attachments" help:"Add, remove, list and preview the active conversation's attachments."`
+	AA           AttachmentAddCmd `cmd:"" name:"aa" hidden:"" help:"Short for jp attachment add."`
+	Plugin       PluginCmd        `cmd:"" help:"List command plugins (jp plugin ls); run one as jp <command>."`
+	MCP          McpCmd           `cmd:"" name:"mcp" help:"List the configured MCP servers and check that they start."`
+	Model        ModelCmd         `cmd:"" help:"List the models of the configured providers (jp model ls)."`
+	Help         HelpCmd          `cmd:"" help:"Show help for jp or for a command (jp help conversation fork)."`
+	VersionCmd   VersionCmd       `cmd:"" name:"version" help:"Print jp's version, commit and Go version."`
+	Completion   CompletionCmd    `cmd:"" help:"Print the shell completion script: jp completion bash|zsh|fish (docs/completion.md)."`
 }
 
 // FormatFlag selects text or JSON output on listing commands.

@@ -1,13 +1,50 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/jpcli/jp/app"
+	"github.com/jpcli/jp/internal/safetext"
 )
 
 // ConfigCmd is jp config.
 type ConfigCmd struct {
 	Show   ConfigShowCmd   `cmd:"" default:"withargs" help:"Print the resolved configuration (all layers merged), or the subtree at PATH. The default: bare jp config shows."`
 	Schema ConfigSchemaCmd `cmd:"" help:"Print the JSON Schema of the configuration."`
+	Fmt    ConfigFmtCmd    `cmd:"" help:"Lay out the configuration files the one way, keeping comments: the checkout's .jp/config.toml, the user's config.toml and the nearest .jp.toml."`
+}
+
+// ConfigFmtCmd is jp config fmt.
+type ConfigFmtCmd struct {
+	Check         bool `help:"Write nothing; fail on the first file that is not laid out."`
+	All           bool `help:"Format all configuration files (the default; kept for the Rust jp's command line)."`
+	UserWorkspace bool `help:"The user's per-workspace configuration (this jp has none: refused)."`
+	UserGlobal    bool `help:"The user's config.toml only."`
+	Cwd           bool `help:"The nearest .jp.toml, from the current directory up to the checkout's root, only."`
+}
+
+// Run formats the files, one line each.
+func (c *ConfigFmtCmd) Run(rt *Runtime) error {
+	a, err := rt.App()
+	if err != nil {
+		return err
+	}
+	t := app.FmtTargets{UserWorkspace: c.UserWorkspace, UserGlobal: c.UserGlobal, Cwd: c.Cwd}
+	if c.All {
+		t = app.FmtTargets{}
+	}
+	res, err := a.Config.Format(rt.Ctx, rt.configInput(), t, c.Check)
+	for _, r := range res {
+		switch {
+		case c.Check:
+			fmt.Fprintf(rt.Streams.Out, "Checked configuration file: %s\n", safetext.String(r.Path))
+		case r.Changed:
+			fmt.Fprintf(rt.Streams.Out, "Formatted configuration file: %s\n", safetext.String(r.Path))
+		default:
+			fmt.Fprintf(rt.Streams.Out, "Skipped formatted configuration file: %s\n", safetext.String(r.Path))
+		}
+	}
+	return err
 }
 
 // ConfigShowCmd is jp config show.

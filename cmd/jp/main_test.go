@@ -74,6 +74,7 @@ func TestScripts(t *testing.T) {
 			"mcphttp":     cmdMCPHTTP,
 			"oauthmcp":    cmdOAuthMCP,
 			"httpserve":   cmdHTTPServe,
+			"ghserve":     cmdGHServe,
 			"deadport":    cmdDeadPort,
 			"queryevents": cmdQueryEvents,
 			"recorder":    cmdRecorder,

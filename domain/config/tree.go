@@ -29,6 +29,11 @@ type Resolved struct {
 	// Trust is what the checkout's own files hold that runs or sends, and
 	// whether it applied (the user trusts the checkout).
 	Trust TrustReview
+	// CommandLine holds the keys the command line's layers (--cfg and the
+	// flags made into them) set to a value other than the one they had
+	// below it (Changed): what a run records as its conversation's
+	// config_delta. Nil when the command line changed nothing.
+	CommandLine map[string]any
 }
 
 // Clone returns a deep copy of a tree.

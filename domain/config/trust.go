@@ -267,6 +267,8 @@ func describeAttachments(v any) string {
 			parts = append(parts, "runs: "+fmt.Sprintf("%q", strings.TrimPrefix(s, "cmd:")))
 		case strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://"):
 			parts = append(parts, "fetches "+s)
+		case strings.HasPrefix(s, "gh:"):
+			parts = append(parts, "fetches "+s+" from GitHub with $JP_GITHUB_TOKEN or $GITHUB_TOKEN")
 		default:
 			parts = append(parts, "reads "+s)
 		}

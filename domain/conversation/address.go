@@ -36,10 +36,13 @@ type AttachKind int
 
 // Attachment spec kinds.
 const (
-	AttachPath    AttachKind = iota // a file, a directory or a glob
-	AttachCommand                   // cmd:COMMAND
-	AttachMCP                       // mcp://SERVER/URI
-	AttachURL                       // http:// or https://
+	AttachPath         AttachKind = iota // a file, a directory or a glob
+	AttachCommand                        // cmd:COMMAND
+	AttachMCP                            // mcp://SERVER/URI
+	AttachURL                            // http:// or https://
+	AttachFile                           // file:PATH (relative to the checkout)
+	AttachConversation                   // jp://jp-cID, or the shorthand jp-cID
+	AttachGitHub                         // gh://OWNER/REPO/..., gh:pull/...
 )
 
 // AttachKindOf classifies an attachment spec by its prefix.
@@ -51,6 +54,32 @@ func AttachKindOf(spec string) AttachKind {
 		return AttachMCP
 	case strings.HasPrefix(spec, "http://"), strings.HasPrefix(spec, "https://"):
 		return AttachURL
+	case strings.HasPrefix(spec, "file:"):
+		return AttachFile
+	case strings.HasPrefix(spec, "jp://"), isConversationShorthand(spec):
+		return AttachConversation
+	case strings.HasPrefix(spec, "gh:"):
+		return AttachGitHub
 	}
 	return AttachPath
+}
+
+// isConversationShorthand reports whether spec is the Rust jp's shorthand
+// for a jp:// attachment: jp-c followed by digits, then nothing or a
+// "?" and a selector (./jp-c1 names a path of that name).
+func isConversationShorthand(spec string) bool {
+	rest, ok := strings.CutPrefix(spec, "jp-c")
+	if !ok {
+		return false
+	}
+	id, _, _ := strings.Cut(rest, "?")
+	if id == "" {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] < '0' || id[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

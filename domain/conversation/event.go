@@ -148,6 +148,9 @@ type Event struct {
 
 	// Kind is the wire name of an EventTypeForeign event.
 	Kind string
+	// Delta is the partial configuration object of a config_delta this
+	// process made (NewConfigDelta); one read from a file keeps it in Raw.
+	Delta json.RawMessage
 	// Metadata is the event's "metadata" object (the Rust jp records
 	// thinking signatures and rendered tool arguments there), its string
 	// values decoded. Kept verbatim in Raw.
@@ -302,6 +305,10 @@ func (e Event) line() (StoredLine, error) {
 		w.Outcome = e.Outcome
 		w.Model, w.Usage = e.Model, e.Usage
 	case EventTypeForeign:
+		if len(e.Raw) == 0 && e.Kind == KindConfigDelta {
+			b, err := e.configDeltaJSON(FormatJP)
+			return StoredLine{parts: [][]byte{b}}, err
+		}
 		if len(e.Raw) == 0 {
 			return StoredLine{}, fmt.Errorf("marshal event %q: foreign event without its stored form", e.ID)
 		}

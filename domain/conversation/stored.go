@@ -237,6 +237,10 @@ func (e Event) StoredLine(f Format) (StoredLine, error) {
 		b, err := compact(e.Raw)
 		return StoredLine{parts: [][]byte{b}}, err
 	}
+	if e.Type == EventTypeForeign && e.Kind == KindConfigDelta {
+		b, err := e.configDeltaJSON(f)
+		return StoredLine{parts: [][]byte{b}}, err
+	}
 	if f == FormatRust {
 		b, err := e.rustJSON()
 		return StoredLine{parts: [][]byte{b}}, err
@@ -392,11 +396,15 @@ func (e Event) rustJSON() ([]byte, error) {
 // conversation's configuration changes so) as the dot paths it sets, in
 // order, and "reset" for a reset. ok is false for any other event.
 func (e Event) ConfigChanges() (paths []string, ok bool) {
-	if e.Type != EventTypeForeign || e.Kind != "config_delta" {
+	if !e.IsConfigDelta() {
 		return nil, false
 	}
+	raw := e.Raw
+	if len(raw) == 0 {
+		raw, _ = object(field{"delta", e.Delta})
+	}
 	var obj map[string]json.RawMessage
-	if json.Unmarshal(e.Raw, &obj) != nil {
+	if json.Unmarshal(raw, &obj) != nil {
 		return nil, true
 	}
 	if string(obj["op"]) == `"reset"` {
@@ -420,6 +428,11 @@ func (e Event) ConfigChanges() (paths []string, ok bool) {
 		sort.Strings(keys)
 		for _, k := range keys {
 			var sub map[string]json.RawMessage
+			// assistant.model.id as the Rust { provider, name } is one key.
+			if prefix+k == "assistant.model.id" {
+				paths = append(paths, prefix+k)
+				continue
+			}
 			if json.Unmarshal(m[k], &sub) == nil && len(sub) > 0 {
 				walk(prefix+k+".", sub)
 				continue

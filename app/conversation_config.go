@@ -1,0 +1,273 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/jpcli/jp/domain/config"
+	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/workspace"
+	"github.com/jpcli/jp/ports"
+)
+
+// conversationLayers returns the configuration layers of conversation id
+// (docs/configuration.md, "The conversation's configuration"): its
+// base_config.json when the store keeps one, then the delta of each of
+// its config_delta events, in order. A conversation with a copy in the
+// checkout gives layers of the checkout's own, held back until trusted.
+func conversationLayers(ctx context.Context, store ports.ConversationStore, loc workspace.Location, id conversation.ID) ([]ports.ConfigLayer, error) {
+	if id == "" {
+		return nil, nil
+	}
+	var layers []ports.ConfigLayer
+	checkout := false
+	if cc, ok := store.(ports.ConversationConfigs); ok {
+		b, inCheckout, err := cc.BaseConfig(ctx, loc, id)
+		if err != nil {
+			return nil, err
+		}
+		checkout = inCheckout && loc.Root != ""
+		if len(b) > 0 {
+			layers = append(layers, ports.ConfigLayer{Source: fmt.Sprintf("conversation %s base_config.json", id), JSON: b, Checkout: checkout})
+		}
+	}
+	var evs []conversation.Event
+	err := store.ScanEvents(ctx, loc, id, func(e conversation.Event) error {
+		if e.IsConfigDelta() {
+			evs = append(evs, e)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for i, d := range conversation.ConfigDeltas(evs) {
+		layers = append(layers, ports.ConfigLayer{
+			Source: fmt.Sprintf("conversation %s config_delta %d (%s)", id, i+1, conversation.FormatTime(d.Timestamp, conversation.FormatRust)),
+			JSON:   d.Delta, Checkout: checkout,
+		})
+	}
+	return layers, nil
+}
+
+// configDeltaEvent makes the config_delta event recording changes (the
+// keys a command line changed: config.Resolved.CommandLine), or ok false
+// when there are none.
+func configDeltaEvent(ids ports.IDGenerator, clock ports.Clock, changes map[string]any) (conversation.Event, bool, error) {
+	if len(changes) == 0 {
+		return conversation.Event{}, false, nil
+	}
+	b, err := json.Marshal(config.RustDeltaShape(changes))
+	if err != nil {
+		return conversation.Event{}, false, fmt.Errorf("record the configuration change: %w", err)
+	}
+	ev, err := conversation.NewConfigDelta(ids.NewID(), clock.Now().UTC(), b)
+	if err != nil {
+		return conversation.Event{}, false, err
+	}
+	return ev, true, nil
+}
+
+// recordConfigDelta appends to the run's conversation the keys its
+// command line changed (before the turn's events, as the Rust jp does).
+func (q *Query) recordConfigDelta(ctx context.Context, rs *runState, changes map[string]any) error {
+	if m, ok := changes["assistant"].(map[string]any); ok {
+		if mm, ok := m["model"].(map[string]any); ok {
+			if _, ok := mm["id"]; ok && rs.model.Provider != "" {
+				// The model the run resolved (an alias made concrete).
+				changes = config.Clone(changes)
+				changes["assistant"].(map[string]any)["model"].(map[string]any)["id"] = rs.model.String()
+			}
+		}
+	}
+	ev, ok, err := configDeltaEvent(q.ids, q.clock, changes)
+	if err != nil || !ok {
+		return err
+	}
+	if err := q.store.Append(ctx, rs.loc, rs.id, ev); err != nil {
+		return err
+	}
+	q.keepTrustAfterDelta(ctx, rs.configSrc, rs.loc, rs.id, rs.trust, changes)
+	return nil
+}
+
+// keepTrustAfterDelta keeps the checkout trusted after jp recorded the
+// user's own change (delta) in a conversation: a conversation with a copy
+// in the checkout has its configuration held like the checkout's files,
+// so a change to a key that runs or sends (an attachment from -a or jp
+// attachment add, an MCP server from --cfg) would otherwise untrust the
+// checkout on the next run. Only exactly that is trusted: the checkout
+// was trusted (or held nothing) before the change, and the keys held now
+// are those held before plus the ones of the new config_delta. Anything
+// else (a git pull meanwhile) is left for the user to review.
+func (q *Query) keepTrustAfterDelta(ctx context.Context, src ports.ConfigSource, loc workspace.Location, id conversation.ID, before config.TrustReview, delta map[string]any) {
+	if q.trust == nil || (!before.Trusted && len(before.Held) > 0) || len(config.HoldBack(config.Clone(delta), "", false)) == 0 {
+		return
+	}
+	layers, err := conversationLayers(ctx, q.store, loc, id)
+	if err != nil {
+		return
+	}
+	src.Conversation, src.AskTrust = layers, true
+	after, err := q.config.Load(ctx, src)
+	if err != nil || after.Trust.Root == "" || after.Trust.Trusted || !onlyNewDelta(before.Held, after.Trust.Held) {
+		return
+	}
+	_ = q.trust.Trust(ctx, after.Trust.Root, after.Trust.Hash)
+}
+
+// onlyNewDelta reports whether after holds the keys of before, and
+// otherwise only keys of a conversation's config_delta.
+func onlyNewDelta(before, after []config.HeldKey) bool {
+	seen := map[string]int{}
+	key := func(h config.HeldKey) string {
+		b, _ := json.Marshal(h.Value)
+		return h.Key + "\x00" + h.Source + "\x00" + string(b)
+	}
+	for _, h := range before {
+		seen[key(h)]++
+	}
+	for _, h := range after {
+		if k := key(h); seen[k] > 0 {
+			seen[k]--
+			continue
+		}
+		if !strings.Contains(h.Source, " config_delta ") {
+			return false
+		}
+	}
+	for _, n := range seen {
+		if n > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// ConversationConfigInput is one change of a conversation's configuration
+// (jp config set --conversation, jp attachment add).
+type ConversationConfigInput struct {
+	// Target and LaunchDir select the checkout (-w and the cwd).
+	Target    string
+	LaunchDir string
+	// Conversation is the target (an ID, a prefix or a keyword); ""
+	// is the active conversation.
+	Conversation string
+	// Overrides are key.path=value assignments (or --cfg files), applied
+	// over the conversation's current configuration; the keys whose value
+	// they change are recorded as one config_delta.
+	Overrides []string
+	// Config layers below the conversation's.
+	UserConfigDir string
+	Environ       []string
+}
+
+// ConversationConfigResult says what SetConversationConfig recorded.
+type ConversationConfigResult struct {
+	Conversation conversation.ID
+	// Changed are the dot paths of the keys recorded; none when every
+	// value was already the conversation's.
+	Changed []string
+}
+
+// SetConversationConfig records, as one config_delta event of the
+// conversation, the keys of in.Overrides whose value differs from the
+// conversation's current configuration (its workspace layers, base
+// configuration and earlier deltas). Values are validated first: a bad key
+// or value is a one-line error and nothing is written. The conversation is
+// locked while it is read and written.
+func (q *Query) SetConversationConfig(ctx context.Context, in ConversationConfigInput) (ConversationConfigResult, error) {
+	return q.setConversationConfig(ctx, in, nil)
+}
+
+// setConversationConfig is SetConversationConfig; before, when given, is
+// the checkout's trust as the caller saw it before the change (else the
+// trust of the configuration it loads).
+func (q *Query) setConversationConfig(ctx context.Context, in ConversationConfigInput, before *config.TrustReview) (ConversationConfigResult, error) {
+	if len(in.Overrides) == 0 {
+		return ConversationConfigResult{}, &UsageError{Msg: "nothing to set: give key=value"}
+	}
+	opened, err := q.ws.OpenOrDefault(ctx, in.Target, in.LaunchDir, false)
+	if err != nil {
+		return ConversationConfigResult{}, err
+	}
+	loc := opened.Location
+	var id conversation.ID
+	if in.Conversation != "" {
+		id, err = resolveConversation(ctx, q.store, loc, in.Conversation)
+	} else {
+		id, err = activeConversation(ctx, q.store, loc)
+	}
+	if err != nil {
+		return ConversationConfigResult{}, err
+	}
+	release, err := q.lock(ctx, loc, id)
+	if err != nil {
+		return ConversationConfigResult{}, err
+	}
+	defer func() { _ = release() }()
+	layers, err := conversationLayers(ctx, q.store, loc, id)
+	if err != nil {
+		return ConversationConfigResult{}, err
+	}
+	src := ports.ConfigSource{
+		UserConfigDir: in.UserConfigDir, WorkspaceRoot: loc.Root, LaunchDir: in.LaunchDir,
+		Env: in.Environ, Conversation: layers, Overrides: in.Overrides, AskTrust: true,
+	}
+	res, err := q.config.Load(ctx, src)
+	if err != nil {
+		var ke *config.KeyError
+		if errors.As(err, &ke) {
+			return ConversationConfigResult{}, &UserError{Msg: err.Error() + "; nothing was written", Err: err}
+		}
+		return ConversationConfigResult{}, err
+	}
+	ev, ok, err := configDeltaEvent(q.ids, q.clock, res.CommandLine)
+	if err != nil || !ok {
+		return ConversationConfigResult{Conversation: id}, err
+	}
+	if err := q.store.Append(ctx, loc, id, ev); err != nil {
+		return ConversationConfigResult{Conversation: id}, err
+	}
+	if before == nil {
+		before = &res.Trust
+	}
+	src.Overrides = nil
+	q.keepTrustAfterDelta(ctx, src, loc, id, *before, res.CommandLine)
+	return ConversationConfigResult{Conversation: id, Changed: leafPaths("", res.CommandLine)}, nil
+}
+
+// leafPaths lists the dot paths of a tree's leaves, sorted.
+func leafPaths(prefix string, tree map[string]any) []string {
+	var out []string
+	for _, k := range sortedTreeKeys(tree) {
+		p := config.JoinPath(k)
+		if prefix != "" {
+			p = prefix + "." + p
+		}
+		if sub, ok := tree[k].(map[string]any); ok && len(sub) > 0 {
+			out = append(out, leafPaths(p, sub)...)
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func sortedTreeKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// modelOverride is --model as the override of assistant.model.id, so that
+// it is recorded with the run's other configuration changes.
+func modelOverride(model string) string { return "assistant.model.id=" + strconv.Quote(model) }

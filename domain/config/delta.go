@@ -1,0 +1,99 @@
+package config
+
+import (
+	"reflect"
+	"strings"
+)
+
+// Changed returns the keys of changes whose value differs from the value
+// the same key has in before, as a tree of those keys alone (nil when none
+// differs): the delta a run records in its conversation (the Rust jp's
+// PartialAppConfig::delta). Tables are compared key by key; any other
+// value (arrays included) whole. Numbers compare by value, whatever their
+// Go type.
+func Changed(before, changes map[string]any) map[string]any {
+	var out map[string]any
+	for k, v := range changes {
+		if sub, ok := v.(map[string]any); ok {
+			bsub, _ := before[k].(map[string]any)
+			if d := Changed(bsub, sub); len(d) > 0 {
+				if out == nil {
+					out = map[string]any{}
+				}
+				out[k] = d
+			} else if _, had := before[k]; !had && len(sub) == 0 {
+				continue
+			}
+			continue
+		}
+		if old, had := before[k]; had && sameValue(old, v) {
+			continue
+		}
+		if out == nil {
+			out = map[string]any{}
+		}
+		out[k] = cloneValue(v)
+	}
+	return out
+}
+
+// sameValue compares two tree values, numbers by value.
+func sameValue(a, b any) bool {
+	if x, ok := number(a); ok {
+		y, ok := number(b)
+		return ok && x == y
+	}
+	switch a := a.(type) {
+	case map[string]any:
+		b, ok := b.(map[string]any)
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for k, v := range a {
+			w, ok := b[k]
+			if !ok || !sameValue(v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		b, ok := b.([]any)
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			if !sameValue(a[i], b[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case int64:
+		return float64(n), true
+	case int:
+		return float64(n), true
+	case float64:
+		return n, true
+	}
+	return 0, false
+}
+
+// RustDeltaShape returns a copy of a delta tree in the shape the Rust jp
+// writes in a config_delta: assistant.model.id "provider/name" as the
+// table { provider, name } (this jp reads both).
+func RustDeltaShape(tree map[string]any) map[string]any {
+	out := Clone(tree)
+	a, _ := out["assistant"].(map[string]any)
+	m, _ := a["model"].(map[string]any)
+	if id, ok := m["id"].(string); ok {
+		if p, n, ok := strings.Cut(id, "/"); ok && p != "" && n != "" {
+			m["id"] = map[string]any{"provider": p, "name": n}
+		}
+	}
+	return out
+}
