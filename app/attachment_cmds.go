@@ -135,7 +135,9 @@ func (q *Query) setAttachments(ctx context.Context, in ConversationConfigInput, 
 	}
 	set := in
 	set.Conversation = string(id)
-	set.Overrides = []string{"conversation.attachments=" + string(b)}
+	// The whole list replaces the one below it; the delta records what
+	// changed (new items, or the list as a replacement after rm).
+	set.Overrides = []string{`conversation.attachments={ strategy = "replace", value = ` + string(b) + ` }`}
 	return q.setConversationConfig(ctx, set, &before)
 }
 

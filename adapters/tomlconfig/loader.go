@@ -200,7 +200,7 @@ func (l *Loader) load(ctx context.Context, src ports.ConfigSource, trustAll bool
 			Tree:        encode(reflect.ValueOf(cfg), root).(map[string]any),
 			Sources:     ld.sources,
 			Unsupported: ld.unsupported,
-			CommandLine: config.Changed(below, project(ld.merged, cli)),
+			CommandLine: arrayDeltas(config.Changed(below, project(ld.merged, cli)), below, root),
 		},
 		held: ld.held,
 	}, nil
@@ -226,6 +226,63 @@ func project(merged, shape map[string]any) map[string]any {
 		out[k] = config.Clone(map[string]any{"v": mv})["v"]
 	}
 	return out
+}
+
+// arrayDeltas rewrites the arrays of changes whose key appends across
+// layers so that, recorded as a conversation's config_delta and merged
+// back over below, they give the value the command line made: an array
+// that only grew records the new items (as the Rust jp's delta of a
+// vec), one that lost items records { strategy = "replace", value }, so
+// that what was removed does not come back from the layers below.
+func arrayDeltas(changes, below map[string]any, n *node) map[string]any {
+	for k, v := range changes {
+		var child *node
+		if n != nil {
+			child = n.child(k)
+		}
+		if child == nil {
+			continue
+		}
+		bv := below[k]
+		if sub, ok := v.(map[string]any); ok {
+			bsub, _ := bv.(map[string]any)
+			arrayDeltas(sub, bsub, child)
+			continue
+		}
+		next, ok := v.([]any)
+		prev, pok := bv.([]any)
+		if !ok || !pok || child.merge == mergeReplace {
+			continue
+		}
+		key := func(x any) string { b, _ := json.Marshal(x); return string(b) }
+		have := map[string]bool{}
+		for _, x := range next {
+			have[key(x)] = true
+		}
+		grew := true
+		for _, x := range prev {
+			if !have[key(x)] {
+				grew = false
+				break
+			}
+		}
+		if !grew {
+			changes[k] = map[string]any{"strategy": "replace", "value": next}
+			continue
+		}
+		had := map[string]bool{}
+		for _, x := range prev {
+			had[key(x)] = true
+		}
+		added := []any{}
+		for _, x := range next {
+			if !had[key(x)] {
+				added = append(added, x)
+			}
+		}
+		changes[k] = added
+	}
+	return changes
 }
 
 // realRoot is the checkout root with symbolic links resolved ("" stays
