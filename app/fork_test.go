@@ -128,7 +128,7 @@ func TestForkCopiesTurns(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := sc.store.UpdateMetadata(ctx, sc.loc, sc.id, func(m *conversation.Metadata) error {
-		m.SetLabels([]string{"keep"})
+		m.SetLabels([]string{"keep", "team=core"})
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -159,7 +159,7 @@ func TestForkCopiesTurns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.Metadata.Title != "original" || strings.Join(s.Metadata.Labels(), ",") != "keep" || s.Metadata.EventsCount != len(want) || s.Storage != conversation.StorageBoth {
+		if s.Metadata.Title != "original" || strings.Join(s.Metadata.Labels(), ",") != "keep,team=core" || s.Metadata.EventsCount != len(want) || s.Storage != conversation.StorageBoth {
 			t.Fatalf("fork summary %+v", s)
 		}
 		if a, _ := sc.store.Active(ctx, sc.loc); a != nid {

@@ -27,7 +27,7 @@ type ConversationCmd struct {
 	Fork      ConversationForkCmd    `cmd:"" aliases:"f" help:"Copy a conversation (all its turns, or up to --turn N) into a new, active one."`
 	Grep      ConversationGrepCmd    `cmd:"" aliases:"g,rg" help:"Search the text of conversations with a regular expression."`
 	Edit      ConversationEditCmd    `cmd:"" aliases:"e" help:"Edit a conversation's title, pinned flag and labels in the editor."`
-	Label     ConversationLabelCmd   `cmd:"" aliases:"l,labels" help:"Add or remove a conversation's label (jp c label ID add|rm NAME)."`
+	Label     ConversationLabelCmd   `cmd:"" aliases:"l,labels" help:"Manage a conversation's labels: jp c label [--id ID] add KEY[=VALUE]..., rm [KEY...], ls."`
 	Rm        ConversationRmCmd      `cmd:"" aliases:"remove,rem,delete,del" help:"Move conversations to the trash (asks first unless --yes); jp c restore brings them back for 30 days."`
 	Restore   ConversationRestoreCmd `cmd:"" help:"Bring back a removed conversation from the trash (default: the one removed last); --list shows the trash."`
 	Print     ConversationPrintCmd   `cmd:"" aliases:"p" help:"Print a conversation as a transcript, or some of its turns (--first, --last, --turn, --from/--to); --style user|chat|brief|full."`
@@ -41,14 +41,14 @@ type ConversationCmd struct {
 
 // ConversationLsCmd is jp conversation ls.
 type ConversationLsCmd struct {
-	Archived   bool   `help:"List only archived conversations."`
-	All        bool   `short:"a" help:"List archived and unarchived conversations."`
-	Label      string `placeholder:"NAME" help:"List only conversations with this label."`
-	Sort       string `placeholder:"FIELD" help:"Sort by id, created, activity, expires, messages or local (ascending; pinned ones stay first). Default: the most recently active first."`
-	Descending bool   `help:"Sort in descending order."`
-	Limit      int    `placeholder:"N" help:"List at most N conversations."`
-	Full       bool   `help:"Show the full last-active time (with seconds)."`
-	Local      bool   `help:"List only the conversations kept on this machine alone (--local ones)."`
+	Archived   bool     `help:"List only archived conversations."`
+	All        bool     `short:"a" help:"List archived and unarchived conversations."`
+	Label      []string `sep:"none" placeholder:"KEY[=VALUE]" help:"List only conversations with this label (KEY: any value; KEY=VALUE: that value); repeatable, all must match."`
+	Sort       string   `placeholder:"FIELD" help:"Sort by id, created, activity, expires, messages or local (ascending; pinned ones stay first). Default: the most recently active first."`
+	Descending bool     `help:"Sort in descending order."`
+	Limit      int      `placeholder:"N" help:"List at most N conversations."`
+	Full       bool     `help:"Show the full last-active time (with seconds)."`
+	Local      bool     `help:"List only the conversations kept on this machine alone (--local ones)."`
 	FormatFlag
 }
 
@@ -68,7 +68,15 @@ func (c *ConversationLsCmd) Run(rt *Runtime) error {
 	if err := app.CheckSort(c.Sort); err != nil {
 		return err
 	}
-	list, err := a.Conversations.List(rt.Ctx, loc, app.ListOptions{Archived: c.Archived, All: c.All, Label: c.Label,
+	var sels []conversation.LabelSelector
+	for _, l := range c.Label {
+		sel, err := conversation.ParseLabelSelector(l)
+		if err != nil {
+			return &app.UsageError{Msg: err.Error()}
+		}
+		sels = append(sels, sel)
+	}
+	list, err := a.Conversations.List(rt.Ctx, loc, app.ListOptions{Archived: c.Archived, All: c.All, Labels: sels,
 		Local: c.Local, Sort: c.Sort, Descending: c.Descending})
 	if err != nil {
 		return err
@@ -100,8 +108,8 @@ func (c *ConversationLsCmd) Run(rt *Runtime) error {
 			fmt.Fprintln(w, "No local conversations.")
 			return nil
 		}
-		if c.Label != "" {
-			fmt.Fprintf(w, "No conversations labelled %s.\n", c.Label)
+		if len(c.Label) > 0 {
+			fmt.Fprintf(w, "No conversations labelled %s.\n", safetext.String(strings.Join(c.Label, ", ")))
 			return nil
 		}
 		fmt.Fprintln(w, "No conversations yet: start one with jp query.")
@@ -123,7 +131,7 @@ func (c *ConversationLsCmd) Run(rt *Runtime) error {
 		}
 		title := trimTitle(s.Metadata.Title)
 		if ls := s.Metadata.Labels(); len(ls) > 0 {
-			title += "  [" + strings.Join(ls, ", ") + "]"
+			title += "  [" + safetext.String(strings.Join(ls, ", ")) + "]"
 		}
 		shown := cmp.Or(short[s.ID], string(s.ID)) // --full: whole IDs
 		fmt.Fprintf(w, "%s %-12s  %-*s  %6d  %-5s  %s\n", mark, shown, len(timeFormat), s.Metadata.LastActivatedAt.Local().Format(timeFormat),

@@ -6,12 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	toml "github.com/pelletier/go-toml/v2"
 
 	"github.com/jpcli/jp/adapters/terminal"
 	"github.com/jpcli/jp/app"
+	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/workspace"
 	"github.com/jpcli/jp/internal/safetext"
 	"github.com/jpcli/jp/ports"
@@ -39,19 +42,55 @@ func (c *ConversationUseCmd) Run(rt *Runtime) error {
 	return nil
 }
 
-// ConversationForkCmd is jp conversation fork.
+// ConversationForkCmd is jp conversation fork, with the Rust jp's flags.
 type ConversationForkCmd struct {
-	ID   string `arg:"" optional:"" predictor:"conversation" help:"Conversation ID or a unique prefix of one (default: the active conversation)."`
-	Turn int    `placeholder:"N" help:"Copy only the first N turns (default: all complete turns)."`
+	ID          string   `arg:"" optional:"" predictor:"conversation" help:"Conversation ID or a unique prefix of one (default: the active conversation)."`
+	Turn        int      `placeholder:"N" help:"Copy only the first N turns, and fail when there are fewer (default: all complete turns)."`
+	First       optCount `short:"f" placeholder:"[N]" help:"Copy the first N turns (default 1); with --last, both ends without the middle."`
+	Last        optCount `short:"l" placeholder:"[N]" help:"Copy the last N turns (default 1)."`
+	From        string   `placeholder:"TIME" help:"Copy only the turns started at or after TIME: a duration ago (5days, 2h), a date (2026-01-01), an RFC 3339 time or a conversation ID."`
+	Until       string   `placeholder:"TIME" help:"Copy only the turns started before TIME (same forms as --from)."`
+	NoTurns     bool     `short:"N" name:"no-turns" help:"Copy no turn: the fork starts empty, with the original's title and labels."`
+	Title       string   `short:"t" placeholder:"TITLE" help:"Title of the fork (default: the original's)."`
+	Label       []string `sep:"none" placeholder:"KEY[=VALUE]" help:"Set a label on the fork, on top of those it inherits (repeatable)."`
+	ResetLabels bool     `name:"reset-labels" help:"Drop the labels the fork inherits (before the --label ones are set)."`
+	Activate    bool     `short:"a" help:"Make the fork the active conversation (it always is here; kept for the Rust jp's command lines)."`
 }
 
 // Run forks the conversation.
 func (c *ConversationForkCmd) Run(rt *Runtime) error {
+	o := app.ForkOptions{UpTo: c.Turn, NoTurns: c.NoTurns}
+	var err error
+	if o.First, err = c.First.N("first"); err != nil {
+		return &app.UsageError{Msg: err.Error()}
+	}
+	if o.Last, err = c.Last.N("last"); err != nil {
+		return &app.UsageError{Msg: err.Error()}
+	}
+	if c.Title != "" {
+		o.Title = &c.Title
+	}
+	if c.ResetLabels {
+		o.Labels = append(o.Labels, conversation.LabelDirective{Op: conversation.LabelRemoveAll})
+	}
+	for _, l := range c.Label {
+		d, err := conversation.ParseLabelSet(l)
+		if err != nil {
+			return &app.UsageError{Msg: "--label: " + err.Error()}
+		}
+		o.Labels = append(o.Labels, d)
+	}
 	a, loc, id, err := rt.conversation(c.ID)
 	if err != nil {
 		return err
 	}
-	nid, err := a.Conversations.Fork(rt.Ctx, loc, id, c.Turn)
+	if o.From, err = a.Conversations.Threshold("from", c.From); err != nil {
+		return err
+	}
+	if o.Until, err = a.Conversations.Threshold("until", c.Until); err != nil {
+		return err
+	}
+	nid, err := a.Conversations.ForkWith(rt.Ctx, loc, id, o)
 	if err != nil {
 		return err
 	}
@@ -139,27 +178,144 @@ func (c *ConversationGrepCmd) Run(rt *Runtime) error {
 	return nil
 }
 
-// ConversationLabelCmd is jp conversation label.
+// ConversationLabelCmd is jp conversation label, as the Rust jp has it:
+// jp c label [--id ID] add KEY[=VALUE]..., rm [KEY...] (none: all), ls
+// (also the default). This jp's jp c label ID add|rm KEY keeps working.
 type ConversationLabelCmd struct {
-	ID     string `arg:"" predictor:"conversation" help:"Conversation ID or a unique prefix of one."`
-	Action string `arg:"" enum:"add,rm" help:"add or rm."`
-	Name   string `arg:"" help:"The label: letters, digits and - _ . / :"`
+	ID     string   `short:"i" name:"id" predictor:"conversation" placeholder:"ID" help:"The conversation (default: the active one)."`
+	Args   []string `arg:"" optional:"" help:"add KEY[=VALUE]... | rm [KEY...] | ls; add may be set or a, rm may be r, remove, del or delete."`
+	Format string   `enum:"text,json" default:"text" help:"Output format: text or json."`
 }
 
-// Run adds or removes the label.
+// labelVerb names the verb of jp c label args; "" is none.
+func labelVerb(s string) string {
+	switch s {
+	case "add", "a", "set":
+		return "add"
+	case "rm", "r", "remove", "del", "delete":
+		return "rm"
+	case "ls", "list":
+		return "ls"
+	}
+	return ""
+}
+
+// Run changes or lists the labels.
 func (c *ConversationLabelCmd) Run(rt *Runtime) error {
-	a, loc, id, err := rt.conversation(c.ID)
+	args := c.Args
+	target := c.ID
+	if len(args) > 0 && labelVerb(args[0]) == "" {
+		// This jp's older form: jp c label ID add|rm KEY.
+		if target != "" {
+			return &app.UsageError{Msg: fmt.Sprintf("jp c label: %q is not add, rm or ls (the conversation is already given with --id)", args[0])}
+		}
+		target, args = args[0], args[1:]
+		if len(args) == 0 || labelVerb(args[0]) == "" {
+			return &app.UsageError{Msg: "jp c label takes add KEY[=VALUE]..., rm [KEY...] or ls, e.g. jp c label --id ID add team=core"}
+		}
+	}
+	verb := "ls"
+	if len(args) > 0 {
+		verb, args = labelVerb(args[0]), args[1:]
+	}
+	var ds []conversation.LabelDirective
+	switch {
+	case verb == "ls" && len(args) > 0:
+		return &app.UsageError{Msg: "jp c label ls takes no keys: it lists the conversation's labels"}
+	case verb == "add" && len(args) == 0:
+		return &app.UsageError{Msg: "jp c label add needs at least one KEY[=VALUE]"}
+	case verb == "rm" && len(args) == 0:
+		ds = []conversation.LabelDirective{{Op: conversation.LabelRemoveAll}}
+	}
+	for _, raw := range args {
+		parse := conversation.ParseLabelSet
+		if verb == "rm" {
+			parse = conversation.ParseLabelRemove
+		}
+		d, err := parse(raw)
+		if err != nil {
+			return &app.UsageError{Msg: err.Error()}
+		}
+		ds = append(ds, d)
+	}
+	a, loc, id, err := rt.conversation(target)
 	if err != nil {
 		return err
 	}
-	if err := a.Conversations.Label(rt.Ctx, loc, id, c.Name, c.Action == "add"); err != nil {
+	var labels [][2]string
+	if verb != "ls" {
+		applied, err := a.Conversations.Label(rt.Ctx, loc, id, ds)
+		if err != nil {
+			return err
+		}
+		for _, k := range applied.Missing {
+			fmt.Fprintf(rt.Streams.Err, "⚠ Conversation %s has no label '%s'; nothing to remove.\n", id, safetext.String(k))
+		}
+		labels = applied.Removed
+		if verb == "add" {
+			labels = nil
+			for _, d := range ds {
+				labels = append(labels, [2]string{d.Key, d.Value})
+			}
+		}
+	}
+	s, err := a.Conversations.Get(rt.Ctx, loc, id)
+	if err != nil {
 		return err
 	}
-	verb := "Labelled"
-	if c.Action == "rm" {
-		verb = "Unlabelled"
+	if verb == "ls" {
+		lm := s.Metadata.LabelMap()
+		for _, k := range slices.Sorted(maps.Keys(lm)) {
+			labels = append(labels, [2]string{k, lm[k]})
+		}
 	}
-	fmt.Fprintf(rt.Streams.Out, "%s conversation %s: %s\n", verb, id, c.Name)
+	if c.Format == "json" {
+		type kv struct {
+			Key   string `json:"key"`
+			Value string `json:"value"`
+		}
+		out := struct {
+			Action       string `json:"action,omitempty"`
+			Conversation struct {
+				ID    string  `json:"id"`
+				Title *string `json:"title"`
+			} `json:"conversation"`
+			Labels []kv `json:"labels"`
+		}{Labels: []kv{}}
+		if verb == "add" {
+			out.Action = "added"
+		} else if verb == "rm" {
+			out.Action = "removed"
+		}
+		out.Conversation.ID = string(id)
+		if s.Metadata.Title != "" {
+			out.Conversation.Title = &s.Metadata.Title
+		}
+		for _, l := range labels {
+			out.Labels = append(out.Labels, kv{l[0], l[1]})
+		}
+		return writeJSON(rt.Streams.Out, out)
+	}
+	names := make([]string, len(labels))
+	for i, l := range labels {
+		names[i] = safetext.String(conversation.LabelText(l[0], l[1]))
+	}
+	who := string(id)
+	if s.Metadata.Title != "" {
+		who += ": " + safetext.String(trimTitle(s.Metadata.Title))
+	}
+	switch {
+	case verb == "ls" && len(names) == 0:
+		fmt.Fprintf(rt.Streams.Out, "%s\nNo labels.\n", id)
+	case verb == "ls":
+		fmt.Fprintf(rt.Streams.Out, "%s\n%s\n", id, strings.Join(names, "\n"))
+	case verb == "add":
+		fmt.Fprintf(rt.Streams.Out, "Added labels %s to %s\n", strings.Join(names, ", "), who)
+	case len(names) == 0:
+		fmt.Fprintf(rt.Streams.Out, "No labels to remove from %s\n", who)
+	default:
+		fmt.Fprintf(rt.Streams.Out, "Removed labels %s from %s\n", strings.Join(names, ", "), who)
+	}
 	return nil
 }
 
