@@ -226,6 +226,14 @@ type Edit struct {
 	Pinned *bool
 	// Labels replace the labels: each key=value or a bare key.
 	Labels *[]string
+	// NoTitle clears the title.
+	NoTitle bool
+	// ExpiresIn sets the expiry (the Rust jp's expires_at) this long from
+	// now; NoExpiry removes it; ToggleExpiry removes it when set, else
+	// makes it now (expire once no longer active), as the Rust jp's --tmp
+	// alone does.
+	ExpiresIn              *time.Duration
+	NoExpiry, ToggleExpiry bool
 }
 
 // Apply changes the conversation's metadata as e says.
@@ -273,6 +281,19 @@ func (c *Conversations) Apply(ctx context.Context, loc workspace.Location, id co
 		}
 		if e.Labels != nil {
 			m.SetLabelMap(labels)
+		}
+		if e.NoTitle {
+			m.Title = ""
+		}
+		_, has := m.ExpiresAt()
+		switch {
+		case e.ExpiresIn != nil:
+			t := now.Add(*e.ExpiresIn)
+			m.SetExpiresAt(&t)
+		case e.NoExpiry, e.ToggleExpiry && has:
+			m.SetExpiresAt(nil)
+		case e.ToggleExpiry:
+			m.SetExpiresAt(&now)
 		}
 	})
 }

@@ -9,12 +9,14 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	toml "github.com/pelletier/go-toml/v2"
 
 	"github.com/jpcli/jp/adapters/terminal"
 	"github.com/jpcli/jp/app"
 	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/timespec"
 	"github.com/jpcli/jp/domain/workspace"
 	"github.com/jpcli/jp/internal/safetext"
 	"github.com/jpcli/jp/ports"
@@ -319,9 +321,89 @@ func (c *ConversationLabelCmd) Run(rt *Runtime) error {
 	return nil
 }
 
-// ConversationEditCmd is jp conversation edit.
+// ConversationEditCmd is jp conversation edit. Without flags it opens the
+// title, pinned flag and labels in the editor; the Rust jp's flags change
+// them directly.
 type ConversationEditCmd struct {
-	ID string `arg:"" optional:"" predictor:"conversation" help:"Conversation ID or a unique prefix of one (default: the active conversation)."`
+	ID         string      `arg:"" optional:"" predictor:"conversation" help:"Conversation ID or a unique prefix of one (default: the active conversation)."`
+	Pin        optBool     `placeholder:"[BOOL]" help:"Pin (true) or unpin (false) the conversation; alone, toggles."`
+	Title      optText     `placeholder:"[TITLE]" help:"Set the title; alone, generate one with conversation.title.model."`
+	NoTitle    bool        `name:"no-title" help:"Remove the title."`
+	Tmp        optDuration `placeholder:"[DURATION|now]" help:"Expire the conversation DURATION from now (now: once no longer active); alone, toggles. Recorded as the Rust jp's expires_at."`
+	NoTmp      bool        `name:"no-tmp" help:"Remove the expiry."`
+	Local      optBool     `placeholder:"[BOOL]" help:"Keep the conversation on this machine only (not supported by this jp yet)."`
+	Events     bool        `short:"e" help:"Open events.json in the editor (not supported by this jp yet: jp c path --events prints it)."`
+	Metadata   bool        `short:"m" help:"Open metadata.json in the editor (not supported by this jp yet: jp c path --metadata prints it)."`
+	BaseConfig bool        `short:"b" name:"base-config" help:"Open base_config.json in the editor (not supported by this jp yet: jp c path --base-config prints it)."`
+}
+
+// properties applies the Rust jp's property flags; ok is false when none
+// was given.
+func (c *ConversationEditCmd) properties(rt *Runtime) (ok bool, err error) {
+	for _, f := range []struct {
+		on   bool
+		name string
+	}{{c.Events, "--events"}, {c.Metadata, "--metadata"}, {c.BaseConfig, "--base-config"}, {c.Local.Set, "--local"}} {
+		if f.on {
+			return true, &app.UsageError{Msg: "jp c edit " + f.name + " is not supported by this jp yet: jp c path prints the conversation's files, and jp c edit alone edits its title, pin and labels"}
+		}
+	}
+	if !c.Pin.Set && !c.Title.Set && !c.NoTitle && !c.Tmp.Set && !c.NoTmp {
+		return false, nil
+	}
+	if c.Title.Set && c.NoTitle || c.Tmp.Set && c.NoTmp {
+		return true, &app.UsageError{Msg: "--title and --no-title (or --tmp and --no-tmp) contradict each other: give one"}
+	}
+	var e app.Edit
+	if c.Tmp.Set {
+		switch v := c.Tmp.Value; {
+		case v == "":
+			e.ToggleExpiry = true
+		case strings.EqualFold(v, "now"):
+			var zero time.Duration
+			e.ExpiresIn = &zero
+		default:
+			d, err := timespec.ParseDuration(v)
+			if err != nil {
+				return true, &app.UsageError{Msg: "--tmp: " + err.Error() + " (or now)"}
+			}
+			e.ExpiresIn = &d
+		}
+	}
+	e.NoExpiry, e.NoTitle = c.NoTmp, c.NoTitle
+	a, loc, id, err := rt.conversation(c.ID)
+	if err != nil {
+		return true, err
+	}
+	if c.Pin.Set {
+		s, err := a.Conversations.Get(rt.Ctx, loc, id)
+		if err != nil {
+			return true, err
+		}
+		pin, err := c.Pin.Want("pin", s.Metadata.Pinned())
+		if err != nil {
+			return true, &app.UsageError{Msg: err.Error()}
+		}
+		e.Pinned = &pin
+	}
+	if c.Title.Set && c.Title.Value != "" {
+		e.Title = &c.Title.Value
+	}
+	if err := a.Conversations.Apply(rt.Ctx, loc, id, e); err != nil {
+		return true, err
+	}
+	if c.Title.Set && c.Title.Value == "" {
+		title, err := a.Query.GenerateTitle(rt.Ctx, app.TitleInput{
+			Loc: loc, Conversation: id, LaunchDir: rt.Paths.LaunchDir,
+			UserConfigDir: rt.Paths.ConfigDir, Environ: rt.Environ, Overrides: rt.Globals.Cfg,
+		})
+		if err != nil {
+			return true, err
+		}
+		fmt.Fprintf(rt.Streams.Out, "Titled conversation %s: %s\n", id, safetext.String(trimTitle(title)))
+	}
+	fmt.Fprintf(rt.Streams.Out, "Updated conversation %s\n", id)
+	return true, nil
 }
 
 // editDoc is what jp conversation edit puts in the editor.
@@ -333,8 +415,12 @@ type editDoc struct {
 
 const editHeader = "# Edit this conversation's title, pinned flag and labels, then save and quit.\n# Quit without saving (or empty the file) to change nothing.\n"
 
-// Run opens the metadata in the editor and applies what was saved.
+// Run applies the property flags, or without them opens the metadata in
+// the editor and applies what was saved.
 func (c *ConversationEditCmd) Run(rt *Runtime) error {
+	if done, err := c.properties(rt); done || err != nil {
+		return err
+	}
 	a, loc, id, err := rt.conversation(c.ID)
 	if err != nil {
 		return err
