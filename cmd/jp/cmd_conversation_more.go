@@ -25,17 +25,87 @@ import (
 
 // ConversationUseCmd is jp conversation use.
 type ConversationUseCmd struct {
-	ID string `arg:"" predictor:"conversation" help:"Conversation ID or a unique prefix of one."`
+	ID    string `arg:"" optional:"" predictor:"conversation" help:"Conversation ID or a unique prefix of one (with --grep, --from or --until: pick among those that match)."`
+	Grep  string `placeholder:"TEXT" help:"Choose among the conversations whose title or text holds TEXT (literal; case is ignored unless TEXT has an upper-case letter): one is made active, several are picked from on the terminal."`
+	From  string `placeholder:"TIME" help:"Choose among the conversations created at or after TIME (as jp c rm --from)."`
+	Until string `placeholder:"TIME" help:"Choose among the conversations created before TIME."`
 }
 
 // Run makes the conversation the checkout's active one.
 func (c *ConversationUseCmd) Run(rt *Runtime) error {
+	if c.Grep != "" || c.From != "" || c.Until != "" {
+		return c.filtered(rt)
+	}
 	if c.ID == "" {
 		return &app.UsageError{Msg: "jp conversation use needs a conversation ID: list them with jp conversation ls"}
 	}
 	a, loc, id, err := rt.conversation(c.ID)
 	if err != nil {
 		return err
+	}
+	if err := a.Conversations.Use(rt.Ctx, loc, id); err != nil {
+		return err
+	}
+	fmt.Fprintf(rt.Streams.Out, "Active conversation: %s\n", id)
+	return nil
+}
+
+// filtered is jp c use with --grep, --from or --until, as in the Rust jp:
+// the conversations that match every filter given are the candidates; one
+// is made active, several are picked from on the terminal.
+func (c *ConversationUseCmd) filtered(rt *Runtime) error {
+	if c.ID != "" {
+		return &app.UsageError{Msg: "--grep, --from and --until choose the conversation, so they cannot be combined with a conversation ID: give one or the other"}
+	}
+	a, err := rt.App()
+	if err != nil {
+		return err
+	}
+	loc, err := rt.open(a)
+	if err != nil {
+		return err
+	}
+	var f app.RangeFilter
+	if f.From, err = a.Conversations.Threshold("from", c.From); err != nil {
+		return err
+	}
+	if f.Until, err = a.Conversations.Threshold("until", c.Until); err != nil {
+		return err
+	}
+	list, err := a.Conversations.InRange(rt.Ctx, loc, f)
+	if err != nil {
+		return err
+	}
+	if c.Grep != "" {
+		re, err := app.CompileGrep(app.GrepPattern{Text: c.Grep})
+		if err != nil {
+			return err
+		}
+		matches, _, err := a.Conversations.Grep(rt.Ctx, []workspace.Location{loc}, re, 0)
+		if err != nil {
+			return err
+		}
+		hit := map[conversation.ID]bool{}
+		for _, m := range matches {
+			hit[m.Conversation] = true
+		}
+		list = slices.DeleteFunc(list, func(s conversation.Summary) bool { return !hit[s.ID] })
+	}
+	var id conversation.ID
+	switch {
+	case len(list) == 0:
+		return &app.UserError{Msg: "no conversation matches --grep/--from/--until: jp conversation ls lists them"}
+	case len(list) == 1:
+		id = list[0].ID
+	case rt.Paths.TTYIn == nil:
+		return &app.UsageError{Msg: fmt.Sprintf("%d conversations match and there is no terminal to pick one on: narrow --grep/--from/--until, or give an ID", len(list))}
+	default:
+		app.SortSummaries(list)
+		picked, err := rt.pickFrom("jp c use", list)
+		if err != nil {
+			return err
+		}
+		id = conversation.ID(picked)
 	}
 	if err := a.Conversations.Use(rt.Ctx, loc, id); err != nil {
 		return err
