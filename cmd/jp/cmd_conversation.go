@@ -25,15 +25,15 @@ type ConversationCmd struct {
 	Ls        ConversationLsCmd      `cmd:"" default:"withargs" aliases:"list" help:"List conversations in this workspace checkout (the default: bare jp c lists). * marks the active one."`
 	Show      ConversationShowCmd    `cmd:"" aliases:"s" help:"Show a conversation's events (default: the active conversation)."`
 	Use       ConversationUseCmd     `cmd:"" aliases:"u" help:"Make a conversation the active one of this checkout (jp q continues it)."`
-	Fork      ConversationForkCmd    `cmd:"" aliases:"f" help:"Copy a conversation (all its turns, or up to --turn N) into a new, active one."`
+	Fork      ConversationForkCmd    `cmd:"" aliases:"f" help:"Copy a conversation into a new, active one: all its turns, or those --first/--last/--from/--until select."`
 	Grep      ConversationGrepCmd    `cmd:"" aliases:"g,rg" help:"Search the text of conversations with a regular expression."`
-	Edit      ConversationEditCmd    `cmd:"" aliases:"e" help:"Edit a conversation's title, pinned flag and labels in the editor."`
+	Edit      ConversationEditCmd    `cmd:"" aliases:"e" help:"Edit a conversation's title, pinned flag and labels in the editor, or with --pin, --title, --tmp directly."`
 	Label     ConversationLabelCmd   `cmd:"" aliases:"l,labels" help:"Manage a conversation's labels: jp c label [--id ID] add KEY[=VALUE]..., rm [KEY...], ls."`
 	Rm        ConversationRmCmd      `cmd:"" aliases:"remove,rem,delete,del" help:"Move conversations to the trash (asks first unless --yes); jp c restore brings them back for 30 days."`
 	Restore   ConversationRestoreCmd `cmd:"" help:"Bring back a removed conversation from the trash (default: the one removed last); --list shows the trash."`
 	Print     ConversationPrintCmd   `cmd:"" aliases:"p" help:"Print a conversation as a transcript, or some of its turns (--first, --last, --turn, --from/--to); --style user|chat|brief|full."`
 	Path      ConversationPathCmd    `cmd:"" help:"Print the directory of conversations (default: the active one), or with --events, --metadata, --base-config those files."`
-	Archive   ArchiveCmd             `cmd:"" aliases:"a" help:"Archive a conversation (hidden from ls)."`
+	Archive   ArchiveCmd             `cmd:"" aliases:"a" help:"Archive a conversation (hidden from ls), or those --from/--until/--inactive-since select."`
 	Unarchive UnarchiveCmd           `cmd:"" aliases:"ua" help:"Unarchive a conversation."`
 	Title     ConversationTitleCmd   `cmd:"" help:"Set a conversation's title."`
 	Pin       PinCmd                 `cmd:"" help:"Pin a conversation (listed first)."`
