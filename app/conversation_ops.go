@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/jpcli/jp/domain/conversation"
@@ -33,33 +34,133 @@ func Turns(evs []conversation.Event) [][]conversation.Event {
 // turn at a time in memory), so a fork that fails or is killed leaves no
 // conversation and the active one unchanged.
 func (c *Conversations) Fork(ctx context.Context, loc workspace.Location, id conversation.ID, upTo int) (conversation.ID, error) {
-	if upTo < 0 {
+	return c.ForkWith(ctx, loc, id, ForkOptions{UpTo: upTo})
+}
+
+// ForkOptions selects what jp conversation fork copies, with the Rust
+// jp's flags. Turn selectors count complete turns only.
+type ForkOptions struct {
+	// UpTo copies the first UpTo turns, and fails when there are fewer
+	// (this jp's --turn N); 0 copies all.
+	UpTo int
+	// First and Last keep the first First and the last Last turns (both:
+	// those at each end, dropping the middle); 0 is not given. Fewer
+	// turns than asked keeps them all, as in the Rust jp.
+	First, Last int
+	// From and Until keep the turns started in [From, Until); a zero time
+	// leaves that end open.
+	From, Until time.Time
+	// NoTurns copies no turn: the fork starts empty.
+	NoTurns bool
+	// Title, when set, is the fork's title instead of the original's.
+	Title *string
+	// Labels change the labels the fork inherits, in order.
+	Labels []conversation.LabelDirective
+}
+
+// ForkWith is Fork with the Rust jp's selectors, title and labels.
+func (c *Conversations) ForkWith(ctx context.Context, loc workspace.Location, id conversation.ID, o ForkOptions) (conversation.ID, error) {
+	if o.UpTo < 0 {
 		return "", &UsageError{Msg: "--turn counts from 1"}
 	}
-	s, err := c.Get(ctx, loc, id)
-	if err != nil {
-		return "", err
+	if o.First < 0 || o.Last < 0 {
+		return "", &UsageError{Msg: "--first and --last take a number of turns of 0 or more"}
 	}
-	nc := ports.NewConversation{Title: s.Metadata.Title, Local: s.Local, Labels: s.Metadata.Labels()}
-	nid, err := c.store.CreateFrom(ctx, loc, nc, func(add func(conversation.Event) error) error {
-		return forkTurns(ctx, c.store, loc, id, upTo, add)
-	})
+	if o.NoTurns && (o.UpTo > 0 || o.First > 0 || o.Last > 0 || !o.From.IsZero() || !o.Until.IsZero()) {
+		return "", &UsageError{Msg: "--no-turns copies no turn, so it cannot be combined with --turn, --first, --last, --from or --until: give one"}
+	}
+	if o.UpTo > 0 && (o.First > 0 || o.Last > 0) {
+		return "", &UsageError{Msg: "--turn and --first/--last both select turns: give one"}
+	}
+	if o.Title != nil {
+		t, err := conversation.CheckTitle(*o.Title, false)
+		if err != nil {
+			return "", &UserError{Msg: err.Error(), Err: err}
+		}
+		o.Title = &t
+	}
+	nid, err := forkWith(ctx, c.store, loc, id, o)
 	if err != nil {
 		return "", err
 	}
 	return nid, c.store.SetActive(ctx, loc, nid)
 }
 
+// forkWith copies the turns o selects of conversation id into a new
+// conversation, with the original's title and labels as o changes them.
+// o is valid (ForkWith checks it).
+func forkWith(ctx context.Context, store ports.ConversationStore, loc workspace.Location, id conversation.ID, o ForkOptions) (conversation.ID, error) {
+	s, err := store.Get(ctx, loc, id)
+	if err != nil {
+		return "", err
+	}
+	labels := s.Metadata.LabelMap()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	conversation.ApplyLabels(labels, o.Labels)
+	nc := ports.NewConversation{Title: s.Metadata.Title, Local: s.Local, Labels: labels}
+	if o.Title != nil {
+		nc.Title = *o.Title
+	}
+	sel := turnSelector{ForkOptions: o}
+	if o.Last > 0 {
+		// The last turns are known once the turns are counted: a first
+		// pass counts them, holding none.
+		if err := forkTurns(ctx, store, loc, id, &sel, func(conversation.Event) error { return nil }); err != nil {
+			return "", err
+		}
+		sel.total, sel.seen = sel.seen, 0
+		sel.counted = true
+	}
+	return store.CreateFrom(ctx, loc, nc, func(add func(conversation.Event) error) error {
+		if o.NoTurns {
+			return nil
+		}
+		return forkTurns(ctx, store, loc, id, &sel, add)
+	})
+}
+
+// turnSelector says which complete turns a fork copies.
+type turnSelector struct {
+	ForkOptions
+	seen    int  // complete turns in the time range so far
+	total   int  // complete turns in the time range (counted first for Last)
+	counted bool // total is known
+}
+
+// inRange reports whether a turn started at t is within From and Until.
+func (s *turnSelector) inRange(t time.Time) bool {
+	return (s.From.IsZero() || !t.Before(s.From)) && (s.Until.IsZero() || t.Before(s.Until))
+}
+
+// keep reports whether the i-th (0-based) complete turn in range is
+// copied, and done whether no later turn can be.
+func (s *turnSelector) keep(i int) (keep, done bool) {
+	switch {
+	case s.UpTo > 0:
+		return i < s.UpTo, i+1 >= s.UpTo
+	case s.First == 0 && s.Last == 0:
+		return true, false
+	case !s.counted && s.Last > 0:
+		return false, false // the counting pass
+	case s.Last > 0 && i >= s.total-s.Last:
+		return true, false
+	default:
+		return i < s.First, s.Last == 0 && i+1 >= s.First
+	}
+}
+
 // errForked stops the scan of a fork once it has the turns it copies.
 var errForked = errors.New("forked")
 
-// forkTurns passes to add the events of id's complete turns, or of the
-// first upTo of them (upTo > 0), holding one turn at a time. A turn is
-// what Turns makes of the events; an interrupted turn (no turn_end last)
-// is not copied.
-func forkTurns(ctx context.Context, store ports.ConversationStore, loc workspace.Location, id conversation.ID, upTo int, add func(conversation.Event) error) error {
+// forkTurns passes to add the events of id's complete turns that sel
+// keeps, holding one turn at a time. A turn is what Turns makes of the
+// events; an interrupted turn (no turn_end last) is not copied.
+func forkTurns(ctx context.Context, store ports.ConversationStore, loc workspace.Location, id conversation.ID, sel *turnSelector, add func(conversation.Event) error) error {
 	var turn []conversation.Event
-	complete := 0
+	complete := 0 // complete turns, in range or not
+	done := false
 	flush := func() error {
 		t := turn
 		turn = nil
@@ -67,6 +168,16 @@ func forkTurns(ctx context.Context, store ports.ConversationStore, loc workspace
 			return nil // an interrupted turn has no end: not copied
 		}
 		complete++
+		if !sel.inRange(t[0].Timestamp) {
+			return nil
+		}
+		i := sel.seen
+		sel.seen++
+		keep, last := sel.keep(i)
+		done = last
+		if !keep {
+			return nil
+		}
 		for _, e := range t {
 			if err := add(e); err != nil {
 				return err
@@ -79,7 +190,7 @@ func forkTurns(ctx context.Context, store ports.ConversationStore, loc workspace
 			if err := flush(); err != nil {
 				return err
 			}
-			if upTo > 0 && complete == upTo {
+			if done {
 				return errForked
 			}
 		}
@@ -95,39 +206,41 @@ func forkTurns(ctx context.Context, store ports.ConversationStore, loc workspace
 	if err != nil {
 		return err
 	}
-	if upTo > complete {
+	if sel.UpTo > complete {
 		return &UserError{Msg: fmt.Sprintf("conversation %s has %d complete turns: fork --turn 1 to %d, or without --turn for all", id, complete, complete)}
 	}
 	return nil
 }
 
-// Label adds (add true) or removes a label.
-func (c *Conversations) Label(ctx context.Context, loc workspace.Location, id conversation.ID, name string, add bool) error {
-	if err := conversation.CheckLabel(name); err != nil {
-		return &UserError{Msg: err.Error(), Err: err}
-	}
-	return c.update(ctx, loc, id, func(m *conversation.Metadata) {
-		ls := m.Labels()
-		if add {
-			ls = append(ls, name)
-		} else {
-			kept := ls[:0]
-			for _, l := range ls {
-				if l != name {
-					kept = append(kept, l)
-				}
-			}
-			ls = kept
+// Label applies label changes (set, remove, remove all) in order and
+// says what they did.
+func (c *Conversations) Label(ctx context.Context, loc workspace.Location, id conversation.ID, ds []conversation.LabelDirective) (conversation.LabelsApplied, error) {
+	var out conversation.LabelsApplied
+	err := c.update(ctx, loc, id, func(m *conversation.Metadata) {
+		lm := m.LabelMap()
+		if lm == nil {
+			lm = map[string]string{}
 		}
-		m.SetLabels(ls)
+		out = conversation.ApplyLabels(lm, ds)
+		m.SetLabelMap(lm)
 	})
+	return out, err
 }
 
 // Edit is what jp conversation edit changes: nil fields stay as they are.
 type Edit struct {
 	Title  *string
 	Pinned *bool
+	// Labels replace the labels: each key=value or a bare key.
 	Labels *[]string
+	// NoTitle clears the title.
+	NoTitle bool
+	// ExpiresIn sets the expiry (the Rust jp's expires_at) this long from
+	// now; NoExpiry removes it; ToggleExpiry removes it when set, else
+	// makes it now (expire once no longer active), as the Rust jp's --tmp
+	// alone does.
+	ExpiresIn              *time.Duration
+	NoExpiry, ToggleExpiry bool
 }
 
 // Apply changes the conversation's metadata as e says.
@@ -141,11 +254,23 @@ func (c *Conversations) Apply(ctx context.Context, loc workspace.Location, id co
 		}
 		e.Title = &t
 	}
+	var labels map[string]string
 	if e.Labels != nil {
+		s, err := c.Get(ctx, loc, id)
+		if err != nil {
+			return err
+		}
+		had := s.Metadata.LabelMap()
+		labels = map[string]string{}
 		for _, l := range *e.Labels {
-			if err := conversation.CheckLabel(l); err != nil {
-				return &UserError{Msg: err.Error(), Err: err}
+			k, v, _ := strings.Cut(l, "=")
+			if _, err := conversation.ParseLabelSet(l); err != nil {
+				if _, old := had[k]; !old || v != had[k] {
+					// A label written by an older version may stay as it is.
+					return &UserError{Msg: err.Error(), Err: err}
+				}
 			}
+			labels[k] = v
 		}
 	}
 	now := c.clock.Now().UTC()
@@ -162,7 +287,20 @@ func (c *Conversations) Apply(ctx context.Context, loc workspace.Location, id co
 			}
 		}
 		if e.Labels != nil {
-			m.SetLabels(*e.Labels)
+			m.SetLabelMap(labels)
+		}
+		if e.NoTitle {
+			m.Title = ""
+		}
+		_, has := m.ExpiresAt()
+		switch {
+		case e.ExpiresIn != nil:
+			t := now.Add(*e.ExpiresIn)
+			m.SetExpiresAt(&t)
+		case e.NoExpiry, e.ToggleExpiry && has:
+			m.SetExpiresAt(nil)
+		case e.ToggleExpiry:
+			m.SetExpiresAt(&now)
 		}
 	})
 }

@@ -39,8 +39,9 @@ type ListOptions struct {
 	Archived bool
 	// All lists archived and unarchived ones.
 	All bool
-	// Label, when set, lists only conversations with that label.
-	Label string
+	// Labels, when set, list only conversations whose labels match every
+	// selector (--label KEY or KEY=VALUE, as the Rust jp filters).
+	Labels []conversation.LabelSelector
 	// Local lists only the conversations kept on this machine alone.
 	Local bool
 	// Sort orders by a field (one of SortFields), ascending unless
@@ -71,7 +72,7 @@ func (c *Conversations) List(ctx context.Context, loc workspace.Location, opts L
 	}
 	out := all[:0]
 	for _, s := range all {
-		if s.Unreadable != nil || (opts.All || s.Metadata.Archived() == opts.Archived) && (opts.Label == "" || s.Metadata.HasLabel(opts.Label)) && (!opts.Local || s.Local) {
+		if s.Unreadable != nil || (opts.All || s.Metadata.Archived() == opts.Archived) && (len(opts.Labels) == 0 || conversation.MatchLabels(s.Metadata.LabelMap(), opts.Labels)) && (!opts.Local || s.Local) {
 			out = append(out, s)
 		}
 	}

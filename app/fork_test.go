@@ -128,7 +128,7 @@ func TestForkCopiesTurns(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := sc.store.UpdateMetadata(ctx, sc.loc, sc.id, func(m *conversation.Metadata) error {
-		m.SetLabels([]string{"keep"})
+		m.SetLabels([]string{"keep", "team=core"})
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -159,7 +159,7 @@ func TestForkCopiesTurns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.Metadata.Title != "original" || strings.Join(s.Metadata.Labels(), ",") != "keep" || s.Metadata.EventsCount != len(want) || s.Storage != conversation.StorageBoth {
+		if s.Metadata.Title != "original" || strings.Join(s.Metadata.Labels(), ",") != "keep,team=core" || s.Metadata.EventsCount != len(want) || s.Storage != conversation.StorageBoth {
 			t.Fatalf("fork summary %+v", s)
 		}
 		if a, _ := sc.store.Active(ctx, sc.loc); a != nid {
@@ -186,5 +186,65 @@ func BenchmarkFork(b *testing.B) {
 			b.Fatal(err)
 		}
 		sc.clock.Advance(1e9)
+	}
+}
+
+// ForkWith selects turns as the Rust jp's fork flags do: --first/--last
+// (both: the two ends), more than there are keeps all, --from/--until on
+// the turns' start, --no-turns; --title and --label apply to the fork.
+func TestForkWithRustSelectors(t *testing.T) {
+	ctx := context.Background()
+	sc := newForkScene(t, 5, "")
+	convs := app.NewConversations(sc.store, sc.store, sc.clock)
+	all, err := sc.store.Events(ctx, sc.loc, sc.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	turns := app.Turns(all)
+	title := "picked"
+	for _, tc := range []struct {
+		name string
+		o    app.ForkOptions
+		want []int
+	}{
+		{"first 2", app.ForkOptions{First: 2}, []int{0, 1}},
+		{"last 2", app.ForkOptions{Last: 2}, []int{3, 4}},
+		{"first 1 last 1", app.ForkOptions{First: 1, Last: 1}, []int{0, 4}},
+		{"overlapping ends", app.ForkOptions{First: 3, Last: 3}, []int{0, 1, 2, 3, 4}},
+		{"last 9", app.ForkOptions{Last: 9}, []int{0, 1, 2, 3, 4}},
+		{"from turn 2", app.ForkOptions{From: turns[2][0].Timestamp}, []int{2, 3, 4}},
+		{"until turn 2", app.ForkOptions{Until: turns[2][0].Timestamp}, []int{0, 1}},
+		{"range then last", app.ForkOptions{Until: turns[3][0].Timestamp, Last: 1}, []int{2}},
+		{"no turns", app.ForkOptions{NoTurns: true, Title: &title, Labels: []conversation.LabelDirective{{Op: conversation.LabelSet, Key: "k", Value: "v"}}}, nil},
+	} {
+		nid, err := convs.ForkWith(ctx, sc.loc, sc.id, tc.o)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		got, err := sc.store.Events(ctx, sc.loc, nid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []conversation.Event
+		for _, i := range tc.want {
+			want = append(want, turns[i]...)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d events, want %d (turns %v)", tc.name, len(got), len(want), tc.want)
+		}
+		storetest.SameEvents(t, got, want)
+		sc.clock.Advance(1e9)
+	}
+	nid, _ := sc.store.Active(ctx, sc.loc)
+	s, err := sc.store.Get(ctx, sc.loc, nid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Metadata.Title != "picked" || strings.Join(s.Metadata.Labels(), ",") != "k=v" {
+		t.Fatalf("no-turns fork metadata %+v", s.Metadata)
+	}
+	var ue *app.UsageError
+	if _, err := convs.ForkWith(ctx, sc.loc, sc.id, app.ForkOptions{NoTurns: true, Last: 1}); !errors.As(err, &ue) {
+		t.Fatalf("--no-turns with --last = %v, want a usage error", err)
 	}
 }

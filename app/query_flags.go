@@ -58,7 +58,7 @@ func (f QueryFlags) check(in QueryInput) error {
 		if strings.HasPrefix(l, ":") {
 			return &UsageError{Msg: fmt.Sprintf("--label %s: label rules (conversation.labels) are not supported by this jp yet; give the label itself", l)}
 		}
-		if err := conversation.CheckLabel(l); err != nil {
+		if _, err := conversation.ParseLabelSet(l); err != nil {
 			return &UsageError{Msg: "--label: " + err.Error()}
 		}
 	}
@@ -72,36 +72,11 @@ func (q *Query) forkFor(ctx context.Context, loc workspace.Location, id conversa
 	if id == "" {
 		return "", &UsageError{Msg: "--fork: no conversation to fork: pick one with -i ID (or start one with jp q)"}
 	}
-	s, err := q.store.Get(ctx, loc, id)
+	nid, err := forkWith(ctx, q.store, loc, id, ForkOptions{Last: f.ForkLast})
 	if err != nil {
 		return "", userNotFound(err)
 	}
-	skip := 0
-	if f.ForkLast > 0 {
-		total := 0
-		if err := forkTurns(ctx, q.store, loc, id, 0, func(e conversation.Event) error {
-			if e.Type == conversation.EventTypeTurnStart {
-				total++
-			}
-			return nil
-		}); err != nil {
-			return "", err
-		}
-		skip = max(0, total-f.ForkLast)
-	}
-	nc := ports.NewConversation{Title: s.Metadata.Title, Local: s.Local, Labels: s.Metadata.Labels()}
-	return q.store.CreateFrom(ctx, loc, nc, func(add func(conversation.Event) error) error {
-		n := 0
-		return forkTurns(ctx, q.store, loc, id, 0, func(e conversation.Event) error {
-			if e.Type == conversation.EventTypeTurnStart {
-				n++
-			}
-			if n > skip || n == 0 { // n == 0: events before the first turn
-				return add(e)
-			}
-			return nil
-		})
-	})
+	return nid, nil
 }
 
 // applyMeta sets --title, --no-title and --label on the run's
@@ -121,26 +96,22 @@ func (q *Query) applyMeta(ctx context.Context, rs *runState, f QueryFlags) error
 			m.Title = ""
 		}
 		if len(f.Labels) > 0 {
-			ls := m.Labels()
-			for _, l := range f.Labels {
-				if !containsString(ls, l) {
-					ls = append(ls, l)
-				}
+			lm := m.LabelMap()
+			if lm == nil {
+				lm = map[string]string{}
 			}
-			m.SetLabels(ls)
+			var ds []conversation.LabelDirective
+			for _, l := range f.Labels {
+				d, _ := conversation.ParseLabelSet(l) // checked by check
+				ds = append(ds, d)
+			}
+			conversation.ApplyLabels(lm, ds)
+			m.SetLabelMap(lm)
 		}
 		return nil
 	})
 }
 
-func containsString(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
 
 // quoteSeed puts the conversation's last answer before the message for
 // --quote, as a "> " blockquote (verbatim with --quote=false), and asks

@@ -14,8 +14,9 @@ type NewConversation struct {
 	// Local conversations are kept in the user-local silo only and never
 	// projected into the checkout.
 	Local bool
-	// Labels are the new conversation's labels (CreateFrom only).
-	Labels []string
+	// Labels are the new conversation's labels, key to value (CreateFrom
+	// only).
+	Labels map[string]string
 }
 
 // ConversationStore keeps conversations: the user-local silo is the source

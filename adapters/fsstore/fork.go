@@ -62,7 +62,7 @@ func (s *Store) CreateFrom(ctx context.Context, loc workspace.Location, nc ports
 	now := s.clock.Now().UTC()
 	meta := conversation.Metadata{Title: nc.Title, CreatedAt: now, LastActivatedAt: now, Format: f, EventsCount: count}
 	if len(nc.Labels) > 0 {
-		meta.SetLabels(nc.Labels)
+		meta.SetLabelMap(nc.Labels)
 	}
 	if err := s.replaceJSON(filepath.Join(stage, metadataFile), meta, 0o600); err != nil {
 		return "", fmt.Errorf("create conversation: %w", err)

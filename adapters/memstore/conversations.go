@@ -226,7 +226,7 @@ func (s *Store) CreateFrom(ctx context.Context, loc workspace.Location, nc ports
 	err = s.Append(ctx, loc, id, evs...)
 	if err == nil && len(nc.Labels) > 0 {
 		err = s.UpdateMetadata(ctx, loc, id, func(m *conversation.Metadata) error {
-			m.SetLabels(nc.Labels)
+			m.SetLabelMap(nc.Labels)
 			return nil
 		})
 	}

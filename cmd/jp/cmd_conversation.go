@@ -9,6 +9,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/jpcli/jp/app"
@@ -24,15 +25,15 @@ type ConversationCmd struct {
 	Ls        ConversationLsCmd      `cmd:"" default:"withargs" aliases:"list" help:"List conversations in this workspace checkout (the default: bare jp c lists). * marks the active one."`
 	Show      ConversationShowCmd    `cmd:"" aliases:"s" help:"Show a conversation's events (default: the active conversation)."`
 	Use       ConversationUseCmd     `cmd:"" aliases:"u" help:"Make a conversation the active one of this checkout (jp q continues it)."`
-	Fork      ConversationForkCmd    `cmd:"" aliases:"f" help:"Copy a conversation (all its turns, or up to --turn N) into a new, active one."`
+	Fork      ConversationForkCmd    `cmd:"" aliases:"f" help:"Copy a conversation into a new, active one: all its turns, or those --first/--last/--from/--until select."`
 	Grep      ConversationGrepCmd    `cmd:"" aliases:"g,rg" help:"Search the text of conversations with a regular expression."`
-	Edit      ConversationEditCmd    `cmd:"" aliases:"e" help:"Edit a conversation's title, pinned flag and labels in the editor."`
-	Label     ConversationLabelCmd   `cmd:"" aliases:"l,labels" help:"Add or remove a conversation's label (jp c label ID add|rm NAME)."`
+	Edit      ConversationEditCmd    `cmd:"" aliases:"e" help:"Edit a conversation's title, pinned flag and labels in the editor, or with --pin, --title, --tmp directly."`
+	Label     ConversationLabelCmd   `cmd:"" aliases:"l,labels" help:"Manage a conversation's labels: jp c label [--id ID] add KEY[=VALUE]..., rm [KEY...], ls."`
 	Rm        ConversationRmCmd      `cmd:"" aliases:"remove,rem,delete,del" help:"Move conversations to the trash (asks first unless --yes); jp c restore brings them back for 30 days."`
 	Restore   ConversationRestoreCmd `cmd:"" help:"Bring back a removed conversation from the trash (default: the one removed last); --list shows the trash."`
 	Print     ConversationPrintCmd   `cmd:"" aliases:"p" help:"Print a conversation as a transcript, or some of its turns (--first, --last, --turn, --from/--to); --style user|chat|brief|full."`
 	Path      ConversationPathCmd    `cmd:"" help:"Print the directory of conversations (default: the active one), or with --events, --metadata, --base-config those files."`
-	Archive   ArchiveCmd             `cmd:"" aliases:"a" help:"Archive a conversation (hidden from ls)."`
+	Archive   ArchiveCmd             `cmd:"" aliases:"a" help:"Archive a conversation (hidden from ls), or those --from/--until/--inactive-since select."`
 	Unarchive UnarchiveCmd           `cmd:"" aliases:"ua" help:"Unarchive a conversation."`
 	Title     ConversationTitleCmd   `cmd:"" help:"Set a conversation's title."`
 	Pin       PinCmd                 `cmd:"" help:"Pin a conversation (listed first)."`
@@ -41,14 +42,14 @@ type ConversationCmd struct {
 
 // ConversationLsCmd is jp conversation ls.
 type ConversationLsCmd struct {
-	Archived   bool   `help:"List only archived conversations."`
-	All        bool   `short:"a" help:"List archived and unarchived conversations."`
-	Label      string `placeholder:"NAME" help:"List only conversations with this label."`
-	Sort       string `placeholder:"FIELD" help:"Sort by id, created, activity, expires, messages or local (ascending; pinned ones stay first). Default: the most recently active first."`
-	Descending bool   `help:"Sort in descending order."`
-	Limit      int    `placeholder:"N" help:"List at most N conversations."`
-	Full       bool   `help:"Show the full last-active time (with seconds)."`
-	Local      bool   `help:"List only the conversations kept on this machine alone (--local ones)."`
+	Archived   bool     `help:"List only archived conversations."`
+	All        bool     `short:"a" help:"List archived and unarchived conversations."`
+	Label      []string `sep:"none" placeholder:"KEY[=VALUE]" help:"List only conversations with this label (KEY: any value; KEY=VALUE: that value); repeatable, all must match."`
+	Sort       string   `placeholder:"FIELD" help:"Sort by id, created, activity, expires, messages or local (ascending; pinned ones stay first). Default: the most recently active first."`
+	Descending bool     `help:"Sort in descending order."`
+	Limit      int      `placeholder:"N" help:"List at most N conversations."`
+	Full       bool     `help:"Show the full last-active time (with seconds)."`
+	Local      bool     `help:"List only the conversations kept on this machine alone (--local ones)."`
 	FormatFlag
 }
 
@@ -68,7 +69,15 @@ func (c *ConversationLsCmd) Run(rt *Runtime) error {
 	if err := app.CheckSort(c.Sort); err != nil {
 		return err
 	}
-	list, err := a.Conversations.List(rt.Ctx, loc, app.ListOptions{Archived: c.Archived, All: c.All, Label: c.Label,
+	var sels []conversation.LabelSelector
+	for _, l := range c.Label {
+		sel, err := conversation.ParseLabelSelector(l)
+		if err != nil {
+			return &app.UsageError{Msg: err.Error()}
+		}
+		sels = append(sels, sel)
+	}
+	list, err := a.Conversations.List(rt.Ctx, loc, app.ListOptions{Archived: c.Archived, All: c.All, Labels: sels,
 		Local: c.Local, Sort: c.Sort, Descending: c.Descending})
 	if err != nil {
 		return err
@@ -100,8 +109,8 @@ func (c *ConversationLsCmd) Run(rt *Runtime) error {
 			fmt.Fprintln(w, "No local conversations.")
 			return nil
 		}
-		if c.Label != "" {
-			fmt.Fprintf(w, "No conversations labelled %s.\n", c.Label)
+		if len(c.Label) > 0 {
+			fmt.Fprintf(w, "No conversations labelled %s.\n", safetext.String(strings.Join(c.Label, ", ")))
 			return nil
 		}
 		fmt.Fprintln(w, "No conversations yet: start one with jp query.")
@@ -123,7 +132,7 @@ func (c *ConversationLsCmd) Run(rt *Runtime) error {
 		}
 		title := trimTitle(s.Metadata.Title)
 		if ls := s.Metadata.Labels(); len(ls) > 0 {
-			title += "  [" + strings.Join(ls, ", ") + "]"
+			title += "  [" + safetext.String(strings.Join(ls, ", ")) + "]"
 		}
 		shown := cmp.Or(short[s.ID], string(s.ID)) // --full: whole IDs
 		fmt.Fprintf(w, "%s %-12s  %-*s  %6d  %-5s  %s\n", mark, shown, len(timeFormat), s.Metadata.LastActivatedAt.Local().Format(timeFormat),
@@ -395,8 +404,10 @@ func noControl(s string) string {
 
 // ConversationRmCmd is jp conversation rm.
 type ConversationRmCmd struct {
-	IDs []string `arg:"" optional:"" name:"id" predictor:"conversation" help:"Conversation IDs or unique prefixes (default: the active conversation)."`
-	Yes bool     `short:"y" help:"Remove without asking."`
+	IDs   []string `arg:"" optional:"" name:"id" predictor:"conversation" help:"Conversation IDs or unique prefixes (default: the active conversation)."`
+	Yes   bool     `short:"y" aliases:"no-confirm" help:"Remove without asking (--no-confirm is the same)."`
+	From  string   `placeholder:"TIME" help:"Remove every conversation created at or after TIME instead of naming them: a duration ago (3w, 30d, 6h), a date (2026-01-01), an RFC 3339 time or a conversation ID."`
+	Until string   `placeholder:"TIME" help:"Remove every conversation created before TIME (same forms as --from; with --from, the range [from, until))."`
 }
 
 // Run deletes conversations.
@@ -415,31 +426,9 @@ func (c *ConversationRmCmd) Run(rt *Runtime) error {
 	if err != nil {
 		return err
 	}
-	raws := c.IDs
-	if len(raws) == 0 {
-		raws = []string{""}
-	}
-	if raws, err = rt.targets(a, loc, raws); err != nil {
+	ids, titles, err := c.resolve(rt, a, loc)
+	if err != nil || len(ids) == 0 {
 		return err
-	}
-	ids := make([]conversation.ID, 0, len(raws))
-	var titles []string
-	for _, raw := range raws {
-		all, err := a.Conversations.ResolveAll(rt.Ctx, loc, raw)
-		if err != nil {
-			return err
-		}
-		for _, id := range all {
-			if slices.Contains(ids, id) {
-				continue
-			}
-			s, err := a.Conversations.Get(rt.Ctx, loc, id)
-			if err != nil {
-				return err
-			}
-			ids = append(ids, id)
-			titles = append(titles, fmt.Sprintf("%s (%s)", id, trimTitle(s.Metadata.Title)))
-		}
 	}
 	if !c.Yes {
 		ok, err := rt.confirm(fmt.Sprintf("Remove %s? (kept in the trash for %d days) [y/N] ", strings.Join(titles, ", "), trashDays()))
@@ -460,13 +449,73 @@ func (c *ConversationRmCmd) Run(rt *Runtime) error {
 	return nil
 }
 
+// resolve returns the conversations to remove: those named, or those
+// created within --from/--until. None in the range says so.
+func (c *ConversationRmCmd) resolve(rt *Runtime, a *jpwire.App, loc workspace.Location) (ids []conversation.ID, titles []string, err error) {
+	if c.From != "" || c.Until != "" {
+		if len(c.IDs) > 0 {
+			return nil, nil, &app.UsageError{Msg: "--from/--until select the conversations to remove, so they cannot be combined with conversation IDs: give one or the other"}
+		}
+		var f app.RangeFilter
+		if f.From, err = a.Conversations.Threshold("from", c.From); err != nil {
+			return nil, nil, err
+		}
+		if f.Until, err = a.Conversations.Threshold("until", c.Until); err != nil {
+			return nil, nil, err
+		}
+		list, err := a.Conversations.InRange(rt.Ctx, loc, f)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(list) == 0 {
+			fmt.Fprintln(rt.Streams.Out, "No conversations match the range.")
+		}
+		for _, s := range list {
+			ids = append(ids, s.ID)
+			titles = append(titles, fmt.Sprintf("%s (%s)", s.ID, safetext.String(trimTitle(s.Metadata.Title))))
+		}
+		return ids, titles, nil
+	}
+	raws := c.IDs
+	if len(raws) == 0 {
+		raws = []string{""}
+	}
+	if raws, err = rt.targets(a, loc, raws); err != nil {
+		return nil, nil, err
+	}
+	for _, raw := range raws {
+		all, err := a.Conversations.ResolveAll(rt.Ctx, loc, raw)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, id := range all {
+			if slices.Contains(ids, id) {
+				continue
+			}
+			s, err := a.Conversations.Get(rt.Ctx, loc, id)
+			if err != nil {
+				return nil, nil, err
+			}
+			ids = append(ids, id)
+			titles = append(titles, fmt.Sprintf("%s (%s)", id, trimTitle(s.Metadata.Title)))
+		}
+	}
+	return ids, titles, nil
+}
+
 // idArg is the conversation ID argument of single-conversation commands.
 type idArg struct {
 	ID string `arg:"" optional:"" predictor:"conversation" help:"Conversation ID or a unique prefix of one (default: the active conversation)."`
 }
 
 // ArchiveCmd is jp conversation archive.
-type ArchiveCmd struct{ idArg }
+type ArchiveCmd struct {
+	idArg
+	From          string `placeholder:"TIME" help:"Archive every conversation created at or after TIME instead of naming one: a duration ago (3w, 30d), a date (2026-01-01), an RFC 3339 time or a conversation ID."`
+	Until         string `placeholder:"TIME" help:"Archive every conversation created before TIME (same forms as --from)."`
+	InactiveSince string `name:"inactive-since" placeholder:"TIME" help:"Archive every conversation not active since TIME (same forms as --from)."`
+	Yes           bool   `short:"y" aliases:"no-confirm" help:"With --from, --until or --inactive-since: archive several without asking."`
+}
 
 // UnarchiveCmd is jp conversation unarchive.
 type UnarchiveCmd struct{ idArg }
@@ -477,11 +526,72 @@ type PinCmd struct{ idArg }
 // UnpinCmd is jp conversation unpin.
 type UnpinCmd struct{ idArg }
 
-// Run archives the conversation.
+// Run archives the conversation, or those within --from, --until and
+// --inactive-since (all that are given must hold).
 func (c *ArchiveCmd) Run(rt *Runtime) error {
+	if c.From != "" || c.Until != "" || c.InactiveSince != "" {
+		return c.archiveRange(rt)
+	}
 	return c.apply(rt, "Archived", func(a *jpwire.App, loc workspace.Location, id conversation.ID) error {
 		return a.Conversations.SetArchived(rt.Ctx, loc, id, true)
 	})
+}
+
+// archiveRange archives the conversations within the time filters,
+// asking first when there are several (--yes does not ask).
+func (c *ArchiveCmd) archiveRange(rt *Runtime) error {
+	if c.ID != "" {
+		return &app.UsageError{Msg: "--from, --until and --inactive-since select the conversations to archive, so they cannot be combined with a conversation ID: give one or the other"}
+	}
+	a, err := rt.App()
+	if err != nil {
+		return err
+	}
+	loc, err := rt.open(a)
+	if err != nil {
+		return err
+	}
+	var f app.RangeFilter
+	for _, b := range []struct {
+		flag, raw string
+		to        *time.Time
+	}{{"from", c.From, &f.From}, {"until", c.Until, &f.Until}, {"inactive-since", c.InactiveSince, &f.InactiveSince}} {
+		if *b.to, err = a.Conversations.Threshold(b.flag, b.raw); err != nil {
+			return err
+		}
+	}
+	list, err := a.Conversations.InRange(rt.Ctx, loc, f)
+	if err != nil {
+		return err
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(rt.Streams.Out, "No conversations match the filter.")
+		return nil
+	}
+	if len(list) > 1 && !c.Yes {
+		if rt.Paths.TTYIn == nil {
+			return &app.UsageError{Msg: fmt.Sprintf("%d conversations match and jp asks before archiving several, but there is no terminal to ask on: pass --yes to archive them without asking", len(list))}
+		}
+		titles := make([]string, len(list))
+		for i, s := range list {
+			titles[i] = fmt.Sprintf("%s (%s)", s.ID, trimTitle(s.Metadata.Title))
+		}
+		ok, err := rt.confirm(fmt.Sprintf("Archive %s? [y/N] ", strings.Join(titles, ", ")))
+		if err != nil {
+			return err
+		}
+		if !ok {
+			fmt.Fprintln(rt.Streams.Err, "Nothing archived.")
+			return nil
+		}
+	}
+	for _, s := range list {
+		if err := a.Conversations.SetArchived(rt.Ctx, loc, s.ID, true); err != nil {
+			return err
+		}
+		fmt.Fprintf(rt.Streams.Out, "Archived conversation %s\n", s.ID)
+	}
+	return nil
 }
 
 // Run unarchives the conversation.

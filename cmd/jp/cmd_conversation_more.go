@@ -6,12 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
+	"time"
 
 	toml "github.com/pelletier/go-toml/v2"
 
 	"github.com/jpcli/jp/adapters/terminal"
 	"github.com/jpcli/jp/app"
+	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/timespec"
 	"github.com/jpcli/jp/domain/workspace"
 	"github.com/jpcli/jp/internal/safetext"
 	"github.com/jpcli/jp/ports"
@@ -20,11 +25,17 @@ import (
 
 // ConversationUseCmd is jp conversation use.
 type ConversationUseCmd struct {
-	ID string `arg:"" predictor:"conversation" help:"Conversation ID or a unique prefix of one."`
+	ID    string `arg:"" optional:"" predictor:"conversation" help:"Conversation ID or a unique prefix of one (with --grep, --from or --until: pick among those that match)."`
+	Grep  string `placeholder:"TEXT" help:"Choose among the conversations whose title or text holds TEXT (literal; case is ignored unless TEXT has an upper-case letter): one is made active, several are picked from on the terminal."`
+	From  string `placeholder:"TIME" help:"Choose among the conversations created at or after TIME (as jp c rm --from)."`
+	Until string `placeholder:"TIME" help:"Choose among the conversations created before TIME."`
 }
 
 // Run makes the conversation the checkout's active one.
 func (c *ConversationUseCmd) Run(rt *Runtime) error {
+	if c.Grep != "" || c.From != "" || c.Until != "" {
+		return c.filtered(rt)
+	}
 	if c.ID == "" {
 		return &app.UsageError{Msg: "jp conversation use needs a conversation ID: list them with jp conversation ls"}
 	}
@@ -39,19 +50,119 @@ func (c *ConversationUseCmd) Run(rt *Runtime) error {
 	return nil
 }
 
-// ConversationForkCmd is jp conversation fork.
+// filtered is jp c use with --grep, --from or --until, as in the Rust jp:
+// the conversations that match every filter given are the candidates; one
+// is made active, several are picked from on the terminal.
+func (c *ConversationUseCmd) filtered(rt *Runtime) error {
+	if c.ID != "" {
+		return &app.UsageError{Msg: "--grep, --from and --until choose the conversation, so they cannot be combined with a conversation ID: give one or the other"}
+	}
+	a, err := rt.App()
+	if err != nil {
+		return err
+	}
+	loc, err := rt.open(a)
+	if err != nil {
+		return err
+	}
+	var f app.RangeFilter
+	if f.From, err = a.Conversations.Threshold("from", c.From); err != nil {
+		return err
+	}
+	if f.Until, err = a.Conversations.Threshold("until", c.Until); err != nil {
+		return err
+	}
+	list, err := a.Conversations.InRange(rt.Ctx, loc, f)
+	if err != nil {
+		return err
+	}
+	if c.Grep != "" {
+		re, err := app.CompileGrep(app.GrepPattern{Text: c.Grep})
+		if err != nil {
+			return err
+		}
+		matches, _, err := a.Conversations.Grep(rt.Ctx, []workspace.Location{loc}, re, 0)
+		if err != nil {
+			return err
+		}
+		hit := map[conversation.ID]bool{}
+		for _, m := range matches {
+			hit[m.Conversation] = true
+		}
+		list = slices.DeleteFunc(list, func(s conversation.Summary) bool { return !hit[s.ID] })
+	}
+	var id conversation.ID
+	switch {
+	case len(list) == 0:
+		return &app.UserError{Msg: "no conversation matches --grep/--from/--until: jp conversation ls lists them"}
+	case len(list) == 1:
+		id = list[0].ID
+	case rt.Paths.TTYIn == nil:
+		return &app.UsageError{Msg: fmt.Sprintf("%d conversations match and there is no terminal to pick one on: narrow --grep/--from/--until, or give an ID", len(list))}
+	default:
+		app.SortSummaries(list)
+		picked, err := rt.pickFrom("jp c use", list)
+		if err != nil {
+			return err
+		}
+		id = conversation.ID(picked)
+	}
+	if err := a.Conversations.Use(rt.Ctx, loc, id); err != nil {
+		return err
+	}
+	fmt.Fprintf(rt.Streams.Out, "Active conversation: %s\n", id)
+	return nil
+}
+
+// ConversationForkCmd is jp conversation fork, with the Rust jp's flags.
 type ConversationForkCmd struct {
-	ID   string `arg:"" optional:"" predictor:"conversation" help:"Conversation ID or a unique prefix of one (default: the active conversation)."`
-	Turn int    `placeholder:"N" help:"Copy only the first N turns (default: all complete turns)."`
+	ID          string   `arg:"" optional:"" predictor:"conversation" help:"Conversation ID or a unique prefix of one (default: the active conversation)."`
+	Turn        int      `placeholder:"N" help:"Copy only the first N turns, and fail when there are fewer (default: all complete turns)."`
+	First       optCount `short:"f" placeholder:"[N]" help:"Copy the first N turns (default 1); with --last, both ends without the middle."`
+	Last        optCount `short:"l" placeholder:"[N]" help:"Copy the last N turns (default 1)."`
+	From        string   `placeholder:"TIME" help:"Copy only the turns started at or after TIME: a duration ago (5days, 2h), a date (2026-01-01), an RFC 3339 time or a conversation ID."`
+	Until       string   `placeholder:"TIME" help:"Copy only the turns started before TIME (same forms as --from)."`
+	NoTurns     bool     `short:"N" name:"no-turns" help:"Copy no turn: the fork starts empty, with the original's title and labels."`
+	Title       string   `short:"t" placeholder:"TITLE" help:"Title of the fork (default: the original's)."`
+	Label       []string `sep:"none" placeholder:"KEY[=VALUE]" help:"Set a label on the fork, on top of those it inherits (repeatable)."`
+	ResetLabels bool     `name:"reset-labels" help:"Drop the labels the fork inherits (before the --label ones are set)."`
+	Activate    bool     `short:"a" help:"Make the fork the active conversation (it always is here; kept for the Rust jp's command lines)."`
 }
 
 // Run forks the conversation.
 func (c *ConversationForkCmd) Run(rt *Runtime) error {
+	o := app.ForkOptions{UpTo: c.Turn, NoTurns: c.NoTurns}
+	var err error
+	if o.First, err = c.First.N("first"); err != nil {
+		return &app.UsageError{Msg: err.Error()}
+	}
+	if o.Last, err = c.Last.N("last"); err != nil {
+		return &app.UsageError{Msg: err.Error()}
+	}
+	if c.Title != "" {
+		o.Title = &c.Title
+	}
+	if c.ResetLabels {
+		o.Labels = append(o.Labels, conversation.LabelDirective{Op: conversation.LabelRemoveAll})
+	}
+	for _, l := range c.Label {
+		d, err := conversation.ParseLabelSet(l)
+		if err != nil {
+			return &app.UsageError{Msg: "--label: " + err.Error()}
+		}
+		o.Labels = append(o.Labels, d)
+	}
 	a, loc, id, err := rt.conversation(c.ID)
 	if err != nil {
 		return err
 	}
-	nid, err := a.Conversations.Fork(rt.Ctx, loc, id, c.Turn)
+	if o.From, err = a.Conversations.Threshold("from", c.From); err != nil {
+		return err
+	}
+	if o.Until, err = a.Conversations.Threshold("until", c.Until); err != nil {
+		return err
+	}
+	nid, err := a.Conversations.ForkWith(rt.Ctx, loc, id, o)
 	if err != nil {
 		return err
 	}
@@ -139,33 +250,230 @@ func (c *ConversationGrepCmd) Run(rt *Runtime) error {
 	return nil
 }
 
-// ConversationLabelCmd is jp conversation label.
+// ConversationLabelCmd is jp conversation label, as the Rust jp has it:
+// jp c label [--id ID] add KEY[=VALUE]..., rm [KEY...] (none: all), ls
+// (also the default). This jp's jp c label ID add|rm KEY keeps working.
 type ConversationLabelCmd struct {
-	ID     string `arg:"" predictor:"conversation" help:"Conversation ID or a unique prefix of one."`
-	Action string `arg:"" enum:"add,rm" help:"add or rm."`
-	Name   string `arg:"" help:"The label: letters, digits and - _ . / :"`
+	ID     string   `short:"i" name:"id" predictor:"conversation" placeholder:"ID" help:"The conversation (default: the active one)."`
+	Args   []string `arg:"" optional:"" help:"add KEY[=VALUE]... | rm [KEY...] | ls; add may be set or a, rm may be r, remove, del or delete."`
+	Format string   `enum:"text,json" default:"text" help:"Output format: text or json."`
 }
 
-// Run adds or removes the label.
+// labelVerb names the verb of jp c label args; "" is none.
+func labelVerb(s string) string {
+	switch s {
+	case "add", "a", "set":
+		return "add"
+	case "rm", "r", "remove", "del", "delete":
+		return "rm"
+	case "ls", "list":
+		return "ls"
+	}
+	return ""
+}
+
+// Run changes or lists the labels.
 func (c *ConversationLabelCmd) Run(rt *Runtime) error {
-	a, loc, id, err := rt.conversation(c.ID)
+	args := c.Args
+	target := c.ID
+	if len(args) > 0 && labelVerb(args[0]) == "" {
+		// This jp's older form: jp c label ID add|rm KEY.
+		if target != "" {
+			return &app.UsageError{Msg: fmt.Sprintf("jp c label: %q is not add, rm or ls (the conversation is already given with --id)", args[0])}
+		}
+		target, args = args[0], args[1:]
+		if len(args) == 0 || labelVerb(args[0]) == "" {
+			return &app.UsageError{Msg: "jp c label takes add KEY[=VALUE]..., rm [KEY...] or ls, e.g. jp c label --id ID add team=core"}
+		}
+	}
+	verb := "ls"
+	if len(args) > 0 {
+		verb, args = labelVerb(args[0]), args[1:]
+	}
+	var ds []conversation.LabelDirective
+	switch {
+	case verb == "ls" && len(args) > 0:
+		return &app.UsageError{Msg: "jp c label ls takes no keys: it lists the conversation's labels"}
+	case verb == "add" && len(args) == 0:
+		return &app.UsageError{Msg: "jp c label add needs at least one KEY[=VALUE]"}
+	case verb == "rm" && len(args) == 0:
+		ds = []conversation.LabelDirective{{Op: conversation.LabelRemoveAll}}
+	}
+	for _, raw := range args {
+		parse := conversation.ParseLabelSet
+		if verb == "rm" {
+			parse = conversation.ParseLabelRemove
+		}
+		d, err := parse(raw)
+		if err != nil {
+			return &app.UsageError{Msg: err.Error()}
+		}
+		ds = append(ds, d)
+	}
+	a, loc, id, err := rt.conversation(target)
 	if err != nil {
 		return err
 	}
-	if err := a.Conversations.Label(rt.Ctx, loc, id, c.Name, c.Action == "add"); err != nil {
+	var labels [][2]string
+	if verb != "ls" {
+		applied, err := a.Conversations.Label(rt.Ctx, loc, id, ds)
+		if err != nil {
+			return err
+		}
+		for _, k := range applied.Missing {
+			fmt.Fprintf(rt.Streams.Err, "⚠ Conversation %s has no label '%s'; nothing to remove.\n", id, safetext.String(k))
+		}
+		labels = applied.Removed
+		if verb == "add" {
+			labels = nil
+			for _, d := range ds {
+				labels = append(labels, [2]string{d.Key, d.Value})
+			}
+		}
+	}
+	s, err := a.Conversations.Get(rt.Ctx, loc, id)
+	if err != nil {
 		return err
 	}
-	verb := "Labelled"
-	if c.Action == "rm" {
-		verb = "Unlabelled"
+	if verb == "ls" {
+		lm := s.Metadata.LabelMap()
+		for _, k := range slices.Sorted(maps.Keys(lm)) {
+			labels = append(labels, [2]string{k, lm[k]})
+		}
 	}
-	fmt.Fprintf(rt.Streams.Out, "%s conversation %s: %s\n", verb, id, c.Name)
+	if c.Format == "json" {
+		type kv struct {
+			Key   string `json:"key"`
+			Value string `json:"value"`
+		}
+		out := struct {
+			Action       string `json:"action,omitempty"`
+			Conversation struct {
+				ID    string  `json:"id"`
+				Title *string `json:"title"`
+			} `json:"conversation"`
+			Labels []kv `json:"labels"`
+		}{Labels: []kv{}}
+		if verb == "add" {
+			out.Action = "added"
+		} else if verb == "rm" {
+			out.Action = "removed"
+		}
+		out.Conversation.ID = string(id)
+		if s.Metadata.Title != "" {
+			out.Conversation.Title = &s.Metadata.Title
+		}
+		for _, l := range labels {
+			out.Labels = append(out.Labels, kv{l[0], l[1]})
+		}
+		return writeJSON(rt.Streams.Out, out)
+	}
+	names := make([]string, len(labels))
+	for i, l := range labels {
+		names[i] = safetext.String(conversation.LabelText(l[0], l[1]))
+	}
+	who := string(id)
+	if s.Metadata.Title != "" {
+		who += ": " + safetext.String(trimTitle(s.Metadata.Title))
+	}
+	switch {
+	case verb == "ls" && len(names) == 0:
+		fmt.Fprintf(rt.Streams.Out, "%s\nNo labels.\n", id)
+	case verb == "ls":
+		fmt.Fprintf(rt.Streams.Out, "%s\n%s\n", id, strings.Join(names, "\n"))
+	case verb == "add":
+		fmt.Fprintf(rt.Streams.Out, "Added labels %s to %s\n", strings.Join(names, ", "), who)
+	case len(names) == 0:
+		fmt.Fprintf(rt.Streams.Out, "No labels to remove from %s\n", who)
+	default:
+		fmt.Fprintf(rt.Streams.Out, "Removed labels %s from %s\n", strings.Join(names, ", "), who)
+	}
 	return nil
 }
 
-// ConversationEditCmd is jp conversation edit.
+// ConversationEditCmd is jp conversation edit. Without flags it opens the
+// title, pinned flag and labels in the editor; the Rust jp's flags change
+// them directly.
 type ConversationEditCmd struct {
-	ID string `arg:"" optional:"" predictor:"conversation" help:"Conversation ID or a unique prefix of one (default: the active conversation)."`
+	ID         string      `arg:"" optional:"" predictor:"conversation" help:"Conversation ID or a unique prefix of one (default: the active conversation)."`
+	Pin        optBool     `placeholder:"[BOOL]" help:"Pin (true) or unpin (false) the conversation; alone, toggles."`
+	Title      optText     `placeholder:"[TITLE]" help:"Set the title; alone, generate one with conversation.title.model."`
+	NoTitle    bool        `name:"no-title" help:"Remove the title."`
+	Tmp        optDuration `placeholder:"[DURATION|now]" help:"Expire the conversation DURATION from now (now: once no longer active); alone, toggles. Recorded as the Rust jp's expires_at."`
+	NoTmp      bool        `name:"no-tmp" help:"Remove the expiry."`
+	Local      optBool     `placeholder:"[BOOL]" help:"Keep the conversation on this machine only (not supported by this jp yet)."`
+	Events     bool        `short:"e" help:"Open events.json in the editor (not supported by this jp yet: jp c path --events prints it)."`
+	Metadata   bool        `short:"m" help:"Open metadata.json in the editor (not supported by this jp yet: jp c path --metadata prints it)."`
+	BaseConfig bool        `short:"b" name:"base-config" help:"Open base_config.json in the editor (not supported by this jp yet: jp c path --base-config prints it)."`
+}
+
+// properties applies the Rust jp's property flags; ok is false when none
+// was given.
+func (c *ConversationEditCmd) properties(rt *Runtime) (ok bool, err error) {
+	for _, f := range []struct {
+		on   bool
+		name string
+	}{{c.Events, "--events"}, {c.Metadata, "--metadata"}, {c.BaseConfig, "--base-config"}, {c.Local.Set, "--local"}} {
+		if f.on {
+			return true, &app.UsageError{Msg: "jp c edit " + f.name + " is not supported by this jp yet: jp c path prints the conversation's files, and jp c edit alone edits its title, pin and labels"}
+		}
+	}
+	if !c.Pin.Set && !c.Title.Set && !c.NoTitle && !c.Tmp.Set && !c.NoTmp {
+		return false, nil
+	}
+	if c.Title.Set && c.NoTitle || c.Tmp.Set && c.NoTmp {
+		return true, &app.UsageError{Msg: "--title and --no-title (or --tmp and --no-tmp) contradict each other: give one"}
+	}
+	var e app.Edit
+	if c.Tmp.Set {
+		switch v := c.Tmp.Value; {
+		case v == "":
+			e.ToggleExpiry = true
+		case strings.EqualFold(v, "now"):
+			var zero time.Duration
+			e.ExpiresIn = &zero
+		default:
+			d, err := timespec.ParseDuration(v)
+			if err != nil {
+				return true, &app.UsageError{Msg: "--tmp: " + err.Error() + " (or now)"}
+			}
+			e.ExpiresIn = &d
+		}
+	}
+	e.NoExpiry, e.NoTitle = c.NoTmp, c.NoTitle
+	a, loc, id, err := rt.conversation(c.ID)
+	if err != nil {
+		return true, err
+	}
+	if c.Pin.Set {
+		s, err := a.Conversations.Get(rt.Ctx, loc, id)
+		if err != nil {
+			return true, err
+		}
+		pin, err := c.Pin.Want("pin", s.Metadata.Pinned())
+		if err != nil {
+			return true, &app.UsageError{Msg: err.Error()}
+		}
+		e.Pinned = &pin
+	}
+	if c.Title.Set && c.Title.Value != "" {
+		e.Title = &c.Title.Value
+	}
+	if err := a.Conversations.Apply(rt.Ctx, loc, id, e); err != nil {
+		return true, err
+	}
+	if c.Title.Set && c.Title.Value == "" {
+		title, err := a.Query.GenerateTitle(rt.Ctx, app.TitleInput{
+			Loc: loc, Conversation: id, LaunchDir: rt.Paths.LaunchDir,
+			UserConfigDir: rt.Paths.ConfigDir, Environ: rt.Environ, Overrides: rt.Globals.Cfg,
+		})
+		if err != nil {
+			return true, err
+		}
+		fmt.Fprintf(rt.Streams.Out, "Titled conversation %s: %s\n", id, safetext.String(trimTitle(title)))
+	}
+	fmt.Fprintf(rt.Streams.Out, "Updated conversation %s\n", id)
+	return true, nil
 }
 
 // editDoc is what jp conversation edit puts in the editor.
@@ -177,8 +485,12 @@ type editDoc struct {
 
 const editHeader = "# Edit this conversation's title, pinned flag and labels, then save and quit.\n# Quit without saving (or empty the file) to change nothing.\n"
 
-// Run opens the metadata in the editor and applies what was saved.
+// Run applies the property flags, or without them opens the metadata in
+// the editor and applies what was saved.
 func (c *ConversationEditCmd) Run(rt *Runtime) error {
+	if done, err := c.properties(rt); done || err != nil {
+		return err
+	}
 	a, loc, id, err := rt.conversation(c.ID)
 	if err != nil {
 		return err

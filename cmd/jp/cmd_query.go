@@ -15,6 +15,7 @@ import (
 	"github.com/jpcli/jp/adapters/sysclock"
 	"github.com/jpcli/jp/app"
 	"github.com/jpcli/jp/domain/config"
+	"github.com/jpcli/jp/domain/schemadsl"
 	"github.com/jpcli/jp/domain/workspace"
 	jpwire "github.com/jpcli/jp/wire"
 )
@@ -52,7 +53,7 @@ type QueryCmd struct {
 	Template     bool     `short:"%" name:"template" help:"Read the message as a template: {{ name }} is replaced by template.values.name from the configuration."`
 	Replay       bool     `name:"replay" help:"Send the conversation's last message again (not supported by this jp yet)."`
 	Mount        []string `name:"mount" sep:"none" placeholder:"[TOOL:]NAME=PATH[:MODE]" help:"Mount a path outside the checkout for the tools (not supported by this jp yet)."`
-	Schema       string   `placeholder:"FILE|JSON" help:"Ask for structured output matching this JSON Schema (a file, or the JSON itself); the JSON answer alone is printed on stdout."`
+	Schema       string   `short:"s" placeholder:"SCHEMA" help:"Ask for structured output: the shorthand ('summary, age int, ?tags [string]'), a JSON Schema, or @FILE (a bare existing file path works too); the JSON answer alone is printed on stdout."`
 }
 
 // overrides turns the model-parameter flags into configuration overrides
@@ -259,29 +260,37 @@ func isRegular(p string) bool {
 	return err == nil && fi.Mode().IsRegular()
 }
 
-// schema reads --schema: a file when one exists at that path, else the
-// JSON itself.
+// schema reads --schema: @FILE (or a bare path to an existing file) is
+// read; its text, or the flag's, is the shorthand or a JSON Schema
+// (schemadsl.Parse).
 func (c *QueryCmd) schema(launchDir string) ([]byte, error) {
 	if c.Schema == "" {
 		return nil, nil
 	}
 	text := strings.TrimSpace(c.Schema)
-	if !strings.HasPrefix(text, "{") {
-		path := text
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(launchDir, path)
-		}
+	path, at := strings.CutPrefix(text, "@")
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(launchDir, path)
+	}
+	if at || !strings.HasPrefix(text, "{") && isRegular(path) {
 		b, err := os.ReadFile(path)
 		if err != nil {
-			return nil, &app.UsageError{Msg: fmt.Sprintf("--schema %s: %v (give a file holding a JSON Schema, or the JSON itself)", c.Schema, errors.Unwrap(err))}
+			return nil, &app.UsageError{Msg: fmt.Sprintf("--schema %s: %v (give @FILE holding a schema, the shorthand, or the JSON itself)", c.Schema, errors.Unwrap(err))}
 		}
 		text = string(b)
 	}
-	var obj map[string]any
-	if err := json.Unmarshal([]byte(text), &obj); err != nil || obj == nil {
-		return nil, &app.UsageError{Msg: fmt.Sprintf("--schema: not a JSON object (%v)", err)}
+	out, err := schemadsl.Parse(text)
+	if err != nil && strings.HasPrefix(strings.TrimSpace(text), "{") {
+		return nil, &app.UsageError{Msg: fmt.Sprintf("--schema: not a JSON object (%v)", strings.TrimPrefix(err.Error(), "invalid JSON schema: "))}
 	}
-	return []byte(text), nil
+	if err != nil {
+		return nil, &app.UsageError{Msg: fmt.Sprintf("--schema: %v (give the shorthand, e.g. 'summary, age int', a JSON Schema object, or @FILE)", err)}
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(out, &obj); err != nil || obj == nil {
+		return nil, &app.UsageError{Msg: "--schema: not a JSON object (give a JSON Schema object, the shorthand, or @FILE)"}
+	}
+	return out, nil
 }
 
 // Run sends the message and runs the turn loop.

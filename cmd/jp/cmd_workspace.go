@@ -20,7 +20,9 @@ const initSharingLine = "Conversations under .jp/ are meant to be committed; wha
 
 // InitCmd is jp init.
 type InitCmd struct {
-	Dir string `arg:"" optional:"" type:"path" help:"Directory to make a workspace (default: current directory)."`
+	Dir      string  `arg:"" optional:"" type:"path" help:"Directory to make a workspace (default: current directory)."`
+	UserName *string `name:"user-name" placeholder:"NAME" env:"JP_USER_NAME" help:"Your name for conversations (user.name), recorded in your user configuration file without asking. Without it jp init asks on a terminal (or a --headless script's text @init:user_name step), unless user.name is already set there."`
+	Headless string  `placeholder:"FILE" env:"JP_HEADLESS" help:"Answer jp init's question from a script file (see docs/headless.md)."`
 }
 
 // Run creates the workspace.
@@ -29,6 +31,7 @@ func (c *InitCmd) Run(rt *Runtime) error {
 	if dir == "" {
 		dir = rt.Paths.LaunchDir
 	}
+	rt.Front.Headless = c.Headless
 	a, err := rt.App()
 	if err != nil {
 		return err
@@ -45,6 +48,9 @@ func (c *InitCmd) Run(rt *Runtime) error {
 	}
 	fmt.Fprintf(rt.Streams.Out, "Initialized jp workspace %s in %s\n", f.ID, filepath.Join(f.Root, ".jp"))
 	fmt.Fprintln(rt.Streams.Out, initSharingLine)
+	if err := c.userName(rt, a); err != nil {
+		return err
+	}
 	// Running jp init here is trusting the directory; what it already
 	// held (a clone's configuration) is named, so the trust is not blind.
 	if err := a.Trust.TrustRoot(rt.Ctx, f.Root, in); err != nil {

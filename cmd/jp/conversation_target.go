@@ -7,6 +7,7 @@ import (
 
 	"github.com/jpcli/jp/adapters/terminal"
 	"github.com/jpcli/jp/app"
+	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/workspace"
 	"github.com/jpcli/jp/ports"
 	jpwire "github.com/jpcli/jp/wire"
@@ -80,6 +81,15 @@ func (rt *Runtime) pick(a *jpwire.App, loc workspace.Location, raw string, f app
 	list, err := a.Conversations.PickerCandidates(rt.Ctx, loc, f)
 	if err != nil {
 		return "", err
+	}
+	return rt.pickFrom(raw, list)
+}
+
+// pickFrom runs the conversation picker over list on the terminal; raw
+// names what asked for it in messages.
+func (rt *Runtime) pickFrom(raw string, list []conversation.Summary) (string, error) {
+	if rt.Paths.TTYIn == nil || rt.Paths.TTYOut == nil {
+		return "", &app.UsageError{Msg: raw + " picks a conversation interactively and there is no terminal: give a conversation ID instead (jp conversation ls lists them)"}
 	}
 	if len(list) == 0 {
 		return "", &app.UserError{Msg: raw + ": no conversation to pick from here (jp conversation ls lists them)"}

@@ -40,6 +40,8 @@ type Config struct {
 	// SafeDirectories is read by the workspace search from the user's
 	// file alone (tomlconfig.SafeDirectories); here it only validates.
 	SafeDirectories []string `toml:"safe_directories" doc:"Workspace directories whose .jp/ or .jp.toml another user may own, like git's safe.directory: an absolute path, a path ending in /* for every directory below it, or \"*\" for all. Only the user configuration file counts; in a workspace's files the key has no effect."`
+	// User is who the user is (the Rust jp's [user]).
+	User User `toml:"user" doc:"Who you are in conversations (jp init asks for it)."`
 
 	// ProjectFiles are the checkout's instruction files (AGENTS.md,
 	// .jp/instructions.md) that exist, read by the loader; not a key.
@@ -49,6 +51,11 @@ type Config struct {
 // Editor is the [editor] table.
 type Editor struct {
 	Cmd string `toml:"cmd" doc:"The editor command, words split on spaces (e.g. \"code --wait\"); the file to edit is added last. Empty: $JP_EDITOR, $VISUAL, $EDITOR, then editor, nano or vi found on $PATH."`
+}
+
+// User is the [user] table, as the Rust jp has it.
+type User struct {
+	Name string `toml:"name" doc:"Your display name, as the Rust jp's jp init records it in the user configuration file (this jp records it but does not stamp it on messages yet). Empty: none."`
 }
 
 // Assistant is the [assistant] table.
