@@ -112,7 +112,6 @@ func (q *Query) applyMeta(ctx context.Context, rs *runState, f QueryFlags) error
 	})
 }
 
-
 // quoteSeed puts the conversation's last answer before the message for
 // --quote, as a "> " blockquote (verbatim with --quote=false), and asks
 // to compose unless -E; without an earlier answer it says so in one line.
