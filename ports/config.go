@@ -94,4 +94,7 @@ type ConfigEditor interface {
 	// write is atomic. A file that is not TOML is a *config.SyntaxError
 	// and is left alone.
 	SetString(ctx context.Context, file string, table []string, key, value string) error
+	// Set is SetString for a value of any TOML type: a string, a bool,
+	// an int64, a float64, or an array ([]any) of those.
+	Set(ctx context.Context, file string, table []string, key string, value any) error
 }

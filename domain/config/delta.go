@@ -37,8 +37,19 @@ func Changed(before, changes map[string]any) map[string]any {
 	return out
 }
 
+// SameValue compares two tree values, numbers by value ([]string as
+// []any of strings).
+func SameValue(a, b any) bool { return sameValue(a, b) }
+
 // sameValue compares two tree values, numbers by value.
 func sameValue(a, b any) bool {
+	if s, ok := b.([]string); ok {
+		l := make([]any, len(s))
+		for i, x := range s {
+			l[i] = x
+		}
+		b = l
+	}
 	if x, ok := number(a); ok {
 		y, ok := number(b)
 		return ok && x == y
