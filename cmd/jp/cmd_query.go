@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jpcli/jp/adapters/memstore"
 	"github.com/jpcli/jp/adapters/sysclock"
@@ -25,7 +26,7 @@ type QueryCmd struct {
 	Conversation string   `short:"i" name:"id" aliases:"conversation" placeholder:"ID" predictor:"conversation" help:"Continue this conversation (default: the one last active in this checkout); --conversation is the old name."`
 	New          bool     `short:"n" help:"Start a new conversation."`
 	Local        bool     `help:"Start a new conversation kept only on this machine (never written into the checkout's .jp/)."`
-	Tmp          bool     `help:"Run a new conversation that is removed when the run ends (see docs/scripting.md)."`
+	Tmp          string   `name:"tmp" placeholder:"DURATION" help:"Start a temporary conversation: --tmp=DURATION keeps it until DURATION after it was created (30m, 2h, 7d), bare --tmp until it is no longer the active one; expired ones are removed when a jp q run ends (see docs/scripting.md)."`
 	Model        string   `short:"m" placeholder:"PROVIDER/MODEL" predictor:"model" help:"Model to use, e.g. openai/gpt-4o, anthropic/claude-sonnet-4-5, ollama/llama3.1, demo/echo."`
 	Edit         bool     `short:"e" help:"Compose in the editor even when a message is given (seeded with it)."`
 	NoEdit       bool     `short:"E" name:"no-edit" help:"Never compose; fail if there is no message."`
@@ -239,6 +240,10 @@ func (c *QueryCmd) Run(rt *Runtime) error {
 	if err != nil {
 		return err
 	}
+	tmp, tmpFor, err := parseTmp(c.Tmp)
+	if err != nil {
+		return err
+	}
 	has := len(c.Message) > 0
 	noPersist := rt.Globals.NoPersist || rt.Globals.NoPersistP
 	var stdin string
@@ -299,12 +304,56 @@ func (c *QueryCmd) Run(rt *Runtime) error {
 		Target: rt.Globals.Workspace, LaunchDir: rt.Paths.LaunchDir,
 		Message: msg, HasMessage: has,
 		Conversation: c.Conversation, New: c.New, Local: c.Local, Model: c.Model,
-		Tmp: c.Tmp, NoPersist: noPersist,
+		Tmp: tmp, TmpFor: tmpFor, NoPersist: noPersist,
 		Edit: c.Edit, NoEdit: c.NoEdit, Schema: schema, HideReasoning: c.HideReason,
 		Attach: c.Attach, Stdin: stdin, HasStdin: hasStdin,
 		UserConfigDir: rt.Paths.ConfigDir, Environ: rt.Environ, Overrides: overrides,
 	})
 	return err
+}
+
+// tmpBare is what a bare --tmp becomes before parsing (tmpArgs): kong
+// flags take no optional value.
+const tmpBare = "--tmp=0s"
+
+// tmpArgs rewrites a bare --tmp (before a "--") as --tmp=0s, so that the
+// word after it stays the message, as with the Rust jp's --tmp[=DURATION].
+func tmpArgs(args []string) []string {
+	out := args
+	cloned := false
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "--tmp" {
+			if !cloned {
+				out, cloned = slices.Clone(args), true
+			}
+			out[i] = tmpBare
+		}
+	}
+	return out
+}
+
+// parseTmp reads --tmp's DURATION: Go's form (90s, 30m, 2h30m) or a
+// number of days or weeks (7d, 2w); 0s is a bare --tmp. "" is no --tmp.
+func parseTmp(v string) (bool, time.Duration, error) {
+	if v == "" {
+		return false, 0, nil
+	}
+	s := strings.TrimSpace(v)
+	for suffix, unit := range map[string]time.Duration{"d": 24 * time.Hour, "w": 7 * 24 * time.Hour} {
+		if n, ok := strings.CutSuffix(s, suffix); ok {
+			if k, err := strconv.ParseUint(n, 10, 32); err == nil {
+				return true, time.Duration(k) * unit, nil
+			}
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return false, 0, &app.UsageError{Msg: fmt.Sprintf("--tmp=%s: not a duration: write e.g. --tmp=30m, --tmp=2h or --tmp=7d (or a bare --tmp)", v)}
+	}
+	return true, d, nil
 }
 
 func isTerminal(r io.Reader) bool {

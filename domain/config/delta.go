@@ -94,16 +94,23 @@ func number(v any) (float64, bool) {
 	return 0, false
 }
 
+// RustModelID is a model ID as the Rust jp writes it in a configuration
+// delta: { "provider", "name" }, in that order.
+type RustModelID struct {
+	Provider string `json:"provider"`
+	Name     string `json:"name"`
+}
+
 // RustDeltaShape returns a copy of a delta tree in the shape the Rust jp
-// writes in a config_delta: assistant.model.id "provider/name" as the
-// table { provider, name } (this jp reads both).
+// writes in a config_delta: assistant.model.id "provider/name" as
+// RustModelID (this jp reads both).
 func RustDeltaShape(tree map[string]any) map[string]any {
 	out := Clone(tree)
 	a, _ := out["assistant"].(map[string]any)
 	m, _ := a["model"].(map[string]any)
 	if id, ok := m["id"].(string); ok {
 		if p, n, ok := strings.Cut(id, "/"); ok && p != "" && n != "" {
-			m["id"] = map[string]any{"provider": p, "name": n}
+			m["id"] = RustModelID{Provider: p, Name: n}
 		}
 	}
 	return out

@@ -37,7 +37,7 @@ func TestChanged(t *testing.T) {
 func TestRustDeltaShape(t *testing.T) {
 	in := map[string]any{"assistant": map[string]any{"model": map[string]any{"id": "anthropic/claude-x"}}}
 	got := RustDeltaShape(in)
-	want := map[string]any{"assistant": map[string]any{"model": map[string]any{"id": map[string]any{"provider": "anthropic", "name": "claude-x"}}}}
+	want := map[string]any{"assistant": map[string]any{"model": map[string]any{"id": RustModelID{Provider: "anthropic", Name: "claude-x"}}}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %v", got)
 	}
