@@ -8,10 +8,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/jpcli/jp/domain/config"
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/workspace"
+	"github.com/jpcli/jp/internal/safetext"
 	"github.com/jpcli/jp/ports"
 )
 
@@ -84,6 +86,11 @@ func (q *Query) recordConfigDelta(ctx context.Context, rs *runState, changes map
 				changes["assistant"].(map[string]any)["model"].(map[string]any)["id"] = rs.model.String()
 			}
 		}
+	}
+	changes, secret := config.WithoutSecrets(changes)
+	if len(secret) > 0 {
+		// Key names only, never values; names come from the command line.
+		q.chromeLine(rs, safetext.String(fmt.Sprintf("Not recorded in the conversation (it never keeps a secret): %s; they apply to this run only.", strings.Join(secret, ", "))))
 	}
 	ev, ok, err := configDeltaEvent(q.ids, q.clock, changes)
 	if err != nil || !ok {
@@ -162,14 +169,19 @@ func (q *Query) SetConversationConfig(ctx context.Context, in ConversationConfig
 		}
 		return ConversationConfigResult{}, err
 	}
-	ev, ok, err := configDeltaEvent(q.ids, q.clock, res.CommandLine)
+	changes, secret := config.WithoutSecrets(res.CommandLine)
+	if len(secret) > 0 {
+		return ConversationConfigResult{}, &UsageError{Msg: safetext.String(fmt.Sprintf(
+			"%s holds a secret, which a conversation never records (it may be committed): set it in a configuration file (jp config set --user); nothing was written", strings.Join(secret, ", ")))}
+	}
+	ev, ok, err := configDeltaEvent(q.ids, q.clock, changes)
 	if err != nil || !ok {
 		return ConversationConfigResult{Conversation: id}, err
 	}
 	if err := q.store.Append(ctx, loc, id, ev); err != nil {
 		return ConversationConfigResult{Conversation: id}, err
 	}
-	return ConversationConfigResult{Conversation: id, Changed: leafPaths("", res.CommandLine)}, nil
+	return ConversationConfigResult{Conversation: id, Changed: leafPaths("", changes)}, nil
 }
 
 // leafPaths lists the dot paths of a tree's leaves, sorted.

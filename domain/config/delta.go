@@ -115,3 +115,37 @@ func RustDeltaShape(tree map[string]any) map[string]any {
 	}
 	return out
 }
+
+// WithoutSecrets returns a copy of a delta tree without the values Redact
+// hides (headers, env values, tokens, keys, ...), and the dot paths it
+// left out: a conversation's recorded configuration, which the checkout
+// may commit, never holds a secret.
+func WithoutSecrets(tree map[string]any) (map[string]any, []string) {
+	red, _ := Redact(tree).(map[string]any)
+	var dropped []string
+	var walk func(src, r map[string]any, prefix []string) map[string]any
+	walk = func(src, r map[string]any, prefix []string) map[string]any {
+		out := map[string]any{}
+		for k, v := range src {
+			p := append(append([]string(nil), prefix...), k)
+			if sub, ok := v.(map[string]any); ok {
+				rsub, _ := r[k].(map[string]any)
+				if d := walk(sub, rsub, p); len(d) > 0 {
+					out[k] = d
+				}
+				continue
+			}
+			if !sameValue(v, r[k]) {
+				dropped = append(dropped, JoinPath(p...))
+				continue
+			}
+			out[k] = cloneValue(v)
+		}
+		return out
+	}
+	out := walk(tree, red, nil)
+	if len(out) == 0 {
+		out = nil
+	}
+	return out, dropped
+}
