@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/jpcli/jp/domain/config"
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/workspace"
+	"github.com/jpcli/jp/internal/safetext"
 	"github.com/jpcli/jp/ports"
 )
 
@@ -84,6 +86,11 @@ func (q *Query) recordConfigDelta(ctx context.Context, rs *runState, changes map
 				changes["assistant"].(map[string]any)["model"].(map[string]any)["id"] = rs.model.String()
 			}
 		}
+	}
+	changes, secret := config.WithoutSecrets(changes)
+	if len(secret) > 0 {
+		// Key names only, never values; names come from the command line.
+		q.chromeLine(rs, safetext.String(fmt.Sprintf("Not recorded in the conversation (it never keeps a secret): %s; they apply to this run only.", strings.Join(secret, ", "))))
 	}
 	ev, ok, err := configDeltaEvent(q.ids, q.clock, changes)
 	if err != nil || !ok {
@@ -227,7 +234,12 @@ func (q *Query) setConversationConfig(ctx context.Context, in ConversationConfig
 		}
 		return ConversationConfigResult{}, err
 	}
-	ev, ok, err := configDeltaEvent(q.ids, q.clock, res.CommandLine)
+	changes, secret := config.WithoutSecrets(res.CommandLine)
+	if len(secret) > 0 {
+		return ConversationConfigResult{}, &UsageError{Msg: safetext.String(fmt.Sprintf(
+			"%s holds a secret, which a conversation never records (it may be committed): set it in a configuration file (jp config set --user); nothing was written", strings.Join(secret, ", ")))}
+	}
+	ev, ok, err := configDeltaEvent(q.ids, q.clock, changes)
 	if err != nil || !ok {
 		return ConversationConfigResult{Conversation: id}, err
 	}
@@ -238,8 +250,8 @@ func (q *Query) setConversationConfig(ctx context.Context, in ConversationConfig
 		before = &res.Trust
 	}
 	src.Overrides = nil
-	q.keepTrustAfterDelta(ctx, src, loc, id, *before, res.CommandLine)
-	return ConversationConfigResult{Conversation: id, Changed: leafPaths("", res.CommandLine)}, nil
+	q.keepTrustAfterDelta(ctx, src, loc, id, *before, changes)
+	return ConversationConfigResult{Conversation: id, Changed: leafPaths("", changes)}, nil
 }
 
 // leafPaths lists the dot paths of a tree's leaves, sorted.
@@ -271,3 +283,90 @@ func sortedTreeKeys(m map[string]any) []string {
 // modelOverride is --model as the override of assistant.model.id, so that
 // it is recorded with the run's other configuration changes.
 func modelOverride(model string) string { return "assistant.model.id=" + strconv.Quote(model) }
+
+// Configuration files jp config set writes.
+const (
+	ConfigTargetWorkspace = "workspace" // <root>/.jp/config.toml (the default)
+	ConfigTargetUser      = "user"      // <UserConfigDir>/config.toml
+	ConfigTargetCwd       = "cwd"       // .jp.toml in the launch directory
+)
+
+// ConfigFileInput is one jp config set into a file.
+type ConfigFileInput struct {
+	Target    string
+	LaunchDir string
+	// File is one of the ConfigTarget* names.
+	File string
+	// Overrides are key.path=value assignments.
+	Overrides     []string
+	UserConfigDir string
+	Environ       []string
+}
+
+// SetConfigFile writes the keys of in.Overrides into the configuration
+// file in.File names, keeping the rest of it as written, and returns the
+// file's path. Values are validated against the schema first: a bad key
+// or value is a one-line error and nothing is written.
+func (q *Query) SetConfigFile(ctx context.Context, in ConfigFileInput) (string, error) {
+	if len(in.Overrides) == 0 {
+		return "", &UsageError{Msg: "nothing to set: give KEY VALUE, e.g. jp config set assistant.model.id anthropic/claude-sonnet-4-5"}
+	}
+	if q.configFiles == nil {
+		return "", errors.New("jp config set: no configuration editor")
+	}
+	res, root, err := resolveConfig(ctx, q.ws, q.config, ConfigInput{
+		Target: in.Target, LaunchDir: in.LaunchDir, UserConfigDir: in.UserConfigDir,
+		Environ: in.Environ, Overrides: in.Overrides, quietTrust: true,
+	})
+	if err != nil {
+		var ke *config.KeyError
+		if errors.As(err, &ke) {
+			return "", &UserError{Msg: err.Error() + "; nothing was written", Err: err}
+		}
+		return "", err
+	}
+	var file string
+	switch in.File {
+	case ConfigTargetUser:
+		if in.UserConfigDir == "" {
+			return "", &UsageError{Msg: "--user: no user configuration directory (set XDG_CONFIG_HOME or HOME)"}
+		}
+		file = filepath.Join(in.UserConfigDir, "config.toml")
+	case ConfigTargetWorkspace, ConfigTargetCwd:
+		if root == "" {
+			return "", &UsageError{Msg: "not in a jp workspace: use --user to set it in your own configuration, or jp init"}
+		}
+		file = filepath.Join(root, ".jp", "config.toml")
+		if in.File == ConfigTargetCwd {
+			file = filepath.Join(in.LaunchDir, ".jp.toml")
+		}
+	default:
+		return "", &UsageError{Msg: fmt.Sprintf("unknown configuration file %q: use --user, --cwd or the workspace's (the default)", in.File)}
+	}
+	for _, leaf := range treeLeaves(nil, res.CommandLineValues) {
+		if err := q.configFiles.Set(ctx, file, leaf.path[:len(leaf.path)-1], leaf.path[len(leaf.path)-1], leaf.value); err != nil {
+			return "", err
+		}
+	}
+	return file, nil
+}
+
+type treeLeaf struct {
+	path  []string
+	value any
+}
+
+// treeLeaves lists a tree's leaves (values that are not tables), sorted
+// by path.
+func treeLeaves(prefix []string, tree map[string]any) []treeLeaf {
+	var out []treeLeaf
+	for _, k := range sortedTreeKeys(tree) {
+		p := append(slices.Clone(prefix), k)
+		if sub, ok := tree[k].(map[string]any); ok {
+			out = append(out, treeLeaves(p, sub)...)
+			continue
+		}
+		out = append(out, treeLeaf{path: p, value: tree[k]})
+	}
+	return out
+}

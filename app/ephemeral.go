@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/draft"
@@ -12,22 +13,24 @@ import (
 	"github.com/jpcli/jp/ports"
 )
 
-// Runs that keep nothing (docs/scripting.md, "Runs that keep nothing"):
+// Runs that keep little (docs/scripting.md, "Runs that keep nothing"):
 //
-//   - jp q --tmp runs a new conversation in the store, never projected
-//     into the checkout and never made the active one, and removes it when
-//     the run ends, on every path that returns (an answer, an error, a
-//     Ctrl-C or SIGTERM shutdown); a queued reply answered in the same run
-//     is part of it.
+//   - jp q --tmp[=DURATION] runs a new conversation, never projected into
+//     the checkout, whose metadata.json records when it expires
+//     (expires_at, the Rust jp's key): its creation plus DURATION (bare
+//     --tmp: its creation). It is the active conversation like any new
+//     one, so later turns can continue it; at the end of each jp q run,
+//     every conversation that has expired and is neither the active one
+//     nor in use by another process is removed (sweepExpired), as the
+//     Rust jp does at the end of each command.
 //   - jp q --no-persist runs on a Query whose conversation store, drafts
 //     and locks are in memory (InMemory): no conversation directory, no
 //     draft, no checkout record and no active conversation are written.
-//
-// Either way, text the user composed in the terminal or editor that was
-// not answered by the end of the run (an error, an interrupt, a reply left
-// queued) would be lost with the conversation: it is kept instead as the
-// draft of a new, ordinary (--local) conversation in the real store, and
-// one line names it. Text given as an argument or on stdin is not kept.
+//     Text the user composed in the terminal or editor that was not
+//     answered by the end of the run would be lost with it: it is kept
+//     instead as the draft of a new, ordinary (--local) conversation in
+//     the real store, and one line names it. Text given as an argument or
+//     on stdin is not kept.
 
 // ScratchStore is what InMemory needs: conversations, drafts and locks
 // that live only as long as the process.
@@ -59,7 +62,7 @@ func (q *Query) checkEphemeral(in QueryInput) error {
 	switch {
 	case in.Tmp && in.NoPersist:
 		return &UsageError{Msg: "--tmp and --no-persist exclude each other (--no-persist stores nothing at all)"}
-	case (in.Tmp || in.NoPersist) && in.Conversation != "":
+	case in.Tmp && in.Conversation != "":
 		return &UsageError{Msg: fmt.Sprintf("%s always starts a new conversation: drop -i (to ask in the context of a conversation, fork it: jp conversation fork)", ephemeralFlag(in))}
 	case in.NoPersist && q.durable == nil:
 		return errors.New("--no-persist: the query was not given an in-memory store")
@@ -86,18 +89,48 @@ func storageOf(in QueryInput) string {
 	return ""
 }
 
-// endEphemeral ends a --tmp or --no-persist run's conversation: an
-// unanswered composed message still in its draft is rescued, then a --tmp
-// conversation is removed. It runs while the run still holds the
-// conversation's lock, on every path out of Run.
-func (q *Query) endEphemeral(ctx context.Context, loc workspace.Location, id conversation.ID, in QueryInput) {
+// endEphemeral ends a --no-persist run's conversation: an unanswered
+// composed message still in its draft is rescued. It runs while the run
+// still holds the conversation's lock, on every path out of Run.
+func (q *Query) endEphemeral(ctx context.Context, loc workspace.Location, id conversation.ID, _ QueryInput) {
 	ctx = context.WithoutCancel(ctx) // a shutdown must not stop the cleanup
 	q.rescueDraft(ctx, loc, id)
-	if !in.Tmp {
+}
+
+// setExpiry records when a --tmp conversation expires: for after its
+// creation (the time in its ID), as the Rust jp does.
+func (q *Query) setExpiry(ctx context.Context, loc workspace.Location, id conversation.ID, after time.Duration) error {
+	at := id.Time().Add(after)
+	return q.store.UpdateMetadata(ctx, loc, id, func(m *conversation.Metadata) error {
+		m.SetExpiresAt(&at)
+		return nil
+	})
+}
+
+// sweepExpired removes the conversations of loc that have expired, other
+// than keep and the active one, skipping any another process holds. It
+// runs on every path out of a run that stores its conversation; a failure
+// leaves the conversation for the next run.
+func (q *Query) sweepExpired(ctx context.Context, loc workspace.Location, keep conversation.ID) {
+	ctx = context.WithoutCancel(ctx)
+	list, err := q.store.List(ctx, loc)
+	if err != nil {
 		return
 	}
-	if err := q.store.Remove(ctx, loc, id); err != nil && !errors.Is(err, ports.ErrNotFound) {
-		q.chromeNote(fmt.Sprintf("The temporary conversation %s could not be removed: %v (remove it with jp conversation rm %s).", id, err, id))
+	active, _ := q.store.Active(ctx, loc)
+	now := q.clock.Now()
+	for _, s := range list {
+		if s.ID == keep || s.ID == active || s.Unreadable != nil || !s.Metadata.Expired(now) {
+			continue
+		}
+		release, err := q.locker.Lock(ctx, loc, s.ID, 0)
+		if err != nil {
+			continue // in use: the next run sweeps it
+		}
+		if err := q.store.Remove(ctx, loc, s.ID); err != nil && !errors.Is(err, ports.ErrNotFound) {
+			q.chromeNote(fmt.Sprintf("The expired conversation %s could not be removed: %v (remove it with jp conversation rm %s).", s.ID, err, s.ID))
+		}
+		_ = release()
 	}
 }
 
@@ -126,4 +159,29 @@ func (q *Query) rescueDraft(ctx context.Context, loc workspace.Location, id conv
 		return
 	}
 	q.chromeNote(fmt.Sprintf("Not answered. What you typed is the draft of conversation %s: jp q -i %s opens it again.", nid, nid))
+}
+
+// scratchCopy picks the conversation of a jp q --no-persist run, as the
+// Rust jp does: the one -i names, else the active one (none: a new one).
+// Its events are copied into the run's in-memory store, where the run
+// appends; the real conversation is only read.
+func (q *Query) scratchCopy(ctx context.Context, loc workspace.Location, in QueryInput) (conversation.ID, error) {
+	real := q.durable.store
+	var id conversation.ID
+	if in.Conversation != "" {
+		var err error
+		if id, err = resolveConversation(ctx, real, loc, in.Conversation); err != nil {
+			return "", err
+		}
+	} else if id, _ = real.Active(ctx, loc); id == "" {
+		return "", nil
+	}
+	sum, err := real.Get(ctx, loc, id)
+	if err != nil {
+		return "", err
+	}
+	return q.store.CreateFrom(ctx, loc, ports.NewConversation{Title: sum.Metadata.Title, Local: true},
+		func(add func(conversation.Event) error) error {
+			return real.ScanEvents(ctx, loc, id, add)
+		})
 }

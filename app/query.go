@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/jpcli/jp/domain/config"
 	"github.com/jpcli/jp/domain/conversation"
@@ -100,9 +101,12 @@ type QueryInput struct {
 	Conversation string
 	New          bool
 	Local        bool
-	// Tmp (--tmp) removes the run's new conversation when the run ends;
-	// NoPersist (--no-persist) stores nothing (see ephemeral.go).
+	// Tmp (--tmp[=DURATION]) starts a conversation that expires TmpFor
+	// after it was created (bare --tmp: at once) and is removed once it has
+	// expired and is no longer the active one; NoPersist (--no-persist)
+	// stores nothing (see ephemeral.go).
 	Tmp       bool
+	TmpFor    time.Duration
 	NoPersist bool
 	// Model is --model ("<provider>/<model>").
 	Model string
@@ -329,14 +333,24 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 			return QueryResult{}, err
 		}
 		defer func() { _ = release() }()
+		if in.Tmp {
+			if err := q.setExpiry(ctx, loc, rs.id, in.TmpFor); err != nil {
+				return QueryResult{Conversation: rs.id}, err
+			}
+		}
 	}
-	if in.Tmp || in.NoPersist {
+	if in.NoPersist {
 		// Runs before the lock is released, on every path out.
 		defer q.endEphemeral(ctx, loc, rs.id, in)
-	} else if err := q.store.SetActive(ctx, loc, rs.id); err != nil {
-		// This checkout's active conversation is now this one: jp q and
-		// the jp conversation commands without an ID continue it.
-		return QueryResult{Conversation: rs.id}, err
+	} else {
+		if err := q.store.SetActive(ctx, loc, rs.id); err != nil {
+			// This checkout's active conversation is now this one: jp q
+			// and the jp conversation commands without an ID continue it.
+			return QueryResult{Conversation: rs.id}, err
+		}
+		// Expired --tmp conversations no longer active go when the run
+		// ends, as in the Rust jp.
+		defer q.sweepExpired(ctx, loc, rs.id)
 	}
 	rs.storage, rs.noTitle = storageOf(in), in.Tmp || in.NoPersist
 	if err := q.applyMeta(ctx, rs, in.Flags); err != nil {
@@ -428,6 +442,9 @@ func (q *Query) turnLoop(ctx context.Context, rs *runState, text string) (end tu
 }
 
 func (q *Query) pickConversation(ctx context.Context, loc workspace.Location, in QueryInput) (conversation.ID, error) {
+	if in.NoPersist && q.durable != nil && !in.New && !in.Local {
+		return q.scratchCopy(ctx, loc, in)
+	}
 	if in.Conversation != "" {
 		if in.New {
 			return "", &UsageError{Msg: "-i/--id and --new exclude each other"}

@@ -1960,6 +1960,9 @@ var _ ports.ConfigEditor = &ConfigEditorMock{}
 //			FormatFunc: func(ctx context.Context, file string, check bool) (bool, error) {
 //				panic("mock out the Format method")
 //			},
+//			SetFunc: func(ctx context.Context, file string, table []string, key string, value any) error {
+//				panic("mock out the Set method")
+//			},
 //			SetStringFunc: func(ctx context.Context, file string, table []string, key string, value string) error {
 //				panic("mock out the SetString method")
 //			},
@@ -1972,6 +1975,9 @@ var _ ports.ConfigEditor = &ConfigEditorMock{}
 type ConfigEditorMock struct {
 	// FormatFunc mocks the Format method.
 	FormatFunc func(ctx context.Context, file string, check bool) (bool, error)
+
+	// SetFunc mocks the Set method.
+	SetFunc func(ctx context.Context, file string, table []string, key string, value any) error
 
 	// SetStringFunc mocks the SetString method.
 	SetStringFunc func(ctx context.Context, file string, table []string, key string, value string) error
@@ -1986,6 +1992,19 @@ type ConfigEditorMock struct {
 			File string
 			// Check is the check argument value.
 			Check bool
+		}
+		// Set holds details about calls to the Set method.
+		Set []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// File is the file argument value.
+			File string
+			// Table is the table argument value.
+			Table []string
+			// Key is the key argument value.
+			Key string
+			// Value is the value argument value.
+			Value any
 		}
 		// SetString holds details about calls to the SetString method.
 		SetString []struct {
@@ -2002,6 +2021,7 @@ type ConfigEditorMock struct {
 		}
 	}
 	lockFormat    sync.RWMutex
+	lockSet       sync.RWMutex
 	lockSetString sync.RWMutex
 }
 
@@ -2042,6 +2062,54 @@ func (mock *ConfigEditorMock) FormatCalls() []struct {
 	mock.lockFormat.RLock()
 	calls = mock.calls.Format
 	mock.lockFormat.RUnlock()
+	return calls
+}
+
+// Set calls SetFunc.
+func (mock *ConfigEditorMock) Set(ctx context.Context, file string, table []string, key string, value any) error {
+	if mock.SetFunc == nil {
+		panic("ConfigEditorMock.SetFunc: method is nil but ConfigEditor.Set was just called")
+	}
+	callInfo := struct {
+		Ctx   context.Context
+		File  string
+		Table []string
+		Key   string
+		Value any
+	}{
+		Ctx:   ctx,
+		File:  file,
+		Table: table,
+		Key:   key,
+		Value: value,
+	}
+	mock.lockSet.Lock()
+	mock.calls.Set = append(mock.calls.Set, callInfo)
+	mock.lockSet.Unlock()
+	return mock.SetFunc(ctx, file, table, key, value)
+}
+
+// SetCalls gets all the calls that were made to Set.
+// Check the length with:
+//
+//	len(mockedConfigEditor.SetCalls())
+func (mock *ConfigEditorMock) SetCalls() []struct {
+	Ctx   context.Context
+	File  string
+	Table []string
+	Key   string
+	Value any
+} {
+	var calls []struct {
+		Ctx   context.Context
+		File  string
+		Table []string
+		Key   string
+		Value any
+	}
+	mock.lockSet.RLock()
+	calls = mock.calls.Set
+	mock.lockSet.RUnlock()
 	return calls
 }
 

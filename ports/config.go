@@ -100,4 +100,7 @@ type ConfigEditor interface {
 	// missing file is an error wrapping fs.ErrNotExist; a file that is not TOML is a
 	// *config.SyntaxError and is left alone.
 	Format(ctx context.Context, file string, check bool) (changed bool, err error)
+	// Set is SetString for a value of any TOML type: a string, a bool,
+	// an int64, a float64, or an array ([]any) of those.
+	Set(ctx context.Context, file string, table []string, key string, value any) error
 }

@@ -8,9 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
+	toml "github.com/pelletier/go-toml/v2"
+
+	"github.com/jpcli/jp/domain/config"
 	"github.com/jpcli/jp/internal/atomicfile"
 	"github.com/jpcli/jp/ports"
 )
@@ -35,9 +39,18 @@ func tomlKey(k string) string {
 }
 
 // SetString implements ports.ConfigEditor.
-func (Editor) SetString(ctx context.Context, file string, table []string, key, value string) error {
+func (e Editor) SetString(ctx context.Context, file string, table []string, key, value string) error {
+	return e.Set(ctx, file, table, key, value)
+}
+
+// Set implements ports.ConfigEditor.
+func (Editor) Set(ctx context.Context, file string, table []string, key string, value any) error {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	rendered, err := tomlValue(value)
+	if err != nil {
+		return fmt.Errorf("set %s.%s: %w", strings.Join(table, "."), key, err)
 	}
 	data, err := os.ReadFile(file)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -51,12 +64,54 @@ func (Editor) SetString(ctx context.Context, file string, table []string, key, v
 		segs[i] = tomlKey(t)
 	}
 	header := "[" + strings.Join(segs, ".") + "]"
-	line := tomlKey(key) + " = " + strconv.Quote(value)
-	out := setLine(string(data), header, tomlKey(key), line)
+	line := tomlKey(key) + " = " + rendered
+	var out string
+	if len(table) == 0 {
+		out = setTopLine(string(data), tomlKey(key), line)
+	} else {
+		out = setLine(string(data), header, tomlKey(key), line)
+	}
 	if err := checkSet(out, table, key, value); err != nil {
-		return fmt.Errorf("cannot set %s.%s in %s (the file defines that table in a form jp does not edit: %v); add %s under %s by hand", strings.Join(table, "."), key, file, err, line, header)
+		return fmt.Errorf("cannot set %s in %s (the file defines that table in a form jp does not edit: %v); add %s under %s by hand", config.JoinPath(append(slices.Clone(table), key)...), file, err, line, header)
 	}
 	return writeAtomic(file, []byte(out))
+}
+
+// tomlValue renders a value as the right-hand side of a TOML key.
+func tomlValue(v any) (string, error) {
+	switch v := v.(type) {
+	case string:
+		return strconv.Quote(v), nil
+	case bool, int64, int, float64, []any, []string:
+		b, err := toml.Marshal(map[string]any{"v": v})
+		if err != nil {
+			return "", err
+		}
+		return strings.TrimSpace(strings.TrimPrefix(string(b), "v = ")), nil
+	}
+	return "", fmt.Errorf("a value of type %T cannot be written as one key", v)
+}
+
+// setTopLine replaces or adds a top-level key's line (before the first
+// table).
+func setTopLine(text, key, line string) string {
+	lines := strings.Split(text, "\n")
+	keyRE := regexp.MustCompile(`^\s*` + regexp.QuoteMeta(key) + `\s*=`)
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "[") {
+			out := append([]string{}, lines[:i]...)
+			out = append(out, line)
+			return strings.Join(append(out, lines[i:]...), "\n")
+		}
+		if keyRE.MatchString(l) {
+			lines[i] = line
+			return strings.Join(lines, "\n")
+		}
+	}
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	return text + line + "\n"
 }
 
 // setLine replaces or adds key's line in the table under header, or
@@ -94,7 +149,7 @@ func setLine(text, header, key, line string) string {
 }
 
 // checkSet parses text and checks table.key == value.
-func checkSet(text string, table []string, key, value string) error {
+func checkSet(text string, table []string, key string, value any) error {
 	tree, err := parseTOML("the edited file", []byte(text))
 	if err != nil {
 		return err
@@ -108,7 +163,7 @@ func checkSet(text string, table []string, key, value string) error {
 		cur = m[t]
 	}
 	m, ok := cur.(map[string]any)
-	if !ok || m[key] != value {
+	if !ok || !config.SameValue(m[key], value) {
 		return errors.New("the edit did not take")
 	}
 	return nil

@@ -201,6 +201,12 @@ func (l *Loader) load(ctx context.Context, src ports.ConfigSource, trustAll bool
 			Sources:     ld.sources,
 			Unsupported: ld.unsupported,
 			CommandLine: arrayDeltas(config.Changed(below, project(ld.merged, cli)), below, root),
+			CommandLineValues: func() map[string]any {
+				if len(cli) == 0 {
+					return nil
+				}
+				return cli
+			}(),
 		},
 		held: ld.held,
 	}, nil

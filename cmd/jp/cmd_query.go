@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/jpcli/jp/adapters/memstore"
 	"github.com/jpcli/jp/adapters/sysclock"
@@ -22,38 +23,38 @@ import (
 
 // QueryCmd is jp query (alias q).
 type QueryCmd struct {
-	Message      []string `arg:"" optional:"" help:"The message. Without one, jp reads piped stdin, or composes in the terminal (seeded from the conversation's draft)."`
-	Conversation string   `short:"i" name:"id" aliases:"conversation" placeholder:"ID" predictor:"conversation" help:"Continue this conversation (default: the one last active in this checkout); --conversation is the old name."`
-	New          bool     `short:"n" help:"Start a new conversation."`
-	Local        bool     `short:"l" help:"Start a new conversation kept only on this machine (never written into the checkout's .jp/)."`
-	NoLocal      bool     `short:"L" name:"no-local" help:"Keep the new conversation in the checkout's .jp/ (the default; excludes --local)."`
-	Tmp          bool     `help:"Run a new conversation that is removed when the run ends (see docs/scripting.md)."`
-	Model        string   `short:"m" placeholder:"PROVIDER/MODEL" predictor:"model" help:"Model to use, e.g. openai/gpt-4o, anthropic/claude-sonnet-4-5, ollama/llama3.1, demo/echo."`
-	Edit         bool     `short:"e" help:"Compose in the editor even when a message is given (seeded with it)."`
-	NoEdit       bool     `short:"E" name:"no-edit" help:"Never compose; fail if there is no message."`
-	Format       string   `short:"F" enum:"text,json,text-pretty,json-pretty" default:"text" help:"Output: text, or json (JSON lines: start, delta, tool_call, tool_result, end; see docs/scripting.md); text-pretty and json-pretty are text and json."`
-	Quiet        bool     `short:"q" help:"No chrome (status lines)."`
-	Headless     string   `placeholder:"FILE" env:"JP_HEADLESS" help:"Answer prompts from a script file instead of the terminal (see docs/headless.md)."`
-	MCPPrompt    string   `name:"mcp-prompt" placeholder:"SERVER/PROMPT" help:"Start the query from an MCP server's prompt; the words after it are the prompt's arguments as key=value."`
-	Attach       []string `short:"a" name:"attach" sep:"none" placeholder:"PATH|cmd:COMMAND|URL|-" help:"Attach a file, a directory (honouring .gitignore), a glob, a command's output (cmd:COMMAND, run in the checkout), an http(s) URL, or stdin (-). Repeatable; see docs/attachments.md."`
-	Param        []string `short:"p" name:"param" sep:"none" placeholder:"KEY=VALUE" help:"Set a model parameter for this run (repeatable): max_tokens, temperature, top_p, stop, reasoning, tool_choice (assistant.model.parameters)."`
-	Reasoning    string   `short:"r" placeholder:"LEVEL" help:"How much the model thinks: off, auto, low, medium, high, max, or a token budget."`
-	NoReasoning  bool     `short:"R" name:"no-reasoning" help:"Turn reasoning off (--reasoning off)."`
-	HideReason   bool     `name:"hide-reasoning" help:"Do not show the model's reasoning (it is still recorded)."`
-	ToolChoice   string   `short:"u" name:"tool-choice" aliases:"tool-use" placeholder:"auto|none|required|NAME" help:"Whether the model must call a tool: auto, none, required, or a tool's name."`
-	NoToolUse    bool     `short:"U" name:"no-tool-use" help:"The model must not call a tool (--tool-choice none)."`
-	Tool         []string `short:"t" name:"tool" aliases:"tools" sep:"none" placeholder:"NAME" help:"Offer this configured tool for this run (conversation.tools.NAME.enable=true); repeatable."`
-	NoTools      bool     `short:"T" name:"no-tools" help:"Ask the model not to call any tool in this run (--tool-choice none)."`
-	Title        string   `name:"title" placeholder:"TITLE" help:"Set the conversation's title (new, forked or continued); no title is generated."`
-	NoTitle      bool     `name:"no-title" help:"Clear the conversation's title; no title is generated."`
-	Label        []string `name:"label" sep:"none" placeholder:"LABEL" help:"Add a label to the conversation (repeatable)."`
-	HideTools    bool     `name:"hide-tool-calls" help:"Do not show tool calls and their results (they still run and are recorded)."`
-	Fork         string   `name:"fork" placeholder:"N" help:"Fork the conversation (-i, or the active one) and ask in the fork; --fork=N keeps only its last N turns."`
-	Quote        string   `name:"quote" enum:",true,false" default:"" placeholder:"true|false" help:"Compose with the conversation's last answer quoted (> lines) to reply between them; --quote=false puts it in verbatim."`
-	Template     bool     `short:"%" name:"template" help:"Read the message as a template: {{ name }} is replaced by template.values.name from the configuration."`
-	Replay       bool     `name:"replay" help:"Send the conversation's last message again (not supported by this jp yet)."`
-	Mount        []string `name:"mount" sep:"none" placeholder:"[TOOL:]NAME=PATH[:MODE]" help:"Mount a path outside the checkout for the tools (not supported by this jp yet)."`
-	Schema       string   `short:"s" placeholder:"SCHEMA" help:"Ask for structured output: the shorthand ('summary, age int, ?tags [string]'), a JSON Schema, or @FILE (a bare existing file path works too); the JSON answer alone is printed on stdout."`
+	Message      []string    `arg:"" optional:"" help:"The message. Without one, jp reads piped stdin, or composes in the terminal (seeded from the conversation's draft)."`
+	Conversation string      `short:"i" name:"id" aliases:"conversation" placeholder:"ID" predictor:"conversation" help:"Continue this conversation (default: the one last active in this checkout); --conversation is the old name."`
+	New          bool        `short:"n" help:"Start a new conversation."`
+	Local        bool        `short:"l" help:"Start a new conversation kept only on this machine (never written into the checkout's .jp/)."`
+	NoLocal      bool        `short:"L" name:"no-local" help:"Keep the new conversation in the checkout's .jp/ (the default; excludes --local)."`
+	Tmp          optDuration `name:"tmp" placeholder:"DURATION" help:"Start a temporary conversation: --tmp=DURATION keeps it until DURATION after it was created (30m, 2h, 7d), bare --tmp until it is no longer the active one; expired ones are removed when a jp q run ends (see docs/scripting.md)."`
+	Model        string      `short:"m" placeholder:"PROVIDER/MODEL" predictor:"model" help:"Model to use, e.g. openai/gpt-4o, anthropic/claude-sonnet-4-5, ollama/llama3.1, demo/echo."`
+	Edit         bool        `short:"e" help:"Compose in the editor even when a message is given (seeded with it)."`
+	NoEdit       bool        `short:"E" name:"no-edit" help:"Never compose; fail if there is no message."`
+	Format       string      `short:"F" enum:"text,json,text-pretty,json-pretty" default:"text" help:"Output: text, or json (JSON lines: start, delta, tool_call, tool_result, end; see docs/scripting.md); text-pretty and json-pretty are text and json."`
+	Quiet        bool        `short:"q" help:"No chrome (status lines)."`
+	Headless     string      `placeholder:"FILE" env:"JP_HEADLESS" help:"Answer prompts from a script file instead of the terminal (see docs/headless.md)."`
+	MCPPrompt    string      `name:"mcp-prompt" placeholder:"SERVER/PROMPT" help:"Start the query from an MCP server's prompt; the words after it are the prompt's arguments as key=value."`
+	Attach       []string    `short:"a" name:"attach" sep:"none" placeholder:"PATH|cmd:COMMAND|URL|-" help:"Attach a file, a directory (honouring .gitignore), a glob, a command's output (cmd:COMMAND, run in the checkout), an http(s) URL, or stdin (-). Repeatable; see docs/attachments.md."`
+	Param        []string    `short:"p" name:"param" sep:"none" placeholder:"KEY=VALUE" help:"Set a model parameter for this run (repeatable): max_tokens, temperature, top_p, stop, reasoning, tool_choice (assistant.model.parameters)."`
+	Reasoning    string      `short:"r" placeholder:"LEVEL" help:"How much the model thinks: off, auto, low, medium, high, max, or a token budget."`
+	NoReasoning  bool        `short:"R" name:"no-reasoning" help:"Turn reasoning off (--reasoning off)."`
+	HideReason   bool        `name:"hide-reasoning" help:"Do not show the model's reasoning (it is still recorded)."`
+	ToolChoice   string      `short:"u" name:"tool-choice" aliases:"tool-use" placeholder:"auto|none|required|NAME" help:"Whether the model must call a tool: auto, none, required, or a tool's name."`
+	NoToolUse    bool        `short:"U" name:"no-tool-use" help:"The model must not call a tool (--tool-choice none)."`
+	Tool         []string    `short:"t" name:"tool" aliases:"tools" sep:"none" placeholder:"NAME" help:"Offer this configured tool for this run (conversation.tools.NAME.enable=true); repeatable."`
+	NoTools      bool        `short:"T" name:"no-tools" help:"Ask the model not to call any tool in this run (--tool-choice none)."`
+	Title        string      `name:"title" placeholder:"TITLE" help:"Set the conversation's title (new, forked or continued); no title is generated."`
+	NoTitle      bool        `name:"no-title" help:"Clear the conversation's title; no title is generated."`
+	Label        []string    `name:"label" sep:"none" placeholder:"LABEL" help:"Add a label to the conversation (repeatable)."`
+	HideTools    bool        `name:"hide-tool-calls" help:"Do not show tool calls and their results (they still run and are recorded)."`
+	Fork         string      `name:"fork" placeholder:"N" help:"Fork the conversation (-i, or the active one) and ask in the fork; --fork=N keeps only its last N turns."`
+	Quote        string      `name:"quote" enum:",true,false" default:"" placeholder:"true|false" help:"Compose with the conversation's last answer quoted (> lines) to reply between them; --quote=false puts it in verbatim."`
+	Template     bool        `short:"%" name:"template" help:"Read the message as a template: {{ name }} is replaced by template.values.name from the configuration."`
+	Replay       bool        `name:"replay" help:"Send the conversation's last message again (not supported by this jp yet)."`
+	Mount        []string    `name:"mount" sep:"none" placeholder:"[TOOL:]NAME=PATH[:MODE]" help:"Mount a path outside the checkout for the tools (not supported by this jp yet)."`
+	Schema       string      `short:"s" placeholder:"SCHEMA" help:"Ask for structured output: the shorthand ('summary, age int, ?tags [string]'), a JSON Schema, or @FILE (a bare existing file path works too); the JSON answer alone is printed on stdout."`
 }
 
 // overrides turns the model-parameter flags into configuration overrides
@@ -304,6 +305,10 @@ func (c *QueryCmd) Run(rt *Runtime) error {
 	if err != nil {
 		return err
 	}
+	tmp, tmpFor, err := parseTmp(c.Tmp.duration())
+	if err != nil {
+		return err
+	}
 	has := len(c.Message) > 0
 	noPersist := rt.Globals.NoPersist || rt.Globals.NoPersistP
 	var stdin string
@@ -368,13 +373,34 @@ func (c *QueryCmd) Run(rt *Runtime) error {
 		Target: rt.Globals.Workspace, LaunchDir: rt.Paths.LaunchDir,
 		Message: msg, HasMessage: has,
 		Conversation: c.Conversation, New: c.New, Local: c.Local, Model: c.Model,
-		Tmp: c.Tmp, NoPersist: noPersist,
+		Tmp: tmp, TmpFor: tmpFor, NoPersist: noPersist,
 		Edit: c.Edit, NoEdit: c.NoEdit, Schema: schema, HideReasoning: c.HideReason,
 		Attach: c.Attach, Stdin: stdin, HasStdin: hasStdin,
 		UserConfigDir: rt.Paths.ConfigDir, Environ: rt.Environ, Overrides: overrides,
 		Flags: flags,
 	})
 	return err
+}
+
+// parseTmp reads --tmp's DURATION: Go's form (90s, 30m, 2h30m) or a
+// number of days or weeks (7d, 2w); 0s is a bare --tmp. "" is no --tmp.
+func parseTmp(v string) (bool, time.Duration, error) {
+	if v == "" {
+		return false, 0, nil
+	}
+	s := strings.TrimSpace(v)
+	for suffix, unit := range map[string]time.Duration{"d": 24 * time.Hour, "w": 7 * 24 * time.Hour} {
+		if n, ok := strings.CutSuffix(s, suffix); ok {
+			if k, err := strconv.ParseUint(n, 10, 32); err == nil {
+				return true, time.Duration(k) * unit, nil
+			}
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return false, 0, &app.UsageError{Msg: fmt.Sprintf("--tmp=%s: not a duration: write e.g. --tmp=30m, --tmp=2h or --tmp=7d (or a bare --tmp)", v)}
+	}
+	return true, d, nil
 }
 
 func isTerminal(r io.Reader) bool {

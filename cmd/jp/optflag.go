@@ -102,3 +102,14 @@ type optText struct{ optFlag }
 func (o *optText) Decode(ctx *kong.DecodeContext) error {
 	return o.decode(ctx, func(s string) bool { return !strings.HasPrefix(s, "-") })
 }
+
+// duration is the value for parseTmp: "" when not given, "0s" alone.
+func (o optDuration) duration() string {
+	switch {
+	case !o.Set:
+		return ""
+	case o.Value == "":
+		return "0s"
+	}
+	return o.Value
+}

@@ -10,10 +10,12 @@ import (
 	"testing"
 )
 
-// TestTmpRemovedOnSIGTERM: jp q --tmp killed with SIGTERM while the answer
-// streams still removes its conversation (the graceful shutdown runs the
-// cleanup), and leaves no lock file.
-func TestTmpRemovedOnSIGTERM(t *testing.T) {
+// TestTmpOnSIGTERM: jp q --tmp killed with SIGTERM while the answer
+// streams keeps its conversation, as the active one (a --tmp conversation
+// lives while it is active, as in the Rust jp), and releases its lock: the
+// next jp q that makes another conversation active removes it, which it
+// would skip were the lock still held.
+func TestTmpOnSIGTERM(t *testing.T) {
 	t.Parallel()
 	e := newJPEnv(t)
 	e.run("init")
@@ -44,16 +46,26 @@ func TestTmpRemovedOnSIGTERM(t *testing.T) {
 	if err != nil || len(silos) != 1 {
 		t.Fatalf("silos %v, %v", silos, err)
 	}
-	for _, sub := range []string{"conversations", "locks"} {
-		entries, err := os.ReadDir(filepath.Join(silos[0], sub))
-		if err != nil && !os.IsNotExist(err) {
+	convs := func() []string {
+		entries, err := os.ReadDir(filepath.Join(silos[0], "conversations"))
+		if err != nil {
 			t.Fatal(err)
 		}
+		var names []string
 		for _, en := range entries {
-			t.Errorf("left behind after SIGTERM: %s/%s", sub, en.Name())
+			names = append(names, en.Name())
 		}
+		return names
+	}
+	tmp := convs()
+	if len(tmp) != 1 {
+		t.Fatalf("after SIGTERM: conversations %v, want the temporary one", tmp)
 	}
 	if entries, _ := os.ReadDir(filepath.Join(e.dir, ".jp", "conversations")); len(entries) > 0 {
 		t.Errorf("projected: %v", entries)
+	}
+	e.run("q", "-n", "--cfg", `providers.demo.script=""`, "another")
+	if got := convs(); len(got) != 1 || got[0] == tmp[0] {
+		t.Errorf("after another became active: conversations %v, want the temporary %s gone", got, tmp[0])
 	}
 }

@@ -37,11 +37,30 @@ func TestChanged(t *testing.T) {
 func TestRustDeltaShape(t *testing.T) {
 	in := map[string]any{"assistant": map[string]any{"model": map[string]any{"id": "anthropic/claude-x"}}}
 	got := RustDeltaShape(in)
-	want := map[string]any{"assistant": map[string]any{"model": map[string]any{"id": map[string]any{"provider": "anthropic", "name": "claude-x"}}}}
+	want := map[string]any{"assistant": map[string]any{"model": map[string]any{"id": RustModelID{Provider: "anthropic", Name: "claude-x"}}}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %v", got)
 	}
 	if in["assistant"].(map[string]any)["model"].(map[string]any)["id"] != "anthropic/claude-x" {
 		t.Fatal("input changed")
+	}
+}
+
+func TestWithoutSecrets(t *testing.T) {
+	in := map[string]any{
+		"assistant": map[string]any{"system_prompt": "terse"},
+		"mcp":       map[string]any{"servers": map[string]any{"x": map[string]any{"headers": map[string]any{"Authorization": "Bearer s3cret"}, "url": "http://x"}}},
+		"providers": map[string]any{"openai": map[string]any{"api_key": "sk-123"}},
+	}
+	got, dropped := WithoutSecrets(in)
+	want := map[string]any{
+		"assistant": map[string]any{"system_prompt": "terse"},
+		"mcp":       map[string]any{"servers": map[string]any{"x": map[string]any{"url": "http://x"}}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v", got)
+	}
+	if len(dropped) != 2 {
+		t.Fatalf("dropped %v", dropped)
 	}
 }

@@ -34,6 +34,9 @@ type Resolved struct {
 	// below it (Changed): what a run records as its conversation's
 	// config_delta. Nil when the command line changed nothing.
 	CommandLine map[string]any
+	// CommandLineValues holds every key the command line's layers set,
+	// with the values as they gave them (validated), changed or not.
+	CommandLineValues map[string]any
 }
 
 // Clone returns a deep copy of a tree.

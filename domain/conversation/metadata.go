@@ -284,32 +284,3 @@ func (m *LocalMetadata) UnmarshalJSON(b []byte) error {
 	}
 	return nil
 }
-
-// expiresKey is the metadata.json key of the Rust jp's expiry time (kept in
-// Extra).
-const expiresKey = "expires_at"
-
-// ExpiresAt is when the conversation expires (the Rust jp's expires_at);
-// false when it has none.
-func (m Metadata) ExpiresAt() (time.Time, bool) {
-	var raw string
-	if err := json.Unmarshal(m.Extra[expiresKey], &raw); err != nil {
-		return time.Time{}, false
-	}
-	t, err := time.Parse(time.RFC3339Nano, raw)
-	return t, err == nil
-}
-
-// SetExpiresAt records the expiry in the document's time form; nil removes
-// it.
-func (m *Metadata) SetExpiresAt(t *time.Time) {
-	if t == nil {
-		delete(m.Extra, expiresKey)
-		return
-	}
-	b, _ := json.Marshal(FormatTime(*t, m.Format)) // a string always marshals
-	if m.Extra == nil {
-		m.Extra = map[string]json.RawMessage{}
-	}
-	m.Extra[expiresKey] = b
-}
