@@ -65,6 +65,8 @@ type Model struct {
 	ID         string            `toml:"id" doc:"\"<provider>/<model>\", e.g. \"anthropic/claude-sonnet-4-5\" or \"demo/echo\", or an alias. Empty: anthropic if its API key is set, else openai if its key is set, else demo/echo."`
 	Aliases    map[string]string `toml:"aliases" doc:"Short names for models, e.g. fast = \"anthropic/claude-haiku-4-5\"; usable in --model and assistant.model.id."`
 	Parameters ModelParameters   `toml:"parameters" doc:"Model parameters sent with every request (flags: --param KEY=VALUE, --reasoning, --no-reasoning, --tool-choice)."`
+	// ContextWindows override the built-in context windows (llm.ContextWindow).
+	ContextWindows map[string]int `toml:"context_windows" doc:"Context windows in tokens, keyed by \"<provider>/<model>\" (or by \"<provider>\" for all its models); they override the built-in table the context meter and automatic compaction use, e.g. { \"ollama/qwen3\" = 32768 }."`
 }
 
 // Request is the [assistant.request] table.
