@@ -100,6 +100,9 @@ func (q *Query) runTurnPhases(ctx context.Context, rs *runState, req turn.Reques
 			q.usageLine(rs, ts)
 			if a.Err != nil {
 				// Returned, not printed: the caller prints it once.
+				if llm.IsOverflow(a.Err) {
+					return a.End, overflowError(rs.model, a.Err)
+				}
 				return a.End, &UserError{Msg: a.Err.Error(), Err: a.Err}
 			}
 			if ts.shutdown {

@@ -14,6 +14,7 @@ import (
 	"github.com/jpcli/jp/app"
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/llm"
+	"github.com/jpcli/jp/domain/turn"
 	"github.com/jpcli/jp/domain/workspace"
 	"github.com/jpcli/jp/internal/safetext"
 	jpwire "github.com/jpcli/jp/wire"
@@ -175,6 +176,7 @@ func (c *ConversationShowCmd) Run(rt *Runtime) error {
 	defer w.Flush()
 	var changed turnFiles
 	var total conversation.Usage
+	history := turn.NewTranscript(0) // for the context meter
 	turns := 0
 	totalOf := "" // what the footer totals when it is not the whole conversation
 	header := func(s conversation.Summary) error {
@@ -186,6 +188,7 @@ func (c *ConversationShowCmd) Run(rt *Runtime) error {
 			changed.write(w)
 		}
 		changed.add(e)
+		history.Add(e)
 		writeEvent(w, e)
 		if e.Type == conversation.EventTypeTurnEnd && e.Usage != nil {
 			total = total.Add(*e.Usage)
@@ -234,6 +237,9 @@ func (c *ConversationShowCmd) Run(rt *Runtime) error {
 			totalOf = plural(turns, "turn", "turns")
 		}
 		fmt.Fprintf(w, "\nTotal (%s): %s\n", totalOf, usageText(total))
+	}
+	if c.Turn == 0 && !c.Last {
+		rt.writeMeter(w, a, history)
 	}
 	return nil
 }

@@ -235,6 +235,10 @@ type Error struct {
 	Status   int           // HTTP status when there was one
 	Message  string        // the provider's message, one line
 	Retry    time.Duration // a Retry-After hint, if any
+	// Overflow is set when the provider refused the request for exceeding
+	// the model's context window ("prompt is too long"); Kind is then
+	// ErrorFatal.
+	Overflow bool
 }
 
 func (e *Error) Error() string {
@@ -248,6 +252,13 @@ func (e *Error) Error() string {
 		b.WriteString(e.Message)
 	}
 	return b.String()
+}
+
+// IsOverflow reports whether err is a provider's refusal of a request
+// that exceeds the model's context window.
+func IsOverflow(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Overflow
 }
 
 // IsTransient reports whether err is a provider error worth retrying.
