@@ -46,11 +46,11 @@ type ToolCallPolicy struct {
 // compactionWire is the Rust jp's serialised form of a compaction (its
 // fields in its order), without the type, timestamp and ID.
 type compactionWire struct {
-	FromTurn  int              `json:"from_turn"`
-	ToTurn    int              `json:"to_turn"`
-	Summary   *summaryWire     `json:"summary,omitempty"`
-	Reasoning string           `json:"reasoning,omitempty"`
-	ToolCalls *toolCallsWire   `json:"tool_calls,omitempty"`
+	FromTurn  int            `json:"from_turn"`
+	ToTurn    int            `json:"to_turn"`
+	Summary   *summaryWire   `json:"summary,omitempty"`
+	Reasoning string         `json:"reasoning,omitempty"`
+	ToolCalls *toolCallsWire `json:"tool_calls,omitempty"`
 }
 
 type summaryWire struct {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/jpcli/jp/domain/compact"
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/llm"
 )
@@ -64,10 +65,24 @@ func (t *Transcript) addTurn(e conversation.Event) {
 		if t.turnHas {
 			t.turn++
 			t.turnStarts = append(t.turnStarts, len(t.msgs))
+			t.turnTimes = append(t.turnTimes, e.Timestamp)
 		}
 		t.turnOpen = true
 	}
+	if !t.turnHas {
+		t.turnTimes = append(t.turnTimes, e.Timestamp)
+	}
 	t.turnHas = true
+}
+
+// CompactionView is what the compaction rules need of the conversation:
+// each turn's start and the overlays in effect.
+func (t *Transcript) CompactionView() compact.View {
+	v := compact.View{Starts: t.turnTimes, Overlays: make([]conversation.Compaction, len(t.overlays))}
+	for i, o := range t.overlays {
+		v.Overlays[i] = o.c
+	}
+	return v
 }
 
 // policies resolves each turn's policies; ok is false when no turn has
@@ -206,4 +221,37 @@ func (t *Transcript) project(msgs []llm.Message) []llm.Message {
 		}
 	}
 	return out
+}
+
+// TurnMessages are the messages of the turns from..to (0-based,
+// inclusive) without the overlays: what a summarizer reads.
+func (t *Transcript) TurnMessages(from, to int) []llm.Message {
+	msgs := t.RawMessages()
+	if from < 0 || from >= len(t.turnStarts) || to < from {
+		return nil
+	}
+	lo, hi := t.turnStarts[from], len(msgs)
+	if to+1 < len(t.turnStarts) {
+		hi = t.turnStarts[to+1]
+	}
+	return msgs[min(lo, len(msgs)):min(hi, len(msgs))]
+}
+
+// MessagesWith is Messages as it would be with the overlays extra
+// appended (jp conversation compact --dry-run); the transcript is left
+// as it was.
+func (t *Transcript) MessagesWith(extra []conversation.Compaction) []llm.Message {
+	saved := t.overlays
+	defer func() { t.overlays = saved }()
+	t.overlays = slices.Clip(t.overlays)
+	var at time.Time // the latest: a tie goes to the later overlay
+	for _, o := range saved {
+		if o.at.After(at) {
+			at = o.at
+		}
+	}
+	for _, c := range extra {
+		t.overlays = append(t.overlays, overlay{c: c, at: at})
+	}
+	return t.Messages()
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/llm"
@@ -41,6 +42,7 @@ type Transcript struct {
 	turnHas    bool
 	turnOpen   bool
 	turnStarts []int
+	turnTimes  []time.Time
 }
 
 // NewTranscript returns an empty transcript; sizeHint is the number of
