@@ -40,12 +40,15 @@ Be concise but thorough. The reader should be able to continue the conversation 
 // every rule's (Model), and whether to only say what would change
 // (DryRun) or to undo the overlays (Reset).
 type CompactSpec struct {
-	Rules  []compact.Rule
-	From   compact.Bound
-	To     compact.Bound
-	Model  string
-	DryRun bool
-	Reset  bool
+	Rules []compact.Rule
+	From  compact.Bound
+	To    compact.Bound
+	// KeepFirst and KeepLast, when set, replace every rule's own.
+	KeepFirst *compact.Bound
+	KeepLast  *compact.Bound
+	Model     string
+	DryRun    bool
+	Reset     bool
 }
 
 // CompactResult is what a compaction did (or, with DryRun, would do).
@@ -129,7 +132,7 @@ func (q *Query) CompactLocked(ctx context.Context, cfg config.Config, loc worksp
 			return CompactResult{}, &UserError{Msg: err.Error() + ": fix it in the configuration, or give the policy as flags (see jp conversation compact --help)", Err: err}
 		}
 	}
-	plans := compact.Plan(view, compact.Spec{Rules: rules, From: spec.From, To: spec.To}, now)
+	plans := compact.Plan(view, compact.Spec{Rules: rules, From: spec.From, To: spec.To, KeepFirst: spec.KeepFirst, KeepLast: spec.KeepLast}, now)
 	for _, p := range plans {
 		out.Added = append(out.Added, p.Overlay)
 	}
@@ -240,4 +243,24 @@ func summaryInput(turnMsgs []llm.Message, context string) []llm.Message {
 		ask += "\n\nAdditional context: " + c
 	}
 	return append(msgs, llm.Message{Role: llm.RoleUser, Text: ask})
+}
+
+// Projected returns the messages a model is sent of the conversation
+// (its compaction overlays applied) and an estimate of their tokens (jp
+// conversation print --compacted). The events are read as they stream
+// from the store.
+func (c *Conversations) Projected(ctx context.Context, loc workspace.Location, id conversation.ID) ([]llm.Message, int, error) {
+	if _, err := c.Get(ctx, loc, id); err != nil {
+		return nil, 0, err
+	}
+	t := turn.NewTranscript(0)
+	err := c.store.ScanEvents(ctx, loc, id, func(e conversation.Event) error {
+		t.AddCopy(e)
+		return nil
+	})
+	if err != nil {
+		return nil, 0, userNotFound(err)
+	}
+	msgs := t.Messages()
+	return msgs, turn.EstimateTokens(msgs), nil
 }

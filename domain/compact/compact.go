@@ -168,6 +168,10 @@ type Spec struct {
 	Rules []Rule
 	From  Bound
 	To    Bound
+	// KeepFirst and KeepLast, when set, replace every rule's own
+	// (--keep-first, --keep-last).
+	KeepFirst *Bound
+	KeepLast  *Bound
 }
 
 // View is what the rules need of a conversation: its turns' start times
@@ -350,6 +354,12 @@ func Plan(v View, spec Spec, now time.Time) []Planned {
 	for _, r := range spec.Rules {
 		if r.Empty() {
 			continue
+		}
+		if spec.KeepFirst != nil {
+			r.KeepFirst = *spec.KeepFirst
+		}
+		if spec.KeepLast != nil {
+			r.KeepLast = *spec.KeepLast
 		}
 		from := v.fromBound(spec.From, false, now)
 		if spec.From.Kind == BoundDefault {
