@@ -12,6 +12,7 @@ import (
 	"unicode"
 
 	"github.com/jpcli/jp/app"
+	"github.com/jpcli/jp/domain/compact"
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/llm"
 	"github.com/jpcli/jp/domain/turn"
@@ -27,6 +28,7 @@ type ConversationCmd struct {
 	Use       ConversationUseCmd     `cmd:"" aliases:"u" help:"Make a conversation the active one of this checkout (jp q continues it)."`
 	Fork      ConversationForkCmd    `cmd:"" aliases:"f" help:"Copy a conversation (all its turns, or up to --turn N) into a new, active one."`
 	Grep      ConversationGrepCmd    `cmd:"" aliases:"g,rg" help:"Search the text of conversations with a regular expression."`
+	Compact   ConversationCompactCmd `cmd:"" help:"Compact a conversation: overlays that make the model see less of some turns (summaries, reasoning and tool calls stripped); nothing is removed."`
 	Edit      ConversationEditCmd    `cmd:"" aliases:"e" help:"Edit a conversation's title, pinned flag and labels in the editor."`
 	Label     ConversationLabelCmd   `cmd:"" aliases:"l,labels" help:"Add or remove a conversation's label (jp c label ID add|rm NAME)."`
 	Rm        ConversationRmCmd      `cmd:"" aliases:"remove,rem,delete,del" help:"Move conversations to the trash (asks first unless --yes); jp c restore brings them back for 30 days."`
@@ -380,6 +382,14 @@ func writeEvent(w io.Writer, e conversation.Event) {
 		}
 		fmt.Fprintln(w, line)
 	case conversation.EventTypeForeign:
+		if c := e.Compaction; c != nil {
+			fmt.Fprintf(w, "[compaction] turns %d..%d: %s\n", c.FromTurn+1, c.ToTurn+1, compact.Label(*c))
+			break
+		}
+		if e.IsCompactionReset() {
+			fmt.Fprintln(w, "[compaction reset] the compactions before it are undone")
+			break
+		}
 		if paths, ok := e.ConfigChanges(); ok {
 			fmt.Fprintf(w, "[config changed] %s\n", noControl(strings.Join(paths, ", ")))
 			break

@@ -182,10 +182,11 @@ func (c CountdownConfig) Duration() time.Duration {
 
 // Conversation is the [conversation] table.
 type Conversation struct {
-	Tools       Tools    `toml:"tools" doc:"Tools offered to the model: defaults, and one table per local tool or per-tool policy."`
-	Limits      Limits   `toml:"limits" doc:"Size limits on what is stored: a value over one is refused with one line, and nothing is written."`
-	Attachments []string `toml:"attachments" doc:"Attached to every query's message, like -a: paths (files, directories, globs, relative to the checkout and confined to it: no absolute path, no .., no symbolic link leading out), cmd:COMMAND, http(s) URLs. See docs/attachments.md."`
-	Title       Title    `toml:"title" doc:"How a conversation's title is made."`
+	Tools       Tools      `toml:"tools" doc:"Tools offered to the model: defaults, and one table per local tool or per-tool policy."`
+	Limits      Limits     `toml:"limits" doc:"Size limits on what is stored: a value over one is refused with one line, and nothing is written."`
+	Attachments []string   `toml:"attachments" doc:"Attached to every query's message, like -a: paths (files, directories, globs, relative to the checkout and confined to it: no absolute path, no .., no symbolic link leading out), cmd:COMMAND, http(s) URLs. See docs/attachments.md."`
+	Title       Title      `toml:"title" doc:"How a conversation's title is made."`
+	Compaction  Compaction `toml:"compaction" doc:"Non-destructive compaction: the rules of jp conversation compact."`
 }
 
 // Title is the [conversation.title] table.

@@ -131,6 +131,10 @@ type Request struct {
 	// title); the demo provider answers it with a title of its own
 	// instead of playing its script.
 	Title bool
+	// Summary marks a request for a compaction summary (jp conversation
+	// compact --summarize): not a step of the conversation either. The
+	// demo provider answers it with a deterministic summary of its own.
+	Summary bool
 }
 
 // EventKind is the kind of a streamed Event.
