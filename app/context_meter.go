@@ -11,6 +11,7 @@ import (
 // history as the next call would carry it, the system prompt, the tools
 // offered) against the model's context window.
 func contextMeter(rs *runState, ts *turnState) llm.ContextMeter {
+	rs.offered = ts.offered
 	return meterOf(rs.cfg, rs.model, streamRequest(rs, ts))
 }
 

@@ -164,6 +164,7 @@ type runState struct {
 	hideReasoning bool
 	started       bool            // the run's start record was reported (run_events.go)
 	usage         *ports.RunUsage // tokens the provider reported this run
+	offered       []llm.Tool      // the tools the last turn offered, for the context meter between turns
 	lastStop      llm.StopReason  // why the provider's last response ended
 	storage       string          // the start record's storage: "", "tmp", "none"
 	title         *titleJob       // the title being generated (titles.go)
@@ -378,6 +379,9 @@ func (q *Query) turnLoop(ctx context.Context, rs *runState, text string) (end tu
 			if _, queued := rs.slot.Text(); queued {
 				q.chromeNote(keptLine)
 			}
+			return end, err
+		}
+		if err := q.autoCompact(ctx, rs); err != nil {
 			return end, err
 		}
 		next, send, err := q.nextQueued(ctx, rs)

@@ -8,6 +8,27 @@ import (
 // Compaction is the [conversation.compaction] table (the Rust jp's).
 type Compaction struct {
 	Rules []CompactionRule `toml:"rules" doc:"The rules jp conversation compact (and jp query --compact) applies when no policy flag is given, in order: each appends one overlay. Unset: keep the first and the last turn, strip reasoning and tool calls of the others. See docs/conversations.md, \"Compaction\"."`
+	Auto  CompactionAuto   `toml:"auto" doc:"Automatic compaction between turns, when the next request would fill too much of the model's context window (off by default)."`
+}
+
+// CompactionAuto is the [conversation.compaction.auto] table (the Rust
+// jp's draft design of automatic compaction).
+type CompactionAuto struct {
+	Enabled      bool            `toml:"enabled" doc:"Compact automatically between turns (and once, then retry, when the provider refuses a request for exceeding the window). Default false."`
+	TriggerRatio OptFloat        `toml:"trigger_ratio" doc:"Compact when the estimated next request exceeds this share of the model's context window (0 to 1). Unset: 0.75."`
+	MinTurns     int             `toml:"min_turns" doc:"Never compact a conversation of this many turns or fewer. Default 5."`
+	Rule         *CompactionRule `toml:"rule" doc:"The rule each automatic compaction applies to the turns after the last compaction (and after keep_first), up to keep_last from the end. Unset: keep_first 1, keep_last 3, strip reasoning and tool calls."`
+}
+
+// DefaultTriggerRatio is conversation.compaction.auto.trigger_ratio unset.
+const DefaultTriggerRatio = 0.75
+
+// Ratio is the trigger ratio in effect.
+func (a CompactionAuto) Ratio() float64 {
+	if a.TriggerRatio.Set && a.TriggerRatio.Value > 0 {
+		return a.TriggerRatio.Value
+	}
+	return DefaultTriggerRatio
 }
 
 // CompactionRule is one [[conversation.compaction.rules]] table.

@@ -361,7 +361,8 @@ func Default() Config {
 		Conversation: Conversation{Tools: Tools{
 			Defaults: ToolDefaults{Run: RunPolicyAsk, Result: ResultPolicyUnattended, CancellationResponse: DefaultCancellationResponse},
 			Named:    map[string]Tool{},
-		}, Limits: Limits{MessageBytes: DefaultLimitBytes, DraftBytes: DefaultLimitBytes}},
+		}, Limits: Limits{MessageBytes: DefaultLimitBytes, DraftBytes: DefaultLimitBytes},
+			Compaction: Compaction{Auto: CompactionAuto{MinTurns: 5}}},
 		MCP:     MCP{IdleShutdownSecs: 300, MaxInstances: 16, Servers: map[string]MCPServer{}},
 		Plugins: Plugins{ShutdownTimeoutSecs: 5, RespondTimeoutSecs: 300, WriteTimeoutSecs: 10, Command: map[string]PluginCommand{}},
 	}
