@@ -41,11 +41,14 @@ func autoRule(a config.CompactionAuto) (compact.Rule, error) {
 // range starts after keep_first and after the last compaction's range,
 // and ends keep_last turns before the end.
 func autoSpec(a config.CompactionAuto, m llm.ContextMeter, view compact.View, now time.Time) (CompactSpec, bool, error) {
-	if !a.Enabled || !m.Exceeds(a.Ratio()) || view.Turns() <= a.MinTurns {
+	if !a.Enabled {
 		return CompactSpec{}, false, nil
 	}
 	if r := a.Ratio(); r > 1 {
 		return CompactSpec{}, false, fmt.Errorf("conversation.compaction.auto.trigger_ratio: %g is over 1: give a share of the window, e.g. 0.75", r)
+	}
+	if !m.Exceeds(a.Ratio()) || view.Turns() <= a.MinTurns {
+		return CompactSpec{}, false, nil
 	}
 	rule, err := autoRule(a)
 	if err != nil {
