@@ -9,6 +9,7 @@ import (
 
 	"github.com/jpcli/jp/domain/compact"
 	"github.com/jpcli/jp/domain/config"
+	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/llm"
 )
 
@@ -50,6 +51,12 @@ func autoSpec(a config.CompactionAuto, m llm.ContextMeter, view compact.View, no
 	if !m.Exceeds(a.Ratio()) || view.Turns() <= a.MinTurns {
 		return CompactSpec{}, false, nil
 	}
+	return rollingSpec(a, view, now)
+}
+
+// rollingSpec is the rolling compaction of auto.rule over view, false
+// when its range is empty.
+func rollingSpec(a config.CompactionAuto, view compact.View, now time.Time) (CompactSpec, bool, error) {
 	rule, err := autoRule(a)
 	if err != nil {
 		return CompactSpec{}, false, err
@@ -104,12 +111,44 @@ func (q *Query) autoCompact(ctx context.Context, rs *runState) error {
 	}
 	c := res.Added[0]
 	after := q.nextMeter(rs)
-	turns := fmt.Sprintf("turns %d-%d", c.FromTurn+1, c.ToTurn+1)
-	if c.FromTurn == c.ToTurn {
-		turns = fmt.Sprintf("turn %d", c.FromTurn+1)
-	}
-	q.chromeNote(fmt.Sprintf("Compacted %s automatically (%s; %s → %s); jp c compact --reset undoes it.", turns, compact.Label(c), before, after))
+	q.chromeNote(fmt.Sprintf("Compacted %s automatically (%s; %s → %s); jp c compact --reset undoes it.", turnsText(c), compact.Label(c), before, after))
 	return nil
+}
+
+// compactOnOverflow is automatic compaction's answer to a provider that
+// refused the turn's request for exceeding the window: the rolling
+// compaction, whatever the estimate and min_turns say, so that the request
+// can be retried once. It reports whether anything was compacted; the
+// turn in progress is never compacted.
+func (q *Query) compactOnOverflow(ctx context.Context, rs *runState) bool {
+	a := rs.cfg.Conversation.Compaction.Auto
+	if !a.Enabled || rs.storage == "none" || rs.id == "" {
+		return false
+	}
+	spec, due, err := rollingSpec(a, rs.history.CompactionView(), q.clock.Now())
+	if err != nil || !due {
+		return false
+	}
+	if err := q.flushCarry(ctx, rs); err != nil {
+		return false
+	}
+	before := q.nextMeter(rs)
+	res, err := q.CompactLocked(context.WithoutCancel(ctx), rs.cfg, rs.loc, rs.id, rs.history, spec)
+	if err != nil || len(res.Added) == 0 {
+		return false
+	}
+	c := res.Added[0]
+	q.chromeNote(fmt.Sprintf("The request exceeded the context window of %s: compacted %s automatically (%s; %s → %s); retrying once.",
+		rs.model, turnsText(c), compact.Label(c), before, q.nextMeter(rs)))
+	return true
+}
+
+// turnsText names an overlay's turns, counted from 1.
+func turnsText(c conversation.Compaction) string {
+	if c.FromTurn == c.ToTurn {
+		return fmt.Sprintf("turn %d", c.FromTurn+1)
+	}
+	return fmt.Sprintf("turns %d-%d", c.FromTurn+1, c.ToTurn+1)
 }
 
 // nextMeter is the meter of the conversation's next request between

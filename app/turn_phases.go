@@ -17,9 +17,12 @@ import (
 // turnState holds the per-turn pieces, rebuilt for every Turn: the phase
 // machine (with its retry budget) and the turn's tools.
 type turnState struct {
-	m       *turn.Machine
-	tools   ports.ToolServer
-	offered []llm.Tool
+	// overflowRetried is set once the turn retried a request the provider
+	// refused for exceeding the window (compactOnOverflow).
+	overflowRetried bool
+	m               *turn.Machine
+	tools           ports.ToolServer
+	offered         []llm.Tool
 	// inBlock is the printer channel of the block being streamed.
 	inBlock ports.Channel
 	// retryHint is the provider's Retry-After for the last failure.
@@ -182,6 +185,13 @@ func (q *Query) streamEnded(ctx context.Context, rs *runState, ts *turnState, er
 		// SIGTERM-style cancellation while streaming: stop, saving what arrived.
 		ts.shutdown = true
 		return ts.m.Stop(nil)
+	}
+	if llm.IsOverflow(err) && !produced && !ts.overflowRetried {
+		// Automatic compaction compacts and sends the request once more.
+		ts.overflowRetried = true
+		if q.compactOnOverflow(ctx, rs) {
+			return []turn.Action{{Kind: turn.ActionRequest}}
+		}
 	}
 	if llm.IsTransient(err) {
 		// A retry discards the failed call's blocks: the next delta starts
