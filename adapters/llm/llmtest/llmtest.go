@@ -288,5 +288,9 @@ func AssertGolden(t testing.TB, name string, got []byte) {
 		}
 		return
 	}
-	AssertJSON(t, name, json.RawMessage(got), Fixture(t, name))
+	var v any
+	if err := json.Unmarshal(got, &v); err != nil {
+		t.Fatal(err)
+	}
+	AssertJSON(t, name, v, Fixture(t, name))
 }
