@@ -268,7 +268,8 @@ func timeline(res app.CompactResult, dry bool) []string {
 // optionalFlagValues rewrites the flags that take an optional value, as
 // the Rust jp's do, into the form the parser reads: a bare -t/--tool-calls
 // or -s/--summarize of jp conversation compact gets noValue (a following
-// word that is not a flag is its value), and so does a bare --compact of
+// word that is not a flag is its value, as with the Rust jp: give the
+// conversation ID first, or the flag last, or --tool-calls=MODE), and so does a bare --compact of
 // jp query and jp conversation fork.
 func optionalFlagValues(args []string) []string {
 	cmd := ""
@@ -315,8 +316,7 @@ func optionalFlagValues(args []string) []string {
 			join = ""
 		}
 		takesWord := cmd == "compact"
-		if takesWord && i+1 < len(args) && args[i+1] != "" && !strings.HasPrefix(args[i+1], "-") &&
-			(a != "-t" && a != "--tool-calls" || isToolsMode(args[i+1])) {
+		if takesWord && i+1 < len(args) && args[i+1] != "" && !strings.HasPrefix(args[i+1], "-") {
 			out = append(out, a+join+args[i+1])
 			i++
 			continue
@@ -324,11 +324,6 @@ func optionalFlagValues(args []string) []string {
 		out = append(out, a+join+noValue)
 	}
 	return out
-}
-
-func isToolsMode(s string) bool {
-	_, err := compact.ToolsMode(s)
-	return err == nil && s != ""
 }
 
 // compactFlag reads --compact/-k values (jp query, jp conversation fork):
