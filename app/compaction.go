@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/jpcli/jp/domain/compact"
@@ -43,6 +44,9 @@ type CompactSpec struct {
 	Rules []compact.Rule
 	From  compact.Bound
 	To    compact.Bound
+	// WithConfigRules puts the configured rules before Rules (a bare
+	// --compact next to --compact=SPEC).
+	WithConfigRules bool
 	// KeepFirst and KeepLast, when set, replace every rule's own.
 	KeepFirst *compact.Bound
 	KeepLast  *compact.Bound
@@ -126,11 +130,12 @@ func (q *Query) CompactLocked(ctx context.Context, cfg config.Config, loc worksp
 		return out, nil
 	}
 	rules := spec.Rules
-	if len(rules) == 0 {
-		var err error
-		if rules, err = compact.FromConfig(cfg.Conversation.Compaction.Rules); err != nil {
+	if len(rules) == 0 || spec.WithConfigRules {
+		configured, err := compact.FromConfig(cfg.Conversation.Compaction.Rules)
+		if err != nil {
 			return CompactResult{}, &UserError{Msg: err.Error() + ": fix it in the configuration, or give the policy as flags (see jp conversation compact --help)", Err: err}
 		}
+		rules = append(configured, rules...)
 	}
 	plans := compact.Plan(view, compact.Spec{Rules: rules, From: spec.From, To: spec.To, KeepFirst: spec.KeepFirst, KeepLast: spec.KeepLast}, now)
 	for _, p := range plans {
@@ -263,4 +268,38 @@ func (c *Conversations) Projected(ctx context.Context, loc workspace.Location, i
 	}
 	msgs := t.Messages()
 	return msgs, turn.EstimateTokens(msgs), nil
+}
+
+// compactBeforeTurn is jp query --compact: the conversation is compacted
+// under the run's lock before its turn starts, and one chrome line says
+// what changed.
+func (q *Query) compactBeforeTurn(ctx context.Context, rs *runState) error {
+	if rs.compact == nil {
+		return nil
+	}
+	res, err := q.CompactLocked(ctx, rs.cfg, rs.loc, rs.id, rs.history, *rs.compact)
+	if err != nil {
+		return err
+	}
+	if len(res.Added) == 0 {
+		return nil
+	}
+	var parts []string
+	for _, c := range res.Added {
+		parts = append(parts, fmt.Sprintf("turns %d..%d (%s)", c.FromTurn+1, c.ToTurn+1, compact.Label(c)))
+	}
+	q.chromeLine(rs, fmt.Sprintf("Compacted %s: the request is about %s tokens (was %s; estimated).",
+		strings.Join(parts, ", "), KTokens(res.TokensAfter), KTokens(res.TokensBefore)))
+	return nil
+}
+
+// KTokens writes a token count as 950, 1.2k or 41k.
+func KTokens(n int) string {
+	switch {
+	case n < 1000:
+		return strconv.Itoa(n)
+	case n < 10_000:
+		return strconv.FormatFloat(float64(n)/1000, 'f', 1, 64) + "k"
+	}
+	return strconv.Itoa((n+500)/1000) + "k"
 }

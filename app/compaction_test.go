@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jpcli/jp/app"
 	"github.com/jpcli/jp/domain/compact"
@@ -145,5 +146,37 @@ func TestCompact(t *testing.T) {
 	again, _ := f.query.Compact(ctx, app.CompactInput{Loc: loc, Conversation: id, Spec: app.CompactSpec{Reset: true}})
 	if again.Undone != 0 || len(again.Events) != 0 {
 		t.Errorf("second reset = %+v", again)
+	}
+}
+
+// A fork copies every complete turn of a compacted conversation (an
+// overlay after a turn's end does not make it incomplete) and its
+// overlays.
+func TestForkKeepsCompactedTurns(t *testing.T) {
+	f, loc, id := compactFixture(t, &summaryProvider{})
+	ctx := context.Background()
+	if _, err := f.query.Compact(ctx, app.CompactInput{Loc: loc, Conversation: id}); err != nil {
+		t.Fatal(err)
+	}
+	convs := app.NewConversations(f.store, f.store, clockFrom(time.Date(2026, 11, 29, 11, 0, 0, 0, time.UTC)))
+	nid, err := convs.Fork(ctx, loc, id, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, err := f.store.Events(ctx, loc, nid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	starts, overlays := 0, 0
+	for _, e := range evs {
+		if e.Type == conversation.EventTypeTurnStart {
+			starts++
+		}
+		if e.Compaction != nil {
+			overlays++
+		}
+	}
+	if starts != 4 || overlays != 1 {
+		t.Errorf("fork has %d turns and %d overlays, want 4 and 1", starts, overlays)
 	}
 }

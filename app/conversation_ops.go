@@ -63,7 +63,21 @@ func forkTurns(ctx context.Context, store ports.ConversationStore, loc workspace
 	flush := func() error {
 		t := turn
 		turn = nil
-		if len(t) == 0 || t[len(t)-1].Type != conversation.EventTypeTurnEnd {
+		// Events of other types (compaction overlays, the Rust jp's
+		// config_delta) belong to the conversation, not to the turn they
+		// follow: they neither make a turn incomplete nor go with one.
+		last := len(t) - 1
+		for last >= 0 && t[last].Type == conversation.EventTypeForeign {
+			last--
+		}
+		if last < 0 || t[last].Type != conversation.EventTypeTurnEnd {
+			for _, e := range t {
+				if e.Type == conversation.EventTypeForeign {
+					if err := add(e); err != nil {
+						return err
+					}
+				}
+			}
 			return nil // an interrupted turn has no end: not copied
 		}
 		complete++

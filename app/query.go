@@ -124,6 +124,8 @@ type QueryInput struct {
 	UserConfigDir string
 	Environ       []string
 	Overrides     []string
+	// Compact (--compact) compacts the conversation before the turn.
+	Compact *CompactSpec
 }
 
 // QueryResult says how the Run ended.
@@ -136,6 +138,7 @@ type QueryResult struct {
 
 // runState is what lives for the Run: the turn-loop driver's state.
 type runState struct {
+	compact   *CompactSpec // --compact: compacted before the first turn
 	loc       workspace.Location
 	id        conversation.ID
 	cfg       config.Config
@@ -230,7 +233,7 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 	if rs.params, err = modelParams(rs.cfg); err != nil {
 		return QueryResult{}, err
 	}
-	rs.hideReasoning, rs.schema = in.HideReasoning, in.Schema
+	rs.hideReasoning, rs.schema, rs.compact = in.HideReasoning, in.Schema, in.Compact
 	if len(in.Schema) > 0 && !json.Valid(in.Schema) {
 		return QueryResult{}, &UsageError{Msg: "--schema: not valid JSON (give a JSON Schema object, or a file holding one)"}
 	}
@@ -339,6 +342,9 @@ func (q *Query) runTurns(ctx context.Context, rs *runState, text, note string, f
 		rs.lateNote = note
 	default:
 		q.chromeLine(rs, note)
+	}
+	if err := q.compactBeforeTurn(ctx, rs); err != nil {
+		return QueryResult{Conversation: rs.id}, err
 	}
 
 	end, err := q.turnLoop(ctx, rs, text)

@@ -213,18 +213,7 @@ func tokensLine(res app.CompactResult, dry bool) string {
 	if dry {
 		verb = "would be"
 	}
-	return fmt.Sprintf("The next request %s about %s tokens (was %s; estimated).", verb, kTokens(res.TokensAfter), kTokens(res.TokensBefore))
-}
-
-// kTokens writes n as 950, 1.2k or 41k.
-func kTokens(n int) string {
-	switch {
-	case n < 1000:
-		return strconv.Itoa(n)
-	case n < 10_000:
-		return strconv.FormatFloat(float64(n)/1000, 'f', 1, 64) + "k"
-	}
-	return strconv.Itoa((n+500)/1000) + "k"
+	return fmt.Sprintf("The next request %s about %s tokens (was %s; estimated).", verb, app.KTokens(res.TokensAfter), app.KTokens(res.TokensBefore))
 }
 
 // timeline is the Rust jp's account of a compaction: the ranges
@@ -279,7 +268,8 @@ func timeline(res app.CompactResult, dry bool) []string {
 // optionalFlagValues rewrites the flags that take an optional value, as
 // the Rust jp's do, into the form the parser reads: a bare -t/--tool-calls
 // or -s/--summarize of jp conversation compact gets noValue (a following
-// word that is not a flag is its value), and so does a bare --compact of
+// word that is not a flag is its value, as with the Rust jp: give the
+// conversation ID first, or the flag last, or --tool-calls=MODE), and so does a bare --compact of
 // jp query and jp conversation fork.
 func optionalFlagValues(args []string) []string {
 	cmd := ""
@@ -307,7 +297,7 @@ func optionalFlagValues(args []string) []string {
 	case "compact":
 		flags = map[string]bool{"-t": true, "--tool-calls": true, "-s": true, "--summarize": true}
 	case "query", "fork":
-		flags = map[string]bool{"--compact": true}
+		flags = map[string]bool{"--compact": true, "-k": true}
 	default:
 		return args
 	}
@@ -321,19 +311,39 @@ func optionalFlagValues(args []string) []string {
 			out = append(out, a)
 			continue
 		}
+		join := "=" // -kVALUE: the parser reads "-k=V" as "=V"
+		if !strings.HasPrefix(a, "--") {
+			join = ""
+		}
 		takesWord := cmd == "compact"
-		if takesWord && i+1 < len(args) && args[i+1] != "" && !strings.HasPrefix(args[i+1], "-") &&
-			(a != "-t" && a != "--tool-calls" || isToolsMode(args[i+1])) {
-			out = append(out, a+"="+args[i+1])
+		if takesWord && i+1 < len(args) && args[i+1] != "" && !strings.HasPrefix(args[i+1], "-") {
+			out = append(out, a+join+args[i+1])
 			i++
 			continue
 		}
-		out = append(out, a+"="+noValue)
+		out = append(out, a+join+noValue)
 	}
 	return out
 }
 
-func isToolsMode(s string) bool {
-	_, err := compact.ToolsMode(s)
-	return err == nil && s != ""
+// compactFlag reads --compact/-k values (jp query, jp conversation fork):
+// bare, the configured rules; SPEC, an inline rule (compact.ParseRule);
+// both, the configured rules then the inline ones. None is nil.
+func compactFlag(values []string) (*app.CompactSpec, error) {
+	if len(values) == 0 {
+		return nil, nil
+	}
+	spec := &app.CompactSpec{}
+	for _, v := range values {
+		if v == noValue || v == "" {
+			spec.WithConfigRules = true
+			continue
+		}
+		r, err := compact.ParseRule(v)
+		if err != nil {
+			return nil, &app.UsageError{Msg: fmt.Sprintf("--compact=%s: %v (a rule is POLICIES[:RANGE], e.g. r+t or s:..-3)", v, err)}
+		}
+		spec.Rules = append(spec.Rules, r)
+	}
+	return spec, nil
 }

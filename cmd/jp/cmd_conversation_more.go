@@ -43,6 +43,8 @@ func (c *ConversationUseCmd) Run(rt *Runtime) error {
 type ConversationForkCmd struct {
 	ID   string `arg:"" optional:"" predictor:"conversation" help:"Conversation ID or a unique prefix of one (default: the active conversation)."`
 	Turn int    `placeholder:"N" help:"Copy only the first N turns (default: all complete turns)."`
+	// Compact compacts the copy (see jp conversation compact).
+	Compact []string `short:"k" sep:"none" placeholder:"SPEC" help:"Compact the copy: bare, with conversation.compaction.rules; --compact=SPEC with an inline rule (e.g. r+t, s:..-3)."`
 }
 
 // Run forks the conversation.
@@ -51,11 +53,26 @@ func (c *ConversationForkCmd) Run(rt *Runtime) error {
 	if err != nil {
 		return err
 	}
+	spec, err := compactFlag(c.Compact)
+	if err != nil {
+		return err
+	}
 	nid, err := a.Conversations.Fork(rt.Ctx, loc, id, c.Turn)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(rt.Streams.Out, "Forked conversation %s into %s (now active)\n", id, nid)
+	if spec == nil {
+		return nil
+	}
+	res, err := a.Query.Compact(rt.Ctx, app.CompactInput{
+		Loc: loc, Conversation: nid, Spec: *spec, LaunchDir: rt.Paths.LaunchDir,
+		UserConfigDir: rt.Paths.ConfigDir, Environ: rt.Environ, Overrides: rt.Globals.Cfg,
+	})
+	if err != nil {
+		return err
+	}
+	printCompaction(rt.Streams.Out, res, *spec)
 	return nil
 }
 

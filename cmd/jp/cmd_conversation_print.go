@@ -206,6 +206,6 @@ func (c *ConversationPrintCmd) printCompacted(rt *Runtime, convs *app.Conversati
 			fmt.Fprintf(w, "[%s %s]\n%s\n", label, noControl(m.ToolCallID), strings.TrimRight(m.Text, "\n"))
 		}
 	}
-	fmt.Fprintf(w, "\n── about %s tokens (estimated)\n", kTokens(tokens))
+	fmt.Fprintf(w, "\n── about %s tokens (estimated)\n", app.KTokens(tokens))
 	return nil
 }

@@ -410,3 +410,81 @@ func Label(c conversation.Compaction) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// ParseRule reads an inline rule (--compact=SPEC), the Rust jp's
+// POLICIES[:RANGE]: policies joined with "+" (r or reasoning; s or
+// summarize; t or tools, t=MODE), and a range FROM..TO (1-based and
+// inclusive, -N from the end, either side open), N (from turn N on) or
+// -N (all but the last N).
+func ParseRule(s string) (Rule, error) {
+	policies, rangeStr, hasRange := strings.Cut(s, ":")
+	r := Rule{KeepFirst: Bound{Kind: BoundTurns, N: 1}, KeepLast: Bound{Kind: BoundTurns, N: 1}}
+	for p := range strings.SplitSeq(policies, "+") {
+		key, val, hasVal := strings.Cut(strings.TrimSpace(p), "=")
+		switch strings.TrimSpace(key) {
+		case "r", "reasoning":
+			if hasVal {
+				return r, errors.New("reasoning takes no value")
+			}
+			r.Reasoning = true
+		case "s", "summarize":
+			if hasVal {
+				return r, errors.New("summarize takes no value")
+			}
+			r.Summary = &Summary{}
+		case "t", "tools":
+			t, err := ToolsMode(strings.TrimSpace(val))
+			if err != nil {
+				return r, err
+			}
+			r.Tools = t
+		case "":
+			return r, errors.New("empty policy")
+		default:
+			return r, fmt.Errorf("unknown policy %q (r, s, t or t=MODE)", key)
+		}
+	}
+	if !hasRange {
+		return r, nil
+	}
+	bound := func(s string) (Bound, error) {
+		if rest, ok := strings.CutPrefix(s, "-"); ok {
+			n, err := strconv.Atoi(rest)
+			if err != nil || n < 0 {
+				return Bound{}, fmt.Errorf("bad bound %q", s)
+			}
+			return Bound{Kind: BoundFromEnd, N: n}, nil
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return Bound{}, fmt.Errorf("bad bound %q: turns count from 1", s)
+		}
+		return Bound{Kind: BoundAbsolute, N: n - 1}, nil
+	}
+	r.KeepFirst, r.KeepLast = Bound{Kind: BoundTurns}, Bound{Kind: BoundFromEnd}
+	left, right, isRange := strings.Cut(rangeStr, "..")
+	if !isRange {
+		b, err := bound(rangeStr)
+		if err != nil {
+			return r, err
+		}
+		if b.Kind == BoundFromEnd {
+			r.KeepLast = b
+		} else {
+			r.KeepFirst = b
+		}
+		return r, nil
+	}
+	var err error
+	if left != "" {
+		if r.KeepFirst, err = bound(left); err != nil {
+			return r, err
+		}
+	}
+	if right != "" {
+		if r.KeepLast, err = bound(right); err != nil {
+			return r, err
+		}
+	}
+	return r, nil
+}

@@ -98,3 +98,32 @@ func TestParseErrors(t *testing.T) {
 		t.Error("tool mode nope taken")
 	}
 }
+
+// TestParseRule reads the Rust jp's --compact=SPEC forms.
+func TestParseRule(t *testing.T) {
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	v := view(10, t0, time.Hour)
+	for spec, want := range map[string]Range{
+		"r":            {1, 8},
+		"r+t:..":       {0, 9},
+		"s:..-3":       {0, 6},
+		"t=sreq:5..-3": {4, 6},
+		"r:-2":         {0, 7},
+		"r:3":          {2, 9},
+		"r:2..4":       {1, 3},
+	} {
+		r, err := ParseRule(spec)
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		got := Plan(v, Spec{Rules: []Rule{r}}, t0)
+		if len(got) != 1 || got[0].Range != want {
+			t.Errorf("%s: got %+v, want %+v", spec, got, want)
+		}
+	}
+	for _, bad := range []string{"", "x", "r=1", "r:0", "t=bad"} {
+		if _, err := ParseRule(bad); err == nil {
+			t.Errorf("%q taken", bad)
+		}
+	}
+}

@@ -32,6 +32,22 @@ type turnPolicy struct {
 	hasReas   bool
 }
 
+// emptyArgs are a stripped tool call's arguments.
+var emptyArgs = json.RawMessage("{}")
+
+// toolName is the name of the call id among the assistant messages of
+// msgs (its turn's, before its result), "unknown" when none has it.
+func toolName(msgs []llm.Message, id string) string {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		for _, c := range msgs[i].ToolCalls {
+			if c.ID == id {
+				return c.Name
+			}
+		}
+	}
+	return "unknown"
+}
+
 // Overlays reports how many compaction overlays are in effect (those
 // after the last reset).
 func (t *Transcript) Overlays() int { return len(t.overlays) }
@@ -135,9 +151,9 @@ func (t *Transcript) project(msgs []llm.Message) []llm.Message {
 		return msgs
 	}
 	out := make([]llm.Message, 0, len(msgs))
-	var names map[string]string
+	var slab []llm.ToolCall // stripped calls share one array, not one each
 	dropped := false
-	add := func(m llm.Message) {
+	add := func(m *llm.Message) {
 		if n := len(out); dropped && n > 0 && m.Role == llm.RoleAssistant && out[n-1].Role == llm.RoleAssistant {
 			a := &out[n-1]
 			a.Text += m.Text
@@ -146,7 +162,7 @@ func (t *Transcript) project(msgs []llm.Message) []llm.Message {
 			a.ToolCalls = slices.Concat(a.ToolCalls, m.ToolCalls)
 			return
 		}
-		out = append(out, m)
+		out = append(out, *m)
 		dropped = false
 	}
 	for k := range turns {
@@ -156,42 +172,42 @@ func (t *Transcript) project(msgs []llm.Message) []llm.Message {
 			hi = t.turnStarts[k+1]
 		}
 		lo, hi = min(lo, len(msgs)), min(hi, len(msgs))
-		p := ps[k]
+		p := &ps[k]
 		switch {
 		case p.summary >= 0:
 			if k == 0 || ps[k-1].summary != p.summary {
-				add(llm.Message{Role: llm.RoleUser, Text: SummaryRequest})
-				add(llm.Message{Role: llm.RoleAssistant, Text: *t.overlays[p.summary].c.Summary})
+				add(&llm.Message{Role: llm.RoleUser, Text: SummaryRequest})
+				add(&llm.Message{Role: llm.RoleAssistant, Text: *t.overlays[p.summary].c.Summary})
 			}
 			continue
 		case !p.reasoning && p.tools == nil:
-			for _, m := range msgs[lo:hi] {
-				add(m)
+			if lo < hi && dropped {
+				add(&msgs[lo])
+				lo++
 			}
+			out = append(out, msgs[lo:hi]...)
 			continue
 		}
-		for _, m := range msgs[lo:hi] {
+		for i := lo; i < hi; i++ {
+			m := msgs[i]
 			switch m.Role {
 			case llm.RoleAssistant:
 				if p.reasoning {
 					m.Reasoning, m.Thinking = "", nil
 				}
 				if tp := p.tools; tp != nil && len(m.ToolCalls) > 0 {
-					if names == nil {
-						names = map[string]string{}
-					}
-					for _, c := range m.ToolCalls {
-						names[c.ID] = c.Name
-					}
 					switch {
 					case tp.Omit:
 						m.ToolCalls = nil
 					case tp.Request:
-						calls := make([]llm.ToolCall, len(m.ToolCalls))
-						for i, c := range m.ToolCalls {
-							calls[i] = llm.ToolCall{ID: c.ID, Name: c.Name, Arguments: json.RawMessage("{}")}
+						if cap(slab)-len(slab) < len(m.ToolCalls) {
+							slab = make([]llm.ToolCall, 0, max(256, len(m.ToolCalls)))
 						}
-						m.ToolCalls = calls
+						start := len(slab)
+						for _, c := range m.ToolCalls {
+							slab = append(slab, llm.ToolCall{ID: c.ID, Name: c.Name, Arguments: emptyArgs})
+						}
+						m.ToolCalls = slab[start:len(slab):len(slab)]
 					}
 				}
 				if m.Text == "" && m.Reasoning == "" && len(m.ToolCalls) == 0 {
@@ -205,19 +221,15 @@ func (t *Transcript) project(msgs []llm.Message) []llm.Message {
 						continue
 					}
 					if tp.Response {
-						name, ok := names[m.ToolCallID]
-						if !ok {
-							name = "unknown"
-						}
 						status := "success"
 						if m.IsError {
 							status = "error"
 						}
-						m.Text = "[compacted] " + name + ": " + status
+						m.Text = "[compacted] " + toolName(msgs[lo:i], m.ToolCallID) + ": " + status
 					}
 				}
 			}
-			add(m)
+			add(&m)
 		}
 	}
 	return out
