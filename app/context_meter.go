@@ -26,16 +26,17 @@ func meterOf(cfg config.Config, model llm.ModelID, req llm.Request) llm.ContextM
 }
 
 // ContextMeterOf is the meter of a stored conversation (jp conversation
-// show): its history as the next request would carry it and the system
-// prompt, against the window of model ("<provider>/<model>"; the window
-// is left out when it does not parse). Tools are not counted: which are
-// offered is decided when a query runs.
-func ContextMeterOf(cfg config.Config, model string, history []llm.Message) llm.ContextMeter {
-	id, err := llm.ParseModelID(model)
-	if err != nil {
-		return llm.ContextMeter{Tokens: llm.EstimateTokens(llm.Request{System: cfg.SystemPrompt(), Messages: history})}
+// show): historyTokens (the estimate of its history as the next request
+// would carry it: turn.Sizer) and the system prompt, against the window
+// of model ("<provider>/<model>"; the window is left out when it does not
+// parse). Tools are not counted: which are offered is decided when a
+// query runs.
+func ContextMeterOf(cfg config.Config, model string, historyTokens int) llm.ContextMeter {
+	m := llm.ContextMeter{Tokens: historyTokens + llm.EstimateTokens(llm.Request{System: cfg.SystemPrompt()})}
+	if id, err := llm.ParseModelID(model); err == nil {
+		m.Window = meterOf(cfg, id, llm.Request{}).Window
 	}
-	return meterOf(cfg, id, llm.Request{Model: id.Model, System: cfg.SystemPrompt(), Messages: history})
+	return m
 }
 
 // overflowError is the one line for a request the provider refused for

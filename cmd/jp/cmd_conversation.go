@@ -178,7 +178,8 @@ func (c *ConversationShowCmd) Run(rt *Runtime) error {
 	defer w.Flush()
 	var changed turnFiles
 	var total conversation.Usage
-	history := turn.NewTranscript(0) // for the context meter
+	var sizer turn.Sizer // the context meter, in memory that grows with turns only
+	lastModel := ""
 	turns := 0
 	totalOf := "" // what the footer totals when it is not the whole conversation
 	header := func(s conversation.Summary) error {
@@ -190,7 +191,10 @@ func (c *ConversationShowCmd) Run(rt *Runtime) error {
 			changed.write(w)
 		}
 		changed.add(e)
-		history.Add(e)
+		sizer.Add(e)
+		if e.Type == conversation.EventTypeTurnEnd && e.Model != "" {
+			lastModel = e.Model
+		}
 		writeEvent(w, e)
 		if e.Type == conversation.EventTypeTurnEnd && e.Usage != nil {
 			total = total.Add(*e.Usage)
@@ -241,7 +245,7 @@ func (c *ConversationShowCmd) Run(rt *Runtime) error {
 		fmt.Fprintf(w, "\nTotal (%s): %s\n", totalOf, usageText(total))
 	}
 	if c.Turn == 0 && !c.Last {
-		rt.writeMeter(w, a, history)
+		rt.writeMeter(w, a, lastModel, sizer.Tokens())
 	}
 	return nil
 }

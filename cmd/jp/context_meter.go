@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/jpcli/jp/app"
-	"github.com/jpcli/jp/domain/turn"
 	jpwire "github.com/jpcli/jp/wire"
 )
 
@@ -14,15 +13,14 @@ import (
 // the model it would go to (the one it last used, else
 // assistant.model.id). A configuration that does not load leaves the line
 // out: show still shows the conversation.
-func (rt *Runtime) writeMeter(w *bufio.Writer, a *jpwire.App, history *turn.Transcript) {
+func (rt *Runtime) writeMeter(w *bufio.Writer, a *jpwire.App, model string, historyTokens int) {
 	res, err := a.Config.Load(rt.Ctx, rt.configInput())
 	if err != nil {
 		return
 	}
-	model := history.LastModel()
 	if model == "" && res.Config.Assistant.Model.ID != "" {
 		model, _ = res.Config.ResolveModel(res.Config.Assistant.Model.ID)
 	}
-	m := app.ContextMeterOf(res.Config, model, history.Messages())
+	m := app.ContextMeterOf(res.Config, model, historyTokens)
 	fmt.Fprintf(w, "Next request: %s (estimated, tools not counted)\n", m)
 }
