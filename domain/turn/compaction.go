@@ -14,10 +14,14 @@ import (
 // projected conversation (the Rust jp's).
 const SummaryRequest = "[Summary of previous conversation]"
 
-// overlay is a compaction the transcript read, with its time.
+// overlay is a compaction the transcript read, with its time and the
+// number of turns the conversation had when it was appended: it never
+// reaches a turn that started after it (the turn being asked is never
+// compacted).
 type overlay struct {
-	c  conversation.Compaction
-	at time.Time
+	c     conversation.Compaction
+	at    time.Time
+	turns int
 }
 
 // turnPolicy is what the overlays say of one turn: the winner of each
@@ -68,22 +72,19 @@ func (t *Transcript) addTurn(e conversation.Event) {
 	case conversation.EventTypeForeign:
 		switch {
 		case e.Compaction != nil:
-			t.overlays = append(t.overlays, overlay{c: *e.Compaction, at: e.Timestamp})
+			t.overlays = append(t.overlays, overlay{c: *e.Compaction, at: e.Timestamp, turns: t.Turns()})
 		case e.IsCompactionReset():
 			t.overlays = nil
 		}
 		return
 	case conversation.EventTypeTurnEnd:
-		// Unknown to the Rust jp: no event of a turn.
-		t.turnOpen = false
-		return
+		return // unknown to the Rust jp: no event of a turn
 	case conversation.EventTypeTurnStart:
 		if t.turnHas {
 			t.turn++
 			t.turnStarts = append(t.turnStarts, len(t.msgs))
 			t.turnTimes = append(t.turnTimes, e.Timestamp)
 		}
-		t.turnOpen = true
 	}
 	if !t.turnHas {
 		t.turnTimes = append(t.turnTimes, e.Timestamp)
@@ -102,19 +103,16 @@ func (t *Transcript) CompactionView() compact.View {
 }
 
 // policies resolves each turn's policies; ok is false when no turn has
-// one. The turn in progress (pending) is never compacted.
-func (t *Transcript) policies(turns, pending int) ([]turnPolicy, bool) {
+// one.
+func (t *Transcript) policies(turns int) ([]turnPolicy, bool) {
 	ps := make([]turnPolicy, turns)
 	for i := range ps {
 		ps[i].summary = -1
 	}
 	any := false
 	for oi, o := range t.overlays {
-		to := min(o.c.ToTurn, turns-1)
+		to := min(o.c.ToTurn, turns-1, o.turns-1)
 		for k := o.c.FromTurn; k <= to; k++ {
-			if k == pending {
-				continue
-			}
 			p := &ps[k]
 			if o.c.Summary != nil && (p.summary < 0 || !o.at.Before(p.sumAt)) {
 				p.summary, p.sumAt, any = oi, o.at, true
@@ -142,11 +140,7 @@ func (t *Transcript) project(msgs []llm.Message) []llm.Message {
 	if len(t.overlays) == 0 || turns == 0 {
 		return msgs
 	}
-	pending := -1
-	if t.turnOpen {
-		pending = t.turn
-	}
-	ps, ok := t.policies(turns, pending)
+	ps, ok := t.policies(turns)
 	if !ok {
 		return msgs
 	}
@@ -263,7 +257,7 @@ func (t *Transcript) MessagesWith(extra []conversation.Compaction) []llm.Message
 		}
 	}
 	for _, c := range extra {
-		t.overlays = append(t.overlays, overlay{c: c, at: at})
+		t.overlays = append(t.overlays, overlay{c: c, at: at, turns: t.Turns()})
 	}
 	return t.Messages()
 }

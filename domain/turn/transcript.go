@@ -34,13 +34,11 @@ type Transcript struct {
 	final    []string // the answer's text since the last turn_start or tool_call_response
 
 	// Compaction (see compaction.go): the overlays in effect, the current
-	// turn as the Rust jp counts them, whether it has an event, whether
-	// it is in progress (no turn_end yet), and where each turn's messages
-	// start in msgs.
+	// turn as the Rust jp counts them, whether it has an event, and where
+	// each turn's messages start in msgs.
 	overlays   []overlay
 	turn       int
 	turnHas    bool
-	turnOpen   bool
 	turnStarts []int
 	turnTimes  []time.Time
 }
