@@ -15,10 +15,12 @@ import (
 // overlays' effect is applied per turn (a summary replaces its turns,
 // reasoning strip drops reasoning, tool strip leaves "{}" and a status
 // line, omit drops the calls), the latest overlay of each kind winning as
-// in the projection, the turn in progress never compacted.
+// in the projection, the turn in progress and the turns that started after
+// an overlay never compacted by it.
 type Sizer struct {
 	turns    []turnSize
 	overlays []conversation.Compaction
+	before   []int // per overlay, the turns started before it: it reaches no later one
 	has      bool // the current turn has an event
 	open     bool // the last turn has no turn_end yet
 }
@@ -43,8 +45,9 @@ func (s *Sizer) Add(e conversation.Event) {
 		switch {
 		case e.Compaction != nil:
 			s.overlays = append(s.overlays, *e.Compaction)
+			s.before = append(s.before, len(s.turns))
 		case e.IsCompactionReset():
-			s.overlays = nil
+			s.overlays, s.before = nil, nil
 		}
 		return
 	case conversation.EventTypeTurnEnd:
@@ -100,7 +103,7 @@ func (s *Sizer) Tokens() int {
 		summary[i] = -1
 	}
 	for oi, c := range s.overlays {
-		for k := max(c.FromTurn, 0); k <= c.ToTurn && k < n; k++ {
+		for k := max(c.FromTurn, 0); k <= c.ToTurn && k < n && k < s.before[oi]; k++ {
 			if k == pending {
 				continue
 			}

@@ -77,6 +77,12 @@ func TestSizerFollowsTheProjection(t *testing.T) {
 		}
 		prev = got
 	}
+	// An overlay reaches no turn started after it, whatever its range.
+	late := append(evs[:7:7], overlay(conversation.Compaction{FromTurn: 0, ToTurn: 20, StripReasoning: true}))
+	late = append(late, evs[7:14]...)
+	if got, want := sized(late), projected(late); got*20 < want*19 || got*20 > want*21 {
+		t.Errorf("overlay before a turn: Sizer %d, projection %d", got, want)
+	}
 	// A reset undoes them all.
 	evs = append(evs, conversation.NewCompactionResetEvent("r", evs[0].Timestamp))
 	if got, want := sized(evs), projected(evs); got*20 < want*19 || got*20 > want*21 {
