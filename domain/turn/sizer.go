@@ -21,8 +21,8 @@ type Sizer struct {
 	turns    []turnSize
 	overlays []conversation.Compaction
 	before   []int // per overlay, the turns started before it: it reaches no later one
-	has      bool // the current turn has an event
-	open     bool // the last turn has no turn_end yet
+	has      bool  // the current turn has an event
+	open     bool  // the last turn has no turn_end yet
 }
 
 // turnSize are a turn's characters by what compaction can drop.
