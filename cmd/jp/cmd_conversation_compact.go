@@ -27,7 +27,7 @@ type ConversationCompactCmd struct {
 	Last      int    `placeholder:"N" help:"Compact the last N turns."`
 	Turn      string `placeholder:"A..B" help:"Compact turn N, or the turns A..B (1-based, included; A.. and ..B are open)."`
 	Reasoning bool   `short:"r" help:"Strip reasoning from the compacted turns."`
-	ToolCalls string `name:"tool-calls" short:"t" placeholder:"MODE" help:"Strip tool calls of the compacted turns: strip (the default without a value: arguments emptied, results replaced by a status line), strip-requests, strip-responses, or omit (removed)."`
+	ToolCalls string `name:"tool-calls" aliases:"tools" short:"t" placeholder:"MODE" help:"Strip tool calls of the compacted turns: strip (the default without a value: arguments emptied, results replaced by a status line), strip-requests, strip-responses, or omit (removed); --tools is the Rust jp's name."`
 	Summarize string `short:"s" placeholder:"CONTEXT" help:"Replace the compacted turns by a summary a model writes; an optional CONTEXT guides it."`
 	Model     string `short:"m" placeholder:"MODEL" help:"The model that writes summaries (default: the rule's summary.model, else the conversation's model)."`
 	DryRun    bool   `name:"dry-run" help:"Say what would change, with the estimated tokens before and after; change nothing."`
@@ -295,7 +295,7 @@ func optionalFlagValues(args []string) []string {
 	var flags map[string]bool
 	switch cmd {
 	case "compact":
-		flags = map[string]bool{"-t": true, "--tool-calls": true, "-s": true, "--summarize": true}
+		flags = map[string]bool{"-t": true, "--tool-calls": true, "--tools": true, "-s": true, "--summarize": true}
 	case "query", "fork":
 		flags = map[string]bool{"--compact": true, "-k": true}
 	default:
