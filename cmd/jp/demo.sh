@@ -87,14 +87,14 @@ show "$JP" conversation ls
 id=$("$JP" conversation ls --format json | jq -r '.[0].id')
 show "$JP" conversation show "$id"
 
-step "5b. Compaction: the model sees less of old turns, nothing is deleted (ctx: the next request against the model's window)"
+step "5b. The context meter (ctx: the estimated next request against the model's window), before and after compacting"
 seq 1 2500 > numbers.txt
 show "$JP" q --new "a conversation that grows"
 show "$JP" q -a numbers.txt "here is a long attachment"
 show "$JP" q "how full is the window now?"
 show "$JP" c compact -s
 show "$JP" q "and after compacting?"
-echo "${dim}(jp c print --compacted shows what the model is sent; conversation.compaction.auto compacts by itself between turns)${off}"
+echo "${dim}(conversation.compaction.auto compacts by itself between turns when the meter passes 75% of the window)${off}"
 
 step "6. Fork, search, and JSON lines for scripts"
 echo "${dim}(jp c commands take an ID prefix and default to the active conversation, marked * in jp c ls)${off}"
