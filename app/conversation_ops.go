@@ -151,6 +151,11 @@ func (s *turnSelector) keep(i int) (keep, done bool) {
 	}
 }
 
+// subset reports whether the selector may leave turns out.
+func (s *turnSelector) subset() bool {
+	return s.UpTo > 0 || s.First > 0 || s.Last > 0 || !s.From.IsZero() || !s.Until.IsZero()
+}
+
 // errForked stops the scan of a fork once it has the turns it copies.
 var errForked = errors.New("forked")
 
@@ -164,21 +169,37 @@ func forkTurns(ctx context.Context, store ports.ConversationStore, loc workspace
 	flush := func() error {
 		t := turn
 		turn = nil
-		if len(t) == 0 || t[len(t)-1].Type != conversation.EventTypeTurnEnd {
+		// Events of other types (compaction overlays, the Rust jp's
+		// config_delta) belong to the conversation, not to the turn they
+		// follow: they neither make a turn incomplete nor go with one.
+		last := len(t) - 1
+		for last >= 0 && t[last].Type == conversation.EventTypeForeign {
+			last--
+		}
+		if last < 0 || t[last].Type != conversation.EventTypeTurnEnd {
+			for _, e := range t {
+				if e.Type == conversation.EventTypeForeign {
+					if err := add(e); err != nil {
+						return err
+					}
+				}
+			}
 			return nil // an interrupted turn has no end: not copied
 		}
 		complete++
-		if !sel.inRange(t[0].Timestamp) {
-			return nil
-		}
-		i := sel.seen
-		sel.seen++
-		keep, last := sel.keep(i)
-		done = last
-		if !keep {
-			return nil
+		keep := false
+		if sel.inRange(t[0].Timestamp) {
+			i := sel.seen
+			sel.seen++
+			keep, done = sel.keep(i)
 		}
 		for _, e := range t {
+			if !keep && e.Kind != conversation.KindConfigDelta {
+				continue // a turn left out keeps only the configuration changes
+			}
+			if keep && sel.subset() && (e.Kind == conversation.KindCompaction || e.Kind == conversation.KindCompactionReset) {
+				continue // its turn numbers would name other turns in the copy
+			}
 			if err := add(e); err != nil {
 				return err
 			}

@@ -52,13 +52,10 @@ func (q *Query) lengthNote(rs *runState, acts []turn.Action) {
 }
 
 // usageLine prints the turn's tokens (and cost, when the price is known)
-// on the chrome channel once the turn ends.
+// and the context meter on the chrome channel once the turn ends.
 func (q *Query) usageLine(rs *runState, ts *turnState) {
 	u, model := ts.m.Usage()
-	if u.IsZero() {
-		return
-	}
-	r := ports.UsageReport{Model: model, Usage: u}
+	r := ports.UsageReport{Model: model, Usage: u, Context: contextMeter(rs, ts)}
 	r.Cost, r.Priced = Cost(rs.cfg, model, u)
 	q.printer.Usage(r)
 }

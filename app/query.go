@@ -131,6 +131,8 @@ type QueryInput struct {
 	Overrides     []string
 	// Flags are --title, --label, --fork, --quote, -% and the like.
 	Flags QueryFlags
+	// Compact (--compact) compacts the conversation before the turn.
+	Compact *CompactSpec
 }
 
 // QueryResult says how the Run ended.
@@ -143,6 +145,7 @@ type QueryResult struct {
 
 // runState is what lives for the Run: the turn-loop driver's state.
 type runState struct {
+	compact   *CompactSpec // --compact: compacted before the first turn
 	loc       workspace.Location
 	id        conversation.ID
 	cfg       config.Config
@@ -173,6 +176,7 @@ type runState struct {
 	hideToolCalls bool
 	started       bool            // the run's start record was reported (run_events.go)
 	usage         *ports.RunUsage // tokens the provider reported this run
+	offered       []llm.Tool      // the tools the last turn offered, for the context meter between turns
 	lastStop      llm.StopReason  // why the provider's last response ended
 	storage       string          // the start record's storage: "", "tmp", "none"
 	title         *titleJob       // the title being generated (titles.go)
@@ -254,7 +258,7 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 	if rs.params, err = modelParams(rs.cfg); err != nil {
 		return QueryResult{}, err
 	}
-	rs.hideReasoning, rs.schema = in.HideReasoning, in.Schema
+	rs.hideReasoning, rs.schema, rs.compact = in.HideReasoning, in.Schema, in.Compact
 	q.applyStyle(rs, in)
 	if len(in.Schema) > 0 && !json.Valid(in.Schema) {
 		return QueryResult{}, &UsageError{Msg: "--schema: not valid JSON (give a JSON Schema object, or a file holding one)"}
@@ -391,6 +395,9 @@ func (q *Query) runTurns(ctx context.Context, rs *runState, text, note string, f
 	default:
 		q.chromeLine(rs, note)
 	}
+	if err := q.compactBeforeTurn(ctx, rs); err != nil {
+		return QueryResult{Conversation: rs.id}, err
+	}
 
 	end, err := q.turnLoop(ctx, rs, text)
 	if _, queued := rs.slot.Text(); err == nil && end == turn.EndCompleted && fromCompose && !queued {
@@ -430,6 +437,9 @@ func (q *Query) turnLoop(ctx context.Context, rs *runState, text string) (end tu
 			if _, queued := rs.slot.Text(); queued {
 				q.chromeNote(keptLine)
 			}
+			return end, err
+		}
+		if err := q.autoCompact(ctx, rs); err != nil {
 			return end, err
 		}
 		next, send, err := q.nextQueued(ctx, rs)

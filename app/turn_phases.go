@@ -17,9 +17,12 @@ import (
 // turnState holds the per-turn pieces, rebuilt for every Turn: the phase
 // machine (with its retry budget) and the turn's tools.
 type turnState struct {
-	m       *turn.Machine
-	tools   ports.ToolServer
-	offered []llm.Tool
+	// overflowRetried is set once the turn retried a request the provider
+	// refused for exceeding the window (compactOnOverflow).
+	overflowRetried bool
+	m               *turn.Machine
+	tools           ports.ToolServer
+	offered         []llm.Tool
 	// inBlock is the printer channel of the block being streamed.
 	inBlock ports.Channel
 	// retryHint is the provider's Retry-After for the last failure.
@@ -103,6 +106,9 @@ func (q *Query) runTurnPhases(ctx context.Context, rs *runState, req turn.Reques
 			q.usageLine(rs, ts)
 			if a.Err != nil {
 				// Returned, not printed: the caller prints it once.
+				if llm.IsOverflow(a.Err) {
+					return a.End, overflowError(rs.model, a.Err)
+				}
 				return a.End, &UserError{Msg: a.Err.Error(), Err: a.Err}
 			}
 			if ts.shutdown {
@@ -182,6 +188,13 @@ func (q *Query) streamEnded(ctx context.Context, rs *runState, ts *turnState, er
 		// SIGTERM-style cancellation while streaming: stop, saving what arrived.
 		ts.shutdown = true
 		return ts.m.Stop(nil)
+	}
+	if llm.IsOverflow(err) && !produced && !ts.overflowRetried {
+		// Automatic compaction compacts and sends the request once more.
+		ts.overflowRetried = true
+		if q.compactOnOverflow(ctx, rs) {
+			return []turn.Action{{Kind: turn.ActionRequest}}
+		}
 	}
 	if llm.IsTransient(err) {
 		// A retry discards the failed call's blocks: the next delta starts

@@ -196,13 +196,17 @@ type Prompter interface {
 	Compose(ctx context.Context, req ComposeRequest) (string, error)
 }
 
-// UsageReport is the tokens a turn used, and its cost when the model's
-// price is known.
+// UsageReport is the tokens a turn used, its cost when the model's price
+// is known, and the context meter. A turn the provider reported no usage
+// for has a zero Usage.
 type UsageReport struct {
 	Model  string // provider/model
 	Usage  llm.Usage
 	Cost   float64 // US dollars; set when Priced
 	Priced bool
+	// Context is the projected size of the next request against the
+	// model's window (the context meter).
+	Context llm.ContextMeter
 }
 
 // RunEvents is implemented by printers that write a run as structured

@@ -113,4 +113,6 @@ type usageRecord struct {
 	CacheReadTokens  int      `json:"cache_read_tokens"`
 	CacheWriteTokens int      `json:"cache_write_tokens"`
 	CostUSD          *float64 `json:"cost_usd,omitempty"`
+	ContextTokens    int      `json:"context_tokens"`
+	ContextWindow    *int     `json:"context_window,omitempty"`
 }

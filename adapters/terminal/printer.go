@@ -166,24 +166,38 @@ func (p *Printer) Write(ch ports.Channel, text string) {
 	}
 }
 
-// Usage shows a turn's tokens: a chrome line ("tokens: ... · $0.0123"),
-// or in JSON mode a record that --quiet keeps (it is data, not chrome):
+// Usage shows a turn's tokens and the context meter: a chrome line
+// ("tokens: ... · $0.0123 · ctx 41k/200k"), or in JSON mode a record that
+// --quiet keeps (it is data, not chrome):
 //
-//	{"type":"usage","model":"anthropic/claude-sonnet-4-5","input_tokens":1200,"output_tokens":56,"reasoning_tokens":0,"cache_read_tokens":1000,"cache_write_tokens":0,"cost_usd":0.0045}
+//	{"type":"usage","model":"anthropic/claude-sonnet-4-5","input_tokens":1200,"output_tokens":56,"reasoning_tokens":0,"cache_read_tokens":1000,"cache_write_tokens":0,"cost_usd":0.0045,"context_tokens":41000,"context_window":200000}
+//
+// A turn without reported usage shows the meter alone, and has no record.
 func (p *Printer) Usage(r ports.UsageReport) {
 	if p.json {
+		if r.Usage.IsZero() {
+			return
+		}
 		rec := usageRecord{Type: "usage", Model: r.Model,
 			InputTokens: r.Usage.InputTokens, OutputTokens: r.Usage.OutputTokens, ReasoningTokens: r.Usage.ReasoningTokens,
-			CacheReadTokens: r.Usage.CacheReadTokens, CacheWriteTokens: r.Usage.CacheWriteTokens}
+			CacheReadTokens: r.Usage.CacheReadTokens, CacheWriteTokens: r.Usage.CacheWriteTokens,
+			ContextTokens: r.Context.Tokens}
 		if r.Priced {
 			rec.CostUSD = &r.Cost
+		}
+		if r.Context.Window > 0 {
+			rec.ContextWindow = &r.Context.Window
 		}
 		p.record(rec) // the model name is the provider's text: record sanitises it
 		return
 	}
-	line := "tokens: " + r.Usage.Text()
-	if r.Priced {
-		line += fmt.Sprintf(" · $%.4f", r.Cost)
+	line := r.Context.String()
+	if !r.Usage.IsZero() {
+		line = "tokens: " + r.Usage.Text()
+		if r.Priced {
+			line += fmt.Sprintf(" · $%.4f", r.Cost)
+		}
+		line += " · " + r.Context.String()
 	}
 	p.Write(ports.ChannelChrome, line)
 	p.EndBlock(ports.ChannelChrome)

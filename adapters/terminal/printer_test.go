@@ -297,14 +297,15 @@ func benchmarkDeltas(b *testing.B, opts PrinterOptions) {
 
 // Usage is a chrome line piped (left out by --quiet) and a usage record
 // in JSON mode (kept by --quiet: it is data), with the cost only when
-// the price is known.
+// the price is known, and the context meter (its window only when known).
 func TestUsage(t *testing.T) {
 	r := ports.UsageReport{Model: "anthropic/claude-sonnet-4-5",
-		Usage: llm.Usage{InputTokens: 1200, OutputTokens: 56, ReasoningTokens: 20, CacheReadTokens: 1000}, Cost: 0.0123, Priced: true}
+		Usage: llm.Usage{InputTokens: 1200, OutputTokens: 56, ReasoningTokens: 20, CacheReadTokens: 1000}, Cost: 0.0123, Priced: true,
+		Context: llm.ContextMeter{Tokens: 41_000, Window: 200_000}}
 	p, out, errb, _ := newPiped(PrinterOptions{})
 	p.Usage(r)
 	_ = p.Flush()
-	if out.Len() != 0 || errb.String() != "tokens: 1,200 in (1,000 cached) · 56 out (20 reasoning) · $0.0123\n" {
+	if out.Len() != 0 || errb.String() != "tokens: 1,200 in (1,000 cached) · 56 out (20 reasoning) · $0.0123 · ctx 41k/200k\n" {
 		t.Errorf("piped: stdout %q stderr %q", out, errb)
 	}
 	p, out, errb, _ = newPiped(PrinterOptions{Quiet: true})
@@ -315,11 +316,20 @@ func TestUsage(t *testing.T) {
 	p, out, _, _ = newPiped(PrinterOptions{Format: "json", Quiet: true})
 	p.Usage(r)
 	r.Priced = false
+	r.Context.Window = 0
 	p.Usage(r)
-	want := `{"type":"usage","model":"anthropic/claude-sonnet-4-5","input_tokens":1200,"output_tokens":56,"reasoning_tokens":20,"cache_read_tokens":1000,"cache_write_tokens":0,"cost_usd":0.0123}
-{"type":"usage","model":"anthropic/claude-sonnet-4-5","input_tokens":1200,"output_tokens":56,"reasoning_tokens":20,"cache_read_tokens":1000,"cache_write_tokens":0}
+	p.Usage(ports.UsageReport{Model: "demo/echo", Context: llm.ContextMeter{Tokens: 10}}) // no usage: no record
+	want := `{"type":"usage","model":"anthropic/claude-sonnet-4-5","input_tokens":1200,"output_tokens":56,"reasoning_tokens":20,"cache_read_tokens":1000,"cache_write_tokens":0,"cost_usd":0.0123,"context_tokens":41000,"context_window":200000}
+{"type":"usage","model":"anthropic/claude-sonnet-4-5","input_tokens":1200,"output_tokens":56,"reasoning_tokens":20,"cache_read_tokens":1000,"cache_write_tokens":0,"context_tokens":41000}
 `
 	if out.String() != want {
 		t.Errorf("json:\n%s\nwant\n%s", out, want)
+	}
+	// Without reported usage the meter is shown alone.
+	p, _, errb, _ = newPiped(PrinterOptions{})
+	p.Usage(ports.UsageReport{Model: "demo/echo", Context: llm.ContextMeter{Tokens: 950, Window: 32_000}})
+	_ = p.Flush()
+	if errb.String() != "ctx 950/32k\n" {
+		t.Errorf("meter alone: %q", errb)
 	}
 }

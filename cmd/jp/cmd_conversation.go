@@ -13,8 +13,10 @@ import (
 	"unicode"
 
 	"github.com/jpcli/jp/app"
+	"github.com/jpcli/jp/domain/compact"
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/llm"
+	"github.com/jpcli/jp/domain/turn"
 	"github.com/jpcli/jp/domain/workspace"
 	"github.com/jpcli/jp/internal/safetext"
 	jpwire "github.com/jpcli/jp/wire"
@@ -27,6 +29,7 @@ type ConversationCmd struct {
 	Use       ConversationUseCmd     `cmd:"" aliases:"u" help:"Make a conversation the active one of this checkout (jp q continues it)."`
 	Fork      ConversationForkCmd    `cmd:"" aliases:"f" help:"Copy a conversation into a new, active one: all its turns, or those --first/--last/--from/--until select."`
 	Grep      ConversationGrepCmd    `cmd:"" aliases:"g,rg" help:"Search the text of conversations with a regular expression."`
+	Compact   ConversationCompactCmd `cmd:"" help:"Compact a conversation: overlays that make the model see less of some turns (summaries, reasoning and tool calls stripped); nothing is removed."`
 	Edit      ConversationEditCmd    `cmd:"" aliases:"e" help:"Edit a conversation's title, pinned flag and labels in the editor, or with --pin, --title, --tmp directly."`
 	Label     ConversationLabelCmd   `cmd:"" aliases:"l,labels" help:"Manage a conversation's labels: jp c label [--id ID] add KEY[=VALUE]..., rm [KEY...], ls."`
 	Rm        ConversationRmCmd      `cmd:"" aliases:"remove,rem,delete,del" help:"Move conversations to the trash (asks first unless --yes); jp c restore brings them back for 30 days."`
@@ -184,6 +187,8 @@ func (c *ConversationShowCmd) Run(rt *Runtime) error {
 	defer w.Flush()
 	var changed turnFiles
 	var total conversation.Usage
+	var sizer turn.Sizer // the context meter, in memory that grows with turns only
+	lastModel := ""
 	turns := 0
 	totalOf := "" // what the footer totals when it is not the whole conversation
 	header := func(s conversation.Summary) error {
@@ -195,6 +200,10 @@ func (c *ConversationShowCmd) Run(rt *Runtime) error {
 			changed.write(w)
 		}
 		changed.add(e)
+		sizer.Add(e)
+		if e.Type == conversation.EventTypeTurnEnd && e.Model != "" {
+			lastModel = e.Model
+		}
 		writeEvent(w, e)
 		if e.Type == conversation.EventTypeTurnEnd && e.Usage != nil {
 			total = total.Add(*e.Usage)
@@ -243,6 +252,9 @@ func (c *ConversationShowCmd) Run(rt *Runtime) error {
 			totalOf = plural(turns, "turn", "turns")
 		}
 		fmt.Fprintf(w, "\nTotal (%s): %s\n", totalOf, usageText(total))
+	}
+	if c.Turn == 0 && !c.Last {
+		rt.writeMeter(w, a, lastModel, sizer.Tokens())
 	}
 	return nil
 }
@@ -383,6 +395,14 @@ func writeEvent(w io.Writer, e conversation.Event) {
 		}
 		fmt.Fprintln(w, line)
 	case conversation.EventTypeForeign:
+		if c := e.Compaction; c != nil {
+			fmt.Fprintf(w, "[compaction] turns %d..%d: %s\n", c.FromTurn+1, c.ToTurn+1, compact.Label(*c))
+			break
+		}
+		if e.IsCompactionReset() {
+			fmt.Fprintln(w, "[compaction reset] the compactions before it are undone")
+			break
+		}
 		if paths, ok := e.ConfigChanges(); ok {
 			fmt.Fprintf(w, "[config changed] %s\n", noControl(strings.Join(paths, ", ")))
 			break

@@ -127,6 +127,8 @@ type ConversationForkCmd struct {
 	Label       []string `sep:"none" placeholder:"KEY[=VALUE]" help:"Set a label on the fork, on top of those it inherits (repeatable)."`
 	ResetLabels bool     `name:"reset-labels" help:"Drop the labels the fork inherits (before the --label ones are set)."`
 	Activate    bool     `short:"a" help:"Make the fork the active conversation (it always is here; kept for the Rust jp's command lines)."`
+	// Compact compacts the copy (see jp conversation compact).
+	Compact []string `short:"k" sep:"none" placeholder:"SPEC" help:"Compact the copy: bare, with conversation.compaction.rules; --compact=SPEC with an inline rule (e.g. r+t, s:..-3)."`
 }
 
 // Run forks the conversation.
@@ -162,11 +164,26 @@ func (c *ConversationForkCmd) Run(rt *Runtime) error {
 	if o.Until, err = a.Conversations.Threshold("until", c.Until); err != nil {
 		return err
 	}
+	spec, err := compactFlag(c.Compact)
+	if err != nil {
+		return err
+	}
 	nid, err := a.Conversations.ForkWith(rt.Ctx, loc, id, o)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(rt.Streams.Out, "Forked conversation %s into %s (now active)\n", id, nid)
+	if spec == nil {
+		return nil
+	}
+	res, err := a.Query.Compact(rt.Ctx, app.CompactInput{
+		Loc: loc, Conversation: nid, Spec: *spec, LaunchDir: rt.Paths.LaunchDir,
+		UserConfigDir: rt.Paths.ConfigDir, Environ: rt.Environ, Overrides: rt.Globals.Cfg,
+	})
+	if err != nil {
+		return err
+	}
+	printCompaction(rt.Streams.Out, res, *spec)
 	return nil
 }
 

@@ -8,6 +8,8 @@ import (
 
 	"github.com/jpcli/jp/app"
 	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/llm"
+	"github.com/jpcli/jp/domain/workspace"
 )
 
 // ConversationPrintCmd is jp conversation print (alias p), as the Rust jp
@@ -20,6 +22,8 @@ type ConversationPrintCmd struct {
 	From  string `placeholder:"N" help:"Start at turn N (1-based), or -N: the Nth from the end."`
 	To    string `placeholder:"N" help:"End at turn N (1-based, included), or -N: the Nth from the end."`
 	Style string `short:"s" enum:",user,chat,brief,full" default:"" placeholder:"STYLE" help:"user: your messages only; chat: yours and the answers; brief: also tool call names; full: everything (the default)."`
+	// Compacted prints what the model is sent instead of the events.
+	Compacted bool `help:"Print the conversation as the model sees it: its compactions applied (summaries, stripped reasoning and tool calls), with the estimated tokens."`
 }
 
 // Run prints the selected turns.
@@ -36,9 +40,15 @@ func (c *ConversationPrintCmd) Run(rt *Runtime) error {
 	if c.First < 0 || c.Last < 0 {
 		return &app.UsageError{Msg: "--first and --last take a number of turns above 0"}
 	}
+	if c.Compacted && set > 0 {
+		return &app.UsageError{Msg: "--compacted prints the whole conversation as the model sees it: give it without --first, --last, --turn or --from/--to"}
+	}
 	a, loc, id, err := rt.conversation(c.ID)
 	if err != nil {
 		return err
+	}
+	if c.Compacted {
+		return c.printCompacted(rt, a.Conversations, loc, id)
 	}
 	_, evs, err := a.Conversations.Show(rt.Ctx, loc, id)
 	if err != nil {
@@ -148,4 +158,54 @@ func printEvent(w *bufio.Writer, e conversation.Event, style string) {
 			writeEvent(w, e)
 		}
 	}
+}
+
+// printCompacted prints the messages the model is sent, as print does
+// events, then their estimated tokens.
+func (c *ConversationPrintCmd) printCompacted(rt *Runtime, convs *app.Conversations, loc workspace.Location, id conversation.ID) error {
+	msgs, tokens, err := convs.Projected(rt.Ctx, loc, id)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(rt.Streams.Out)
+	defer w.Flush()
+	for _, m := range msgs {
+		switch m.Role {
+		case llm.RoleUser:
+			fmt.Fprintf(w, "\n[you]\n%s\n", m.Text)
+			for _, a := range m.Attachments {
+				fmt.Fprintf(w, "[attachment] %s (%s)\n", noControl(a.Name), noControl(a.MediaType))
+			}
+		case llm.RoleAssistant:
+			if c.Style == "user" {
+				continue
+			}
+			if m.Reasoning != "" && (c.Style == "" || c.Style == "full") {
+				fmt.Fprintf(w, "\n[reasoning]\n%s\n", m.Reasoning)
+			}
+			if m.Text != "" {
+				fmt.Fprintf(w, "\n[assistant]\n%s\n", m.Text)
+			}
+			for _, tc := range m.ToolCalls {
+				switch c.Style {
+				case "chat":
+				case "brief":
+					fmt.Fprintf(w, "[tool call] %s\n", noControl(tc.Name))
+				default:
+					fmt.Fprintf(w, "\n[tool call %s] %s %s\n", noControl(tc.ID), noControl(tc.Name), app.CompactJSON(tc.Arguments))
+				}
+			}
+		case llm.RoleTool:
+			if c.Style != "" && c.Style != "full" {
+				continue
+			}
+			label := "tool result"
+			if m.IsError {
+				label = "tool error"
+			}
+			fmt.Fprintf(w, "[%s %s]\n%s\n", label, noControl(m.ToolCallID), strings.TrimRight(m.Text, "\n"))
+		}
+	}
+	fmt.Fprintf(w, "\n── about %s tokens (estimated)\n", app.KTokens(tokens))
+	return nil
 }

@@ -30,6 +30,7 @@ type QueryCmd struct {
 	NoLocal      bool        `short:"L" name:"no-local" help:"Keep the new conversation in the checkout's .jp/ (the default; excludes --local)."`
 	Tmp          optDuration `name:"tmp" placeholder:"DURATION" help:"Start a temporary conversation: --tmp=DURATION keeps it until DURATION after it was created (30m, 2h, 7d), bare --tmp until it is no longer the active one; expired ones are removed when a jp q run ends (see docs/scripting.md)."`
 	Model        string      `short:"m" placeholder:"PROVIDER/MODEL" predictor:"model" help:"Model to use, e.g. openai/gpt-4o, anthropic/claude-sonnet-4-5, ollama/llama3.1, demo/echo."`
+	Compact      []string    `short:"k" sep:"none" placeholder:"SPEC" help:"Compact the conversation before the turn: bare, with conversation.compaction.rules; --compact=SPEC with an inline rule (e.g. r+t, s:..-3; see jp conversation compact)."`
 	Edit         bool        `short:"e" help:"Compose in the editor even when a message is given (seeded with it)."`
 	NoEdit       bool        `short:"E" name:"no-edit" help:"Never compose; fail if there is no message."`
 	Format       string      `short:"F" enum:"text,json,text-pretty,json-pretty" default:"text" help:"Output: text, or json (JSON lines: start, delta, tool_call, tool_result, end; see docs/scripting.md); text-pretty and json-pretty are text and json."`
@@ -365,6 +366,10 @@ func (c *QueryCmd) Run(rt *Runtime) error {
 			return err
 		}
 	}
+	compactSpec, err := compactFlag(c.Compact)
+	if err != nil {
+		return err
+	}
 	q := a.Query
 	if noPersist {
 		q = q.InMemory(memstore.New(sysclock.New()))
@@ -377,7 +382,8 @@ func (c *QueryCmd) Run(rt *Runtime) error {
 		Edit: c.Edit, NoEdit: c.NoEdit, Schema: schema, HideReasoning: c.HideReason,
 		Attach: c.Attach, Stdin: stdin, HasStdin: hasStdin,
 		UserConfigDir: rt.Paths.ConfigDir, Environ: rt.Environ, Overrides: overrides,
-		Flags: flags,
+		Flags:   flags,
+		Compact: compactSpec,
 	})
 	return err
 }

@@ -87,10 +87,27 @@ show "$JP" conversation ls
 id=$("$JP" conversation ls --format json | jq -r '.[0].id')
 show "$JP" conversation show "$id"
 
+step "5b. The context meter (ctx: the estimated next request against the model's window), before and after compacting"
+seq 1 2500 > numbers.txt
+show "$JP" q --new "a conversation that grows"
+show "$JP" q -a numbers.txt "here is a long attachment"
+show "$JP" q "how full is the window now?"
+show "$JP" c compact -s
+show "$JP" q "and after compacting?"
+echo "${dim}(conversation.compaction.auto compacts by itself between turns when the meter passes 75% of the window)${off}"
+
 step "6. Fork, search, and JSON lines for scripts"
 echo "${dim}(jp c commands take an ID prefix and default to the active conversation, marked * in jp c ls)${off}"
 show "$JP" c fork --turn 1
 show "$JP" c grep -i 'words in'
+echo "${dim}(a conversation that grows is compacted: overlays make the model see less of older turns, nothing is removed)${off}"
+"$JP" q --new "Where is the parser defined? It lives in parser.go." > /dev/null 2>&1
+"$JP" q "And the lexer?" > /dev/null 2>&1
+"$JP" q "Which one should change for the new syntax?" > /dev/null 2>&1
+"$JP" q "Then let's change it." > /dev/null 2>&1
+show "$JP" c compact --dry-run
+show "$JP" c compact --summarize
+show "$JP" c print --compacted
 show "$JP" q --tmp --format json "one answer for a script, then gone"
 
 step "7. Plugins: a shell script, and a Go plugin that asks a question through jp's prompts"

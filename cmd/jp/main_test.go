@@ -78,6 +78,7 @@ func TestScripts(t *testing.T) {
 			"deadport":    cmdDeadPort,
 			"queryevents": cmdQueryEvents,
 			"recorder":    cmdRecorder,
+			"replayerr":   cmdReplayErr,
 		},
 	})
 }

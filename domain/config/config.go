@@ -74,6 +74,8 @@ type Model struct {
 	ID         string            `toml:"id" doc:"\"<provider>/<model>\", e.g. \"anthropic/claude-sonnet-4-5\" or \"demo/echo\", or an alias. Empty: anthropic if its API key is set, else openai if its key is set, else demo/echo."`
 	Aliases    map[string]string `toml:"aliases" doc:"Short names for models, e.g. fast = \"anthropic/claude-haiku-4-5\"; usable in --model and assistant.model.id."`
 	Parameters ModelParameters   `toml:"parameters" doc:"Model parameters sent with every request (flags: --param KEY=VALUE, --reasoning, --no-reasoning, --tool-choice)."`
+	// ContextWindows override the built-in context windows (llm.ContextWindow).
+	ContextWindows map[string]int `toml:"context_windows" doc:"Context windows in tokens, keyed by \"<provider>/<model>\" (or by \"<provider>\" for all its models); they override the built-in table the context meter and automatic compaction use, e.g. { \"ollama/qwen3\" = 32768 }."`
 }
 
 // Request is the [assistant.request] table.
@@ -189,10 +191,11 @@ func (c CountdownConfig) Duration() time.Duration {
 
 // Conversation is the [conversation] table.
 type Conversation struct {
-	Tools       Tools    `toml:"tools" doc:"Tools offered to the model: defaults, and one table per local tool or per-tool policy."`
-	Limits      Limits   `toml:"limits" doc:"Size limits on what is stored: a value over one is refused with one line, and nothing is written."`
-	Attachments []string `toml:"attachments" merge:"strategy" dedup:"true" doc:"Attached to every query's message, like -a: paths (files, directories, globs, relative to the checkout and confined to it: no absolute path, no .., no symbolic link leading out), cmd:COMMAND, http(s) URLs. See docs/attachments.md. An array is appended to the layers' below (an attachment given twice is kept once); a table { value = [...], strategy = \"append\"|\"prepend\"|\"replace\", dedup } says how it merges with them."`
-	Title       Title    `toml:"title" doc:"How a conversation's title is made."`
+	Tools       Tools      `toml:"tools" doc:"Tools offered to the model: defaults, and one table per local tool or per-tool policy."`
+	Limits      Limits     `toml:"limits" doc:"Size limits on what is stored: a value over one is refused with one line, and nothing is written."`
+	Attachments []string   `toml:"attachments" merge:"strategy" dedup:"true" doc:"Attached to every query's message, like -a: paths (files, directories, globs, relative to the checkout and confined to it: no absolute path, no .., no symbolic link leading out), cmd:COMMAND, http(s) URLs. See docs/attachments.md. An array is appended to the layers' below (an attachment given twice is kept once); a table { value = [...], strategy = \"append\"|\"prepend\"|\"replace\", dedup } says how it merges with them."`
+	Title       Title      `toml:"title" doc:"How a conversation's title is made."`
+	Compaction  Compaction `toml:"compaction" doc:"Non-destructive compaction: the rules of jp conversation compact."`
 }
 
 // Title is the [conversation.title] table.
@@ -373,7 +376,8 @@ func Default() Config {
 		Conversation: Conversation{Tools: Tools{
 			Defaults: ToolDefaults{Run: RunPolicyAsk, Result: ResultPolicyUnattended, CancellationResponse: DefaultCancellationResponse},
 			Named:    map[string]Tool{},
-		}, Limits: Limits{MessageBytes: DefaultLimitBytes, DraftBytes: DefaultLimitBytes}},
+		}, Limits: Limits{MessageBytes: DefaultLimitBytes, DraftBytes: DefaultLimitBytes},
+			Compaction: Compaction{Auto: CompactionAuto{MinTurns: 5}}},
 		MCP:     MCP{IdleShutdownSecs: 300, MaxInstances: 16, Servers: map[string]MCPServer{}},
 		Plugins: Plugins{ShutdownTimeoutSecs: 5, RespondTimeoutSecs: 300, WriteTimeoutSecs: 10, Command: map[string]PluginCommand{}},
 	}

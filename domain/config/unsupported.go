@@ -35,7 +35,6 @@ var toleratedKeys = []string{
 	"conversation.title.generate",
 	"conversation.inquiry",
 	"conversation.attachments",
-	"conversation.compaction",
 	"conversation.mcp_servers",
 	"conversation.tools.defaults.result",
 	"conversation.tools.defaults.style",

@@ -151,6 +151,10 @@ type Event struct {
 	// Delta is the partial configuration object of a config_delta this
 	// process made (NewConfigDelta); one read from a file keeps it in Raw.
 	Delta json.RawMessage
+	// Compaction is the overlay of a foreign event of Kind "compaction"
+	// (the Rust jp's form) that this jp reads; nil when it is another kind
+	// or does not read as one (then it is only kept).
+	Compaction *Compaction
 	// Metadata is the event's "metadata" object (the Rust jp records
 	// thinking signatures and rendered tool arguments there), its string
 	// values decoded. Kept verbatim in Raw.
@@ -309,6 +313,10 @@ func (e Event) line() (StoredLine, error) {
 			b, err := e.configDeltaJSON(FormatJP)
 			return StoredLine{parts: [][]byte{b}}, err
 		}
+		if len(e.Raw) == 0 && (e.Kind == KindCompaction || e.Kind == KindCompactionReset) {
+			b, err := e.compactionJSON(FormatJP)
+			return StoredLine{parts: [][]byte{b}}, err
+		}
 		if len(e.Raw) == 0 {
 			return StoredLine{}, fmt.Errorf("marshal event %q: foreign event without its stored form", e.ID)
 		}
@@ -373,6 +381,10 @@ func (e *Event) fromStored(w *storedEvent, raw json.RawMessage) error {
 	typ, err := ParseEventType(w.Type)
 	if err != nil {
 		*e = Event{Type: EventTypeForeign, Kind: w.Type, Timestamp: w.Timestamp.Time, Raw: raw}
+		if w.Type == KindCompaction {
+			// One that does not read as an overlay is kept, and ignored.
+			e.Compaction, _ = parseCompaction(raw)
+		}
 		e.ID = w.EventID
 		if e.ID == "" {
 			e.ID = stringID(w.ID)

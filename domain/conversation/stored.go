@@ -388,6 +388,10 @@ func (e Event) rustJSON() ([]byte, error) {
 		return object(fs...)
 	case EventTypeTurnEnd:
 		return object(append(withID, field{"outcome", e.Outcome})...)
+	case EventTypeForeign:
+		if e.Kind == KindCompaction || e.Kind == KindCompactionReset {
+			return e.compactionJSON(FormatRust)
+		}
 	}
 	return nil, fmt.Errorf("encode event %q: type %s cannot be stored", e.ID, e.Type)
 }

@@ -131,6 +131,10 @@ type Request struct {
 	// title); the demo provider answers it with a title of its own
 	// instead of playing its script.
 	Title bool
+	// Summary marks a request for a compaction summary (jp conversation
+	// compact --summarize): not a step of the conversation either. The
+	// demo provider answers it with a deterministic summary of its own.
+	Summary bool
 }
 
 // EventKind is the kind of a streamed Event.
@@ -235,6 +239,10 @@ type Error struct {
 	Status   int           // HTTP status when there was one
 	Message  string        // the provider's message, one line
 	Retry    time.Duration // a Retry-After hint, if any
+	// Overflow is set when the provider refused the request for exceeding
+	// the model's context window ("prompt is too long"); Kind is then
+	// ErrorFatal.
+	Overflow bool
 }
 
 func (e *Error) Error() string {
@@ -248,6 +256,13 @@ func (e *Error) Error() string {
 		b.WriteString(e.Message)
 	}
 	return b.String()
+}
+
+// IsOverflow reports whether err is a provider's refusal of a request
+// that exceeds the model's context window.
+func IsOverflow(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Overflow
 }
 
 // IsTransient reports whether err is a provider error worth retrying.

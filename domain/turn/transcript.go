@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/llm"
@@ -31,6 +32,15 @@ type Transcript struct {
 	answer   string // the first answer after it
 	hasFirst bool
 	final    []string // the answer's text since the last turn_start or tool_call_response
+
+	// Compaction (see compaction.go): the overlays in effect, the current
+	// turn as the Rust jp counts them, whether it has an event, and where
+	// each turn's messages start in msgs.
+	overlays   []overlay
+	turn       int
+	turnHas    bool
+	turnStarts []int
+	turnTimes  []time.Time
 }
 
 // NewTranscript returns an empty transcript; sizeHint is the number of
@@ -38,7 +48,7 @@ type Transcript struct {
 func NewTranscript(sizeHint int) *Transcript {
 	// An agentic turn of 8 events (a question, two tool calls and their
 	// results, an answer) is 6 messages.
-	return &Transcript{msgs: make([]llm.Message, 0, sizeHint*6/8+8), answered: map[string]bool{}}
+	return &Transcript{msgs: make([]llm.Message, 0, sizeHint*6/8+8), answered: map[string]bool{}, turnStarts: []int{0}}
 }
 
 // push appends m to the messages. The array doubles when full: append
@@ -56,6 +66,7 @@ func (t *Transcript) push(m ...llm.Message) {
 // Add takes the next event of the conversation.
 func (t *Transcript) Add(e conversation.Event) {
 	t.addMessage(e)
+	t.addTurn(e)
 	switch e.Type {
 	case conversation.EventTypeChatResponse, conversation.EventTypeToolCallRequest:
 		if !t.inStep {
@@ -102,6 +113,7 @@ func (t *Transcript) AddCopy(e conversation.Event) {
 		Reasoning: strings.Clone(e.Reasoning), Signature: strings.Clone(e.Signature),
 		CallID: strings.Clone(e.CallID), Name: strings.Clone(e.Name), Arguments: bytes.Clone(e.Arguments),
 		IsError: e.IsError, Model: strings.Clone(e.Model), Outcome: e.Outcome,
+		Timestamp: e.Timestamp, Kind: strings.Clone(e.Kind), Compaction: e.Compaction,
 	}
 	if len(e.Attachments) > 0 {
 		c.Attachments = make([]conversation.Attachment, len(e.Attachments))
@@ -185,9 +197,21 @@ func (t *Transcript) assistant() *llm.Message {
 	return &t.msgs[n-1]
 }
 
-// Messages are the messages sent to a provider for the history so far.
-// The caller must not change them; later Adds never do.
+// Messages are the messages sent to a provider for the history so far,
+// the compaction overlays applied (see project). The caller must not
+// change them; later Adds never do.
 func (t *Transcript) Messages() []llm.Message {
+	t.shared = len(t.msgs)
+	msgs := slices.Clip(t.msgs)
+	if extra := t.unanswered(); len(extra) > 0 {
+		msgs = append(msgs, extra...)
+	}
+	return t.project(msgs)
+}
+
+// RawMessages are Messages without the compaction overlays: what the
+// model would see of the conversation had it none.
+func (t *Transcript) RawMessages() []llm.Message {
 	t.shared = len(t.msgs)
 	msgs := slices.Clip(t.msgs)
 	if extra := t.unanswered(); len(extra) > 0 {

@@ -146,6 +146,7 @@ func streamError(provider string, ae *sdk.Error, key apierr.Key) *llm.Error {
 	switch ae.Type() {
 	case "invalid_request_error", "not_found_error", "billing_error":
 		e.Kind = llm.ErrorFatal
+		e.Overflow = apierr.Overflow(msg)
 	case "authentication_error", "permission_error":
 		auth := apierr.FromStatus(provider, http.StatusUnauthorized, nil, msg, key, time.Time{})
 		auth.Status = 0 // the HTTP status was 200; the error came inside the stream

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -128,6 +129,9 @@ func (p *Provider) play(ctx context.Context, index int, req llm.Request, emit fu
 	if req.Title {
 		return title(ctx, req, emit)
 	}
+	if req.Summary {
+		return answerOnly(ctx, req, SummaryText(req.Messages), emit)
+	}
 	if p.script == nil {
 		return echo(ctx, req, EchoChrome, emit)
 	}
@@ -192,6 +196,48 @@ func title(ctx context.Context, req llm.Request, emit func(llm.Event) error) err
 		return err
 	}
 	return emit(llm.Event{Kind: llm.EventDone, Stop: llm.StopEnd})
+}
+
+// answerOnly emits answer as one text delta, with the usage of one token
+// per word, and plays no script response.
+func answerOnly(ctx context.Context, req llm.Request, answer string, emit func(llm.Event) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := emit(llm.Event{Kind: llm.EventTextDelta, Text: answer}); err != nil {
+		return err
+	}
+	usage := llm.Usage{InputTokens: inputWords(req), OutputTokens: len(strings.Fields(answer))}
+	if err := emit(llm.Event{Kind: llm.EventUsage, Usage: usage}); err != nil {
+		return err
+	}
+	return emit(llm.Event{Kind: llm.EventDone, Stop: llm.StopEnd})
+}
+
+// SummaryText is the demo model's compaction summary (docs/demo-model.md,
+// "Summaries"): the first line of each user message of the summarized
+// turns (the last message, the request for the summary, left out), each
+// cut at 60 characters, and how many tool calls they made.
+func SummaryText(msgs []llm.Message) string {
+	var asked []string
+	calls := 0
+	for i, m := range msgs {
+		if m.Role == llm.RoleAssistant {
+			calls += len(m.ToolCalls)
+		}
+		if m.Role != llm.RoleUser || i == len(msgs)-1 {
+			continue
+		}
+		line, _, _ := strings.Cut(strings.TrimSpace(m.Text), "\n")
+		if r := []rune(line); len(r) > 60 {
+			line = string(r[:60]) + "…"
+		}
+		asked = append(asked, strconv.Quote(line))
+	}
+	if len(asked) == 0 {
+		return "Summary (demo model): nothing was asked."
+	}
+	return fmt.Sprintf("Summary (demo model): the user asked %s; %d tool call(s) were made.", strings.Join(asked, ", "), calls)
 }
 
 // TitleWords is how many words of the first message the demo model's

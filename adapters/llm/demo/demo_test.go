@@ -259,3 +259,28 @@ func TestEchoWithSchemaAndAttachments(t *testing.T) {
 		t.Errorf("text = %s, want %s", rec.Text(), want)
 	}
 }
+
+// A summary request is answered with the demo summary, whatever the
+// script says.
+func TestSummaryRequest(t *testing.T) {
+	p, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got strings.Builder
+	err = p.Stream(context.Background(), llm.Request{Summary: true, Messages: []llm.Message{
+		{Role: llm.RoleUser, Text: "fix the parser\nin detail"},
+		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "c", Name: "fs_read_file"}}},
+		{Role: llm.RoleTool, ToolCallID: "c", Text: "x"},
+		{Role: llm.RoleUser, Text: "Summarize the conversation above."},
+	}}, func(e llm.Event) error {
+		if e.Kind == llm.EventTextDelta {
+			got.WriteString(e.Text)
+		}
+		return nil
+	})
+	want := `Summary (demo model): the user asked "fix the parser"; 1 tool call(s) were made.`
+	if err != nil || got.String() != want {
+		t.Errorf("got %q, %v; want %q", got.String(), err, want)
+	}
+}

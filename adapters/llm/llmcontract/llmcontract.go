@@ -116,6 +116,20 @@ func (tg Target) fixture(t testing.TB, name string) string {
 	return StripHeader(string(b))
 }
 
+// errorBody reads the recorded error body testdata/<dir>/name.json.
+func (tg Target) errorBody(t testing.TB, name string) string {
+	t.Helper()
+	dir := tg.Dir
+	if dir == "" {
+		dir = "contract"
+	}
+	b, err := os.ReadFile(filepath.Join("testdata", dir, name+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return StripHeader(string(b))
+}
+
 func (tg Target) run(t *testing.T, req llm.Request, responses ...llmtest.Response) (*llmtest.Recorder, *llmtest.Server, error) {
 	t.Helper()
 	srv := llmtest.NewServer(t, responses...)
@@ -301,6 +315,24 @@ func Run(t *testing.T, tg Target) {
 		}
 		if n := len(srv.Requests()); n != 1 {
 			t.Errorf("%d requests; the adapter must not retry on its own (the engine does)", n)
+		}
+	})
+	t.Run("provider_overflow", func(t *testing.T) {
+		// The API's refusal of a request over the model's context window
+		// (testdata/<dir>/overflow.json, as the API sends it) is told
+		// apart from other bad requests: jp names jp conversation compact.
+		t.Parallel()
+		_, srv, err := tg.run(t, userRequest("hi"), llmtest.JSONError(http.StatusBadRequest, tg.errorBody(t, "overflow"), nil))
+		e := llmtest.AsError(t, err)
+		if !e.Overflow || e.Kind != llm.ErrorFatal || e.Status != 400 || e.Provider != tg.Name || e.Message == "" || !llm.IsOverflow(err) {
+			t.Errorf("error = %+v; want a fatal overflow", e)
+		}
+		if n := len(srv.Requests()); n != 1 {
+			t.Errorf("%d requests; an overflow is not retried", n)
+		}
+		_, _, err = tg.run(t, userRequest("hi"), llmtest.JSONError(http.StatusBadRequest, tg.AuthBody, nil))
+		if llm.IsOverflow(err) {
+			t.Errorf("another 400 (%v) taken for an overflow", err)
 		}
 	})
 	t.Run("401 naming the key variable", func(t *testing.T) {

@@ -17,7 +17,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/llm"
+	"github.com/jpcli/jp/domain/turn"
 )
 
 // Fixture returns the contents of testdata/name.
@@ -239,4 +241,56 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	case resp.Hold:
 		<-r.Context().Done()
 	}
+}
+
+// CompactionScenarios are the Rust jp's per-provider compaction request
+// snapshots' scenarios (domain/turn/testdata/compaction).
+var CompactionScenarios = []string{"baseline", "reasoning_strip", "tool_strip_request", "tool_strip_response",
+	"tool_strip_both", "tool_omit", "summary", "summary_overlap"}
+
+// CompactionHistory is the history sent to a provider for the
+// conversation of domain/turn/testdata/compaction with the overlays of
+// scenario (called from a package of adapters/llm/<provider>).
+func CompactionHistory(t testing.TB, scenario string) []llm.Message {
+	t.Helper()
+	var evs []conversation.Event
+	for _, name := range []string{"base", scenario} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "..", "domain", "turn", "testdata", "compaction", name+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		part, err := conversation.DecodeEvents(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		evs = append(evs, part...)
+	}
+	return turn.History(evs)
+}
+
+// AssertGolden compares got (JSON) with testdata/name field by field
+// (decoded, so key order and white space do not matter); with
+// JP_UPDATE_GOLDEN=1 it writes the file instead.
+func AssertGolden(t testing.TB, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if os.Getenv("JP_UPDATE_GOLDEN") == "1" {
+		var v any
+		if err := json.Unmarshal(got, &v); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.MarshalIndent(v, "", "  ")
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	var v any
+	if err := json.Unmarshal(got, &v); err != nil {
+		t.Fatal(err)
+	}
+	AssertJSON(t, name, v, Fixture(t, name))
 }

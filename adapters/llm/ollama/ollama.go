@@ -323,6 +323,9 @@ type streamState struct {
 // chunk handles one line; done is set by the final line.
 func (s *streamState) chunk(c chunk) (done bool, err error) {
 	if c.Error != "" {
+		if apierr.Overflow(c.Error) {
+			return false, &llm.Error{Kind: llm.ErrorFatal, Provider: "ollama", Message: apierr.OneLine(c.Error), Overflow: true}
+		}
 		return false, &llm.Error{Kind: llm.ErrorTransient, Provider: "ollama", Message: apierr.OneLine(c.Error)}
 	}
 	if c.Message.Thinking != "" {

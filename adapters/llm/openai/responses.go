@@ -383,6 +383,7 @@ func (s *responsesState) streamError(code, msg string) error {
 		return auth
 	case strings.HasPrefix(code, "invalid_") || code == "context_length_exceeded" || code == "model_not_found":
 		e.Kind = llm.ErrorFatal
+		e.Overflow = apierr.Overflow(code + " " + msg)
 	}
 	if e.Message == "" {
 		e.Message = "error in the response stream: " + code

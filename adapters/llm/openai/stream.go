@@ -106,6 +106,7 @@ func (s *streamState) streamError(data []byte) error {
 	switch {
 	case strings.Contains(v.Error.Type, "invalid_request"):
 		e.Kind = llm.ErrorFatal
+		e.Overflow = apierr.Overflow(string(data))
 	case strings.Contains(v.Error.Type, "authentication"), strings.Contains(v.Error.Type, "permission"):
 		e.Kind = llm.ErrorAuth
 	}

@@ -60,6 +60,9 @@ func FromStatus(provider string, status int, header http.Header, message string,
 	if e.Message == "" {
 		e.Message = http.StatusText(status)
 	}
+	if (status == http.StatusBadRequest || status == http.StatusRequestEntityTooLarge) && Overflow(message) {
+		e.Overflow = true
+	}
 	return e
 }
 
@@ -70,7 +73,43 @@ func FromResponse(provider string, res *http.Response, key Key, now time.Time) *
 	if res.Body != nil {
 		body, _ = io.ReadAll(io.LimitReader(res.Body, 64<<10))
 	}
-	return FromStatus(provider, res.StatusCode, res.Header, MessageFromBody(body), key, now)
+	e := FromStatus(provider, res.StatusCode, res.Header, MessageFromBody(body), key, now)
+	if e.Kind == llm.ErrorFatal && Overflow(string(body)) {
+		// The error's code says it when its message does not
+		// ("code": "context_length_exceeded").
+		e.Overflow = true
+	}
+	return e
+}
+
+// overflowSigns are what the providers' errors for a request over the
+// model's context window say, lower-cased: Anthropic's message, OpenAI's
+// code and its Chat Completions and Responses messages, Gemini's message,
+// Ollama's and llama.cpp's.
+var overflowSigns = []string{
+	"prompt is too long",                           // Anthropic
+	"context_length_exceeded",                      // OpenAI's code
+	"maximum context length",                       // OpenAI Chat Completions
+	"exceeds the context window",                   // OpenAI Responses
+	"exceeds the maximum number of tokens allowed", // Gemini
+	"input length exceeds the context length",      // Ollama
+	"exceed_context_size_error",                    // llama.cpp's type
+	"exceeds the available context size",           // llama.cpp
+}
+
+// Overflow reports whether a provider's error text (a message or a whole
+// error body) says the request exceeds the model's context window.
+func Overflow(text string) bool {
+	if text == "" {
+		return false
+	}
+	text = strings.ToLower(text)
+	for _, s := range overflowSigns {
+		if strings.Contains(text, s) {
+			return true
+		}
+	}
+	return false
 }
 
 // MessageFromBody finds the human-readable message in an error body:

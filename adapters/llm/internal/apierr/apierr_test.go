@@ -111,3 +111,32 @@ func TestToolArguments(t *testing.T) {
 		}
 	}
 }
+
+// Overflow recognises the providers' context-window errors and nothing
+// else: a rate limit counting tokens, a bad request, an empty body.
+func TestOverflow(t *testing.T) {
+	for _, s := range []string{
+		"prompt is too long: 208310 tokens > 200000 maximum",
+		`{"error":{"message":"Your input exceeds the context window of this model.","code":"context_length_exceeded"}}`,
+		"This model's maximum context length is 128000 tokens.",
+		"The input token count (1196265) exceeds the maximum number of tokens allowed (1048576).",
+		"the input length exceeds the context length",
+		"request (4476 tokens) exceeds the available context size (4096 tokens)",
+	} {
+		if !Overflow(s) {
+			t.Errorf("Overflow(%q) = false", s)
+		}
+	}
+	for _, s := range []string{"", "Number of request tokens has exceeded your per-minute rate limit", "messages.1.content.0.tool_use.id: String should match pattern", "max_tokens: 200000 > 64000, which is the maximum allowed"} {
+		if Overflow(s) {
+			t.Errorf("Overflow(%q) = true", s)
+		}
+	}
+	// Only a refused request (400, 413) is an overflow: not a 429 saying the same.
+	if e := FromStatus("anthropic", 429, nil, "prompt is too long", Key{}, time.Time{}); e.Overflow {
+		t.Errorf("429 taken for an overflow: %+v", e)
+	}
+	if e := FromStatus("anthropic", 413, nil, "prompt is too long", Key{}, time.Time{}); !e.Overflow || e.Kind != llm.ErrorFatal {
+		t.Errorf("413: %+v", e)
+	}
+}
