@@ -99,7 +99,7 @@ echo "${dim}(conversation.compaction.auto compacts by itself between turns when 
 step "6. Fork, search, and JSON lines for scripts"
 echo "${dim}(jp c commands take an ID prefix and default to the active conversation, marked * in jp c ls)${off}"
 show "$JP" c fork --turn 1
-show "$JP" c grep -i 'words in'
+show "$JP" c grep 'words in'
 echo "${dim}(a conversation that grows is compacted: overlays make the model see less of older turns, nothing is removed)${off}"
 "$JP" q --new "Where is the parser defined? It lives in parser.go." > /dev/null 2>&1
 "$JP" q "And the lexer?" > /dev/null 2>&1
