@@ -34,17 +34,7 @@ type AttachmentList struct {
 // Conversation (the active one when ""), conversation layers included.
 // With none active and optional, the workspace's configuration alone.
 func (q *Query) conversationResolved(ctx context.Context, in ConversationConfigInput, optional bool) (workspace.Location, conversation.ID, config.Resolved, error) {
-	opened, err := q.ws.OpenOrDefault(ctx, in.Target, in.LaunchDir, false)
-	if err != nil {
-		return workspace.Location{}, "", config.Resolved{}, err
-	}
-	loc := opened.Location
-	var id conversation.ID
-	if in.Conversation != "" {
-		id, err = resolveConversation(ctx, q.store, loc, in.Conversation)
-	} else {
-		id, err = activeConversation(ctx, q.store, loc)
-	}
+	loc, id, err := q.conversationOf(ctx, in)
 	if err != nil {
 		return loc, "", config.Resolved{}, err
 	}

@@ -199,19 +199,12 @@ func (q *Query) setConversationConfig(ctx context.Context, in ConversationConfig
 	if len(in.Overrides) == 0 {
 		return ConversationConfigResult{}, &UsageError{Msg: "nothing to set: give key=value"}
 	}
-	opened, err := q.ws.OpenOrDefault(ctx, in.Target, in.LaunchDir, false)
+	loc, id, err := q.conversationOf(ctx, in)
 	if err != nil {
 		return ConversationConfigResult{}, err
 	}
-	loc := opened.Location
-	var id conversation.ID
-	if in.Conversation != "" {
-		id, err = resolveConversation(ctx, q.store, loc, in.Conversation)
-	} else {
-		id, err = activeConversation(ctx, q.store, loc)
-	}
-	if err != nil {
-		return ConversationConfigResult{}, err
+	if id == "" {
+		return ConversationConfigResult{}, &UserError{Msg: "there is no active conversation to record the change in: give one with --id, or start one with jp query"}
 	}
 	release, err := q.lock(ctx, loc, id)
 	if err != nil {
@@ -252,6 +245,23 @@ func (q *Query) setConversationConfig(ctx context.Context, in ConversationConfig
 	src.Overrides = nil
 	q.keepTrustAfterDelta(ctx, src, loc, id, *before, changes)
 	return ConversationConfigResult{Conversation: id, Changed: leafPaths("", changes)}, nil
+}
+
+// conversationOf opens in's checkout and resolves its conversation
+// (in.Conversation, else the active one: "" when there is none).
+func (q *Query) conversationOf(ctx context.Context, in ConversationConfigInput) (workspace.Location, conversation.ID, error) {
+	opened, err := q.ws.OpenOrDefault(ctx, in.Target, in.LaunchDir, false)
+	if err != nil {
+		return workspace.Location{}, "", err
+	}
+	loc := opened.Location
+	var id conversation.ID
+	if in.Conversation != "" {
+		id, err = resolveConversation(ctx, q.store, loc, in.Conversation)
+	} else {
+		id, err = activeConversation(ctx, q.store, loc)
+	}
+	return loc, id, err
 }
 
 // leafPaths lists the dot paths of a tree's leaves, sorted.
