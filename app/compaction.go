@@ -13,7 +13,6 @@ import (
 	"github.com/jpcli/jp/domain/llm"
 	"github.com/jpcli/jp/domain/turn"
 	"github.com/jpcli/jp/domain/workspace"
-	"github.com/jpcli/jp/ports"
 )
 
 // Non-destructive compaction (docs/conversations.md, "Compaction"): an
@@ -87,10 +86,7 @@ type CompactInput struct {
 
 // Compact compacts a conversation under its lock (see CompactSpec).
 func (q *Query) Compact(ctx context.Context, in CompactInput) (CompactResult, error) {
-	res, err := q.config.Load(ctx, ports.ConfigSource{
-		UserConfigDir: in.UserConfigDir, WorkspaceRoot: in.Loc.Root, LaunchDir: in.LaunchDir,
-		Env: in.Environ, Overrides: in.Overrides,
-	})
+	res, err := q.conversationConfig(ctx, in.Loc, in.Conversation, in.UserConfigDir, in.LaunchDir, in.Environ, in.Overrides)
 	if err != nil {
 		return CompactResult{}, err
 	}

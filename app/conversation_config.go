@@ -57,6 +57,21 @@ func conversationLayers(ctx context.Context, store ports.ConversationStore, loc 
 	return layers, nil
 }
 
+// conversationConfig loads the configuration a turn of conversation id
+// would use (every layer, the conversation's own base_config.json and
+// config_delta events included), for the commands that act on one
+// conversation outside a query (jp c compact, jp c title --generate).
+func (q *Query) conversationConfig(ctx context.Context, loc workspace.Location, id conversation.ID, userConfigDir, launchDir string, environ, overrides []string) (config.Resolved, error) {
+	layers, err := conversationLayers(ctx, q.store, loc, id)
+	if err != nil {
+		return config.Resolved{}, userNotFound(err)
+	}
+	return q.config.Load(ctx, ports.ConfigSource{
+		UserConfigDir: userConfigDir, WorkspaceRoot: loc.Root, LaunchDir: launchDir,
+		Env: environ, Conversation: layers, Overrides: overrides,
+	})
+}
+
 // configDeltaEvent makes the config_delta event recording changes (the
 // keys a command line changed: config.Resolved.CommandLine), or ok false
 // when there are none.

@@ -13,7 +13,6 @@ import (
 	"github.com/jpcli/jp/domain/llm"
 	"github.com/jpcli/jp/domain/turn"
 	"github.com/jpcli/jp/domain/workspace"
-	"github.com/jpcli/jp/ports"
 )
 
 // Generated titles (docs/configuration.md, "conversation.title"). After a
@@ -224,10 +223,7 @@ type TitleInput struct {
 // title now and writes it, whatever the title was (the user asked for
 // it), under the conversation's lock. It returns the new title.
 func (q *Query) GenerateTitle(ctx context.Context, in TitleInput) (string, error) {
-	res, err := q.config.Load(ctx, ports.ConfigSource{
-		UserConfigDir: in.UserConfigDir, WorkspaceRoot: in.Loc.Root, LaunchDir: in.LaunchDir,
-		Env: in.Environ, Overrides: in.Overrides,
-	})
+	res, err := q.conversationConfig(ctx, in.Loc, in.Conversation, in.UserConfigDir, in.LaunchDir, in.Environ, in.Overrides)
 	if err != nil {
 		return "", err
 	}
