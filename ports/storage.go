@@ -197,3 +197,16 @@ type ConversationConfigs interface {
 	// *NotFoundError.
 	BaseConfig(ctx context.Context, loc workspace.Location, id conversation.ID) (data []byte, inCheckout bool, err error)
 }
+
+// EventRewriter is implemented by stores that can replace a
+// conversation's events in one atomic write (jp q --replay drops the last
+// turn this way, as the Rust jp does, so a Rust jp reading the file
+// afterwards sees the same conversation).
+type EventRewriter interface {
+	// RewriteEvents replaces conversation id's events with what fn returns
+	// given them, checked against the stream invariants: the events file
+	// is replaced whole (temp file and rename) or not at all. Events read
+	// from the files are written back as they were stored, unknown fields
+	// and kinds included. The caller holds the conversation's lock.
+	RewriteEvents(ctx context.Context, loc workspace.Location, id conversation.ID, fn func([]conversation.Event) ([]conversation.Event, error)) error
+}

@@ -56,6 +56,7 @@ func RunConversationStoreSuite(t *testing.T, newStore func(t *testing.T) Stores)
 		{"LocalAndProjected", testLocalAndProjected},
 		{"ProjectionOnlyImportedOnFirstWrite", testProjectionOnlyImport},
 		{"InvalidAppendDoesNotImport", testInvalidAppendDoesNotImport},
+		{"RewriteEvents", testRewriteEvents},
 		{"Remove", testRemove},
 		{"Active", testActive},
 		{"Trash", testTrash},
