@@ -7,7 +7,9 @@ import (
 )
 
 func TestTrimLastRequest(t *testing.T) {
-	ev := func(id string, typ EventType, kind string) Event { return Event{ID: id, Type: typ, Kind: kind, Timestamp: time.Unix(1, 0), Outcome: OutcomeCompleted} }
+	ev := func(id string, typ EventType, kind string) Event {
+		return Event{ID: id, Type: typ, Kind: kind, Timestamp: time.Unix(1, 0), Outcome: OutcomeCompleted}
+	}
 	evs := []Event{
 		ev("s1", EventTypeTurnStart, ""), ev("q1", EventTypeChatRequest, ""), ev("a1", EventTypeChatResponse, ""), ev("e1", EventTypeTurnEnd, ""),
 		ev("d1", EventTypeForeign, KindConfigDelta),
