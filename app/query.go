@@ -191,6 +191,7 @@ type runState struct {
 	sentDraft    bool                 // the draft holds a queued reply the conversation now has
 	inflight     *inflightAppend      // the queued turn's first append, running (turn_writes.go)
 	inflightErr  error                // how it failed
+	replay       string               // --replay: the ID of the request the trim drops
 }
 
 // Run executes the query: the turn loop over runTurnPhases.
@@ -301,6 +302,11 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 		return QueryResult{}, err
 	}
 
+	if in.Flags.Replay {
+		if in, err = q.replaySeed(ctx, rs, existing, in); err != nil {
+			return QueryResult{Conversation: existing}, err
+		}
+	}
 	in = q.quoteSeed(rs, in)
 	text, fromCompose, err := q.message(ctx, loc, existing, rs.cfg, in)
 	if errors.Is(err, errAbandoned) {
@@ -383,6 +389,12 @@ func (q *Query) runTurns(ctx context.Context, rs *runState, text, note string, f
 			return QueryResult{Conversation: rs.id}, err
 		}
 	}
+	replayDraft := false
+	if rs.replay != "" {
+		if replayDraft, err = q.trimForReplay(ctx, rs, text, fromCompose); err != nil {
+			return QueryResult{Conversation: rs.id}, err
+		}
+	}
 	if rs.history == nil {
 		if rs.history, err = q.history(ctx, loc, rs.id); err != nil {
 			return QueryResult{Conversation: rs.id}, err
@@ -400,7 +412,7 @@ func (q *Query) runTurns(ctx context.Context, rs *runState, text, note string, f
 	}
 
 	end, err := q.turnLoop(ctx, rs, text)
-	if _, queued := rs.slot.Text(); err == nil && end == turn.EndCompleted && fromCompose && !queued {
+	if _, queued := rs.slot.Text(); err == nil && end == turn.EndCompleted && (fromCompose || replayDraft) && !queued {
 		// Sent as a turn and nothing queued: the draft's job is done. (The
 		// cleanup runs after the loop, and only with an empty slot.)
 		if derr := q.drafts.DeleteDraft(context.WithoutCancel(ctx), loc, rs.id); derr != nil {

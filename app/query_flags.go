@@ -34,6 +34,9 @@ type QueryFlags struct {
 	Quote, QuoteVerbatim bool
 	// Template (-%, --template) renders the message with template.values.
 	Template bool
+	// Replay (--replay) drops the conversation's last turn and sends its
+	// message again (replay.go).
+	Replay bool
 }
 
 // check refuses, in one line, flags that exclude each other and titles
@@ -46,6 +49,8 @@ func (f QueryFlags) check(in QueryInput) error {
 		return &UsageError{Msg: "--fork asks in a copy of an existing conversation: drop --new/--local"}
 	case f.Fork && (in.Tmp || in.NoPersist):
 		return &UsageError{Msg: fmt.Sprintf("--fork and %s exclude each other", ephemeralFlag(in))}
+	case f.Replay && (in.New || in.Local || in.Tmp):
+		return &UsageError{Msg: "--replay sends the last message of an existing conversation again: drop --new/--local/--tmp"}
 	case f.ForkLast < 0:
 		return &UsageError{Msg: "--fork=N: N is a number of turns, 1 or more"}
 	}

@@ -3,6 +3,7 @@ package memstore
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/workspace"
@@ -23,11 +24,14 @@ func (s *Store) RewriteEvents(ctx context.Context, loc workspace.Location, id co
 	if err != nil {
 		return err
 	}
-	evs, err := fn(copyEvents(c.events))
+	// Events another version stored without an ID get their made-up
+	// one, as a file store's reader gives them.
+	evs := slices.Clone(c.events)
+	conversation.FillIDs(evs)
+	evs, err = fn(evs)
 	if err != nil {
 		return err
 	}
-	evs = copyEvents(evs)
 	stream, err := conversation.NewStream(evs)
 	if err != nil {
 		return fmt.Errorf("rewrite conversation %s: %w", id, err)

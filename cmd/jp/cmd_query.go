@@ -53,7 +53,7 @@ type QueryCmd struct {
 	Fork         string      `name:"fork" placeholder:"N" help:"Fork the conversation (-i, or the active one) and ask in the fork; --fork=N keeps only its last N turns."`
 	Quote        string      `name:"quote" enum:",true,false" default:"" placeholder:"true|false" help:"Compose with the conversation's last answer quoted (> lines) to reply between them; --quote=false puts it in verbatim."`
 	Template     bool        `short:"%" name:"template" help:"Read the message as a template: {{ name }} is replaced by template.values.name from the configuration."`
-	Replay       bool        `name:"replay" help:"Send the conversation's last message again (not supported by this jp yet)."`
+	Replay       bool        `name:"replay" help:"Drop the conversation's last turn and send its message again (with this run's flags and model); a message given goes before it, none opens the editor on it (-E sends it as it is)."`
 	Mount        []string    `name:"mount" sep:"none" placeholder:"[TOOL:]NAME=PATH[:MODE]" help:"Mount a path outside the checkout for the tools (not supported by this jp yet)."`
 	Schema       string      `short:"s" placeholder:"SCHEMA" help:"Ask for structured output: the shorthand ('summary, age int, ?tags [string]'), a JSON Schema, or @FILE (a bare existing file path works too); the JSON answer alone is printed on stdout."`
 }
@@ -104,8 +104,6 @@ func (c *QueryCmd) overrides(cfg []string) ([]string, error) {
 func (c *QueryCmd) unsupported() error {
 	var flag string
 	switch {
-	case c.Replay:
-		flag = "--replay (fork the conversation without its last turn: jp q --fork, or edit and resend with jp q -e)"
 	case len(c.Mount) > 0:
 		flag = "--mount (allow the path in conversation.tools.NAME.allow instead)"
 	default:
@@ -117,7 +115,7 @@ func (c *QueryCmd) unsupported() error {
 // flags reads --title, --label, --fork[=N], --quote and -% for the app.
 func (c *QueryCmd) flags() (app.QueryFlags, error) {
 	f := app.QueryFlags{Title: c.Title, NoTitle: c.NoTitle, Labels: c.Label, HideToolCalls: c.HideTools,
-		Quote: c.Quote != "", QuoteVerbatim: c.Quote == "false", Template: c.Template}
+		Quote: c.Quote != "", QuoteVerbatim: c.Quote == "false", Template: c.Template, Replay: c.Replay}
 	if c.Local && c.NoLocal {
 		return f, &app.UsageError{Msg: "--local (-l) and --no-local (-L) exclude each other"}
 	}
