@@ -192,6 +192,7 @@ type runState struct {
 	inflight     *inflightAppend      // the queued turn's first append, running (turn_writes.go)
 	inflightErr  error                // how it failed
 	replay       string               // --replay: the ID of the request the trim drops
+	stickyAttach []string             // -a specs recorded in conversation.attachments (attach_sticky.go)
 }
 
 // Run executes the query: the turn loop over runTurnPhases.
@@ -295,7 +296,9 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 	}
 
 	leftOut := func(line string) { q.chromeLine(rs, line) }
-	if rs.attached, err = q.attachments(ctx, loc, rs.cfg, in, leftOut); err != nil {
+	readIn := in
+	rs.stickyAttach, readIn.Attach = stickyAttach(loc, in, rs.cfg.Conversation.Attachments, leftOut)
+	if rs.attached, err = q.attachments(ctx, loc, rs.cfg, readIn, leftOut); err != nil {
 		return QueryResult{}, err
 	}
 	if err := checkImages(model, rs.attached); err != nil {
@@ -368,7 +371,7 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 	}
 	// What the command line changed sticks to the conversation, recorded
 	// before the turn's events.
-	if err := q.recordConfigDelta(ctx, rs, res.CommandLine); err != nil {
+	if err := q.recordConfigDelta(ctx, rs, withAttachments(res.CommandLine, rs.stickyAttach)); err != nil {
 		return QueryResult{Conversation: rs.id}, err
 	}
 	defer q.finishTitle(rs) // before the lock is released

@@ -324,6 +324,9 @@ func (s convSelector) matches(e conversation.Event) bool {
 func splitTurns(events []conversation.Event) [][]conversation.Event {
 	var turns [][]conversation.Event
 	for _, e := range events {
+		if len(turns) == 0 && e.Type == conversation.EventTypeForeign {
+			continue // a config_delta before the first turn is no turn
+		}
 		if e.Type == conversation.EventTypeTurnStart || len(turns) == 0 {
 			turns = append(turns, nil)
 		}

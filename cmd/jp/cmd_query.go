@@ -37,7 +37,7 @@ type QueryCmd struct {
 	Quiet        bool        `short:"q" help:"No chrome (status lines)."`
 	Headless     string      `placeholder:"FILE" env:"JP_HEADLESS" help:"Answer prompts from a script file instead of the terminal (see docs/headless.md)."`
 	MCPPrompt    string      `name:"mcp-prompt" placeholder:"SERVER/PROMPT" help:"Start the query from an MCP server's prompt; the words after it are the prompt's arguments as key=value."`
-	Attach       []string    `short:"a" name:"attach" sep:"none" placeholder:"PATH|cmd:COMMAND|URL|-" help:"Attach a file, a directory (honouring .gitignore), a glob, a command's output (cmd:COMMAND, run in the checkout), an http(s) URL, or stdin (-). Repeatable; see docs/attachments.md."`
+	Attach       []string    `short:"a" name:"attach" aliases:"attachment" sep:"none" placeholder:"PATH|cmd:COMMAND|URL|-" help:"Attach a file, a directory (honouring .gitignore), a glob, a command's output (cmd:COMMAND, run in the checkout), a URL, or stdin (-); it sticks to the conversation (conversation.attachments, read again each turn) except stdin and a path outside the checkout. Repeatable; see docs/attachments.md."`
 	Param        []string    `short:"p" name:"param" sep:"none" placeholder:"KEY=VALUE" help:"Set a model parameter for this run (repeatable): max_tokens, temperature, top_p, stop, reasoning, tool_choice (assistant.model.parameters)."`
 	Reasoning    string      `short:"r" placeholder:"LEVEL" help:"How much the model thinks: off, auto, low, medium, high, max, or a token budget."`
 	NoReasoning  bool        `short:"R" name:"no-reasoning" help:"Turn reasoning off (--reasoning off)."`

@@ -24,7 +24,7 @@ show "$JP" init
 step "2. A question, answered offline by the demo model (the last line is the turn's token usage)"
 show "$JP" q "hello, jp"
 printf 'TODO: write the release notes.\n' > todo.txt
-echo "${dim}(-a attaches a file, a directory, a glob, cmd:COMMAND or a URL; piped stdin is attached too)${off}"
+echo "${dim}(-a attaches a file, a directory, a glob, cmd:COMMAND or a URL, and sticks to the conversation: read again each turn; piped stdin is attached too)${off}"
 show "$JP" q -a todo.txt "what is on my list?"
 
 step "3. A turn with tool calls: a local tool, and a headless script that answers the permission prompt"
@@ -90,7 +90,7 @@ show "$JP" conversation show "$id"
 step "5b. The context meter (ctx: the estimated next request against the model's window), before and after compacting"
 seq 1 2500 > numbers.txt
 show "$JP" q --new "a conversation that grows"
-show "$JP" q -a numbers.txt "here is a long attachment"
+show "$JP" q -a - "here is a long attachment (-a -: this message only)" < numbers.txt
 show "$JP" q "how full is the window now?"
 show "$JP" c compact -s
 show "$JP" q "and after compacting?"
