@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/jpcli/jp/domain/config"
+	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/workspace"
 	"github.com/jpcli/jp/ports"
 )
 
@@ -30,6 +32,15 @@ type ConfigInput struct {
 	UserConfigDir string
 	Environ       []string
 	Overrides     []string
+	// WithConversation adds a conversation's own layer (its
+	// base_config.json and config_delta events, between the workspace and
+	// the command line, as a turn applies them): the one Conversation
+	// names (an ID, a prefix or a target keyword), else the one jp query
+	// would continue. Without a conversation, or outside a workspace, the
+	// files alone. jp config show sets it, so that what it prints is what
+	// the next turn uses.
+	WithConversation bool
+	Conversation     string
 	// quietTrust leaves out the loader's line about an untrusted
 	// checkout: the caller reports it.
 	quietTrust bool
@@ -55,11 +66,41 @@ func resolveConfig(ctx context.Context, ws *Workspaces, loader ports.ConfigLoade
 	default:
 		return config.Resolved{}, "", err
 	}
+	var layers []ports.ConfigLayer
+	if in.WithConversation {
+		if layers, err = conversationLayerOf(ctx, ws, f, in.Conversation); err != nil {
+			return config.Resolved{}, "", err
+		}
+	}
 	res, err := loader.Load(ctx, ports.ConfigSource{
 		UserConfigDir: in.UserConfigDir, WorkspaceRoot: root, LaunchDir: in.LaunchDir,
-		Env: in.Environ, Overrides: in.Overrides, AskTrust: in.quietTrust,
+		Env: in.Environ, Conversation: layers, Overrides: in.Overrides, AskTrust: in.quietTrust,
 	})
 	return res, root, err
+}
+
+// conversationLayerOf is the layer of the conversation target names in
+// the checkout f (the one jp query would continue when ""), nil when
+// there is none to continue or no checkout.
+func conversationLayerOf(ctx context.Context, ws *Workspaces, f ports.Found, target string) ([]ports.ConfigLayer, error) {
+	if f.Root == "" {
+		if target != "" {
+			return nil, &UsageError{Msg: "--id: not in a jp workspace, so there is no conversation to read (run it in a checkout, or give -w)"}
+		}
+		return nil, nil
+	}
+	loc := workspace.Location{ID: f.ID, Root: f.Root}
+	var id conversation.ID
+	var err error
+	if target != "" {
+		id, err = resolveConversation(ctx, ws.store, loc, target)
+	} else {
+		id, err = activeConversation(ctx, ws.store, loc)
+	}
+	if err != nil {
+		return nil, userNotFound(err)
+	}
+	return conversationLayers(ctx, ws.store, loc, id)
 }
 
 // Show renders the resolved configuration, or the subtree at path, as

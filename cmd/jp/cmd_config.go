@@ -130,6 +130,9 @@ type ConfigShowCmd struct {
 	Format   string `enum:"toml,json" default:"toml" help:"Output format: toml or json."`
 	Resolved bool   `help:"Print what the model is sent for PATH: with assistant.system_prompt, the system prompt composed from it, assistant.instructions, AGENTS.md and .jp/instructions.md."`
 	Reveal   bool   `help:"Show secrets (headers, env values, client secrets, tokens, keys) instead of <redacted>."`
+
+	Conversation   string `short:"i" name:"id" aliases:"conversation" placeholder:"TARGET" predictor:"conversation" help:"Show the configuration this conversation's next turn uses (default: the one jp query continues)."`
+	NoConversation bool   `name:"no-conversation" help:"Leave out the conversation's own configuration: the files, environment and --cfg alone."`
 }
 
 // Run prints the configuration.
@@ -138,11 +141,16 @@ func (c *ConfigShowCmd) Run(rt *Runtime) error {
 	if err != nil {
 		return err
 	}
+	if c.Conversation != "" && c.NoConversation {
+		return &app.UsageError{Msg: "--id and --no-conversation exclude each other"}
+	}
+	in := rt.configInput()
+	in.WithConversation, in.Conversation = !c.NoConversation, c.Conversation
 	var out []byte
 	if c.Resolved {
-		out, err = a.Config.ShowResolved(rt.Ctx, rt.configInput(), c.Path)
+		out, err = a.Config.ShowResolved(rt.Ctx, in, c.Path)
 	} else {
-		out, err = a.Config.Show(rt.Ctx, rt.configInput(), c.Path, c.Format, c.Reveal)
+		out, err = a.Config.Show(rt.Ctx, in, c.Path, c.Format, c.Reveal)
 	}
 	if err != nil {
 		return err
