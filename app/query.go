@@ -193,6 +193,7 @@ type runState struct {
 	inflightErr  error                // how it failed
 	replay       string               // --replay: the ID of the request the trim drops
 	stickyAttach []string             // -a specs recorded in conversation.attachments (attach_sticky.go)
+	preamble     string               // the configuration block the editor preamble offered (editor_preamble.go)
 }
 
 // Run executes the query: the turn loop over runTurnPhases.
@@ -311,7 +312,7 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 		}
 	}
 	in = q.quoteSeed(rs, in)
-	text, fromCompose, err := q.message(ctx, loc, existing, rs.cfg, in)
+	text, fromCompose, composedDoc, err := q.message(ctx, rs, loc, existing, res.Tree, in)
 	if errors.Is(err, errAbandoned) {
 		return QueryResult{Conversation: existing}, nil // its one line is printed
 	}
@@ -331,6 +332,11 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 	}
 	if err := conversation.CheckSize("the message", text, rs.cfg.Conversation.Limits.MessageBytes, "conversation.limits.message_bytes"); err != nil {
 		return QueryResult{Conversation: existing}, &UserError{Msg: err.Error(), Err: err}
+	}
+	if edited := editorConfigChanged(composedDoc, rs.preamble); edited != "" {
+		if res, err = q.applyEditorConfig(ctx, rs, src, edited, existing, composedDoc); err != nil {
+			return QueryResult{Conversation: existing}, err
+		}
 	}
 
 	rs.id = existing
@@ -492,22 +498,25 @@ func (q *Query) lock(ctx context.Context, loc workspace.Location, id conversatio
 
 // message returns the text to send and whether it was composed (and so
 // belongs in the draft until sent).
-func (q *Query) message(ctx context.Context, loc workspace.Location, id conversation.ID, cfg config.Config, in QueryInput) (string, bool, error) {
+// The third result is the whole document the editor saved (its preamble
+// included), "" when nothing was composed.
+func (q *Query) message(ctx context.Context, rs *runState, loc workspace.Location, id conversation.ID, tree map[string]any, in QueryInput) (string, bool, string, error) {
+	cfg := rs.cfg
 	compose := !in.HasMessage || in.Edit
 	if in.NoEdit {
 		compose = false
 	}
 	if !compose {
 		if !in.HasMessage {
-			return "", false, &UsageError{Msg: "no message: pass one as an argument or on stdin (jp q \"...\"), or drop -E to compose"}
+			return "", false, "", &UsageError{Msg: "no message: pass one as an argument or on stdin (jp q \"...\"), or drop -E to compose"}
 		}
-		return in.Message, false, nil
+		return in.Message, false, "", nil
 	}
 	if !q.prompter.Interactive() {
 		if in.HasMessage {
-			return in.Message, false, nil
+			return in.Message, false, "", nil
 		}
-		return "", false, &UsageError{Msg: "no message and no terminal to compose one: pass it as an argument or on stdin (jp q \"...\")"}
+		return "", false, "", &UsageError{Msg: "no message and no terminal to compose one: pass it as an argument or on stdin (jp q \"...\")"}
 	}
 	initial, doc := in.Message, ""
 	if id != "" && !in.HasMessage {
@@ -517,8 +526,13 @@ func (q *Query) message(ctx context.Context, loc workspace.Location, id conversa
 			parsed := draft.Parse(d.Text)
 			initial, doc = parsed.Query(), d.Text
 		case !errors.Is(err, ports.ErrNotFound):
-			return "", false, err
+			return "", false, "", err
 		}
+	}
+	if !draft.Parse(doc).HasMeta() {
+		// The Rust jp's preamble below the cut line (editor_preamble.go);
+		// a draft's own meta section is kept as it is.
+		doc = q.preambleDoc(ctx, loc, id, rs, tree, initial)
 	}
 	req := composeRequest("query", cfg.Query.ComposeInEditor, initial, doc)
 	req.Editor = cfg.Editor.Cmd
@@ -540,13 +554,13 @@ func (q *Query) message(ctx context.Context, loc workspace.Location, id conversa
 		}
 		if errors.Is(err, ports.ErrCancelled) {
 			if kept {
-				return "", false, errAbandoned
+				return "", false, "", errAbandoned
 			}
-			return "", false, nil
+			return "", false, "", nil
 		}
-		return "", false, err
+		return "", false, "", err
 	}
-	return draft.Parse(text).Query(), true, nil
+	return draft.Parse(text).Query(), true, text, nil
 }
 
 // errAbandoned is message's answer to a compose the user backed out of

@@ -33,6 +33,11 @@ type ConfigSource struct {
 	Conversation []ConfigLayer
 	// Overrides are the --cfg key.path=value flags, in order.
 	Overrides []string
+	// EditorConfig is the TOML the user left in the configuration block
+	// of jp q's editor preamble (the Rust jp's "Active Configuration"):
+	// applied after Overrides, as part of the command line, so that
+	// config.Resolved.CommandLine holds what it changed.
+	EditorConfig string
 	// AskTrust says the caller asks the user whether to trust the
 	// checkout when its keys that run or send were held back
 	// (config.Resolved.Trust): the loader then does not print its

@@ -190,6 +190,17 @@ func (l *Loader) load(ctx context.Context, src ports.ConfigSource, trustAll bool
 		}
 	}
 
+	if strings.TrimSpace(src.EditorConfig) != "" {
+		const source = "the configuration in the editor"
+		tree, err := parseTOML(source, []byte(src.EditorConfig))
+		if err != nil {
+			return loaded{}, err
+		}
+		if err := ld.apply(tree, source, false); err != nil {
+			return loaded{}, err
+		}
+	}
+
 	cfg := config.Default()
 	if err := decode(ld.merged, root, reflect.ValueOf(&cfg).Elem()); err != nil {
 		return loaded{}, fmt.Errorf("decode configuration: %w", err)
