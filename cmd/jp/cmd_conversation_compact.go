@@ -11,27 +11,23 @@ import (
 	"github.com/jpcli/jp/domain/compact"
 )
 
-// noValue is what an optional-value flag given bare (-s, -t) holds after
-// optionalFlagValues: set, without a value.
-const noValue = "\x00"
-
 // ConversationCompactCmd is jp conversation compact, the Rust jp's:
 // appends compaction overlays; nothing is removed.
 type ConversationCompactCmd struct {
-	ID        string `arg:"" optional:"" predictor:"conversation" help:"Conversation ID or a unique prefix of one (default: the active conversation)."`
-	KeepFirst string `name:"keep-first" placeholder:"N|DURATION" help:"Leave the first N turns (or those of the first DURATION, e.g. 2h) alone."`
-	KeepLast  string `name:"keep-last" placeholder:"N|DURATION" help:"Leave the last N turns (or those of the last DURATION, e.g. 1d) alone."`
-	From      string `placeholder:"N" help:"Compact from turn N (1-based), -N (from the end), a DURATION ago, or last-compaction (after the latest compaction)."`
-	To        string `placeholder:"N" help:"Compact up to turn N (1-based, included), -N (from the end) or a DURATION ago."`
-	First     int    `placeholder:"N" help:"Compact the first N turns."`
-	Last      int    `placeholder:"N" help:"Compact the last N turns."`
-	Turn      string `placeholder:"A..B" help:"Compact turn N, or the turns A..B (1-based, included; A.. and ..B are open)."`
-	Reasoning bool   `short:"r" help:"Strip reasoning from the compacted turns."`
-	ToolCalls string `name:"tool-calls" aliases:"tools" short:"t" placeholder:"MODE" help:"Strip tool calls of the compacted turns: strip (the default without a value: arguments emptied, results replaced by a status line), strip-requests, strip-responses, or omit (removed); --tools is the Rust jp's name."`
-	Summarize string `short:"s" placeholder:"CONTEXT" help:"Replace the compacted turns by a summary a model writes; an optional CONTEXT guides it."`
-	Model     string `short:"m" placeholder:"MODEL" help:"The model that writes summaries (default: the rule's summary.model, else the conversation's model)."`
-	DryRun    bool   `name:"dry-run" help:"Say what would change, with the estimated tokens before and after; change nothing."`
-	Reset     bool   `help:"Undo every compaction: the model sees the whole conversation again (itself an event; nothing is deleted)."`
+	ID        string  `arg:"" optional:"" predictor:"conversation" help:"Conversation ID or a unique prefix of one (default: the active conversation)."`
+	KeepFirst string  `name:"keep-first" placeholder:"N|DURATION" help:"Leave the first N turns (or those of the first DURATION, e.g. 2h) alone."`
+	KeepLast  string  `name:"keep-last" placeholder:"N|DURATION" help:"Leave the last N turns (or those of the last DURATION, e.g. 1d) alone."`
+	From      string  `placeholder:"N" help:"Compact from turn N (1-based), -N (from the end), a DURATION ago, or last-compaction (after the latest compaction)."`
+	To        string  `placeholder:"N" help:"Compact up to turn N (1-based, included), -N (from the end) or a DURATION ago."`
+	First     int     `placeholder:"N" help:"Compact the first N turns."`
+	Last      int     `placeholder:"N" help:"Compact the last N turns."`
+	Turn      string  `placeholder:"A..B" help:"Compact turn N, or the turns A..B (1-based, included; A.. and ..B are open)."`
+	Reasoning bool    `short:"r" help:"Strip reasoning from the compacted turns."`
+	ToolCalls optText `name:"tool-calls" aliases:"tools" short:"t" placeholder:"MODE" help:"Strip tool calls of the compacted turns: strip (the default without a value: arguments emptied, results replaced by a status line), strip-requests, strip-responses, or omit (removed); --tools is the Rust jp's name."`
+	Summarize optText `short:"s" placeholder:"CONTEXT" help:"Replace the compacted turns by a summary a model writes; an optional CONTEXT guides it."`
+	Model     string  `short:"m" placeholder:"MODEL" help:"The model that writes summaries (default: the rule's summary.model, else the conversation's model)."`
+	DryRun    bool    `name:"dry-run" help:"Say what would change, with the estimated tokens before and after; change nothing."`
+	Reset     bool    `help:"Undo every compaction: the model sees the whole conversation again (itself an event; nothing is deleted)."`
 }
 
 // Run compacts the conversation.
@@ -62,7 +58,7 @@ func (c *ConversationCompactCmd) spec() (app.CompactSpec, error) {
 		return app.CompactSpec{}, &app.UsageError{Msg: fmt.Sprintf(format, a...)}
 	}
 	spec := app.CompactSpec{Model: c.Model, DryRun: c.DryRun, Reset: c.Reset}
-	policy := c.Reasoning || c.ToolCalls != "" || c.Summarize != ""
+	policy := c.Reasoning || c.ToolCalls.Set || c.Summarize.Set
 	ranged := c.KeepFirst != "" || c.KeepLast != "" || c.From != "" || c.To != "" || c.First != 0 || c.Last != 0 || c.Turn != ""
 	if c.Reset {
 		if policy || ranged || c.Model != "" {
@@ -89,13 +85,13 @@ func (c *ConversationCompactCmd) spec() (app.CompactSpec, error) {
 	if policy {
 		r := compact.DefaultRule()
 		r.Reasoning, r.Tools = c.Reasoning, nil
-		if c.ToolCalls != "" {
-			if r.Tools, err = compact.ToolsMode(strings.Trim(c.ToolCalls, noValue)); err != nil {
+		if c.ToolCalls.Set {
+			if r.Tools, err = compact.ToolsMode(c.ToolCalls.Value); err != nil {
 				return usage("--tool-calls: %v", err)
 			}
 		}
-		if c.Summarize != "" {
-			r.Summary = &compact.Summary{Context: strings.Trim(c.Summarize, noValue)}
+		if c.Summarize.Set {
+			r.Summary = &compact.Summary{Context: c.Summarize.Value}
 		}
 		spec.Rules = []compact.Rule{r}
 	}
@@ -265,67 +261,6 @@ func timeline(res app.CompactResult, dry bool) []string {
 	return lines
 }
 
-// optionalFlagValues rewrites the flags that take an optional value, as
-// the Rust jp's do, into the form the parser reads: a bare -t/--tool-calls
-// or -s/--summarize of jp conversation compact gets noValue (a following
-// word that is not a flag is its value, as with the Rust jp: give the
-// conversation ID first, or the flag last, or --tool-calls=MODE), and so does a bare --compact of
-// jp query and jp conversation fork.
-func optionalFlagValues(args []string) []string {
-	cmd := ""
-	for i := 0; i+1 < len(args); i++ {
-		if args[i] == "--" {
-			break
-		}
-		switch {
-		case (args[i] == "c" || args[i] == "conversation") && args[i+1] == "compact":
-			cmd = "compact"
-		case (args[i] == "c" || args[i] == "conversation") && (args[i+1] == "fork" || args[i+1] == "f"):
-			cmd = "fork"
-		case args[i] == "q" || args[i] == "query":
-			cmd = "query"
-		}
-		if cmd != "" {
-			break
-		}
-	}
-	if cmd == "" && len(args) > 0 && (args[len(args)-1] == "q" || args[len(args)-1] == "query") {
-		cmd = "query"
-	}
-	var flags map[string]bool
-	switch cmd {
-	case "compact":
-		flags = map[string]bool{"-t": true, "--tool-calls": true, "--tools": true, "-s": true, "--summarize": true}
-	case "query", "fork":
-		flags = map[string]bool{"--compact": true, "-k": true}
-	default:
-		return args
-	}
-	out := make([]string, 0, len(args))
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			return append(out, args[i:]...)
-		}
-		if !flags[a] {
-			out = append(out, a)
-			continue
-		}
-		join := "=" // -kVALUE: the parser reads "-k=V" as "=V"
-		if !strings.HasPrefix(a, "--") {
-			join = ""
-		}
-		takesWord := cmd == "compact"
-		if takesWord && i+1 < len(args) && args[i+1] != "" && !strings.HasPrefix(args[i+1], "-") {
-			out = append(out, a+join+args[i+1])
-			i++
-			continue
-		}
-		out = append(out, a+join+noValue)
-	}
-	return out
-}
-
 // compactFlag reads --compact/-k values (jp query, jp conversation fork):
 // bare, the configured rules; SPEC, an inline rule (compact.ParseRule);
 // both, the configured rules then the inline ones. None is nil.
@@ -335,7 +270,7 @@ func compactFlag(values []string) (*app.CompactSpec, error) {
 	}
 	spec := &app.CompactSpec{}
 	for _, v := range values {
-		if v == noValue || v == "" {
+		if v == "" {
 			spec.WithConfigRules = true
 			continue
 		}

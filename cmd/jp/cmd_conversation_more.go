@@ -128,7 +128,7 @@ type ConversationForkCmd struct {
 	ResetLabels bool     `name:"reset-labels" help:"Drop the labels the fork inherits (before the --label ones are set)."`
 	Activate    bool     `short:"a" help:"Make the fork the active conversation (it always is here; kept for the Rust jp's command lines)."`
 	// Compact compacts the copy (see jp conversation compact).
-	Compact []string `short:"k" sep:"none" placeholder:"SPEC" help:"Compact the copy: bare, with conversation.compaction.rules; --compact=SPEC with an inline rule (e.g. r+t, s:..-3)."`
+	Compact optSpecs `short:"k" placeholder:"SPEC" help:"Compact the copy: bare, with conversation.compaction.rules; --compact=SPEC with an inline rule (e.g. r+t, s:..-3)."`
 }
 
 // Run forks the conversation.
@@ -164,7 +164,7 @@ func (c *ConversationForkCmd) Run(rt *Runtime) error {
 	if o.Until, err = a.Conversations.Threshold("until", c.Until); err != nil {
 		return err
 	}
-	spec, err := compactFlag(c.Compact)
+	spec, err := compactFlag(c.Compact.Values)
 	if err != nil {
 		return err
 	}

@@ -23,39 +23,39 @@ import (
 
 // QueryCmd is jp query (alias q).
 type QueryCmd struct {
-	Message      []string    `arg:"" optional:"" help:"The message. Without one, jp reads piped stdin, or composes in the terminal (seeded from the conversation's draft)."`
-	Conversation string      `short:"i" name:"id" aliases:"conversation" placeholder:"ID" predictor:"conversation" help:"Continue this conversation (default: the one last active in this checkout); --conversation is the old name."`
-	New          bool        `short:"n" help:"Start a new conversation."`
-	Local        bool        `short:"l" help:"Start a new conversation kept only on this machine (never written into the checkout's .jp/)."`
-	NoLocal      bool        `short:"L" name:"no-local" help:"Keep the new conversation in the checkout's .jp/ (the default; excludes --local)."`
-	Tmp          optDuration `name:"tmp" placeholder:"DURATION" help:"Start a temporary conversation: --tmp=DURATION keeps it until DURATION after it was created (30m, 2h, 7d), bare --tmp until it is no longer the active one; expired ones are removed when a jp q run ends (see docs/scripting.md)."`
-	Model        string      `short:"m" placeholder:"PROVIDER/MODEL" predictor:"model" help:"Model to use, e.g. openai/gpt-4o, anthropic/claude-sonnet-4-5, ollama/llama3.1, demo/echo."`
-	Compact      []string    `short:"k" sep:"none" placeholder:"SPEC" help:"Compact the conversation before the turn: bare, with conversation.compaction.rules; --compact=SPEC with an inline rule (e.g. r+t, s:..-3; see jp conversation compact)."`
-	Edit         bool        `short:"e" help:"Compose in the editor even when a message is given (seeded with it)."`
-	NoEdit       bool        `short:"E" name:"no-edit" help:"Never compose; fail if there is no message."`
-	Format       string      `short:"F" enum:"text,json,text-pretty,json-pretty" default:"text" help:"Output: text, or json (JSON lines: start, delta, tool_call, tool_result, end; see docs/scripting.md); text-pretty and json-pretty are text and json."`
-	Quiet        bool        `short:"q" help:"No chrome (status lines)."`
-	Headless     string      `placeholder:"FILE" env:"JP_HEADLESS" help:"Answer prompts from a script file instead of the terminal (see docs/headless.md)."`
-	MCPPrompt    string      `name:"mcp-prompt" placeholder:"SERVER/PROMPT" help:"Start the query from an MCP server's prompt; the words after it are the prompt's arguments as key=value."`
-	Attach       []string    `short:"a" name:"attach" aliases:"attachment" sep:"none" placeholder:"PATH|cmd:COMMAND|URL|-" help:"Attach a file, a directory (honouring .gitignore), a glob, a command's output (cmd:COMMAND, run in the checkout), a URL, or stdin (-); it sticks to the conversation (conversation.attachments, read again each turn) except stdin and a path outside the checkout. Repeatable; see docs/attachments.md."`
-	Param        []string    `short:"p" name:"param" sep:"none" placeholder:"KEY=VALUE" help:"Set a model parameter for this run (repeatable): max_tokens, temperature, top_p, stop, reasoning, tool_choice (assistant.model.parameters)."`
-	Reasoning    string      `short:"r" placeholder:"LEVEL" help:"How much the model thinks: off, auto, low, medium, high, max, or a token budget."`
-	NoReasoning  bool        `short:"R" name:"no-reasoning" help:"Turn reasoning off (--reasoning off)."`
-	HideReason   bool        `name:"hide-reasoning" help:"Do not show the model's reasoning (it is still recorded)."`
-	ToolChoice   string      `short:"u" name:"tool-choice" aliases:"tool-use" placeholder:"auto|none|required|NAME" help:"Whether the model must call a tool: auto, none, required, or a tool's name."`
-	NoToolUse    bool        `short:"U" name:"no-tool-use" help:"The model must not call a tool (--tool-choice none)."`
-	Tool         []string    `short:"t" name:"tool" aliases:"tools" sep:"none" placeholder:"NAME" help:"Offer this configured tool for this run (conversation.tools.NAME.enable=true); repeatable."`
-	NoTools      bool        `short:"T" name:"no-tools" help:"Ask the model not to call any tool in this run (--tool-choice none)."`
-	Title        string      `name:"title" placeholder:"TITLE" help:"Set the conversation's title (new, forked or continued); no title is generated."`
-	NoTitle      bool        `name:"no-title" help:"Clear the conversation's title; no title is generated."`
-	Label        []string    `name:"label" sep:"none" placeholder:"LABEL" help:"Add a label to the conversation (repeatable)."`
-	HideTools    bool        `name:"hide-tool-calls" help:"Do not show tool calls and their results (they still run and are recorded)."`
-	Fork         string      `name:"fork" placeholder:"N" help:"Fork the conversation (-i, or the active one) and ask in the fork; --fork=N keeps only its last N turns."`
-	Quote        string      `name:"quote" enum:",true,false" default:"" placeholder:"true|false" help:"Compose with the conversation's last answer quoted (> lines) to reply between them; --quote=false puts it in verbatim."`
-	Template     bool        `short:"%" name:"template" help:"Read the message as a template: {{ name }} is replaced by template.values.name from the configuration."`
-	Replay       bool        `name:"replay" help:"Drop the conversation's last turn and send its message again (with this run's flags and model); a message given goes before it, none opens the editor on it (-E sends it as it is)."`
-	Mount        []string    `name:"mount" sep:"none" placeholder:"[TOOL:]NAME=PATH[:MODE]" help:"Mount a path outside the checkout for the tools (not supported by this jp yet)."`
-	Schema       string      `short:"s" placeholder:"SCHEMA" help:"Ask for structured output: the shorthand ('summary, age int, ?tags [string]'), a JSON Schema, or @FILE (a bare existing file path works too); the JSON answer alone is printed on stdout."`
+	Message      []string     `arg:"" optional:"" help:"The message. Without one, jp reads piped stdin, or composes in the terminal (seeded from the conversation's draft)."`
+	Conversation string       `short:"i" name:"id" aliases:"conversation" placeholder:"ID" predictor:"conversation" help:"Continue this conversation (default: the one last active in this checkout); --conversation is the old name."`
+	New          bool         `short:"n" help:"Start a new conversation."`
+	Local        bool         `short:"l" help:"Start a new conversation kept only on this machine (never written into the checkout's .jp/)."`
+	NoLocal      bool         `short:"L" name:"no-local" help:"Keep the new conversation in the checkout's .jp/ (the default; excludes --local)."`
+	Tmp          optDuration  `name:"tmp" placeholder:"DURATION" help:"Start a temporary conversation: --tmp=DURATION keeps it until DURATION after it was created (30m, 2h, 7d), bare --tmp until it is no longer the active one; expired ones are removed when a jp q run ends (see docs/scripting.md)."`
+	Model        string       `short:"m" placeholder:"PROVIDER/MODEL" predictor:"model" help:"Model to use, e.g. openai/gpt-4o, anthropic/claude-sonnet-4-5, ollama/llama3.1, demo/echo."`
+	Compact      optSpecs     `short:"k" placeholder:"SPEC" help:"Compact the conversation before the turn: bare, with conversation.compaction.rules; --compact=SPEC with an inline rule (e.g. r+t, s:..-3; see jp conversation compact)."`
+	Edit         bool         `short:"e" help:"Compose in the editor even when a message is given (seeded with it)."`
+	NoEdit       bool         `short:"E" name:"no-edit" help:"Never compose; fail if there is no message."`
+	Format       string       `short:"F" enum:"text,json,text-pretty,json-pretty" default:"text" help:"Output: text, or json (JSON lines: start, delta, tool_call, tool_result, end; see docs/scripting.md); text-pretty and json-pretty are text and json."`
+	Quiet        bool         `short:"q" help:"No chrome (status lines)."`
+	Headless     string       `placeholder:"FILE" env:"JP_HEADLESS" help:"Answer prompts from a script file instead of the terminal (see docs/headless.md)."`
+	MCPPrompt    string       `name:"mcp-prompt" placeholder:"SERVER/PROMPT" help:"Start the query from an MCP server's prompt; the words after it are the prompt's arguments as key=value."`
+	Attach       []string     `short:"a" name:"attach" aliases:"attachment" sep:"none" placeholder:"PATH|cmd:COMMAND|URL|-" help:"Attach a file, a directory (honouring .gitignore), a glob, a command's output (cmd:COMMAND, run in the checkout), a URL, or stdin (-); it sticks to the conversation (conversation.attachments, read again each turn) except stdin and a path outside the checkout. Repeatable; see docs/attachments.md."`
+	Param        []string     `short:"p" name:"param" sep:"none" placeholder:"KEY=VALUE" help:"Set a model parameter for this run (repeatable): max_tokens, temperature, top_p, stop, reasoning, tool_choice (assistant.model.parameters)."`
+	Reasoning    string       `short:"r" placeholder:"LEVEL" help:"How much the model thinks: off, auto, low, medium, high, max, or a token budget."`
+	NoReasoning  bool         `short:"R" name:"no-reasoning" help:"Turn reasoning off (--reasoning off)."`
+	HideReason   bool         `name:"hide-reasoning" help:"Do not show the model's reasoning (it is still recorded)."`
+	ToolChoice   string       `short:"u" name:"tool-choice" aliases:"tool-use" placeholder:"auto|none|required|NAME" help:"Whether the model must call a tool: auto, none, required, or a tool's name."`
+	NoToolUse    bool         `short:"U" name:"no-tool-use" help:"The model must not call a tool (--tool-choice none)."`
+	Tool         []string     `short:"t" name:"tool" aliases:"tools" sep:"none" placeholder:"NAME" help:"Offer this configured tool for this run (conversation.tools.NAME.enable=true); repeatable."`
+	NoTools      bool         `short:"T" name:"no-tools" help:"Ask the model not to call any tool in this run (--tool-choice none)."`
+	Title        string       `name:"title" placeholder:"TITLE" help:"Set the conversation's title (new, forked or continued); no title is generated."`
+	NoTitle      bool         `name:"no-title" help:"Clear the conversation's title; no title is generated."`
+	Label        []string     `name:"label" sep:"none" placeholder:"LABEL" help:"Add a label to the conversation (repeatable)."`
+	HideTools    bool         `name:"hide-tool-calls" help:"Do not show tool calls and their results (they still run and are recorded)."`
+	Fork         optCount     `name:"fork" placeholder:"N" help:"Fork the conversation (-i, or the active one) and ask in the fork; --fork=N keeps only its last N turns."`
+	Quote        optTrueFalse `name:"quote" placeholder:"true|false" help:"Compose with the conversation's last answer quoted (> lines) to reply between them; --quote=false puts it in verbatim."`
+	Template     bool         `short:"%" name:"template" help:"Read the message as a template: {{ name }} is replaced by template.values.name from the configuration."`
+	Replay       bool         `name:"replay" help:"Drop the conversation's last turn and send its message again (with this run's flags and model); a message given goes before it, none opens the editor on it (-E sends it as it is)."`
+	Mount        []string     `name:"mount" sep:"none" placeholder:"[TOOL:]NAME=PATH[:MODE]" help:"Mount a path outside the checkout for the tools (not supported by this jp yet)."`
+	Schema       string       `short:"s" placeholder:"SCHEMA" help:"Ask for structured output: the shorthand ('summary, age int, ?tags [string]'), a JSON Schema, or @FILE (a bare existing file path works too); the JSON answer alone is printed on stdout."`
 }
 
 // overrides turns the model-parameter flags into configuration overrides
@@ -115,58 +115,25 @@ func (c *QueryCmd) unsupported() error {
 // flags reads --title, --label, --fork[=N], --quote and -% for the app.
 func (c *QueryCmd) flags() (app.QueryFlags, error) {
 	f := app.QueryFlags{Title: c.Title, NoTitle: c.NoTitle, Labels: c.Label, HideToolCalls: c.HideTools,
-		Quote: c.Quote != "", QuoteVerbatim: c.Quote == "false", Template: c.Template, Replay: c.Replay}
+		Quote: c.Quote.Set, QuoteVerbatim: c.Quote.Value == "false", Template: c.Template, Replay: c.Replay}
 	if c.Local && c.NoLocal {
 		return f, &app.UsageError{Msg: "--local (-l) and --no-local (-L) exclude each other"}
 	}
-	switch c.Fork {
-	case "":
-	case forkAll:
+	if v := c.Quote.Value; v != "" && v != "true" && v != "false" {
+		return f, &app.UsageError{Msg: fmt.Sprintf("--quote=%s: give true or false, or --quote alone", v)}
+	}
+	switch {
+	case !c.Fork.Set:
+	case c.Fork.Value == "":
 		f.Fork = true
 	default:
-		n, err := strconv.Atoi(c.Fork)
+		n, err := strconv.Atoi(c.Fork.Value)
 		if err != nil || n < 1 {
-			return f, &app.UsageError{Msg: fmt.Sprintf("--fork=%s: expected a number of turns to keep (1 or more), or --fork alone for all", c.Fork)}
+			return f, &app.UsageError{Msg: fmt.Sprintf("--fork=%s: expected a number of turns to keep (1 or more), or --fork alone for all", c.Fork.Value)}
 		}
 		f.Fork, f.ForkLast = true, n
 	}
 	return f, nil
-}
-
-// forkAll is the value optionalArgs gives a bare --fork.
-const forkAll = "all"
-
-// optionalArgs gives the Rust jp's flags whose value is optional their
-// value in kong's form: a bare --fork is --fork=all and --fork N (a
-// number) is --fork=N; a bare --quote is --quote=true and --quote
-// true|false is --quote=VALUE; any other word after them stays an
-// argument (the message). Arguments after "--" are left alone.
-func optionalArgs(args []string) []string {
-	out := make([]string, 0, len(args))
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		next := ""
-		if i+1 < len(args) {
-			next = args[i+1]
-		}
-		switch {
-		case a == "--":
-			return append(out, args[i:]...)
-		case a == "--fork" && next != "" && strings.Trim(next, "0123456789") == "":
-			out = append(out, "--fork="+next)
-			i++
-		case a == "--fork":
-			out = append(out, "--fork="+forkAll)
-		case a == "--quote" && (next == "true" || next == "false"):
-			out = append(out, "--quote="+next)
-			i++
-		case a == "--quote":
-			out = append(out, "--quote=true")
-		default:
-			out = append(out, a)
-		}
-	}
-	return out
 }
 
 // argMessage joins the message words. One word "@PATH" is the message
@@ -364,7 +331,7 @@ func (c *QueryCmd) Run(rt *Runtime) error {
 			return err
 		}
 	}
-	compactSpec, err := compactFlag(c.Compact)
+	compactSpec, err := compactFlag(c.Compact.Values)
 	if err != nil {
 		return err
 	}

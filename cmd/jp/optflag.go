@@ -21,15 +21,50 @@ type optFlag struct {
 }
 
 func (o *optFlag) decode(ctx *kong.DecodeContext, takes func(string) bool) error {
+	return o.decodeWith(ctx, takes, takes)
+}
+
+// decodeWith is decode with one test for a value glued to a short flag
+// (-kSPEC; the Rust jp's clap reads it as the value) and another for the
+// next word.
+func (o *optFlag) decodeWith(ctx *kong.DecodeContext, glued, next func(string) bool) error {
 	o.Set, o.Value = true, ""
 	t := ctx.Scan.Peek()
 	switch {
 	case t.Type == kong.FlagValueToken:
 		o.Value = ctx.Scan.Pop().String()
-	case t.IsValue() && !t.IsEOL() && takes(t.String()):
+	case t.InferredType() == kong.ShortFlagTailToken:
+		if glued(t.String()) {
+			o.Value = ctx.Scan.Pop().String()
+		}
+	case t.IsValue() && !t.IsEOL() && next(t.String()):
 		o.Value = ctx.Scan.Pop().String()
 	}
 	return nil
+}
+
+// optSpecs is a repeatable --flag[=SPEC] whose value is given attached
+// (--compact=SPEC, -kSPEC) and never taken from the next word, which
+// stays an argument (jp q --compact MESSAGE): bare, it adds "".
+type optSpecs struct{ Values []string }
+
+// Decode implements kong.MapperValue.
+func (o *optSpecs) Decode(ctx *kong.DecodeContext) error {
+	var f optFlag
+	if err := f.decodeWith(ctx, func(string) bool { return true }, func(string) bool { return false }); err != nil {
+		return err
+	}
+	o.Values = append(o.Values, f.Value)
+	return nil
+}
+
+// optTrueFalse is --flag[=true|false] (jp q --quote): the next word is
+// its value only when it is true or false, else it stays an argument.
+type optTrueFalse struct{ optFlag }
+
+// Decode implements kong.MapperValue.
+func (o *optTrueFalse) Decode(ctx *kong.DecodeContext) error {
+	return o.decode(ctx, func(s string) bool { return s == "true" || s == "false" })
 }
 
 // optCount is --flag[=N]: a number of turns, 1 when left out.

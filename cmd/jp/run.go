@@ -126,7 +126,7 @@ func Main(args []string, raw Streams, environ []string) int {
 	if completing(environ) {
 		return completeLine(parser, s, environ) // the shell asks for completions
 	}
-	args = optionalFlagValues(optionalArgs(helpArgs(args)))
+	args = helpArgs(args)
 	if code, ok := dispatchPlugin(parser, args, raw, environ); ok {
 		return code // a command plugin (docs/plugins.md); built-ins win
 	}
