@@ -31,6 +31,24 @@ func (c *Conversations) Threshold(flag, raw string) (time.Time, error) {
 	return t, nil
 }
 
+// Range reads the --from, --until and --inactive-since flags (each
+// Threshold; "" is no bound) into one filter: the one parser of jp c rm,
+// jp c archive, jp c use and jp c fork.
+func (c *Conversations) Range(from, until, inactiveSince string) (RangeFilter, error) {
+	var f RangeFilter
+	for _, b := range []struct {
+		flag, raw string
+		to        *time.Time
+	}{{"from", from, &f.From}, {"until", until, &f.Until}, {"inactive-since", inactiveSince, &f.InactiveSince}} {
+		t, err := c.Threshold(b.flag, b.raw)
+		if err != nil {
+			return RangeFilter{}, err
+		}
+		*b.to = t
+	}
+	return f, nil
+}
+
 // RangeFilter selects conversations for jp c rm and jp c archive by time,
 // as the Rust jp's --from, --until and --inactive-since: zero times are
 // open bounds, and every bound given must hold.

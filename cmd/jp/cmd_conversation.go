@@ -9,7 +9,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/jpcli/jp/app"
@@ -476,11 +475,8 @@ func (c *ConversationRmCmd) resolve(rt *Runtime, a *jpwire.App, loc workspace.Lo
 		if len(c.IDs) > 0 {
 			return nil, nil, &app.UsageError{Msg: "--from/--until select the conversations to remove, so they cannot be combined with conversation IDs: give one or the other"}
 		}
-		var f app.RangeFilter
-		if f.From, err = a.Conversations.Threshold("from", c.From); err != nil {
-			return nil, nil, err
-		}
-		if f.Until, err = a.Conversations.Threshold("until", c.Until); err != nil {
+		f, err := a.Conversations.Range(c.From, c.Until, "")
+		if err != nil {
 			return nil, nil, err
 		}
 		list, err := a.Conversations.InRange(rt.Ctx, loc, f)
@@ -571,14 +567,9 @@ func (c *ArchiveCmd) archiveRange(rt *Runtime) error {
 	if err != nil {
 		return err
 	}
-	var f app.RangeFilter
-	for _, b := range []struct {
-		flag, raw string
-		to        *time.Time
-	}{{"from", c.From, &f.From}, {"until", c.Until, &f.Until}, {"inactive-since", c.InactiveSince, &f.InactiveSince}} {
-		if *b.to, err = a.Conversations.Threshold(b.flag, b.raw); err != nil {
-			return err
-		}
+	f, err := a.Conversations.Range(c.From, c.Until, c.InactiveSince)
+	if err != nil {
+		return err
 	}
 	list, err := a.Conversations.InRange(rt.Ctx, loc, f)
 	if err != nil {

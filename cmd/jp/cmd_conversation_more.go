@@ -65,11 +65,8 @@ func (c *ConversationUseCmd) filtered(rt *Runtime) error {
 	if err != nil {
 		return err
 	}
-	var f app.RangeFilter
-	if f.From, err = a.Conversations.Threshold("from", c.From); err != nil {
-		return err
-	}
-	if f.Until, err = a.Conversations.Threshold("until", c.Until); err != nil {
+	f, err := a.Conversations.Range(c.From, c.Until, "")
+	if err != nil {
 		return err
 	}
 	list, err := a.Conversations.InRange(rt.Ctx, loc, f)
@@ -158,12 +155,11 @@ func (c *ConversationForkCmd) Run(rt *Runtime) error {
 	if err != nil {
 		return err
 	}
-	if o.From, err = a.Conversations.Threshold("from", c.From); err != nil {
+	r, err := a.Conversations.Range(c.From, c.Until, "")
+	if err != nil {
 		return err
 	}
-	if o.Until, err = a.Conversations.Threshold("until", c.Until); err != nil {
-		return err
-	}
+	o.From, o.Until = r.From, r.Until
 	spec, err := compactFlag(c.Compact.Values)
 	if err != nil {
 		return err
