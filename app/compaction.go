@@ -77,16 +77,12 @@ type CompactInput struct {
 	Loc          workspace.Location
 	Conversation conversation.ID
 	Spec         CompactSpec
-	// Config layers.
-	UserConfigDir string
-	LaunchDir     string
-	Environ       []string
-	Overrides     []string
+	ConfigSources
 }
 
 // Compact compacts a conversation under its lock (see CompactSpec).
 func (q *Query) Compact(ctx context.Context, in CompactInput) (CompactResult, error) {
-	res, err := q.conversationConfig(ctx, in.Loc, in.Conversation, in.UserConfigDir, in.LaunchDir, in.Environ, in.Overrides)
+	res, err := q.conversationConfig(ctx, in.Loc, in.Conversation, in.ConfigSources)
 	if err != nil {
 		return CompactResult{}, err
 	}

@@ -61,15 +61,27 @@ func conversationLayers(ctx context.Context, store ports.ConversationStore, loc 
 // would use (every layer, the conversation's own base_config.json and
 // config_delta events included), for the commands that act on one
 // conversation outside a query (jp c compact, jp c title --generate).
-func (q *Query) conversationConfig(ctx context.Context, loc workspace.Location, id conversation.ID, userConfigDir, launchDir string, environ, overrides []string) (config.Resolved, error) {
+func (q *Query) conversationConfig(ctx context.Context, loc workspace.Location, id conversation.ID, in ConfigSources) (config.Resolved, error) {
 	layers, err := conversationLayers(ctx, q.store, loc, id)
 	if err != nil {
 		return config.Resolved{}, userNotFound(err)
 	}
 	return q.config.Load(ctx, ports.ConfigSource{
-		UserConfigDir: userConfigDir, WorkspaceRoot: loc.Root, LaunchDir: launchDir,
-		Env: environ, Conversation: layers, Overrides: overrides,
+		UserConfigDir: in.UserConfigDir, WorkspaceRoot: loc.Root, LaunchDir: in.LaunchDir,
+		Env: in.Environ, Conversation: layers, Overrides: in.Overrides,
 	})
+}
+
+// ConfigSources are where a command outside jp query reads the
+// configuration from, besides the checkout and the conversation: the
+// user's configuration directory, the launch directory (its .jp.toml
+// files), the environment (JP_CFG_*) and --cfg (CompactInput,
+// TitleInput).
+type ConfigSources struct {
+	UserConfigDir string
+	LaunchDir     string
+	Environ       []string
+	Overrides     []string
 }
 
 // configDeltaEvent makes the config_delta event recording changes (the

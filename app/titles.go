@@ -212,18 +212,14 @@ func titleModel(cfg config.Config, convModel llm.ModelID) (llm.ModelID, bool, er
 type TitleInput struct {
 	Loc          workspace.Location
 	Conversation conversation.ID
-	// Config layers.
-	UserConfigDir string
-	LaunchDir     string
-	Environ       []string
-	Overrides     []string
+	ConfigSources
 }
 
 // GenerateTitle asks conversation.title.model for the conversation's
 // title now and writes it, whatever the title was (the user asked for
 // it), under the conversation's lock. It returns the new title.
 func (q *Query) GenerateTitle(ctx context.Context, in TitleInput) (string, error) {
-	res, err := q.conversationConfig(ctx, in.Loc, in.Conversation, in.UserConfigDir, in.LaunchDir, in.Environ, in.Overrides)
+	res, err := q.conversationConfig(ctx, in.Loc, in.Conversation, in.ConfigSources)
 	if err != nil {
 		return "", err
 	}

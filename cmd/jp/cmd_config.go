@@ -176,6 +176,12 @@ func (c *ConfigSchemaCmd) Run(rt *Runtime) error {
 	return err
 }
 
+// configSources are the configuration sources of the command line, for
+// the commands that load a conversation's configuration.
+func (rt *Runtime) configSources() app.ConfigSources {
+	return app.ConfigSources{UserConfigDir: rt.Paths.ConfigDir, LaunchDir: rt.Paths.LaunchDir, Environ: rt.Environ, Overrides: rt.Globals.Cfg}
+}
+
 func (rt *Runtime) configInput() app.ConfigInput {
 	return app.ConfigInput{
 		Target: rt.Globals.Workspace, LaunchDir: rt.Paths.LaunchDir, UserConfigDir: rt.Paths.ConfigDir,

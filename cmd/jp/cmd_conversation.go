@@ -668,8 +668,7 @@ func (c *ConversationTitleCmd) Run(rt *Runtime) error {
 	}
 	if c.Generate {
 		title, err := a.Query.GenerateTitle(rt.Ctx, app.TitleInput{
-			Loc: loc, Conversation: id, LaunchDir: rt.Paths.LaunchDir,
-			UserConfigDir: rt.Paths.ConfigDir, Environ: rt.Environ, Overrides: rt.Globals.Cfg,
+			Loc: loc, Conversation: id, ConfigSources: rt.configSources(),
 		})
 		if err != nil {
 			return err

@@ -41,8 +41,7 @@ func (c *ConversationCompactCmd) Run(rt *Runtime) error {
 		return err
 	}
 	res, err := a.Query.Compact(rt.Ctx, app.CompactInput{
-		Loc: loc, Conversation: id, Spec: spec, LaunchDir: rt.Paths.LaunchDir,
-		UserConfigDir: rt.Paths.ConfigDir, Environ: rt.Environ, Overrides: rt.Globals.Cfg,
+		Loc: loc, Conversation: id, Spec: spec, ConfigSources: rt.configSources(),
 	})
 	if err != nil {
 		return err

@@ -173,8 +173,7 @@ func (c *ConversationForkCmd) Run(rt *Runtime) error {
 		return nil
 	}
 	res, err := a.Query.Compact(rt.Ctx, app.CompactInput{
-		Loc: loc, Conversation: nid, Spec: *spec, LaunchDir: rt.Paths.LaunchDir,
-		UserConfigDir: rt.Paths.ConfigDir, Environ: rt.Environ, Overrides: rt.Globals.Cfg,
+		Loc: loc, Conversation: nid, Spec: *spec, ConfigSources: rt.configSources(),
 	})
 	if err != nil {
 		return err
@@ -477,8 +476,7 @@ func (c *ConversationEditCmd) properties(rt *Runtime) (ok bool, err error) {
 	}
 	if c.Title.Set && c.Title.Value == "" {
 		title, err := a.Query.GenerateTitle(rt.Ctx, app.TitleInput{
-			Loc: loc, Conversation: id, LaunchDir: rt.Paths.LaunchDir,
-			UserConfigDir: rt.Paths.ConfigDir, Environ: rt.Environ, Overrides: rt.Globals.Cfg,
+			Loc: loc, Conversation: id, ConfigSources: rt.configSources(),
 		})
 		if err != nil {
 			return true, err
