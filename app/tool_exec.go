@@ -52,11 +52,17 @@ func (q *Query) executeBatch(ctx context.Context, rs *runState, ts *turnState, c
 	// The user may edit a call's arguments before it runs: the batch works
 	// on its own copy of the calls.
 	calls = slices.Clone(calls)
-	approved, edited, stopped := q.decide(ctx, rs, ts, calls, results)
-	if stopped {
-		ts.shutdown = true
+	approved, edited, end, text := q.decide(ctx, rs, ts, calls, results)
+	switch end {
+	case batchStop:
 		return ts.m.Stop(results)
+	case batchRespond:
+		for i, c := range calls {
+			results[i] = turn.ToolResult{CallID: c.ID, Content: text}
+		}
+		return ts.m.ToolResults(results)
 	}
+	q.runUserTools(ctx, rs, calls, approved, results)
 	for {
 		end, text := q.runApproved(ctx, rs, ts, calls, approved, results)
 		switch end {
