@@ -37,7 +37,7 @@ func (q *Query) refusalReason(ctx context.Context, rs *runState, ts *turnState, 
 	resume := q.printer.Suspend()
 	ans, err := q.prompter.Ask(ctx, ports.Question{
 		Kind:    ports.QuestionText,
-		Message: fmt.Sprintf("Not running %s. Tell the assistant why or what to do instead (Enter: just skip it)", tool),
+		Message: fmt.Sprintf("Not running %s. Why, or what instead? (Enter: just skip)", tool),
 		Topic:   "tool_refusal:" + tool,
 	})
 	resume()
