@@ -71,6 +71,12 @@ func (q *Query) executeBatch(ctx context.Context, rs *runState, ts *turnState, c
 				if edited[i] && approved[i] {
 					results[i].Content = fmt.Sprintf("(The user edited this call's arguments before it ran; it ran with %s.)\n", CompactJSON(c.Arguments)) + results[i].Content
 				}
+				if isUserTool(rs.cfg, c.Name) && !results[i].IsError {
+					// The question and its answer, or the message, are
+					// on screen already.
+					q.reportToolResult(c, results[i])
+					continue
+				}
 				q.printResult(rs, c, results[i])
 			}
 			if stop := q.reviewResults(ctx, rs, calls, approved, results); stop {

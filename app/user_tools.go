@@ -111,7 +111,6 @@ func (q *Query) runUserTools(ctx context.Context, rs *runState, calls []llm.Tool
 		}
 		r.CallID = c.ID
 		results[i] = r
-		q.reportToolResult(c, r)
 	}
 }
 
