@@ -14,6 +14,11 @@ func (p *tmuxPane) rows() []string {
 	return strings.Split(p.tmux(nil, "capture-pane", "-p", "-t", p.session), "\n")
 }
 
+// allRows is rows with the pane's history above the screen.
+func (p *tmuxPane) allRows() []string {
+	return strings.Split(p.tmux(nil, "capture-pane", "-p", "-S", "-", "-t", p.session), "\n")
+}
+
 // resize sets the pane's window to width columns.
 func (p *tmuxPane) resize(width int) {
 	p.tmux(nil, "resize-window", "-t", p.session, "-x", fmt.Sprint(width), "-y", "40")
@@ -188,5 +193,39 @@ func TestTmuxEditArgumentsJSON(t *testing.T) {
 	}
 	if !strings.Contains(body, `"old": "hello world"`) {
 		t.Fatalf("the editor's file does not hold the indented arguments:\n%s", body)
+	}
+}
+
+// TestTmuxDemoHintWraps: at 80 columns the demo model's hint (a chrome
+// note longer than the row) breaks between words, never inside one.
+func TestTmuxDemoHintWraps(t *testing.T) {
+	requireTmux(t)
+	t.Parallel()
+	jp := buildJPBinary(t, t.TempDir())
+	w := newTmuxWorld(t, jp)
+	w.width = 80
+	p := w.startJP("q", "--new", "hello")
+	p.waitFor("You said: hello")
+	if code := p.exitCode(); code != 0 {
+		t.Fatalf("jp exited with %d:\n%s", code, p.screen())
+	}
+	rows := p.allRows()
+	words := map[string]bool{}
+	for _, r := range rows {
+		if len([]rune(r)) > 80 {
+			t.Fatalf("a row is wider than the pane: %q", r)
+		}
+		for _, f := range strings.Fields(r) {
+			words[f] = true
+		}
+	}
+	hint := "Using demo/echo (no model is set and no API key was found). Set assistant.model.id (e.g. --model openai/gpt-4o) or ANTHROPIC_API_KEY / OPENAI_API_KEY to use a real model."
+	if !strings.Contains(strings.Join(rows, "\n"), "Using demo/echo") {
+		t.Fatalf("no demo hint on screen:\n%s", strings.Join(rows, "\n"))
+	}
+	for _, f := range strings.Fields(hint) {
+		if !words[f] {
+			t.Fatalf("%q of the demo hint is split across rows:\n%s", f, strings.Join(rows, "\n"))
+		}
 	}
 }
