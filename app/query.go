@@ -513,6 +513,9 @@ func (q *Query) message(ctx context.Context, rs *runState, loc workspace.Locatio
 		return in.Message, false, "", nil
 	}
 	if !q.prompter.Interactive() {
+		if in.Edit {
+			return "", false, &UsageError{Msg: "-e needs a terminal to open the editor on: run jp q -e in a terminal, drop -e to send the message as it is, or script the editor with --headless (compose @query)"}
+		}
 		if in.HasMessage {
 			return in.Message, false, "", nil
 		}

@@ -140,7 +140,9 @@ func (q *Query) quoteSeed(rs *runState, in QueryInput) QueryInput {
 		quoted += "\n\n" + in.Message
 	}
 	in.Message, in.HasMessage = quoted, true
-	if !in.NoEdit {
+	if !in.NoEdit && q.prompter.Interactive() {
+		// Opened in the editor where there is one; without a terminal
+		// the quote is sent as it is (an explicit -e there fails).
 		in.Edit = true
 	}
 	return in

@@ -20,18 +20,28 @@ import (
 
 // decide applies run policies and asks for permission where needed. It
 // fills results for calls that will not run, and may replace a call's
-// arguments (edit). stopped is true when the user pressed Ctrl-C in the
-// prompt (an escalation) or shutdown began.
-func (q *Query) decide(ctx context.Context, rs *runState, ts *turnState, calls []llm.ToolCall, results []turn.ToolResult) (approved, edited []bool, stopped bool) {
+// arguments (edit). end is batchDone to run the approved calls,
+// batchStop when the batch stops before anything runs (shutdown began,
+// or [s] on the interrupt menu a Ctrl-C at the prompt opened: ts.shutdown
+// says which), or batchRespond with the text the user composed there
+// ([r]), which answers every call of the batch.
+func (q *Query) decide(ctx context.Context, rs *runState, ts *turnState, calls []llm.ToolCall, results []turn.ToolResult) (approved, edited []bool, end batchEnd, text string) {
 	approved = make([]bool, len(calls))
 	edited = make([]bool, len(calls))
 	for i := range calls {
 		c := &calls[i]
 		if ctx.Err() != nil || isClosed(q.interrupts.Shutdown()) {
-			return approved, edited, true
+			ts.shutdown = true
+			return approved, edited, batchStop, ""
+		}
+		if !offeredTool(ts.offered, c.Name) {
+			// Nobody is asked about a tool that is not there: the model
+			// is told which ones are.
+			results[i].Content = notEnabledMessage(c.Name, ts.offered)
+			continue
 		}
 		tc := rs.cfg.Tool(c.Name)
-		d := rs.approvals.Decide(c.Name, tc.Run)
+		d := rs.approvals.Decide(c.Name, userToolPolicy(rs.cfg, c.Name, tc.Run))
 		if (d == run.DecisionAsk || d == run.DecisionEdit) && q.conversationApproved(ctx, rs, c.Name) {
 			d = run.DecisionRun
 		}
@@ -50,11 +60,34 @@ func (q *Query) decide(ctx context.Context, rs *runState, ts *turnState, calls [
 				results[i].Content = msg
 			}
 			if interrupted {
-				return approved, edited, true
+				if ts.respond != "" {
+					text, ts.respond = ts.respond, ""
+					return approved, edited, batchRespond, text
+				}
+				return approved, edited, batchStop, ""
 			}
 		}
 	}
-	return approved, edited, false
+	return approved, edited, batchDone, ""
+}
+
+// offeredTool reports whether the turn offers the tool name.
+func offeredTool(offered []llm.Tool, name string) bool {
+	return slices.ContainsFunc(offered, func(t llm.Tool) bool { return t.Name == name })
+}
+
+// notEnabledMessage is the result of a call to a tool the turn does not
+// offer: what the model can call instead.
+func notEnabledMessage(name string, offered []llm.Tool) string {
+	if len(offered) == 0 {
+		return fmt.Sprintf("The tool %s is not enabled, so it did not run. No tools are enabled in this conversation.", name)
+	}
+	names := make([]string, len(offered))
+	for i, t := range offered {
+		names[i] = t.Name
+	}
+	slices.Sort(names)
+	return fmt.Sprintf("The tool %s is not enabled, so it did not run. The enabled tools are: %s.", name, strings.Join(names, ", "))
 }
 
 // preview plans a write tool's call for the prompt (zero when the tool
@@ -84,6 +117,7 @@ func (q *Query) askPermission(ctx context.Context, rs *runState, ts *turnState, 
 			edit = false
 			args, changed, stop := q.editArguments(ctx, c)
 			if stop {
+				ts.shutdown = true
 				return false, edited, true, ""
 			}
 			if changed {
@@ -94,6 +128,7 @@ func (q *Query) askPermission(ctx context.Context, rs *runState, ts *turnState, 
 		if q.approve != nil {
 			ok, why, err := q.approve(ctx, *c, p.Diff)
 			if err != nil {
+				ts.shutdown = true
 				return false, edited, true, ""
 			}
 			return ok, edited, false, why
@@ -122,11 +157,21 @@ func (q *Query) askPermission(ctx context.Context, rs *runState, ts *turnState, 
 		resume()
 		switch {
 		case errors.Is(err, ports.ErrInterrupted):
-			// Ctrl-C in a non-interrupt prompt escalates to graceful shutdown.
-			q.interrupts.Escalate()
-			return false, edited, true, ""
-		case errors.Is(err, ports.ErrCancelled):
+			// Ctrl-C at the prompt is the first press of the escalation:
+			// the tool-call menu, as while tools run.
+			if again, stop := q.permissionInterrupt(ctx, rs, ts); stop {
+				return false, edited, true, ""
+			} else if again {
+				continue
+			}
 			return false, edited, false, ""
+		case errors.Is(err, ports.ErrCancelled):
+			// ESC: "no, and ..." - a short reason the model reads.
+			reason, stop := q.refusalReason(ctx, rs, ts, c.Name)
+			if stop {
+				return false, edited, true, ""
+			}
+			return false, edited, false, reason
 		case err != nil:
 			q.printer.Write(ports.ChannelError, err.Error())
 			q.printer.EndBlock(ports.ChannelError)

@@ -52,11 +52,17 @@ func (q *Query) executeBatch(ctx context.Context, rs *runState, ts *turnState, c
 	// The user may edit a call's arguments before it runs: the batch works
 	// on its own copy of the calls.
 	calls = slices.Clone(calls)
-	approved, edited, stopped := q.decide(ctx, rs, ts, calls, results)
-	if stopped {
-		ts.shutdown = true
+	approved, edited, end, text := q.decide(ctx, rs, ts, calls, results)
+	switch end {
+	case batchStop:
 		return ts.m.Stop(results)
+	case batchRespond:
+		for i, c := range calls {
+			results[i] = turn.ToolResult{CallID: c.ID, Content: text}
+		}
+		return ts.m.ToolResults(results)
 	}
+	q.runUserTools(ctx, rs, calls, approved, results)
 	for {
 		end, text := q.runApproved(ctx, rs, ts, calls, approved, results)
 		switch end {
@@ -64,6 +70,12 @@ func (q *Query) executeBatch(ctx context.Context, rs *runState, ts *turnState, c
 			for i, c := range calls {
 				if edited[i] && approved[i] {
 					results[i].Content = fmt.Sprintf("(The user edited this call's arguments before it ran; it ran with %s.)\n", CompactJSON(c.Arguments)) + results[i].Content
+				}
+				if isUserTool(rs.cfg, c.Name) && !results[i].IsError {
+					// The question and its answer, or the message, are
+					// on screen already.
+					q.reportToolResult(c, results[i])
+					continue
 				}
 				q.printResult(rs, c, results[i])
 			}

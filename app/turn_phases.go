@@ -31,6 +31,9 @@ type turnState struct {
 	deltas int
 	// shutdown is set when a graceful shutdown ended the turn.
 	shutdown bool
+	// respond is what the user composed with [r] on the menu a Ctrl-C at a
+	// permission prompt opened: every call of the batch gets it.
+	respond string
 	// schema is the turn's structured-output schema, sent on every call.
 	schema json.RawMessage
 	// step is what the current provider call said about itself.
@@ -61,6 +64,7 @@ func (q *Query) runTurnPhases(ctx context.Context, rs *runState, req turn.Reques
 	if err != nil {
 		return turn.EndUnknown, err
 	}
+	offered = append(offered, userTools(rs.cfg, offered)...)
 	rs.turns++
 	ts := &turnState{m: turn.New(rs.cfg.Assistant.Request.MaxRetries), tools: tools, offered: offered, schema: req.Schema}
 	req.ContinueOnLength = rs.cfg.Query.ContinueOnLength

@@ -18,8 +18,18 @@ import (
 func (p *Prompter) runEditor(ctx context.Context, editor, purpose, content string) (string, error) {
 	return RunEditor(ctx, EditorRun{
 		Cmd: editor, Found: p.opts.Editor, In: p.opts.In, Out: p.opts.Out,
-		TempDir: p.opts.TempDir, Pattern: "jp-" + fileSafe(purpose) + "-*.md", Content: content,
+		TempDir: p.opts.TempDir, Pattern: "jp-" + fileSafe(purpose) + "-*" + editorExt(purpose), Content: content,
 	})
+}
+
+// editorExt is the extension of the editor's file for a compose purpose:
+// it tells the editor the syntax. A tool call's arguments are JSON; every
+// other text is markdown.
+func editorExt(purpose string) string {
+	if purpose == "tool_arguments" {
+		return ".json"
+	}
+	return ".md"
 }
 
 // EditorRun is one run of the external editor.

@@ -3,9 +3,12 @@ package terminal
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/charmbracelet/x/ansi"
 	"golang.org/x/term"
 
 	"github.com/jpcli/jp/ports"
@@ -31,15 +34,32 @@ func (p *Prompter) keyMenu(ctx context.Context, q ports.Question) (ports.Answer,
 	defer func() { _ = term.Restore(fd, old) }()
 
 	out := p.opts.Out
-	// Raw mode turns off output post-processing: lines end with \r\n.
-	fmt.Fprintf(out, "\x1b[1m%s\x1b[0m\r\n%s ", oneLine(q.Message), menuLine(q.Options))
+	// The question and the menu are laid out at word boundaries at the
+	// terminal's width, and laid out again when it is resized.
+	width := p.width()
+	lines := layoutMenu(q.Message, q.Options, width)
+	drawMenu(out, lines)
 	finish := func(result string) {
+		last := lines[len(lines)-1].width + 1
+		if width > 0 && last+2+ansi.StringWidth(result) > width {
+			fmt.Fprint(out, "\r\n")
+		}
 		fmt.Fprintf(out, "%s› %s%s\r\n", sgrDim, result, sgrReset)
 	}
 
+	resize, stopResize := watchResize()
+	defer stopResize()
 	buf := make([]byte, 64)
 	for {
-		n, err := readKeys(ctx, p.opts.In, buf)
+		n, resized, err := readKeysOrResize(ctx, p.opts.In, buf, resize)
+		if resized {
+			nw := p.width()
+			eraseMenu(out, lines, nw)
+			width = nw
+			lines = layoutMenu(q.Message, q.Options, width)
+			drawMenu(out, lines)
+			continue
+		}
 		if err != nil {
 			finish("cancelled")
 			if ctx.Err() != nil {
@@ -70,6 +90,139 @@ func (p *Prompter) keyMenu(ctx context.Context, q ports.Question) (ports.Answer,
 			}
 		}
 	}
+}
+
+// width is the prompt terminal's width in columns; 0 when unknown (no
+// wrapping).
+func (p *Prompter) width() int {
+	if p.opts.Out == nil {
+		return 0
+	}
+	w, _, err := term.GetSize(int(p.opts.Out.Fd()))
+	if err != nil || w <= 0 {
+		return 0
+	}
+	return w
+}
+
+// readKeysOrResize reads keys as readKeys does, and returns resized
+// instead when the terminal is resized meanwhile. The goroutine that
+// watches for the resize is stopped before it returns.
+func readKeysOrResize(ctx context.Context, f *os.File, buf []byte, resize <-chan os.Signal) (n int, resized bool, err error) {
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		select {
+		case <-resize:
+			resized = true
+			cancel()
+		case <-stop:
+		}
+	}()
+	n, err = readKeys(rctx, f, buf)
+	close(stop)
+	<-done
+	if resized && ctx.Err() == nil {
+		return 0, true, nil
+	}
+	return n, false, err
+}
+
+// menuRow is one laid-out row of a key menu: the text with its styling
+// and its width in columns.
+type menuRow struct {
+	text  string
+	width int
+}
+
+// layoutMenu lays out the question (bold) and its options at width
+// (0: one line each). Lines break between words, never inside one; an
+// option "[k] label" stays on one row unless it is wider than the row,
+// and options are separated by two spaces.
+func layoutMenu(message string, opts []ports.Option, width int) []menuRow {
+	var rows []menuRow
+	for _, l := range wrapPlain(oneLine(message), width) {
+		rows = append(rows, menuRow{text: "\x1b[1m" + l + "\x1b[0m", width: ansi.StringWidth(l)})
+	}
+	var cur menuRow
+	for _, o := range opts {
+		key, label := "["+oneLine(o.Key)+"]", oneLine(o.Label)
+		unit := key + " " + label
+		uw := ansi.StringWidth(unit)
+		sep := 0
+		if cur.width > 0 {
+			sep = 2
+		}
+		if width > 0 && cur.width > 0 && cur.width+sep+uw+1 > width {
+			rows = append(rows, cur)
+			cur, sep = menuRow{}, 0
+		}
+		if sep > 0 {
+			cur.text += "  "
+			cur.width += 2
+		}
+		parts := wrapPlain(unit, width-1)
+		for j, part := range parts {
+			if j > 0 {
+				rows = append(rows, cur)
+				cur = menuRow{}
+			}
+			styled := part
+			if j == 0 {
+				styled = "\x1b[1m" + key + "\x1b[0m" + strings.TrimPrefix(part, key)
+			}
+			cur.text += styled
+			cur.width += ansi.StringWidth(part)
+		}
+	}
+	return append(rows, cur)
+}
+
+// wrapPlain wraps text without escape sequences at word boundaries to
+// width columns (a word wider than the row is broken); width <= 0 keeps
+// it on one line.
+func wrapPlain(s string, width int) []string {
+	if width <= 0 {
+		return []string{s}
+	}
+	return strings.Split(ansi.Wrap(s, width, ""), "\n")
+}
+
+// drawMenu writes the rows (raw mode: lines end with \r\n), leaving the
+// cursor after the last row and a space.
+func drawMenu(out io.Writer, rows []menuRow) {
+	for i, r := range rows {
+		if i > 0 {
+			fmt.Fprint(out, "\r\n")
+		}
+		fmt.Fprint(out, r.text)
+	}
+	fmt.Fprint(out, " ")
+}
+
+// eraseMenu clears the rows drawMenu wrote, the cursor being after the
+// last one, once the terminal is width columns wide: a terminal that
+// reflows long lines on a resize (tmux, most emulators) shows a row
+// wider than the new width on several lines.
+func eraseMenu(out io.Writer, rows []menuRow, width int) {
+	up := 0
+	for i, r := range rows {
+		w := r.width
+		if i == len(rows)-1 {
+			w++ // the space after the menu
+		}
+		n := 1
+		if width > 0 && w > width {
+			n = (w + width - 1) / width
+		}
+		up += n
+	}
+	if up > 1 {
+		fmt.Fprintf(out, "\x1b[%dA", up-1)
+	}
+	fmt.Fprint(out, "\r\x1b[J")
 }
 
 // Pseudo keys pickKey returns besides option keys.
@@ -124,13 +277,4 @@ func escapeLen(b []byte) int {
 	}
 	_, size := utf8.DecodeRune(b[1:])
 	return 1 + size
-}
-
-// menuLine renders "[y] run  [Y] run, remember for this run ...".
-func menuLine(opts []ports.Option) string {
-	parts := make([]string, len(opts))
-	for i, o := range opts {
-		parts[i] = fmt.Sprintf("\x1b[1m[%s]\x1b[0m %s", oneLine(o.Key), oneLine(o.Label))
-	}
-	return strings.Join(parts, "  ")
 }

@@ -358,6 +358,8 @@ func (p *Printer) writeStyled(s *stream, ch ports.Channel, text string) {
 	if ch == ports.ChannelChrome && text[0] == '\r' {
 		_ = s.w.WriteByte('\r')
 		text = text[1:]
+	} else if ch == ports.ChannelChrome && !s.midLine {
+		text = wrapChrome(text, p.opts.Width)
 	}
 	_ = safetext.WriteString(s.w, text)
 	_, _ = s.w.WriteString(sgrReset)

@@ -48,6 +48,8 @@ type tmuxWorld struct {
 	// paneEnv is exported in the pane after the variables it unsets
 	// (VISUAL, EDITOR, ...), for a test that needs one of them.
 	paneEnv []string
+	// width is the pane's width in columns; 0 is 120.
+	width int
 }
 
 // newTmuxWorld makes the directories and runs jp init.
@@ -225,7 +227,11 @@ func (w *tmuxWorld) startJP(args ...string) *tmuxPane {
 	if tmp := os.Getenv("TMUX_TMPDIR"); tmp != "" {
 		env = append(env, "TMUX_TMPDIR="+tmp)
 	}
-	p.tmux(env, "-f", "/dev/null", "new-session", "-d", "-s", p.session, "-x", "120", "-y", "40",
+	width := "120"
+	if w.width > 0 {
+		width = strconv.Itoa(w.width)
+	}
+	p.tmux(env, "-f", "/dev/null", "new-session", "-d", "-s", p.session, "-x", width, "-y", "40",
 		"sh "+shQuote(script),
 		";", "set-option", "-t", p.session, "remain-on-exit", "on")
 	var sockPath string
