@@ -19,8 +19,8 @@ import (
 	"github.com/google/wire"
 
 	"github.com/jpcli/jp/adapters/fsstore"
-	"github.com/jpcli/jp/adapters/history"
 	"github.com/jpcli/jp/adapters/headless"
+	"github.com/jpcli/jp/adapters/history"
 	"github.com/jpcli/jp/adapters/mcp"
 	"github.com/jpcli/jp/adapters/pluginproc"
 	"github.com/jpcli/jp/adapters/providers"
