@@ -146,7 +146,15 @@ func (s *session) step(ctx context.Context) (QueryResult, bool, error) {
 		return QueryResult{}, true, nil
 	}
 	if cmd, ok := parseSlash(text); ok {
-		return QueryResult{}, s.command(ctx, info, cmd, text), nil
+		done := s.command(ctx, info, cmd, text)
+		if s.seed == "" && info.id != "" {
+			// The command ran: its text, autosaved while typed, is no
+			// draft (a command that failed keeps it, to be fixed).
+			if derr := q.drafts.DeleteDraft(context.WithoutCancel(ctx), info.loc, info.id); derr != nil && !errors.Is(derr, ports.ErrNotFound) {
+				return QueryResult{}, true, derr
+			}
+		}
+		return QueryResult{}, done, nil
 	}
 	text = strings.TrimPrefix(text, "/") // "//..." sends a leading slash
 	in := s.next
