@@ -57,6 +57,7 @@ type composerModel struct {
 
 	lastSave time.Time
 	saved    string
+	pending  bool // an autosave is due when its tick comes
 
 	submitted, ended, left bool
 }
@@ -87,6 +88,10 @@ func (m *composerModel) Init() tea.Cmd { return nil }
 // Update handles the session keys and passes the rest to the text area.
 func (m *composerModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
+	case autosaveMsg:
+		m.pending = false
+		m.autosave()
+		return m, nil
 	case tea.WindowSizeMsg:
 		if msg.Width > 0 {
 			m.width = msg.Width
@@ -107,23 +112,22 @@ func (m *composerModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			if v := m.ta.Value(); strings.TrimSpace(v) != "" {
 				m.cleared = v
 			}
-			m.setText("")
+			cmd := m.setText("")
 			m.armed, m.matches = true, nil
 			m.note = "Ctrl-C again leaves (the text is kept as the draft); Ctrl-D ends the session."
-			return m, nil
+			return m, cmd
 		case "ctrl+d":
 			m.ended = true
 			return m, tea.Quit
 		case "enter":
 			if len(m.matches) > 0 {
-				m.complete()
-				return m, nil
+				return m, m.complete()
 			}
 			m.submitted = true
 			return m, tea.Quit
 		case "tab":
 			if len(m.matches) > 0 {
-				m.complete()
+				return m, m.complete()
 			}
 			return m, nil
 		case "esc":
@@ -139,8 +143,7 @@ func (m *composerModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 					m.stash = m.ta.Value()
 				}
 				m.histPos--
-				m.setText(m.hist[m.histPos])
-				return m, nil
+				return m, m.setText(m.hist[m.histPos])
 			}
 		case "down":
 			if len(m.matches) > 0 {
@@ -150,11 +153,9 @@ func (m *composerModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			if m.ta.Line() == m.ta.LineCount()-1 && m.histPos < len(m.hist) {
 				m.histPos++
 				if m.histPos == len(m.hist) {
-					m.setText(m.stash)
-				} else {
-					m.setText(m.hist[m.histPos])
+					return m, m.setText(m.stash)
 				}
-				return m, nil
+				return m, m.setText(m.hist[m.histPos])
 			}
 		}
 		m.note = ""
@@ -163,23 +164,43 @@ func (m *composerModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	before := m.ta.Value()
 	m.ta, cmd = m.ta.Update(msg)
 	if m.ta.Value() != before {
-		m.changed()
+		return m, tea.Batch(cmd, m.changed())
 	}
 	return m, cmd
 }
 
 // setText replaces the text, the cursor at its end.
-func (m *composerModel) setText(s string) {
+func (m *composerModel) setText(s string) tea.Cmd {
 	m.ta.SetValue(s)
-	m.changed()
+	return m.changed()
 }
 
-// changed re-reads the completions and autosaves.
-func (m *composerModel) changed() {
+// autosaveMsg is the tick of an autosave that was held back.
+type autosaveMsg struct{}
+
+// changed re-reads the completions and autosaves: at once when the last
+// save is composerAutosaveGap old, else when a tick comes, so the text
+// typed last is saved too.
+func (m *composerModel) changed() tea.Cmd {
 	m.resize()
 	m.matches, m.sel = m.completions(), 0
-	v := m.ta.Value()
-	if m.req.Autosave != nil && v != m.saved && time.Since(m.lastSave) >= composerAutosaveGap {
+	if m.req.Autosave == nil {
+		return nil
+	}
+	if time.Since(m.lastSave) >= composerAutosaveGap {
+		m.autosave()
+		return nil
+	}
+	if m.pending {
+		return nil
+	}
+	m.pending = true
+	return tea.Tick(composerAutosaveGap, func(time.Time) tea.Msg { return autosaveMsg{} })
+}
+
+// autosave hands the text to req.Autosave when it changed since the last.
+func (m *composerModel) autosave() {
+	if v := m.ta.Value(); m.req.Autosave != nil && v != m.saved {
 		m.req.Autosave(v)
 		m.saved, m.lastSave = v, time.Now()
 	}
@@ -231,7 +252,7 @@ func (m *composerModel) completions() []string {
 }
 
 // complete replaces the word at the cursor with the selected completion.
-func (m *composerModel) complete() {
+func (m *composerModel) complete() tea.Cmd {
 	row, start, end, w := m.word()
 	choice := m.matches[m.sel]
 	if strings.HasPrefix(w, "@") {
@@ -246,9 +267,9 @@ func (m *composerModel) complete() {
 		m.ta.CursorUp()
 	}
 	m.ta.SetCursor(start + utf8.RuneCountInString(choice) + 1)
+	cmd := m.changed()
 	m.matches, m.sel = nil, 0
-	m.changed()
-	m.matches = nil
+	return cmd
 }
 
 // View draws the header, the text, the completions and the hint.

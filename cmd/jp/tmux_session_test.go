@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -248,6 +249,50 @@ func TestTmuxSessionDraftOnExit(t *testing.T) {
 		}
 		if got := chatRequests(w.events(id)); len(got) != 1 {
 			t.Errorf("chat requests = %q: unsent text was sent", got)
+		}
+	})
+}
+
+// jpPID is the pid of jp, the child of the pane's shell.
+func (p *tmuxPane) jpPID() int {
+	p.t.Helper()
+	sh := strings.TrimSpace(p.tmux(nil, "display-message", "-p", "-t", p.session, "#{pane_pid}"))
+	b, err := os.ReadFile(filepath.Join("/proc", sh, "task", sh, "children"))
+	if err != nil {
+		p.t.Skipf("cannot find jp's pid (no /proc children): %v", err)
+	}
+	var pid int
+	if _, err := fmt.Sscan(string(b), &pid); err != nil {
+		p.t.Fatalf("no child of the pane's shell %s: %q", sh, b)
+	}
+	return pid
+}
+
+func TestTmuxSessionDraftOnSignals(t *testing.T) {
+	eachWidth(t, func(t *testing.T, w *tmuxWorld, start func(...string) *tmuxPane) {
+		w.run("q", "--new", "start")
+		id := w.onlyConversation()
+		for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+			text := "unsent before " + sig.String()
+			p := start("chat")
+			p.waitFor("ctrl+d: end")
+			p.keys("C-u")
+			p.literal(text)
+			p.waitFor("│ " + text)
+			if sig == syscall.SIGKILL {
+				// Typed text is autosaved as the draft while it is typed.
+				p.waitUntil("the autosaved draft", func(string) bool { return strings.Contains(w.draftText(id), text) })
+			}
+			if err := syscall.Kill(p.jpPID(), sig); err != nil {
+				t.Fatal(err)
+			}
+			p.exitCode()
+			if got := w.draftText(id); !strings.Contains(got, text) {
+				t.Fatalf("after %v the draft is %q, not the unsent text", sig, got)
+			}
+			if got := chatRequests(w.events(id)); len(got) != 1 {
+				t.Fatalf("after %v chat requests = %q: unsent text was sent", sig, got)
+			}
 		}
 	})
 }
