@@ -248,7 +248,12 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 	}
 	untrusted := ""
 	if res.Trust.Ignored() {
-		trusted, err := askTrust(ctx, q.prompter, q.trust, res.Trust)
+		// A session asks once, at its first turn.
+		prompter := q.prompter
+		if in.sessionTurn {
+			prompter = nil
+		}
+		trusted, err := askTrust(ctx, prompter, q.trust, res.Trust)
 		if err != nil {
 			return QueryResult{}, err
 		}

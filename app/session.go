@@ -109,7 +109,8 @@ func (s *session) step(ctx context.Context) (QueryResult, bool, error) {
 		History: info.history, Commands: SessionCommands, Root: info.loc.Root,
 		NoEditor: true, Editor: info.cfg.Editor.Cmd,
 	}
-	if s.edit {
+	edited := s.edit
+	if edited {
 		req.InEditor, req.FallbackInline, s.edit = true, true, false
 	}
 	if info.id != "" {
@@ -122,6 +123,15 @@ func (s *session) step(ctx context.Context) (QueryResult, bool, error) {
 	}
 	text, err := q.compose(ctx, req)
 	text = draft.Parse(text).Query()
+	if edited && ctx.Err() == nil && (err != nil && !errors.Is(err, ports.ErrInterrupted) || err == nil && strings.TrimSpace(text) == "") {
+		// /edit: an editor that failed, quit or saved nothing is back to
+		// the composer, with the text it started from.
+		if err != nil {
+			q.chromeNote("/edit: " + err.Error())
+		}
+		s.seed = seed
+		return QueryResult{}, false, nil
+	}
 	if err != nil {
 		// Ctrl-D, Ctrl-C twice, a shutdown, no terminal: what was typed
 		// and not sent is the draft.
@@ -129,7 +139,7 @@ func (s *session) step(ctx context.Context) (QueryResult, bool, error) {
 			q.keepAbandoned(ctx, info.loc, info.id, text)
 		}
 		if errors.Is(err, ports.ErrUnavailable) && s.turns == 0 {
-			return QueryResult{}, true, &UsageError{Msg: "no terminal to compose a message on: pass one as an argument (jp q --loop \"...\"), or run jp chat in a terminal"}
+			return QueryResult{}, true, err // a script step that does not fit says which
 		}
 		if errors.Is(err, ports.ErrCancelled) || errors.Is(err, ports.ErrInterrupted) || errors.Is(err, ports.ErrUnavailable) || ctx.Err() != nil {
 			return QueryResult{}, true, nil
