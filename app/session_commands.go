@@ -108,15 +108,22 @@ func (s *session) command(ctx context.Context, info sessionInfo, c slash, text s
 		if c.args == "" || !strings.Contains(c.args, "=") {
 			return fail("/cfg: expected KEY=VALUE, e.g. /cfg assistant.model.parameters.temperature=0.2")
 		}
+		// Only the key is ever said back: the value may be a secret.
+		k, _, _ := strings.Cut(c.args, "=")
+		k = strings.TrimSpace(k)
 		if info.id != "" {
 			if err := s.record(ctx, info, c.args); err != nil {
-				return fail("/cfg " + c.args + ": " + err.Error())
+				fail("/cfg " + k + ": " + err.Error())
+				s.seed = "" // nothing is kept that may hold a secret
+				return false
 			}
 		} else if _, err := q.conversationConfig(ctx, info.loc, "", s.next.UserConfigDir, s.next.LaunchDir, s.next.Environ, append(s.next.Overrides[:len(s.next.Overrides):len(s.next.Overrides)], c.args)); err != nil {
-			return fail("/cfg " + c.args + ": " + err.Error())
+			fail("/cfg " + k + ": " + err.Error())
+			s.seed = "" // nothing is kept that may hold a secret
+			return false
 		}
 		s.next.Overrides = append(s.next.Overrides[:len(s.next.Overrides):len(s.next.Overrides)], c.args)
-		return say("Set " + c.args + " (recorded in the conversation, as --cfg does).")
+		return say("Set " + k + " (recorded in the conversation, as --cfg does).")
 	case "new":
 		s.next.Conversation, s.next.New = "", true
 		return say("The next message starts a new conversation.")
