@@ -40,6 +40,7 @@ type Query struct {
 	ckpts      ports.BlockCheckpoints
 	attacher   ports.Attacher
 	trust      ports.WorkspaceTrust
+	sent       ports.MessageHistory // the messages sent, for the session composer (nil: none)
 	// approve, set on the copy that runs a delegated turn (Delegate),
 	// answers tool permissions instead of the prompter.
 	approve func(ctx context.Context, call llm.ToolCall, diff string) (ok bool, why string, err error)
@@ -77,6 +78,9 @@ type QueryDeps struct {
 	ConfigFiles ports.ConfigEditor
 	// Attacher reads -a and conversation.attachments; nil refuses them.
 	Attacher ports.Attacher
+	// History keeps the messages sent for the session composer's Up key;
+	// nil keeps none.
+	History ports.MessageHistory
 }
 
 // NewQuery builds the use case.
@@ -85,7 +89,7 @@ func NewQuery(ws *Workspaces, d QueryDeps) *Query {
 		providers: d.Providers, tools: d.Tools, printer: d.Printer, prompter: d.Prompter,
 		clock: d.Clock, ids: d.IDs, interrupts: d.Interrupts, timers: d.Timers, ckpts: d.Checkpoints,
 		configFiles: d.ConfigFiles,
-		attacher:    d.Attacher, trust: d.Trust}
+		attacher:    d.Attacher, trust: d.Trust, sent: d.History}
 }
 
 // QueryInput is one jp query invocation.
@@ -133,6 +137,14 @@ type QueryInput struct {
 	Flags QueryFlags
 	// Compact (--compact) compacts the conversation before the turn.
 	Compact *CompactSpec
+	// Composed says Message was composed by the caller (a session's
+	// composer): it is the conversation's draft until it is sent.
+	Composed bool
+	// attached are a session message's @PATH attachments, read already.
+	attached []conversation.Attachment
+	// sessionTurn is a session's turn after its first: the notes the
+	// first one showed (the demo model's hint) are not repeated.
+	sessionTurn bool
 }
 
 // QueryResult says how the Run ended.
@@ -141,6 +153,9 @@ type QueryResult struct {
 	End          turn.End
 	// Sent is false when nothing was sent (an empty compose).
 	Sent bool
+	// Loop is the run's query.loop (set when a turn was sent): always
+	// goes on with a session (docs/session.md).
+	Loop config.LoopPolicy
 }
 
 // runState is what lives for the Run: the turn-loop driver's state.
@@ -236,7 +251,12 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 	}
 	untrusted := ""
 	if res.Trust.Ignored() {
-		trusted, err := askTrust(ctx, q.prompter, q.trust, res.Trust)
+		// A session asks once, at its first turn.
+		prompter := q.prompter
+		if in.sessionTurn {
+			prompter = nil
+		}
+		trusted, err := askTrust(ctx, prompter, q.trust, res.Trust)
 		if err != nil {
 			return QueryResult{}, err
 		}
@@ -254,7 +274,7 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 	if untrusted != "" {
 		q.chromeLine(rs, untrusted)
 	}
-	if opened.FirstDefault && !in.NoPersist {
+	if opened.FirstDefault && !in.NoPersist && !in.sessionTurn {
 		q.chromeLine(rs, fmt.Sprintf("Not in a jp workspace: conversations go to the default workspace, %s (jp init makes this directory a workspace).", opened.DefaultDir))
 	}
 
@@ -302,6 +322,7 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 	if rs.attached, err = q.attachments(ctx, loc, rs.cfg, readIn, leftOut); err != nil {
 		return QueryResult{}, err
 	}
+	rs.attached = append(rs.attached, in.attached...)
 	if err := checkImages(model, rs.attached); err != nil {
 		return QueryResult{}, err
 	}
@@ -313,6 +334,7 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 	}
 	in = q.quoteSeed(rs, in)
 	text, fromCompose, composedDoc, err := q.message(ctx, rs, loc, existing, res.Tree, in)
+	fromCompose = fromCompose || in.Composed
 	if errors.Is(err, errAbandoned) {
 		return QueryResult{Conversation: existing}, nil // its one line is printed
 	}
@@ -382,7 +404,11 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 	}
 	defer q.finishTitle(rs) // before the lock is released
 	q.reportStart(rs)
+	if in.sessionTurn && note == DemoHint {
+		note = ""
+	}
 	out, err := q.runTurns(ctx, rs, text, note, fromCompose)
+	out.Loop = rs.cfg.Query.Loop
 	q.reportEnd(rs, out.End, err)
 	return out, err
 }

@@ -5458,3 +5458,119 @@ func (mock *WorkspaceTrustMock) TrustedCalls() []struct {
 	mock.lockTrusted.RUnlock()
 	return calls
 }
+
+// Ensure, that MessageHistoryMock does implement ports.MessageHistory.
+// If this is not the case, regenerate this file with moq.
+var _ ports.MessageHistory = &MessageHistoryMock{}
+
+// MessageHistoryMock is a mock implementation of ports.MessageHistory.
+//
+//	func TestSomethingThatUsesMessageHistory(t *testing.T) {
+//
+//		// make and configure a mocked ports.MessageHistory
+//		mockedMessageHistory := &MessageHistoryMock{
+//			AddFunc: func(ctx context.Context, text string) error {
+//				panic("mock out the Add method")
+//			},
+//			RecentFunc: func(ctx context.Context) ([]string, error) {
+//				panic("mock out the Recent method")
+//			},
+//		}
+//
+//		// use mockedMessageHistory in code that requires ports.MessageHistory
+//		// and then make assertions.
+//
+//	}
+type MessageHistoryMock struct {
+	// AddFunc mocks the Add method.
+	AddFunc func(ctx context.Context, text string) error
+
+	// RecentFunc mocks the Recent method.
+	RecentFunc func(ctx context.Context) ([]string, error)
+
+	// calls tracks calls to the methods.
+	calls struct {
+		// Add holds details about calls to the Add method.
+		Add []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Text is the text argument value.
+			Text string
+		}
+		// Recent holds details about calls to the Recent method.
+		Recent []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+		}
+	}
+	lockAdd    sync.RWMutex
+	lockRecent sync.RWMutex
+}
+
+// Add calls AddFunc.
+func (mock *MessageHistoryMock) Add(ctx context.Context, text string) error {
+	if mock.AddFunc == nil {
+		panic("MessageHistoryMock.AddFunc: method is nil but MessageHistory.Add was just called")
+	}
+	callInfo := struct {
+		Ctx  context.Context
+		Text string
+	}{
+		Ctx:  ctx,
+		Text: text,
+	}
+	mock.lockAdd.Lock()
+	mock.calls.Add = append(mock.calls.Add, callInfo)
+	mock.lockAdd.Unlock()
+	return mock.AddFunc(ctx, text)
+}
+
+// AddCalls gets all the calls that were made to Add.
+// Check the length with:
+//
+//	len(mockedMessageHistory.AddCalls())
+func (mock *MessageHistoryMock) AddCalls() []struct {
+	Ctx  context.Context
+	Text string
+} {
+	var calls []struct {
+		Ctx  context.Context
+		Text string
+	}
+	mock.lockAdd.RLock()
+	calls = mock.calls.Add
+	mock.lockAdd.RUnlock()
+	return calls
+}
+
+// Recent calls RecentFunc.
+func (mock *MessageHistoryMock) Recent(ctx context.Context) ([]string, error) {
+	if mock.RecentFunc == nil {
+		panic("MessageHistoryMock.RecentFunc: method is nil but MessageHistory.Recent was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+	}{
+		Ctx: ctx,
+	}
+	mock.lockRecent.Lock()
+	mock.calls.Recent = append(mock.calls.Recent, callInfo)
+	mock.lockRecent.Unlock()
+	return mock.RecentFunc(ctx)
+}
+
+// RecentCalls gets all the calls that were made to Recent.
+// Check the length with:
+//
+//	len(mockedMessageHistory.RecentCalls())
+func (mock *MessageHistoryMock) RecentCalls() []struct {
+	Ctx context.Context
+} {
+	var calls []struct {
+		Ctx context.Context
+	}
+	mock.lockRecent.RLock()
+	calls = mock.calls.Recent
+	mock.lockRecent.RUnlock()
+	return calls
+}

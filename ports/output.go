@@ -178,6 +178,45 @@ type ComposeRequest struct {
 	// empty means the one the front end found ($JP_EDITOR, $VISUAL,
 	// $EDITOR, then editor, nano, vi on $PATH).
 	Editor string
+
+	// Session asks for the session composer (docs/session.md): Ctrl-D
+	// ends the session (ErrCancelled, with the text), Ctrl-C clears the
+	// text and a second Ctrl-C leaves (ErrInterrupted, with the text
+	// cleared or typed), Up and Down walk History, "/" completes
+	// Commands and "@" completes paths under Root.
+	Session bool
+	// Header is the line shown above the composer: the conversation,
+	// the model, the context meter and its age.
+	Header string
+	// History are earlier messages, oldest first: Up recalls them.
+	History []string
+	// Commands are the slash commands offered for completion.
+	Commands []SlashCommand
+	// Root is the checkout whose paths "@" completes ("" completes none);
+	// completion follows the ignore rules of the file tools and never
+	// leaves Root.
+	Root string
+	// Autosave, when set, receives the text while it is typed (after a
+	// pause), so that it survives a jp that is killed.
+	Autosave func(text string)
+}
+
+// SlashCommand is one command of the session composer: Name without its
+// slash ("model"), Args its argument synopsis ("[ID]"), Help one line.
+type SlashCommand struct {
+	Name string
+	Args string
+	Help string
+}
+
+// MessageHistory keeps the messages the user sent, across conversations,
+// for the session composer's Up key. It holds what the user typed: an
+// implementation never logs it.
+type MessageHistory interface {
+	// Recent returns the kept messages, oldest first.
+	Recent(ctx context.Context) ([]string, error)
+	// Add records a sent message.
+	Add(ctx context.Context, text string) error
 }
 
 // Prompter asks the user questions. Errors: ErrCancelled (ESC, or an

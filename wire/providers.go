@@ -20,6 +20,7 @@ import (
 
 	"github.com/jpcli/jp/adapters/fsstore"
 	"github.com/jpcli/jp/adapters/headless"
+	"github.com/jpcli/jp/adapters/history"
 	"github.com/jpcli/jp/adapters/mcp"
 	"github.com/jpcli/jp/adapters/pluginproc"
 	"github.com/jpcli/jp/adapters/providers"
@@ -226,6 +227,8 @@ var engineSet = wire.NewSet(
 	providePrinter,
 	wire.Bind(new(ports.Printer), new(*terminal.Printer)),
 	wire.Struct(new(attach.Attacher), "MCP"),
+	provideMessageHistory,
+	wire.Bind(new(ports.MessageHistory), new(*history.File)),
 	wire.Bind(new(ports.Attacher), new(*attach.Attacher)),
 )
 
@@ -240,6 +243,10 @@ var appSet = wire.NewSet(
 	app.NewMCP,
 	wire.Struct(new(App), "*"),
 )
+
+// provideMessageHistory is <data>/history.jsonl, the messages the session
+// composer's Up key recalls; without a data directory it keeps none.
+func provideMessageHistory(o Options) *history.File { return history.New(o.DataDir) }
 
 func providePluginCatalog(o Options) *pluginproc.Catalog { return pluginproc.NewCatalog(o.DataDir) }
 

@@ -45,6 +45,7 @@ func InitializeCLI(opts Options) (*App, func(), error) {
 	attacher := &attach.Attacher{
 		MCP: pool,
 	}
+	file := provideMessageHistory(opts)
 	queryDeps := app.QueryDeps{
 		Store:       store,
 		Drafts:      store,
@@ -62,6 +63,7 @@ func InitializeCLI(opts Options) (*App, func(), error) {
 		Checkpoints: store,
 		ConfigFiles: editor,
 		Attacher:    attacher,
+		History:     file,
 	}
 	query := app.NewQuery(workspaces, queryDeps)
 	catalog := providePluginCatalog(opts)
@@ -135,6 +137,7 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 	attacher := &attach.Attacher{
 		MCP: pool,
 	}
+	file := provideMessageHistory(opts)
 	queryDeps := app.QueryDeps{
 		Store:       store,
 		Drafts:      store,
@@ -152,6 +155,7 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 		Checkpoints: store,
 		ConfigFiles: editor,
 		Attacher:    attacher,
+		History:     file,
 	}
 	query := app.NewQuery(workspaces, queryDeps)
 	catalog := providePluginCatalog(opts)

@@ -181,6 +181,9 @@ func (p *Prompter) Compose(ctx context.Context, req ports.ComposeRequest) (strin
 		// compose_in_editor = true: fall back to the inline composer.
 		note = oneLine(err.Error())
 	}
+	if req.Session {
+		return p.composeSession(ctx, req)
+	}
 	v := req.Initial
 	for {
 		f := huh.NewText().

@@ -45,9 +45,9 @@ func TestLayerErrors(t *testing.T) {
 			want: `unknown configuration key mcp.server in --cfg flag "mcp.server.x.command=[]"; did you mean mcp.servers?`, is: config.ErrUnknownKey},
 
 		{name: "enum in workspace config", file: wsFile, content: "[query]\nloop = \"sometimes\"\n",
-			want: "query.loop in " + wsFile + `: expected one of never, if_pending, got "sometimes"`, is: config.ErrInvalidValue},
+			want: "query.loop in " + wsFile + `: expected one of never, if_pending, always, got "sometimes"`, is: config.ErrInvalidValue},
 		{name: "enum of wrong type", file: userFile, content: "query.loop = 3\n",
-			want: "query.loop in " + userFile + ": expected one of never, if_pending, got 3", is: config.ErrInvalidValue},
+			want: "query.loop in " + userFile + ": expected one of never, if_pending, always, got 3", is: config.ErrInvalidValue},
 		{name: "compose_in_editor", file: rootLocal, content: "interrupt.loop_countdown.compose_in_editor = \"sometimes\"\n",
 			want: "interrupt.loop_countdown.compose_in_editor in " + rootLocal + `: expected one of false, true, always, never, got "sometimes"`, is: config.ErrInvalidValue},
 		{name: "integer as string", file: userFile, content: "assistant.request.max_retries = \"five\"\n",

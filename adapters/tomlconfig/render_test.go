@@ -113,7 +113,7 @@ func TestSchema(t *testing.T) {
 	}{
 		{[]string{"$schema"}, "https://json-schema.org/draft/2020-12/schema"},
 		{[]string{"additionalProperties"}, false},
-		{[]string{"properties", "query", "properties", "loop", "enum"}, []any{"never", "if_pending"}},
+		{[]string{"properties", "query", "properties", "loop", "enum"}, []any{"never", "if_pending", "always"}},
 		{[]string{"properties", "query", "properties", "loop", "default"}, "if_pending"},
 		{[]string{"properties", "query", "additionalProperties"}, false},
 		{[]string{"properties", "query", "properties", "compose_in_editor", "enum"}, []any{false, true, "always", "never"}},

@@ -49,6 +49,7 @@ type CLI struct {
 	Globals
 
 	Query        QueryCmd         `cmd:"" aliases:"q" help:"Ask the assistant: send a message and stream the answer, running the tools it calls."`
+	Chat         ChatCmd          `cmd:"" help:"A session: jp query --loop, the composer opening again after each answer (docs/session.md)."`
 	Init         InitCmd          `cmd:"" help:"Create a jp workspace in DIR (default: the current directory)."`
 	Workspace    WorkspaceCmd     `cmd:"" aliases:"w" help:"List and inspect workspaces and their checkouts."`
 	Conversation ConversationCmd  `cmd:"" aliases:"c" help:"List, show and manage conversations."`

@@ -56,6 +56,18 @@ type QueryCmd struct {
 	Replay       bool         `name:"replay" help:"Drop the conversation's last turn and send its message again (with this run's flags and model); a message given goes before it, none opens the editor on it (-E sends it as it is)."`
 	Mount        []string     `name:"mount" sep:"none" placeholder:"[TOOL:]NAME=PATH[:MODE]" help:"Mount a path outside the checkout for the tools (not supported by this jp yet)."`
 	Schema       string       `short:"s" placeholder:"SCHEMA" help:"Ask for structured output: the shorthand ('summary, age int, ?tags [string]'), a JSON Schema, or @FILE (a bare existing file path works too); the JSON answer alone is printed on stdout."`
+	Loop         bool         `name:"loop" help:"Session mode: after each answer the composer opens again for the next message, until an empty message or Ctrl-D (query.loop = \"always\"; see docs/session.md)."`
+}
+
+// ChatCmd is jp chat: jp query --loop.
+type ChatCmd struct {
+	QueryCmd `embed:""`
+}
+
+// Run runs jp query in session mode.
+func (c *ChatCmd) Run(rt *Runtime) error {
+	c.Loop = true
+	return c.QueryCmd.Run(rt)
 }
 
 // overrides turns the model-parameter flags into configuration overrides
@@ -339,7 +351,7 @@ func (c *QueryCmd) Run(rt *Runtime) error {
 	if noPersist {
 		q = q.InMemory(memstore.New(sysclock.New()))
 	}
-	_, err = q.Run(rt.Ctx, app.QueryInput{
+	_, err = q.Session(rt.Ctx, app.QueryInput{
 		Target: rt.Globals.Workspace, LaunchDir: rt.Paths.LaunchDir,
 		Message: msg, HasMessage: has,
 		Conversation: c.Conversation, New: c.New, Local: c.Local, Model: c.Model,
@@ -349,7 +361,7 @@ func (c *QueryCmd) Run(rt *Runtime) error {
 		UserConfigDir: rt.Paths.ConfigDir, Environ: rt.Environ, Overrides: overrides,
 		Flags:   flags,
 		Compact: compactSpec,
-	})
+	}, c.Loop)
 	return err
 }
 

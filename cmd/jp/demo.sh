@@ -166,4 +166,15 @@ printf '%s' "$page" | grep -q 'project' || { echo "the page does not list the wo
 echo "${dim}(open that address in a browser while jp serve web runs: docs/web.md)${off}"
 kill -INT "$web"; wait "$web" || true
 
+step "10. A session: jp chat keeps the conversation open (a script types here; Ctrl-D or an empty message ends it)"
+cat > chat.jph <<'JPH'
+compose @query What is in @todo.txt?
+compose @query /model
+compose @query Thanks.
+compose @query empty
+JPH
+cat chat.jph
+show "$JP" chat --new --headless chat.jph
+echo "${dim}(in a terminal: Up recalls earlier messages, / completes commands (/help), @ completes files: docs/session.md)${off}"
+
 printf '\n%sDone.%s Try it in your own project: make install, then jp init and jp q. See README.md and docs/.\n' "$bold" "$off"

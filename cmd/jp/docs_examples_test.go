@@ -34,7 +34,7 @@ import (
 // must be a JSON block of protocol messages, which TestPluginDocMessages
 // reads as the protocol does, or a jsonl block of jp q --format json
 // records, which TestDocsScriptingExample validates against the schema.
-var docsWithExamples = []string{"docs/headless.md", "docs/plugins.md", "docs/mcp.md", "docs/completion.md", "docs/scripting.md"}
+var docsWithExamples = []string{"docs/headless.md", "docs/plugins.md", "docs/mcp.md", "docs/completion.md", "docs/scripting.md", "docs/session.md"}
 
 var (
 	exampleMarker = regexp.MustCompile(`^<!-- example: (\S+)(?: (\S+))? -->$`)

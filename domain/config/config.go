@@ -147,7 +147,7 @@ type Demo struct {
 
 // Query is the [query] table (docs/interrupts.md).
 type Query struct {
-	Loop             LoopPolicy      `toml:"loop" doc:"When to run another turn after one ends. never: end the invocation; a queued reply stays as a draft for the next jp q. if_pending: run another turn when a reply is queued."`
+	Loop             LoopPolicy      `toml:"loop" doc:"When to run another turn after one ends. never: end the invocation; a queued reply stays as a draft for the next jp q. if_pending: run another turn when a reply is queued. always: session mode, the composer opens again after each turn (docs/session.md)."`
 	ComposeInEditor  ComposeInEditor `toml:"compose_in_editor" doc:"Where a query is composed. false: inline widget, Ctrl+X escapes to the editor. true: the editor, falling back to the inline widget. \"always\": the editor only. \"never\": the inline widget only."`
 	ContinueOnLength int             `toml:"continue_on_length" doc:"When a response is cut by the token limit (assistant.model.parameters.max_tokens), ask the model to continue it up to this many times in the same turn. 0: stop and say so."`
 }

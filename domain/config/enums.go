@@ -81,9 +81,10 @@ const (
 	LoopPolicyUnknown   LoopPolicy = iota
 	LoopPolicyNever                // end the invocation; a queued reply stays as a draft
 	LoopPolicyIfPending            // run another turn when a reply is queued
+	LoopPolicyAlways               // session mode: prompt for the next message when nothing is queued
 )
 
-var loopPolicyNames = enumNames{"unknown", "never", "if_pending"}
+var loopPolicyNames = enumNames{"unknown", "never", "if_pending", "always"}
 
 // String returns the configuration spelling.
 func (p LoopPolicy) String() string { return loopPolicyNames.name(int(p)) }

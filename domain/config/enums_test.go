@@ -17,7 +17,7 @@ type enumCase struct {
 
 func enumCases() []enumCase {
 	return []enumCase{
-		{"LoopPolicy", []string{"never", "if_pending"},
+		{"LoopPolicy", []string{"never", "if_pending", "always"},
 			func(s string) (Enum, error) { return ParseLoopPolicy(s) },
 			func(i int) Enum { return LoopPolicy(i) },
 			func() (EnumSetter, func() Enum) { var v LoopPolicy; return &v, func() Enum { return v } }},
@@ -97,13 +97,13 @@ func TestStringEnums(t *testing.T) {
 
 func TestParseErrorMessage(t *testing.T) {
 	_, err := ParseLoopPolicy("sometimes")
-	want := `invalid query.loop value "sometimes": expected one of never, if_pending`
+	want := `invalid query.loop value "sometimes": expected one of never, if_pending, always`
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v, want %s", err, want)
 	}
 	var p LoopPolicy
 	err = p.SetConfigValue("sometimes")
-	want = `expected one of never, if_pending, got "sometimes"`
+	want = `expected one of never, if_pending, always, got "sometimes"`
 	if err == nil || err.Error() != want {
 		t.Errorf("SetConfigValue err = %v, want %s", err, want)
 	}
@@ -165,8 +165,8 @@ func TestKeyErrorText(t *testing.T) {
 	}{
 		{&KeyError{Key: "query.lop", Source: "/w/.jp/config.toml", Hint: "did you mean query.loop?", Err: ErrUnknownKey},
 			"unknown configuration key query.lop in /w/.jp/config.toml; did you mean query.loop?"},
-		{&KeyError{Key: "query.loop", Source: "/w/.jp/config.toml", Reason: `expected one of never, if_pending, got "sometimes"`, Err: ErrInvalidValue},
-			`query.loop in /w/.jp/config.toml: expected one of never, if_pending, got "sometimes"`},
+		{&KeyError{Key: "query.loop", Source: "/w/.jp/config.toml", Reason: `expected one of never, if_pending, always, got "sometimes"`, Err: ErrInvalidValue},
+			`query.loop in /w/.jp/config.toml: expected one of never, if_pending, always, got "sometimes"`},
 		{&KeyError{Key: "a.b", Err: ErrUnknownKey}, "unknown configuration key a.b"},
 	}
 	for _, tt := range tests {

@@ -38,7 +38,7 @@ type KeyError struct {
 // Error renders one line, e.g.
 //
 //	unknown configuration key query.lop in /w/.jp/config.toml; did you mean query.loop?
-//	query.loop in /w/.jp/config.toml: expected one of never, if_pending, got "sometimes"
+//	query.loop in /w/.jp/config.toml: expected one of never, if_pending, always, got "sometimes"
 func (e *KeyError) Error() string {
 	var b strings.Builder
 	if errors.Is(e.Err, ErrUnknownKey) {
