@@ -426,13 +426,13 @@ func (q *Query) turnLoop(ctx context.Context, rs *runState, text string) (end tu
 			err = ferr
 		}
 	}()
+	q.startTitle(ctx, rs, text) // beside the first turn (titles.go)
 	for {
 		end, err := q.runTurnPhases(ctx, rs, turn.Request{Root: rs.loc.Root, Content: text, Author: author, Schema: schema, Attachments: attached})
 		if derr := q.dropSentDraft(ctx, rs); err == nil {
 			err = derr // a turn that sent no request still had its draft removed
 		}
 		schema, attached = nil, nil // a queued reply is free text
-		q.startTitle(ctx, rs, end)
 		if err != nil || end != turn.EndCompleted {
 			if _, queued := rs.slot.Text(); queued {
 				q.chromeNote(keptLine)
