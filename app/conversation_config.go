@@ -12,6 +12,7 @@ import (
 
 	"github.com/jpcli/jp/domain/config"
 	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/turn"
 	"github.com/jpcli/jp/domain/workspace"
 	"github.com/jpcli/jp/internal/safetext"
 	"github.com/jpcli/jp/ports"
@@ -26,6 +27,22 @@ func conversationLayers(ctx context.Context, store ports.ConversationStore, loc 
 	if id == "" {
 		return nil, nil
 	}
+	var evs []conversation.Event
+	err := store.ScanEvents(ctx, loc, id, func(e conversation.Event) error {
+		if e.IsConfigDelta() {
+			evs = append(evs, e)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return layersOf(ctx, store, loc, id, evs)
+}
+
+// layersOf is conversationLayers with the config_delta events already
+// read (evs): base_config.json, then the deltas in order.
+func layersOf(ctx context.Context, store ports.ConversationStore, loc workspace.Location, id conversation.ID, evs []conversation.Event) ([]ports.ConfigLayer, error) {
 	var layers []ports.ConfigLayer
 	checkout := false
 	if cc, ok := store.(ports.ConversationConfigs); ok {
@@ -38,16 +55,6 @@ func conversationLayers(ctx context.Context, store ports.ConversationStore, loc 
 			layers = append(layers, ports.ConfigLayer{Source: fmt.Sprintf("conversation %s base_config.json", id), JSON: b, Checkout: checkout})
 		}
 	}
-	var evs []conversation.Event
-	err := store.ScanEvents(ctx, loc, id, func(e conversation.Event) error {
-		if e.IsConfigDelta() {
-			evs = append(evs, e)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
 	for i, d := range conversation.ConfigDeltas(evs) {
 		layers = append(layers, ports.ConfigLayer{
 			Source: fmt.Sprintf("conversation %s config_delta %d (%s)", id, i+1, conversation.FormatTime(d.Timestamp, conversation.FormatRust)),
@@ -55,6 +62,30 @@ func conversationLayers(ctx context.Context, store ports.ConversationStore, loc 
 		})
 	}
 	return layers, nil
+}
+
+// readConversation reads conversation id's events once, for both its
+// configuration layers (as conversationLayers) and its transcript (as
+// Query.history): a turn on a long conversation scans it once. The caller
+// holds the conversation's lock. An empty id has neither.
+func (q *Query) readConversation(ctx context.Context, loc workspace.Location, id conversation.ID) ([]ports.ConfigLayer, *turn.Transcript, error) {
+	if id == "" {
+		return nil, nil, nil
+	}
+	var deltas []conversation.Event
+	t, err := q.scanHistory(ctx, loc, id, func(e conversation.Event) {
+		if e.IsConfigDelta() {
+			deltas = append(deltas, e)
+		}
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	layers, err := layersOf(ctx, q.store, loc, id, deltas)
+	if err != nil {
+		return nil, nil, err
+	}
+	return layers, t, nil
 }
 
 // conversationConfig loads the configuration a turn of conversation id

@@ -233,7 +233,16 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 	if err != nil {
 		return QueryResult{}, err
 	}
-	layers, err := conversationLayers(ctx, q.store, loc, existing)
+	// Locked before its events are read, and those are read once: for its
+	// configuration layers, the model it last used and the turns.
+	var release func() error
+	if existing != "" {
+		if release, err = q.lock(ctx, loc, existing); err != nil {
+			return QueryResult{}, err
+		}
+		defer func() { _ = release() }()
+	}
+	layers, history, err := q.readConversation(ctx, loc, existing)
 	if err != nil {
 		return QueryResult{}, err
 	}
@@ -286,18 +295,7 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 	if len(in.Schema) > 0 && !json.Valid(in.Schema) {
 		return QueryResult{}, &UsageError{Msg: "--schema: not valid JSON (give a JSON Schema object, or a file holding one)"}
 	}
-	var release func() error
-	if existing != "" {
-		// Locked before its history is read, and that is read once: for
-		// the model it last used and for the turns.
-		if release, err = q.lock(ctx, loc, existing); err != nil {
-			return QueryResult{}, err
-		}
-		defer func() { _ = release() }()
-		if rs.history, err = q.history(ctx, loc, existing); err != nil {
-			return QueryResult{}, err
-		}
-	}
+	rs.history = history
 	last := ""
 	if existing != "" && in.Model == "" && rs.cfg.Assistant.Model.ID == "" {
 		last = rs.history.LastModel()
@@ -473,13 +471,13 @@ func (q *Query) turnLoop(ctx context.Context, rs *runState, text string) (end tu
 			err = ferr
 		}
 	}()
+	q.startTitle(ctx, rs, text) // beside the first turn (titles.go)
 	for {
 		end, err := q.runTurnPhases(ctx, rs, turn.Request{Root: rs.loc.Root, Content: text, Author: author, Schema: schema, Attachments: attached})
 		if derr := q.dropSentDraft(ctx, rs); err == nil {
 			err = derr // a turn that sent no request still had its draft removed
 		}
 		schema, attached = nil, nil // a queued reply is free text
-		q.startTitle(ctx, rs, end)
 		if err != nil || end != turn.EndCompleted {
 			if _, queued := rs.slot.Text(); queued {
 				q.chromeNote(keptLine)
@@ -629,6 +627,11 @@ func (q *Query) keepDraft(ctx context.Context, loc workspace.Location, id conver
 // it, one event at a time: no slice of the whole conversation's events is
 // held (a conversation of 100,000 events is 50 MB of them).
 func (q *Query) history(ctx context.Context, loc workspace.Location, id conversation.ID) (*turn.Transcript, error) {
+	return q.scanHistory(ctx, loc, id, nil)
+}
+
+// scanHistory is history, handing each event also to also (when set).
+func (q *Query) scanHistory(ctx context.Context, loc workspace.Location, id conversation.ID, also func(conversation.Event)) (*turn.Transcript, error) {
 	hint := 0 // the recorded count sizes the messages once (it may lag a little)
 	if sum, err := q.store.Get(ctx, loc, id); err == nil {
 		hint = sum.Metadata.EventsCount
@@ -636,6 +639,9 @@ func (q *Query) history(ctx context.Context, loc workspace.Location, id conversa
 	t := turn.NewTranscript(hint)
 	err := q.store.ScanEvents(ctx, loc, id, func(e conversation.Event) error {
 		t.AddCopy(e) // so the store's read buffers can go
+		if also != nil {
+			also(e)
+		}
 		return nil
 	})
 	if err != nil {

@@ -5,31 +5,29 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 	"unicode"
 
 	"github.com/jpcli/jp/domain/config"
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/llm"
-	"github.com/jpcli/jp/domain/turn"
 	"github.com/jpcli/jp/domain/workspace"
 )
 
-// Generated titles (docs/configuration.md, "conversation.title"). After a
-// conversation's first completed turn, jp q asks conversation.title.model
-// (default: the conversation's model; "none": never) for a short title, in
-// the background of the same run: the answer is already shown, queued
-// turns go on, and the title is written while the run still holds the
-// conversation's lock. At the end of the run, jp waits for it at most
-// TitleWait, then cancels it and waits for it to stop: the goroutine never
-// outlives the run, nor its lock. A title the user set is never replaced:
-// the generated one is written only while the title is still the one
-// made from the first message. A failure leaves that title as it was and
-// is logged (jp -v), never printed: the answer matters, the title does not.
-
-// TitleWait is how long a run waits at its end for a title still being
-// generated.
-const TitleWait = 3 * time.Second
+// Generated titles (docs/configuration.md, "conversation.title"). When a
+// conversation's first turn starts, jp q asks conversation.title.model
+// (default: the conversation's model; "none": never) for a short title
+// made from the first message, in the background, beside the answer: the
+// answer never waits for it, queued turns go on, and the title is written
+// as soon as it comes, while the run still holds the conversation's lock.
+// The run never waits for it either: when the run ends, a title request
+// still under way is cancelled, the goroutine is waited for (a cancelled
+// request returns at once, so it never outlives the run nor its lock),
+// and the conversation is marked title_pending in metadata.local.json;
+// the next jp q on it asks again, beside its own turn, with the first
+// exchange. A title the user set is never replaced: the generated one is
+// written only while the title is still the one made from the first
+// message. A failure leaves that title as it was and is logged (jp -v),
+// never printed: the answer matters, the title does not.
 
 // maxGeneratedTitle caps a generated title, in characters.
 const maxGeneratedTitle = 80
@@ -40,55 +38,84 @@ const titlePrompt = "You write titles for conversations. Answer with one short t
 
 // titleJob is a title being generated in the background of a run.
 type titleJob struct {
-	cancel context.CancelFunc
-	done   chan struct{}
+	ctx       context.Context // the run's, for the pending mark at its end
+	cancel    context.CancelFunc
+	done      chan struct{}
+	fromMark  bool  // started because the conversation was marked title_pending
+	cancelled bool  // set before done closes: the run ended before the title came
+	err       error // set before done closes
 }
 
-// startTitle starts generating the title after a turn that ended end, if
-// it was the conversation's first completed turn and titles are on. It
-// runs at most once per run.
-func (q *Query) startTitle(ctx context.Context, rs *runState, end turn.End) {
-	if rs.title != nil || rs.noTitle || end != turn.EndCompleted || rs.history.CompletedTurns() != 1 {
+// startTitle starts generating the title, beside the turn about to send
+// text, when that turn is the conversation's first (text is its first
+// message) or an earlier run left the title pending. It runs at most once
+// per run.
+func (q *Query) startTitle(ctx context.Context, rs *runState, text string) {
+	if rs.title != nil || rs.noTitle {
 		return
+	}
+	first, answer := rs.history.FirstExchange()
+	fromMark := false
+	if first != "" || rs.history.CompletedTurns() > 0 {
+		lm, err := q.store.LocalMetadata(ctx, rs.loc, rs.id)
+		if err != nil || !lm.TitlePending() {
+			return
+		}
+		fromMark = true
+	} else {
+		first = text
 	}
 	model, on, err := titleModel(rs.cfg, rs.model)
 	if !on {
 		return
 	}
-	first, answer := rs.history.FirstExchange()
 	auto := titleFrom(first)
-	loc, id := rs.loc, rs.id
+	loc, id, cfg := rs.loc, rs.id, rs.cfg
 	tctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	job := &titleJob{cancel: cancel, done: make(chan struct{})}
+	job := &titleJob{ctx: context.WithoutCancel(ctx), cancel: cancel, done: make(chan struct{}), fromMark: fromMark}
 	rs.title = job
 	go func() {
 		defer close(job.done)
 		if err == nil {
-			err = q.writeTitle(tctx, rs.cfg, loc, id, model, first, answer, auto)
+			err = q.writeTitle(tctx, cfg, loc, id, model, first, answer, auto)
 		}
-		if err != nil && q.Log != nil {
+		job.err = err
+		job.cancelled = err != nil && tctx.Err() != nil
+		if err != nil && !job.cancelled && q.Log != nil {
 			q.Log.Info("title not generated; the first message stays the title", "conversation", string(id), "err", err.Error())
 		}
 	}()
 }
 
-// finishTitle waits for the run's title job at most TitleWait, then
-// cancels it and waits for it to stop. It runs before the run releases
-// the conversation's lock.
+// finishTitle ends the run's title job without waiting for the model: it
+// cancels a request still under way and waits for the goroutine to stop
+// (a title already received is still written). A title that did not come
+// in time is left to the next run (title_pending); one that came, or
+// failed for good, clears that mark. It runs before the run releases the
+// conversation's lock.
 func (q *Query) finishTitle(rs *runState) {
 	job := rs.title
 	if job == nil {
 		return
 	}
-	t := time.NewTimer(TitleWait)
-	defer t.Stop()
-	select {
-	case <-job.done:
-	case <-t.C:
-		job.cancel()
-		<-job.done
-	}
 	job.cancel()
+	<-job.done
+	if !job.cancelled && !job.fromMark {
+		return
+	}
+	pending := job.cancelled
+	err := q.store.UpdateLocalMetadata(job.ctx, rs.loc, rs.id, func(m *conversation.LocalMetadata) error {
+		m.SetTitlePending(pending)
+		return nil
+	})
+	if q.Log == nil {
+		return
+	}
+	if err != nil {
+		q.Log.Info("title pending mark not written", "conversation", string(rs.id), "err", err.Error())
+	} else if pending {
+		q.Log.Info("title not ready when the run ended; the next run asks for it", "conversation", string(rs.id))
+	}
 }
 
 // writeTitle asks model for the title and writes it, unless the title is
@@ -99,7 +126,8 @@ func (q *Query) writeTitle(ctx context.Context, cfg config.Config, loc workspace
 	if err != nil {
 		return err
 	}
-	return q.store.UpdateMetadata(ctx, loc, id, func(m *conversation.Metadata) error {
+	// Received is written, even when the run is ending meanwhile.
+	return q.store.UpdateMetadata(context.WithoutCancel(ctx), loc, id, func(m *conversation.Metadata) error {
 		if keep != "" && m.Title != keep {
 			return nil // set by the user meanwhile
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/jpcli/jp/app"
 	"github.com/jpcli/jp/domain/conversation"
@@ -23,6 +24,9 @@ type titleProvider struct {
 	err    error
 	block  bool
 	titled chan llm.Request // receives each title request, when set
+	// answered, when set, is closed once the title is answered, and the
+	// answer waits for it: the title comes before the turn ends.
+	answered chan struct{}
 }
 
 func (p *titleProvider) provider() *mocks.ProviderMock {
@@ -31,6 +35,13 @@ func (p *titleProvider) provider() *mocks.ProviderMock {
 
 func (p *titleProvider) stream(ctx context.Context, req llm.Request, emit func(llm.Event) error) error {
 	if !req.Title {
+		if p.answered != nil {
+			select {
+			case <-p.answered:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
 		if err := emit(text("answer")); err != nil {
 			return err
 		}
@@ -46,7 +57,11 @@ func (p *titleProvider) stream(ctx context.Context, req llm.Request, emit func(l
 	if p.err != nil {
 		return p.err
 	}
-	return emit(text(p.title))
+	err := emit(text(p.title))
+	if p.answered != nil {
+		close(p.answered)
+	}
+	return err
 }
 
 func (f *fixture) title(t *testing.T, id conversation.ID) string {
@@ -62,11 +77,11 @@ func (f *fixture) title(t *testing.T, id conversation.ID) string {
 	return s.Metadata.Title
 }
 
-// After the first turn the title comes from conversation.title.model,
-// sanitised to one line; the request carries the first exchange.
-func TestTitleGeneratedAfterFirstTurn(t *testing.T) {
+// The title request starts with the first turn, from its first message
+// alone, and its answer is written, sanitised to one line, once it comes.
+func TestTitleGeneratedWithFirstTurn(t *testing.T) {
 	f := newFixture(t)
-	p := &titleProvider{title: "  \"Reversing\x1b[31m a list.\"\nsecond line", titled: make(chan llm.Request, 1)}
+	p := &titleProvider{title: "  \"Reversing\x1b[31m a list.\"\nsecond line", titled: make(chan llm.Request, 1), answered: make(chan struct{})}
 	f.real = p.provider()
 	f.cfg.Conversation.Title.Model = ""
 	res, _, err := f.run(t, app.QueryInput{Message: "how do I reverse a list?", HasMessage: true})
@@ -74,13 +89,14 @@ func TestTitleGeneratedAfterFirstTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := <-p.titled
-	if !strings.Contains(req.Messages[0].Text, "how do I reverse a list?") || !strings.Contains(req.Messages[0].Text, "answer") || req.System == "" {
+	if !strings.Contains(req.Messages[0].Text, "how do I reverse a list?") || strings.Contains(req.Messages[0].Text, "answer") || req.System == "" {
 		t.Errorf("title request = %+v", req)
 	}
 	if got := f.title(t, res.Conversation); got != "Reversing [31m a list" {
 		t.Errorf("title = %q", got)
 	}
 	// The second turn generates nothing more.
+	p.answered = nil
 	if _, _, err := f.run(t, app.QueryInput{Message: "again", HasMessage: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -140,24 +156,55 @@ func TestTitleSetByUserIsKept(t *testing.T) {
 	}
 }
 
-// The run waits for a slow title at most app.TitleWait, then cancels it:
-// the answer is kept, the title stays the first message, and the title's
-// goroutine has stopped when Run returns (the bubble would not end
-// otherwise, and goleak checks the package).
-func TestTitleWaitIsBounded(t *testing.T) {
+// A run never waits for its title: one still being asked for when the
+// turn is recorded is cancelled (no time passes in the bubble: no timer
+// was waited on), the answer is kept, the title stays the first message,
+// the title's goroutine has stopped when Run returns (the bubble would
+// not end otherwise, and goleak checks the package), and the conversation
+// is marked title_pending. The next run asks again, beside its turn, with
+// the first exchange, and clears the mark.
+func TestTitleNeverDelaysTheRun(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newFixture(t)
 		f.real = (&titleProvider{block: true}).provider()
 		f.cfg.Conversation.Title.Model = ""
+		start := time.Now()
 		res, _, err := f.run(t, app.QueryInput{Message: "slow title", HasMessage: true})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if waited := time.Since(start); waited != 0 {
+			t.Errorf("the run waited %v for its title", waited)
 		}
 		if got := f.printer.text(ports.ChannelContent); got != "answer\n" {
 			t.Errorf("content = %q", got)
 		}
 		if got := f.title(t, res.Conversation); got != "slow title" {
 			t.Errorf("title = %q", got)
+		}
+		found, err := f.store.Find(context.Background(), "/proj")
+		if err != nil {
+			t.Fatal(err)
+		}
+		loc := workspace.Location{ID: found.ID, Root: found.Root}
+		if lm, err := f.store.LocalMetadata(context.Background(), loc, res.Conversation); err != nil || !lm.TitlePending() {
+			t.Fatalf("title_pending not marked: %+v, %v", lm, err)
+		}
+
+		p := &titleProvider{title: "Slow Title Done", titled: make(chan llm.Request, 1), answered: make(chan struct{})}
+		f.real = p.provider()
+		if _, _, err := f.run(t, app.QueryInput{Conversation: string(res.Conversation), Message: "next", HasMessage: true}); err != nil {
+			t.Fatal(err)
+		}
+		req := <-p.titled
+		if !strings.Contains(req.Messages[0].Text, "slow title") || !strings.Contains(req.Messages[0].Text, "answer") {
+			t.Errorf("handed-on title request = %q", req.Messages[0].Text)
+		}
+		if got := f.title(t, res.Conversation); got != "Slow Title Done" {
+			t.Errorf("title after the next run = %q", got)
+		}
+		if lm, err := f.store.LocalMetadata(context.Background(), loc, res.Conversation); err != nil || lm.TitlePending() {
+			t.Errorf("title_pending not cleared: %+v, %v", lm, err)
 		}
 	})
 }

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -54,7 +55,7 @@ type ghSpec struct {
 	includeOutdated bool
 }
 
-var ghName = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
+var ghName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.-]+$`) })
 
 // parseGHSpec reads a gh: spec; the shortform takes its owner and repo
 // from origin(), the checkout's GitHub remote.
@@ -120,7 +121,7 @@ func parseGHSpec(spec string, origin func() (string, string, error)) (ghSpec, er
 			return bad(err.Error())
 		}
 	}
-	if !ghName.MatchString(out.owner) || !ghName.MatchString(out.repo) || strings.Trim(out.owner, ".") == "" || strings.Trim(out.repo, ".") == "" {
+	if !ghName().MatchString(out.owner) || !ghName().MatchString(out.repo) || strings.Trim(out.owner, ".") == "" || strings.Trim(out.repo, ".") == "" {
 		return bad("invalid owner or repository name")
 	}
 	return out, nil

@@ -78,12 +78,16 @@ func NewWithOptions(stderr io.Writer, o Options) *Logger {
 }
 
 // secretKey matches attribute keys whose values are secrets.
-var secretKey = regexp.MustCompile(`(?i)(api_?key|token|secret|passw(or)?d|authorization|cookie|credential|bearer)`)
+var secretKey = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(api_?key|token|secret|passw(or)?d|authorization|cookie|credential|bearer)`)
+})
 
 // secretText matches secrets inside a value: an Authorization header's
 // credentials, a key=value or key: value pair with a secret-looking key,
 // and the common API key shapes.
-var secretText = regexp.MustCompile(`(?i)((?:bearer|basic)\s+)[^\s"',]+|((?:api_?key|token|secret|password|x-api-key)["']?\s*[:=]\s*["']?)[^\s"',&]+|\b(sk-(?:ant-)?[A-Za-z0-9_-]{8,}|gh[pousr]_[A-Za-z0-9]{16,}|AIza[A-Za-z0-9_-]{20,})`)
+var secretText = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)((?:bearer|basic)\s+)[^\s"',]+|((?:api_?key|token|secret|password|x-api-key)["']?\s*[:=]\s*["']?)[^\s"',&]+|\b(sk-(?:ant-)?[A-Za-z0-9_-]{8,}|gh[pousr]_[A-Za-z0-9]{16,}|AIza[A-Za-z0-9_-]{20,})`)
+})
 
 // Redacted replaces a secret in the log.
 const Redacted = "[redacted]"
@@ -95,17 +99,17 @@ func Redact(_ []string, a slog.Attr) slog.Attr {
 	if a.Key == slog.TimeKey || a.Key == slog.LevelKey {
 		return a
 	}
-	if secretKey.MatchString(a.Key) && a.Value.Kind() != slog.KindGroup {
+	if secretKey().MatchString(a.Key) && a.Value.Kind() != slog.KindGroup {
 		return slog.String(a.Key, Redacted)
 	}
 	switch a.Value.Kind() {
 	case slog.KindString:
-		if s := a.Value.String(); secretText.MatchString(s) {
+		if s := a.Value.String(); secretText().MatchString(s) {
 			return slog.String(a.Key, RedactText(s))
 		}
 	case slog.KindAny:
 		if err, ok := a.Value.Any().(error); ok {
-			if s := err.Error(); secretText.MatchString(s) {
+			if s := err.Error(); secretText().MatchString(s) {
 				return slog.String(a.Key, RedactText(s))
 			}
 		}
@@ -115,8 +119,8 @@ func Redact(_ []string, a slog.Attr) slog.Attr {
 
 // RedactText replaces the secrets secretText finds in s.
 func RedactText(s string) string {
-	return secretText.ReplaceAllStringFunc(s, func(m string) string {
-		sub := secretText.FindStringSubmatch(m)
+	return secretText().ReplaceAllStringFunc(s, func(m string) string {
+		sub := secretText().FindStringSubmatch(m)
 		switch {
 		case sub[1] != "":
 			return sub[1] + Redacted

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -24,7 +25,19 @@ func TestMain(m *testing.M) {
 	if os.Getenv("JP_TEST_RUN_MAIN") == "1" {
 		main()
 	}
-	testscript.Main(m, map[string]func(){"jp": main})
+	testscript.Main(sharedBinaryCleanup{m}, map[string]func(){"jp": main})
+}
+
+// sharedBinaryCleanup runs the package's tests, then removes the jp
+// binary they shared (buildJPBinary).
+type sharedBinaryCleanup struct{ m *testing.M }
+
+func (c sharedBinaryCleanup) Run() int {
+	code := c.m.Run()
+	if sharedJP.dir != "" {
+		_ = os.RemoveAll(sharedJP.dir)
+	}
+	return code
 }
 
 // TestScripts runs the end-to-end scenarios in testdata/script: each is a
@@ -108,10 +121,36 @@ func goBuild(t testing.TB, out, pkg string) string {
 	return out
 }
 
-// buildJPBinary compiles the real jp binary into dir.
+// sharedJP is the jp binary built once per package run: linking it takes
+// seconds (minutes on a busy machine), and every test that runs the real
+// binary runs the same one. It is removed when the tests end.
+var sharedJP struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+// buildJPBinary returns the real jp binary, built once per package run
+// and shared by every test (dir is not used: tests put their own files in
+// their own directories, never beside the binary).
 func buildJPBinary(t testing.TB, dir string) string {
 	t.Helper()
-	return goBuild(t, filepath.Join(dir, "jp"), ".")
+	sharedJP.once.Do(func() {
+		if sharedJP.dir, sharedJP.err = os.MkdirTemp("", "jp-test-bin-"); sharedJP.err != nil {
+			return
+		}
+		out := filepath.Join(sharedJP.dir, "jp")
+		if b, err := exec.Command("go", "build", "-o", out, ".").CombinedOutput(); err != nil {
+			sharedJP.err = fmt.Errorf("go build .: %v\n%s", err, b)
+			return
+		}
+		sharedJP.path = out
+	})
+	if sharedJP.err != nil {
+		t.Fatal(sharedJP.err)
+	}
+	return sharedJP.path
 }
 
 // cpid SRC DST copies SRC/.jp/.id to DST/.jp/.id, making DST a second

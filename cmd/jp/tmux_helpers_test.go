@@ -18,7 +18,12 @@ import (
 // pseudo-terminal, so SIGINT comes from the line discipline, menus put the
 // terminal in raw mode, and the countdown runs because a terminal is
 // attached. Each test has its own tmux server (-L), workspace and XDG
-// directories.
+// directories, so the tests run in parallel: newTmuxWorld calls
+// t.Parallel (a test that already did is left as it is), and every test
+// that runs the real binary shares one build of it (buildJPBinary). A
+// tmux test must not call t.Setenv or t.Chdir (they forbid t.Parallel):
+// give the pane its environment through tmuxWorld.env or paneEnv. Wait on
+// the screen (waitFor, waitUntil), never for a fixed time.
 
 // tmuxDeadline bounds every wait on the screen. CI machines are slow; a
 // passing run waits far less.
@@ -52,9 +57,11 @@ type tmuxWorld struct {
 	width int
 }
 
-// newTmuxWorld makes the directories and runs jp init.
+// newTmuxWorld makes the test parallel (see above), makes the directories
+// and runs jp init.
 func newTmuxWorld(t *testing.T, jp string) *tmuxWorld {
 	t.Helper()
+	parallel(t)
 	base := t.TempDir()
 	w := &tmuxWorld{t: t, jp: jp, base: base, proj: filepath.Join(base, "proj")}
 	for _, d := range []string{"home", "data", "config", "proj"} {
@@ -66,6 +73,18 @@ func newTmuxWorld(t *testing.T, jp string) *tmuxWorld {
 		"TERM=xterm-256color", "PATH="+os.Getenv("PATH"))
 	w.run("init")
 	return w
+}
+
+// parallel calls t.Parallel unless the test already did (a second call
+// panics before it changes anything, so that panic is recovered).
+func parallel(t *testing.T) {
+	t.Helper()
+	defer func() {
+		if r := recover(); r != nil && r != "testing: t.Parallel called multiple times" {
+			panic(r)
+		}
+	}()
+	t.Parallel()
 }
 
 // file writes name under the world's base directory and returns its path.

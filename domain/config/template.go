@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Template is the [template] table: the values jp query -% fills in.
@@ -13,8 +14,11 @@ type Template struct {
 }
 
 var (
-	templateExpr = regexp.MustCompile(`\{\{-?\s*(.*?)\s*-?\}\}`)
-	templatePath = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+	// Compiled on first use, not at every start of jp.
+	templateExpr = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{\{-?\s*(.*?)\s*-?\}\}`) })
+	templatePath = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+	})
 )
 
 // RenderTemplate renders the message text of jp query -%: each
@@ -27,12 +31,12 @@ func RenderTemplate(text string, values map[string]any) (string, error) {
 		return "", fmt.Errorf("template: %q: only {{ name }} variables are supported (no {%% %%} tags)", snippet(text[i:]))
 	}
 	var firstErr error
-	out := templateExpr.ReplaceAllStringFunc(text, func(m string) string {
+	out := templateExpr().ReplaceAllStringFunc(text, func(m string) string {
 		if firstErr != nil {
 			return m
 		}
-		expr := templateExpr.FindStringSubmatch(m)[1]
-		if !templatePath.MatchString(expr) {
+		expr := templateExpr().FindStringSubmatch(m)[1]
+		if !templatePath().MatchString(expr) {
 			firstErr = fmt.Errorf("template: %s: only {{ name }} or {{ name.key }} variables are supported (no filters or expressions)", m)
 			return m
 		}

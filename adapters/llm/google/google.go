@@ -1,21 +1,28 @@
-// Package google implements ports.Provider over the Gemini API with the
-// official google.golang.org/genai SDK: streaming text, thought summaries
+// Package google implements ports.Provider over the Gemini API's REST
+// interface (streamGenerateContent with server-sent events) with
+// net/http and encoding/json: streaming text, thought summaries
 // (thinkingConfig), function calls with their thought signatures replayed,
 // images, structured output and usage. See docs/providers.md.
+//
+// It speaks the wire format directly rather than through the
+// google.golang.org/genai SDK: the SDK brings the Google auth stack
+// (gRPC, protobuf, opencensus, s2a) and go-cmp into the binary and
+// initialises them on every start of jp, for an API that is one POST
+// with an API key and a JSON body.
 package google
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
-
-	"google.golang.org/genai"
 
 	"github.com/jpcli/jp/adapters/llm/internal/apierr"
 	"github.com/jpcli/jp/domain/llm"
@@ -52,10 +59,6 @@ type Provider struct {
 	hc     *http.Client
 	now    func() time.Time
 	newID  func(int) string
-
-	once   sync.Once
-	client *genai.Client
-	err    error
 }
 
 var _ ports.Provider = (*Provider)(nil)
@@ -73,40 +76,17 @@ func New(opts Options) (*Provider, error) {
 	if hc == nil {
 		hc = &http.Client{}
 	}
-	// The SDK keeps no response headers on its errors; the transport
-	// hands each call its response so a 429's Retry-After is read.
-	wrapped := *hc
-	inner := hc.Transport
-	if inner == nil {
-		inner = http.DefaultTransport
-	}
-	wrapped.Transport = recorder{inner}
 	return &Provider{base: strings.TrimRight(base, "/"), key: apierr.Key{Env: opts.APIKeyEnv, Set: opts.APIKey != ""}, apiKey: opts.APIKey,
-		hc: &wrapped, now: time.Now, newID: func(i int) string { return fmt.Sprintf("call_%d", i) }}, nil
+		hc: hc, now: time.Now, newID: func(i int) string { return fmt.Sprintf("call_%d", i) }}, nil
 }
 
-func (p *Provider) sdk(ctx context.Context) (*genai.Client, error) {
-	p.once.Do(func() {
-		p.client, p.err = genai.NewClient(ctx, &genai.ClientConfig{
-			APIKey: p.apiKey, Backend: genai.BackendGeminiAPI, HTTPClient: p.hc,
-			HTTPOptions: genai.HTTPOptions{BaseURL: p.base + "/", APIVersion: "v1beta"},
-		})
-	})
-	return p.client, p.err
-}
-
-type seenKey struct{}
-
-// recorder stores the HTTP response of a call into the *http.Response
-// its context carries.
-type recorder struct{ rt http.RoundTripper }
-
-func (r recorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	res, err := r.rt.RoundTrip(req)
-	if slot, ok := req.Context().Value(seenKey{}).(**http.Response); ok && res != nil {
-		*slot = res
+// endpoint is the streaming URL for model ("gemini-2.5-flash", or a full
+// resource name such as "models/..." or "tunedModels/...").
+func (p *Provider) endpoint(model string) string {
+	if !strings.Contains(model, "/") {
+		model = "models/" + model
 	}
-	return res, err
+	return p.base + "/v1beta/" + model + ":streamGenerateContent?alt=sse"
 }
 
 // Stream sends req and emits the streamed response. See ports.Provider.
@@ -115,23 +95,49 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, emit func(llm.Ev
 	if err != nil {
 		return apierr.Fatal("google", "%v", err)
 	}
-	client, err := p.sdk(ctx)
+	body, err := json.Marshal(cfg.body(contents))
 	if err != nil {
 		return apierr.Fatal("google", "%v", err)
 	}
-	var seen *http.Response
-	callCtx := context.WithValue(ctx, seenKey{}, &seen)
-	s := &streamState{emit: emit, newID: p.newID}
-	for resp, err := range client.Models.GenerateContentStream(callCtx, req.Model, contents, cfg) {
-		if err != nil {
-			return p.classify(ctx, seen, err)
-		}
-		if err := s.response(resp); err != nil {
-			return err
-		}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.endpoint(req.Model), bytes.NewReader(body))
+	if err != nil {
+		return apierr.Fatal("google", "%v", err)
 	}
+	hreq.Header.Set("Content-Type", "application/json")
+	if p.apiKey != "" {
+		hreq.Header.Set("X-Goog-Api-Key", p.apiKey)
+	}
+	res, err := p.hc.Do(hreq)
+	if err != nil {
+		return apierr.Transport(ctx, "google", err)
+	}
+	defer func() { _ = res.Body.Close() }()
+	if res.StatusCode < 200 || res.StatusCode > 299 {
+		return apierr.FromResponse("google", res, p.key, p.now())
+	}
+	s := &streamState{emit: emit, newID: p.newID}
+	err = readSSE(res.Body, func(data []byte) error {
+		var r generateResponse
+		if err := json.Unmarshal(data, &r); err != nil {
+			return apierr.Fatal("google", "a streamed response did not parse: %v", err)
+		}
+		if r.Error != nil {
+			// An error object inside a 200 stream.
+			e := apierr.FromStatus("google", r.Error.Code, nil, r.Error.Message, p.key, p.now())
+			e.Status = 0
+			return e
+		}
+		return s.response(&r)
+	})
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return ctxErr
+	}
+	var re readError
+	if errors.As(err, &re) {
+		return apierr.Dropped("google", re.err)
+	}
+	if err != nil {
+		return err
 	}
 	if !s.finished {
 		return apierr.Dropped("google", nil)
@@ -139,45 +145,195 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request, emit func(llm.Ev
 	return s.finish()
 }
 
-// classify maps an SDK error: an HTTP status (with the Retry-After the
-// transport saw), an error object inside the stream, or a transport
-// failure.
-func (p *Provider) classify(ctx context.Context, seen *http.Response, err error) error {
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return ctxErr
+// readError is a failure to read the response body.
+type readError struct{ err error }
+
+func (e readError) Error() string { return e.err.Error() }
+
+// readSSE calls fn with the data of each server-sent event in r, until r
+// ends or fn fails (its error is returned as it is). A failure to read r
+// is a readError.
+func readSSE(r io.Reader, fn func([]byte) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var data []byte
+	flush := func() error {
+		if len(data) == 0 {
+			return nil
+		}
+		d := data
+		data = data[:0]
+		if string(d) == "[DONE]" {
+			return nil
+		}
+		return fn(d)
 	}
-	var ae genai.APIError
-	if !errors.As(err, &ae) {
-		var ap *genai.APIError
-		if errors.As(err, &ap) {
-			ae = *ap
-		} else {
-			return apierr.Transport(ctx, "google", err)
+	for {
+		line, err := br.ReadBytes('\n')
+		line = bytes.TrimRight(line, "\r\n")
+		switch {
+		case len(line) == 0 && err == nil:
+			if ferr := flush(); ferr != nil {
+				return ferr
+			}
+		case bytes.HasPrefix(line, []byte("data:")):
+			d := bytes.TrimPrefix(line[len("data:"):], []byte(" "))
+			if len(data) > 0 {
+				data = append(data, '\n')
+			}
+			data = append(data, d...)
+		}
+		if err == io.EOF {
+			return flush()
+		}
+		if err != nil {
+			return readError{err}
 		}
 	}
-	var header http.Header
-	status := ae.Code
-	if seen != nil && seen.StatusCode >= 400 {
-		header, status = seen.Header, seen.StatusCode
-	} else if seen != nil && seen.StatusCode < 300 {
-		// An error object inside a 200 stream.
-		e := apierr.FromStatus("google", ae.Code, nil, ae.Message, p.key, p.now())
-		e.Status = 0
-		return e
-	}
-	if status == 0 {
-		status = http.StatusInternalServerError
-	}
-	return apierr.FromStatus("google", status, header, ae.Message, p.key, p.now())
 }
 
-// buildRequest maps a provider-neutral request.
-func buildRequest(req llm.Request) ([]*genai.Content, *genai.GenerateContentConfig, error) {
-	cfg := &genai.GenerateContentConfig{}
-	if req.System != "" {
-		cfg.SystemInstruction = genai.NewContentFromText(req.System, genai.RoleUser)
+// The Gemini API's JSON shapes (the REST reference's names), only the
+// fields jp sends or reads.
+
+type content struct {
+	Parts []*part `json:"parts,omitempty"`
+	Role  string  `json:"role,omitempty"`
+}
+
+type part struct {
+	Text             string            `json:"text,omitempty"`
+	Thought          bool              `json:"thought,omitempty"`
+	ThoughtSignature []byte            `json:"thoughtSignature,omitempty"`
+	InlineData       *blob             `json:"inlineData,omitempty"`
+	FunctionCall     *functionCall     `json:"functionCall,omitempty"`
+	FunctionResponse *functionResponse `json:"functionResponse,omitempty"`
+}
+
+type blob struct {
+	MIMEType string `json:"mimeType,omitempty"`
+	Data     []byte `json:"data,omitempty"`
+}
+
+type functionCall struct {
+	ID   string         `json:"id,omitempty"`
+	Name string         `json:"name,omitempty"`
+	Args map[string]any `json:"args,omitempty"`
+}
+
+type functionResponse struct {
+	ID       string         `json:"id,omitempty"`
+	Name     string         `json:"name,omitempty"`
+	Response map[string]any `json:"response,omitempty"`
+}
+
+type functionDeclaration struct {
+	Name                 string `json:"name,omitempty"`
+	Description          string `json:"description,omitempty"`
+	ParametersJsonSchema any    `json:"parametersJsonSchema,omitempty"`
+}
+
+type tool struct {
+	FunctionDeclarations []*functionDeclaration `json:"functionDeclarations,omitempty"`
+}
+
+type functionCallingConfig struct {
+	Mode                 string   `json:"mode,omitempty"`
+	AllowedFunctionNames []string `json:"allowedFunctionNames,omitempty"`
+}
+
+type toolConfig struct {
+	FunctionCallingConfig *functionCallingConfig `json:"functionCallingConfig,omitempty"`
+}
+
+type thinkingConfig struct {
+	IncludeThoughts bool   `json:"includeThoughts,omitempty"`
+	ThinkingBudget  *int32 `json:"thinkingBudget,omitempty"`
+	ThinkingLevel   string `json:"thinkingLevel,omitempty"`
+}
+
+// generationConfig is the request's generationConfig object.
+type generationConfig struct {
+	MaxOutputTokens    int32           `json:"maxOutputTokens,omitempty"`
+	Temperature        *float32        `json:"temperature,omitempty"`
+	TopP               *float32        `json:"topP,omitempty"`
+	StopSequences      []string        `json:"stopSequences,omitempty"`
+	ResponseMIMEType   string          `json:"responseMimeType,omitempty"`
+	ResponseJsonSchema any             `json:"responseJsonSchema,omitempty"`
+	ThinkingConfig     *thinkingConfig `json:"thinkingConfig,omitempty"`
+}
+
+// requestConfig is everything of a request but its contents.
+type requestConfig struct {
+	generationConfig
+	SystemInstruction *content
+	Tools             []*tool
+	ToolConfig        *toolConfig
+}
+
+// generateRequest is the body of streamGenerateContent.
+type generateRequest struct {
+	Contents          []*content        `json:"contents"`
+	SystemInstruction *content          `json:"systemInstruction,omitempty"`
+	Tools             []*tool           `json:"tools,omitempty"`
+	ToolConfig        *toolConfig       `json:"toolConfig,omitempty"`
+	GenerationConfig  *generationConfig `json:"generationConfig,omitempty"`
+}
+
+func (c *requestConfig) body(contents []*content) generateRequest {
+	r := generateRequest{Contents: contents, SystemInstruction: c.SystemInstruction, Tools: c.Tools, ToolConfig: c.ToolConfig}
+	if g := c.generationConfig; !g.empty() {
+		r.GenerationConfig = &g
 	}
-	var decls []*genai.FunctionDeclaration
+	if r.Contents == nil {
+		r.Contents = []*content{}
+	}
+	return r
+}
+
+func (g generationConfig) empty() bool {
+	return g.MaxOutputTokens == 0 && g.Temperature == nil && g.TopP == nil && len(g.StopSequences) == 0 &&
+		g.ResponseMIMEType == "" && g.ResponseJsonSchema == nil && g.ThinkingConfig == nil
+}
+
+type usageMetadata struct {
+	PromptTokenCount        int `json:"promptTokenCount"`
+	CandidatesTokenCount    int `json:"candidatesTokenCount"`
+	ThoughtsTokenCount      int `json:"thoughtsTokenCount"`
+	CachedContentTokenCount int `json:"cachedContentTokenCount"`
+}
+
+// generateResponse is one streamed chunk (or an error object).
+type generateResponse struct {
+	Candidates []struct {
+		Content      *content `json:"content"`
+		FinishReason string   `json:"finishReason"`
+	} `json:"candidates"`
+	UsageMetadata  *usageMetadata `json:"usageMetadata"`
+	ModelVersion   string         `json:"modelVersion"`
+	PromptFeedback *struct {
+		BlockReason        string `json:"blockReason"`
+		BlockReasonMessage string `json:"blockReasonMessage"`
+	} `json:"promptFeedback"`
+	Error *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// Roles and enum values of the API.
+const (
+	roleUser  = "user"
+	roleModel = "model"
+
+	finishStop = "STOP"
+)
+
+// buildRequest maps a provider-neutral request.
+func buildRequest(req llm.Request) ([]*content, *requestConfig, error) {
+	cfg := &requestConfig{}
+	if req.System != "" {
+		cfg.SystemInstruction = &content{Parts: []*part{{Text: req.System}}, Role: roleUser}
+	}
+	var decls []*functionDeclaration
 	for _, t := range req.Tools {
 		var schema any = map[string]any{"type": "object", "properties": map[string]any{}}
 		if len(t.Parameters) > 0 && string(t.Parameters) != "null" {
@@ -187,10 +343,10 @@ func buildRequest(req llm.Request) ([]*genai.Content, *genai.GenerateContentConf
 			}
 			schema = m
 		}
-		decls = append(decls, &genai.FunctionDeclaration{Name: t.Name, Description: t.Description, ParametersJsonSchema: schema})
+		decls = append(decls, &functionDeclaration{Name: t.Name, Description: t.Description, ParametersJsonSchema: schema})
 	}
 	if len(decls) > 0 {
-		cfg.Tools = []*genai.Tool{{FunctionDeclarations: decls}}
+		cfg.Tools = []*tool{{FunctionDeclarations: decls}}
 	}
 	if len(req.Schema) > 0 {
 		var schema any
@@ -209,7 +365,7 @@ func buildRequest(req llm.Request) ([]*genai.Content, *genai.GenerateContentConf
 // thinkingLevel (Gemini 3; 2.5 models take budgets), auto is a budget
 // of -1 (dynamic); thought summaries are asked for whenever thinking is
 // on.
-func applyParams(cfg *genai.GenerateContentConfig, p llm.Params) {
+func applyParams(cfg *requestConfig, p llm.Params) {
 	if p.MaxTokens > 0 {
 		cfg.MaxOutputTokens = int32(p.MaxTokens)
 	}
@@ -224,31 +380,31 @@ func applyParams(cfg *genai.GenerateContentConfig, p llm.Params) {
 	cfg.StopSequences = p.Stop
 	switch p.ToolChoice.Mode {
 	case llm.ToolChoiceAuto:
-		cfg.ToolConfig = &genai.ToolConfig{FunctionCallingConfig: &genai.FunctionCallingConfig{Mode: genai.FunctionCallingConfigModeAuto}}
+		cfg.ToolConfig = &toolConfig{FunctionCallingConfig: &functionCallingConfig{Mode: "AUTO"}}
 	case llm.ToolChoiceNone:
-		cfg.ToolConfig = &genai.ToolConfig{FunctionCallingConfig: &genai.FunctionCallingConfig{Mode: genai.FunctionCallingConfigModeNone}}
+		cfg.ToolConfig = &toolConfig{FunctionCallingConfig: &functionCallingConfig{Mode: "NONE"}}
 	case llm.ToolChoiceRequired:
-		cfg.ToolConfig = &genai.ToolConfig{FunctionCallingConfig: &genai.FunctionCallingConfig{Mode: genai.FunctionCallingConfigModeAny}}
+		cfg.ToolConfig = &toolConfig{FunctionCallingConfig: &functionCallingConfig{Mode: "ANY"}}
 	case llm.ToolChoiceTool:
-		cfg.ToolConfig = &genai.ToolConfig{FunctionCallingConfig: &genai.FunctionCallingConfig{Mode: genai.FunctionCallingConfigModeAny, AllowedFunctionNames: []string{p.ToolChoice.Name}}}
+		cfg.ToolConfig = &toolConfig{FunctionCallingConfig: &functionCallingConfig{Mode: "ANY", AllowedFunctionNames: []string{p.ToolChoice.Name}}}
 	}
 	r := p.Reasoning
 	budget := func(n int32) *int32 { return &n }
 	switch {
 	case !r.IsSet():
-		cfg.ThinkingConfig = &genai.ThinkingConfig{IncludeThoughts: true}
+		cfg.ThinkingConfig = &thinkingConfig{IncludeThoughts: true}
 	case !r.Enabled():
-		cfg.ThinkingConfig = &genai.ThinkingConfig{ThinkingBudget: budget(0)}
+		cfg.ThinkingConfig = &thinkingConfig{ThinkingBudget: budget(0)}
 	case r.Budget > 0:
-		cfg.ThinkingConfig = &genai.ThinkingConfig{IncludeThoughts: true, ThinkingBudget: budget(int32(r.Budget))}
+		cfg.ThinkingConfig = &thinkingConfig{IncludeThoughts: true, ThinkingBudget: budget(int32(r.Budget))}
 	case r.Level == llm.ReasoningAuto:
-		cfg.ThinkingConfig = &genai.ThinkingConfig{IncludeThoughts: true, ThinkingBudget: budget(-1)}
+		cfg.ThinkingConfig = &thinkingConfig{IncludeThoughts: true, ThinkingBudget: budget(-1)}
 	case r.Level == llm.ReasoningLow:
-		cfg.ThinkingConfig = &genai.ThinkingConfig{IncludeThoughts: true, ThinkingLevel: genai.ThinkingLevelLow}
+		cfg.ThinkingConfig = &thinkingConfig{IncludeThoughts: true, ThinkingLevel: "LOW"}
 	case r.Level == llm.ReasoningMedium:
-		cfg.ThinkingConfig = &genai.ThinkingConfig{IncludeThoughts: true, ThinkingLevel: genai.ThinkingLevelMedium}
+		cfg.ThinkingConfig = &thinkingConfig{IncludeThoughts: true, ThinkingLevel: "MEDIUM"}
 	default:
-		cfg.ThinkingConfig = &genai.ThinkingConfig{IncludeThoughts: true, ThinkingLevel: genai.ThinkingLevelHigh}
+		cfg.ThinkingConfig = &thinkingConfig{IncludeThoughts: true, ThinkingLevel: "HIGH"}
 	}
 }
 
@@ -256,24 +412,24 @@ func applyParams(cfg *genai.GenerateContentConfig, p llm.Params) {
 // carries the thought signature stored with its reasoning (Gemini
 // requires it back for the calls of the current turn), or the documented
 // placeholder when none was stored.
-func buildContents(msgs []llm.Message) ([]*genai.Content, error) {
-	var out []*genai.Content
+func buildContents(msgs []llm.Message) ([]*content, error) {
+	var out []*content
 	names := map[string]string{}
 	for _, m := range msgs {
 		switch m.Role {
 		case llm.RoleUser:
-			var parts []*genai.Part
+			var parts []*part
 			for _, a := range m.Attachments {
 				if a.IsImage() {
-					parts = append(parts, genai.NewPartFromBytes(a.Data, a.MediaType))
+					parts = append(parts, &part{InlineData: &blob{MIMEType: a.MediaType, Data: a.Data}})
 					continue
 				}
-				parts = append(parts, genai.NewPartFromText(llm.AttachmentText(a)))
+				parts = append(parts, &part{Text: llm.AttachmentText(a)})
 			}
 			if m.Text != "" || len(parts) == 0 {
-				parts = append(parts, genai.NewPartFromText(m.Text))
+				parts = append(parts, &part{Text: m.Text})
 			}
-			out = append(out, genai.NewContentFromParts(parts, genai.RoleUser))
+			out = append(out, &content{Parts: parts, Role: roleUser})
 		case llm.RoleAssistant:
 			var sig []byte
 			for _, t := range m.Thinking {
@@ -283,9 +439,9 @@ func buildContents(msgs []llm.Message) ([]*genai.Content, error) {
 					}
 				}
 			}
-			var parts []*genai.Part
+			var parts []*part
 			if m.Text != "" {
-				parts = append(parts, genai.NewPartFromText(m.Text))
+				parts = append(parts, &part{Text: m.Text})
 			}
 			for i, c := range m.ToolCalls {
 				names[c.ID] = c.Name
@@ -295,51 +451,49 @@ func buildContents(msgs []llm.Message) ([]*genai.Content, error) {
 						return nil, fmt.Errorf("tool call %s: arguments: %w", c.Name, err)
 					}
 				}
-				part := genai.NewPartFromFunctionCall(c.Name, args)
-				part.FunctionCall.ID = c.ID
+				pt := &part{FunctionCall: &functionCall{ID: c.ID, Name: c.Name, Args: args}}
 				if i == 0 {
-					part.ThoughtSignature = sig
+					pt.ThoughtSignature = sig
 					if sig == nil {
-						part.ThoughtSignature = []byte(skipSignature)
+						pt.ThoughtSignature = []byte(skipSignature)
 					}
 				}
-				parts = append(parts, part)
+				parts = append(parts, pt)
 			}
 			if len(parts) > 0 {
-				out = append(out, genai.NewContentFromParts(parts, genai.RoleModel))
+				out = append(out, &content{Parts: parts, Role: roleModel})
 			}
 		case llm.RoleTool:
 			key := "output"
 			if m.IsError {
 				key = "error"
 			}
-			part := genai.NewPartFromFunctionResponse(names[m.ToolCallID], map[string]any{key: m.Text})
-			part.FunctionResponse.ID = m.ToolCallID
+			pt := &part{FunctionResponse: &functionResponse{ID: m.ToolCallID, Name: names[m.ToolCallID], Response: map[string]any{key: m.Text}}}
 			// Consecutive results of one turn's calls go in one user turn.
-			if n := len(out); n > 0 && out[n-1].Role == genai.RoleUser && len(out[n-1].Parts) > 0 && out[n-1].Parts[0].FunctionResponse != nil {
-				out[n-1].Parts = append(out[n-1].Parts, part)
+			if n := len(out); n > 0 && out[n-1].Role == roleUser && len(out[n-1].Parts) > 0 && out[n-1].Parts[0].FunctionResponse != nil {
+				out[n-1].Parts = append(out[n-1].Parts, pt)
 				continue
 			}
-			out = append(out, genai.NewContentFromParts([]*genai.Part{part}, genai.RoleUser))
+			out = append(out, &content{Parts: []*part{pt}, Role: roleUser})
 		}
 	}
 	return out, nil
 }
 
-// streamState turns streamed GenerateContentResponses into llm events.
+// streamState turns streamed generateResponses into llm events.
 type streamState struct {
 	emit     func(llm.Event) error
 	newID    func(int) string
 	calls    int
 	thinking bool // the last emitted part was a thought
 	sig      []byte
-	usage    *genai.GenerateContentResponseUsageMetadata
-	reason   genai.FinishReason
+	usage    *usageMetadata
+	reason   string
 	model    string
 	finished bool
 }
 
-func (s *streamState) response(r *genai.GenerateContentResponse) error {
+func (s *streamState) response(r *generateResponse) error {
 	if r.UsageMetadata != nil {
 		s.usage = r.UsageMetadata
 	}
@@ -348,7 +502,7 @@ func (s *streamState) response(r *genai.GenerateContentResponse) error {
 	}
 	if len(r.Candidates) == 0 {
 		if pf := r.PromptFeedback; pf != nil && pf.BlockReason != "" {
-			return &llm.Error{Kind: llm.ErrorFatal, Provider: "google", Message: apierr.OneLine("the prompt was blocked: " + string(pf.BlockReason) + " " + pf.BlockReasonMessage)}
+			return &llm.Error{Kind: llm.ErrorFatal, Provider: "google", Message: apierr.OneLine("the prompt was blocked: " + pf.BlockReason + " " + pf.BlockReasonMessage)}
 		}
 		return nil
 	}
@@ -367,7 +521,7 @@ func (s *streamState) response(r *genai.GenerateContentResponse) error {
 	return nil
 }
 
-func (s *streamState) part(p *genai.Part) error {
+func (s *streamState) part(p *part) error {
 	if len(p.ThoughtSignature) > 0 {
 		s.sig = p.ThoughtSignature
 	}
@@ -427,8 +581,8 @@ func (s *streamState) finish() error {
 		return err
 	}
 	if u := s.usage; u != nil {
-		usage := llm.Usage{InputTokens: int(u.PromptTokenCount), OutputTokens: int(u.CandidatesTokenCount + u.ThoughtsTokenCount),
-			ReasoningTokens: int(u.ThoughtsTokenCount), CacheReadTokens: int(u.CachedContentTokenCount)}
+		usage := llm.Usage{InputTokens: u.PromptTokenCount, OutputTokens: u.CandidatesTokenCount + u.ThoughtsTokenCount,
+			ReasoningTokens: u.ThoughtsTokenCount, CacheReadTokens: u.CachedContentTokenCount}
 		if !usage.IsZero() {
 			if err := s.emit(llm.Event{Kind: llm.EventUsage, Usage: usage}); err != nil {
 				return err
@@ -440,15 +594,15 @@ func (s *streamState) finish() error {
 
 func (s *streamState) stop() llm.StopReason {
 	switch s.reason {
-	case genai.FinishReasonStop, "":
+	case finishStop, "":
 		if s.calls > 0 {
 			return llm.StopToolUse
 		}
 		return llm.StopEnd
-	case genai.FinishReasonMaxTokens:
+	case "MAX_TOKENS":
 		return llm.StopLength
-	case genai.FinishReasonSafety, genai.FinishReasonRecitation, genai.FinishReasonBlocklist, genai.FinishReasonProhibitedContent, genai.FinishReasonSPII:
+	case "SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII":
 		return llm.StopRefusal
 	}
-	return llm.StopReason(strings.ToLower(string(s.reason)))
+	return llm.StopReason(strings.ToLower(s.reason))
 }

@@ -16,10 +16,7 @@ import (
 	"github.com/jpcli/jp/ports"
 )
 
-// opencensus (under the SDK's auth dependency) starts a worker at init.
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("go.opencensus.io/stats/view.(*worker).start"))
-}
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 const sigB64 = "CiQB0e2Kb3dRh+BYdbZvmulSN2Pwj9S6+aBOf2Qp8RXMi1V6PjAKYgHR7Ypv"
 
