@@ -27,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -110,14 +111,7 @@ func Wrap(self string, p Policy, argv []string) ([]string, error) {
 // user-local store, MCP tokens, logs) and jp's configuration directory,
 // from env (KEY=VALUE pairs: HOME, XDG_DATA_HOME, XDG_CONFIG_HOME).
 func DefaultDenyRead(env []string) []string {
-	get := func(k string) string {
-		for _, kv := range slices.Backward(env) {
-			if v, ok := strings.CutPrefix(kv, k+"="); ok {
-				return v
-			}
-		}
-		return ""
-	}
+	get := func(k string) string { return lookup(env, k) }
 	home := get("HOME")
 	var out []string
 	if home != "" {
@@ -236,4 +230,119 @@ func shortHome(paths []string) []string {
 		out = append(out, p)
 	}
 	return out
+}
+
+// Self is the binary that runs the helper: the running one.
+var Self = os.Executable
+
+// Spec is what a tool's configuration asks of the sandbox for one
+// command.
+type Spec struct {
+	// Level is the tool's sandbox level ("" is Off).
+	Level Level
+	// Checkout is the checkout root the command runs in.
+	Checkout string
+	// Env is the environment the command would get (os.Environ()); HOME
+	// and the XDG variables in it place the secret directories.
+	Env []string
+	// DenyRead adds paths to DefaultDenyRead (~ is home, relative to the
+	// checkout).
+	DenyRead []string
+	// Read and Write are the access.fs grants (same spelling).
+	Read, Write []string
+	// Network allows the network.
+	Network bool
+}
+
+// Prepared is one command ready to start.
+type Prepared struct {
+	// Argv and Env are what to run.
+	Argv, Env []string
+	// Sandboxed is true when the command runs in the sandbox.
+	Sandboxed bool
+	// Policy is the sandbox's policy (when Sandboxed).
+	Policy Policy
+	// Unavailable says why a command whose tool asked for the sandbox
+	// runs without one ("" when it runs in it or asked for none).
+	Unavailable string
+
+	tmp string
+}
+
+// Cleanup removes the command's private temporary directory.
+func (p Prepared) Cleanup() {
+	if p.tmp != "" {
+		_ = os.RemoveAll(p.tmp)
+	}
+}
+
+// Prepare returns argv wrapped in the sandbox spec asks for. Level Off
+// runs it as it is; where the sandbox is not available here it runs as
+// it is too, and Unavailable says why (the caller says so, and jp never
+// approves such a command by conversation.tools.auto).
+func Prepare(spec Spec, argv []string) (Prepared, error) {
+	if spec.Level == "" || spec.Level == Off {
+		return Prepared{Argv: argv, Env: spec.Env}, nil
+	}
+	if err := Status(); err != nil {
+		return Prepared{Argv: argv, Env: spec.Env, Unavailable: err.Error()}, nil
+	}
+	if !runnable(argv[0], spec.Checkout) {
+		// Starting it fails as it would without the sandbox, with the
+		// same error, and nothing runs.
+		return Prepared{Argv: argv, Env: spec.Env}, nil
+	}
+	self, err := Self()
+	if err != nil {
+		return Prepared{}, fmt.Errorf("sandbox: find jp's own binary: %w", err)
+	}
+	tmp, err := os.MkdirTemp("", "jp-sandbox-")
+	if err != nil {
+		return Prepared{}, fmt.Errorf("sandbox: private temporary directory: %w", err)
+	}
+	home := lookup(spec.Env, "HOME")
+	abs := func(ps []string) []string {
+		out := make([]string, 0, len(ps))
+		for _, p := range ps {
+			out = append(out, ExpandPath(p, home, spec.Checkout))
+		}
+		return out
+	}
+	pol := Policy{
+		Level: spec.Level, Checkout: spec.Checkout, TempDir: tmp,
+		Write: abs(spec.Write), Read: abs(spec.Read),
+		DenyRead: append(DefaultDenyRead(spec.Env), abs(spec.DenyRead)...),
+		Network:  spec.Network,
+	}
+	wrapped, err := Wrap(self, pol, argv)
+	if err != nil {
+		_ = os.RemoveAll(tmp)
+		return Prepared{}, err
+	}
+	return Prepared{Argv: wrapped, Env: Env(spec.Env, tmp), Sandboxed: true, Policy: pol, tmp: tmp}, nil
+}
+
+// Enforced reports whether a tool at level would run in the sandbox
+// here.
+func Enforced(level Level) bool {
+	return level != "" && level != Off && Status() == nil
+}
+
+func lookup(env []string, k string) string {
+	for _, kv := range slices.Backward(env) {
+		if v, ok := strings.CutPrefix(kv, k+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// runnable reports whether prog names a program (on PATH, or a path
+// relative to dir) that a start could run.
+func runnable(prog, dir string) bool {
+	if strings.ContainsRune(prog, '/') && !filepath.IsAbs(prog) {
+		prog = filepath.Join(dir, prog)
+	}
+	_, err := exec.LookPath(prog)
+	return err == nil
 }
