@@ -232,8 +232,25 @@ func shortHome(paths []string) []string {
 	return out
 }
 
-// Self is the binary that runs the helper: the running one.
-var Self = os.Executable
+// HelperName is the small helper binary installed beside jp
+// (cmd/jp-sandbox).
+const HelperName = "jp-sandbox"
+
+// Self is the binary that runs the helper: jp-sandbox beside the running
+// binary when it is there (it starts faster: it links nothing but the
+// sandbox), else the running binary itself (jp __sandbox-exec). Only the
+// running binary's own directory is looked in, never PATH.
+var Self = func() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	h := filepath.Join(filepath.Dir(exe), HelperName)
+	if fi, err := os.Stat(h); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+		return h, nil
+	}
+	return exe, nil
+}
 
 // Spec is what a tool's configuration asks of the sandbox for one
 // command.
