@@ -231,4 +231,3 @@ func TestReadableSkipsDenied(t *testing.T) {
 		t.Fatalf("lists = %v", lists)
 	}
 }
-
