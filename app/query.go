@@ -133,6 +133,9 @@ type QueryInput struct {
 	Flags QueryFlags
 	// Compact (--compact) compacts the conversation before the turn.
 	Compact *CompactSpec
+	// Auto (--auto read|edit|all|off) sets conversation.tools.auto for
+	// this run only (it is not recorded in the conversation).
+	Auto string
 }
 
 // QueryResult says how the Run ended.
@@ -247,6 +250,13 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 		}
 	}
 	rs := &runState{loc: loc, cfg: res.Config, trust: res.Trust, configSrc: src, approvals: run.NewApprovals(), chrome: map[string]bool{}, userConfigDir: in.UserConfigDir}
+	if in.Auto != "" {
+		m, err := config.ParseAutoMode(in.Auto)
+		if err != nil {
+			return QueryResult{}, &UsageError{Msg: "--auto: " + err.Error()}
+		}
+		rs.cfg.Conversation.Tools.Auto = m
+	}
 	q.interrupts.SetCooldown(rs.cfg.Interrupt.EscalationCooldown())
 	if untrusted != "" {
 		q.chromeLine(rs, untrusted)

@@ -31,7 +31,7 @@ func (q *Query) decide(ctx context.Context, rs *runState, ts *turnState, calls [
 			return approved, edited, true
 		}
 		tc := rs.cfg.Tool(c.Name)
-		d := rs.approvals.Decide(c.Name, tc.Run)
+		d := q.autoDecision(rs, ts, c.Name, tc, rs.approvals.Decide(c.Name, tc.Run))
 		if (d == run.DecisionAsk || d == run.DecisionEdit) && q.conversationApproved(ctx, rs, c.Name) {
 			d = run.DecisionRun
 		}
