@@ -135,4 +135,3 @@ func TestAutoNeverRunsUnsandboxedCommands(t *testing.T) {
 		t.Fatalf("no line says why: %q", out)
 	}
 }
-
