@@ -214,12 +214,6 @@ func HoldBack(tree map[string]any, source string, remove bool) []HeldKey {
 	return held
 }
 
-// UnattendedTool is the held key jp itself writes when the user answers
-// "always for this workspace" for tool: its run set to "unattended".
-func UnattendedTool(tool string) HeldKey {
-	return HeldKey{Key: JoinPath("conversation", "tools", tool, "run"), Value: RunPolicyUnattended.String()}
-}
-
 // knownProviders are the built-in provider tables (and llm, which holds
 // only aliases); any other table under [providers] is a provider of the
 // checkout's own and is held whole.
