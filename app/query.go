@@ -145,6 +145,9 @@ type QueryInput struct {
 	// sessionTurn is a session's turn after its first: the notes the
 	// first one showed (the demo model's hint) are not repeated.
 	sessionTurn bool
+	// Auto (--auto read|edit|all|off) sets conversation.tools.auto for
+	// this run only (it is not recorded in the conversation).
+	Auto string
 }
 
 // QueryResult says how the Run ended.
@@ -279,6 +282,13 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 		}
 	}
 	rs := &runState{loc: loc, cfg: res.Config, trust: res.Trust, configSrc: src, approvals: run.NewApprovals(), chrome: map[string]bool{}, userConfigDir: in.UserConfigDir}
+	if in.Auto != "" {
+		m, err := config.ParseAutoMode(in.Auto)
+		if err != nil {
+			return QueryResult{}, &UsageError{Msg: "--auto: " + err.Error()}
+		}
+		rs.cfg.Conversation.Tools.Auto = m
+	}
 	q.interrupts.SetCooldown(rs.cfg.Interrupt.EscalationCooldown())
 	if untrusted != "" {
 		q.chromeLine(rs, untrusted)
@@ -538,7 +548,7 @@ func (q *Query) message(ctx context.Context, rs *runState, loc workspace.Locatio
 	}
 	if !q.prompter.Interactive() {
 		if in.Edit {
-			return "", false, &UsageError{Msg: "-e needs a terminal to open the editor on: run jp q -e in a terminal, drop -e to send the message as it is, or script the editor with --headless (compose @query)"}
+			return "", false, "", &UsageError{Msg: "-e needs a terminal to open the editor on: run jp q -e in a terminal, drop -e to send the message as it is, or script the editor with --headless (compose @query)"}
 		}
 		if in.HasMessage {
 			return in.Message, false, "", nil

@@ -232,7 +232,7 @@ func (s *session) peek(ctx context.Context) (sessionInfo, error) {
 	if in.Model != "" {
 		overrides = append(overrides[:len(overrides):len(overrides)], modelOverride(in.Model))
 	}
-	res, err := q.conversationConfig(ctx, info.loc, info.id, in.UserConfigDir, in.LaunchDir, in.Environ, overrides)
+	res, err := q.conversationConfig(ctx, info.loc, info.id, ConfigSources{UserConfigDir: in.UserConfigDir, LaunchDir: in.LaunchDir, Environ: in.Environ, Overrides: overrides})
 	if err != nil {
 		return sessionInfo{}, err
 	}

@@ -117,7 +117,7 @@ func (s *session) command(ctx context.Context, info sessionInfo, c slash, text s
 				s.seed = "" // nothing is kept that may hold a secret
 				return false
 			}
-		} else if _, err := q.conversationConfig(ctx, info.loc, "", s.next.UserConfigDir, s.next.LaunchDir, s.next.Environ, append(s.next.Overrides[:len(s.next.Overrides):len(s.next.Overrides)], c.args)); err != nil {
+		} else if _, err := q.conversationConfig(ctx, info.loc, "", ConfigSources{UserConfigDir: s.next.UserConfigDir, LaunchDir: s.next.LaunchDir, Environ: s.next.Environ, Overrides: append(s.next.Overrides[:len(s.next.Overrides):len(s.next.Overrides)], c.args)}); err != nil {
 			fail("/cfg " + k + ": " + err.Error())
 			s.seed = "" // nothing is kept that may hold a secret
 			return false
@@ -168,7 +168,7 @@ func (s *session) command(ctx context.Context, info sessionInfo, c slash, text s
 			spec.Rules = append(spec.Rules, r)
 		}
 		res, err := q.Compact(ctx, CompactInput{Loc: info.loc, Conversation: info.id, Spec: spec,
-			UserConfigDir: s.next.UserConfigDir, LaunchDir: s.next.LaunchDir, Environ: s.next.Environ, Overrides: s.next.Overrides})
+			ConfigSources: ConfigSources{UserConfigDir: s.next.UserConfigDir, LaunchDir: s.next.LaunchDir, Environ: s.next.Environ, Overrides: s.next.Overrides}})
 		if err != nil {
 			return fail("/compact: " + err.Error())
 		}

@@ -41,7 +41,7 @@ func (q *Query) decide(ctx context.Context, rs *runState, ts *turnState, calls [
 			continue
 		}
 		tc := rs.cfg.Tool(c.Name)
-		d := rs.approvals.Decide(c.Name, userToolPolicy(rs.cfg, c.Name, tc.Run))
+		d := q.autoDecision(rs, ts, c.Name, tc, rs.approvals.Decide(c.Name, userToolPolicy(rs.cfg, c.Name, tc.Run)))
 		if (d == run.DecisionAsk || d == run.DecisionEdit) && q.conversationApproved(ctx, rs, c.Name) {
 			d = run.DecisionRun
 		}
@@ -280,12 +280,14 @@ func (q *Query) rememberForConversation(ctx context.Context, rs *runState, tool 
 }
 
 // rememberForWorkspace writes conversation.tools.<tool>.run =
-// "unattended" into the workspace's .jp/config.toml (the user config when
-// there is no workspace) and says which file.
+// "unattended" into the user's own configuration for this workspace
+// (config.toml in its user-local silo; the user config when there is no
+// workspace) and says which file. It never writes a file in the
+// checkout: one person's approval is not a change for the team.
 func (q *Query) rememberForWorkspace(ctx context.Context, rs *runState, tool string) {
-	file := workspaceConfigFile(rs)
+	file := q.userWorkspaceConfigFile(ctx, rs)
 	if file == "" {
-		q.printer.Write(ports.ChannelError, fmt.Sprintf("there is no workspace or user configuration file to remember %s in; it is remembered for this run", tool))
+		q.printer.Write(ports.ChannelError, fmt.Sprintf("there is no user-local workspace or user configuration file to remember %s in; it is remembered for this run", tool))
 		q.printer.EndBlock(ports.ChannelError)
 		return
 	}
@@ -300,44 +302,21 @@ func (q *Query) rememberForWorkspace(ctx context.Context, rs *runState, tool str
 		q.printer.EndBlock(ports.ChannelError)
 		return
 	}
-	q.chromeNote(fmt.Sprintf("Wrote conversation.tools.%s.run = \"unattended\" to %s.", tool, file))
-	q.retrust(ctx, rs, tool)
+	q.chromeNote(fmt.Sprintf("Wrote conversation.tools.%s.run = \"unattended\" to %s (your own configuration for this workspace, not in the checkout).", tool, file))
 }
 
-// retrust records the checkout as trusted after jp wrote tool's run =
-// "unattended" there at the user's word, so that the user's own answer
-// does not untrust it. Only exactly that is trusted: the keys held when
-// the run began plus the one written. A checkout that was not trusted,
-// or whose files changed otherwise meanwhile (a git pull, a .jp.toml the
-// model wrote), stays as it is, and the next run asks.
-func (q *Query) retrust(ctx context.Context, rs *runState, tool string) {
-	if q.trust == nil || rs.loc.Root == "" || !rs.trust.Trusted {
-		return
-	}
-	res, err := q.config.Load(ctx, rs.configSrc)
-	if err != nil {
-		q.printer.Write(ports.ChannelError, fmt.Sprintf("could not record the checkout's trust after writing its configuration: %v", err))
-		q.printer.EndBlock(ports.ChannelError)
-		return
-	}
-	want := config.TrustHash(append(slices.Clone(rs.trust.Held), config.UnattendedTool(tool)))
-	if res.Trust.Root == "" || res.Trust.Hash != want {
-		return
-	}
-	if err := q.trust.Trust(ctx, res.Trust.Root, res.Trust.Hash); err != nil {
-		q.printer.Write(ports.ChannelError, fmt.Sprintf("could not record the checkout's trust after writing its configuration: %v", err))
-		q.printer.EndBlock(ports.ChannelError)
-		return
-	}
-	rs.trust = res.Trust
-	rs.trust.Trusted = true
-}
-
-// workspaceConfigFile is <root>/.jp/config.toml when the run has a
-// workspace checkout, else <user config dir>/config.toml.
-func workspaceConfigFile(rs *runState) string {
+// userWorkspaceConfigFile is config.toml in the workspace's user-local
+// silo when the run has a workspace, else <user config dir>/config.toml.
+func (q *Query) userWorkspaceConfigFile(ctx context.Context, rs *runState) string {
 	if rs.loc.Root != "" {
-		return filepath.Join(rs.loc.Root, ".jp", "config.toml")
+		if q.ws == nil || q.ws.reg == nil {
+			return ""
+		}
+		k, err := q.ws.reg.Lookup(ctx, rs.loc.ID)
+		if err != nil || k.Silo == "" {
+			return ""
+		}
+		return filepath.Join(k.Silo, "config.toml")
 	}
 	if rs.userConfigDir != "" {
 		return filepath.Join(rs.userConfigDir, "config.toml")

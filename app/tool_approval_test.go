@@ -50,8 +50,9 @@ func TestResultAskCanWithhold(t *testing.T) {
 }
 
 // TestAlwaysForWorkspaceWritesTheConfig: [w] runs the call, writes run =
-// "unattended" for the tool into the checkout's .jp/config.toml, says
-// which file, and the next call is not asked.
+// "unattended" for the tool into the user's own configuration for the
+// workspace (config.toml in its user-local silo, never a file in the
+// checkout), says which file, and the next call is not asked.
 func TestAlwaysForWorkspaceWritesTheConfig(t *testing.T) {
 	f := newFixture(t, resp{events: []llm.Event{toolCall("c1")}}, resp{events: []llm.Event{toolCall("c2")}}, resp{events: []llm.Event{text("ok")}})
 	f.answers = []string{"w"}
@@ -63,10 +64,10 @@ func TestAlwaysForWorkspaceWritesTheConfig(t *testing.T) {
 		t.Fatalf("asked %d times", n)
 	}
 	w := f.configFiles.SetStringCalls()
-	if len(w) != 1 || w[0].File != "/proj/.jp/config.toml" || !slices.Equal(w[0].Table, []string{"conversation", "tools", "fs_read"}) || w[0].Key != "run" || w[0].Value != "unattended" {
+	if len(w) != 1 || strings.HasPrefix(w[0].File, "/proj") || !strings.HasSuffix(w[0].File, "config.toml") || !slices.Equal(w[0].Table, []string{"conversation", "tools", "fs_read"}) || w[0].Key != "run" || w[0].Value != "unattended" {
 		t.Fatalf("config writes = %+v", w)
 	}
-	if got := f.printer.text(ports.ChannelChrome); !strings.Contains(got, `Wrote conversation.tools.fs_read.run = "unattended" to /proj/.jp/config.toml.`) {
+	if got := f.printer.text(ports.ChannelChrome); !strings.Contains(got, `Wrote conversation.tools.fs_read.run = "unattended" to `+w[0].File) {
 		t.Fatalf("chrome = %q", got)
 	}
 	if evs[3].IsError || evs[5].IsError {

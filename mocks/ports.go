@@ -2876,6 +2876,72 @@ func (mock *ToolPreviewerMock) PreviewCalls() []struct {
 	return calls
 }
 
+// Ensure, that ToolClassifierMock does implement ports.ToolClassifier.
+// If this is not the case, regenerate this file with moq.
+var _ ports.ToolClassifier = &ToolClassifierMock{}
+
+// ToolClassifierMock is a mock implementation of ports.ToolClassifier.
+//
+//	func TestSomethingThatUsesToolClassifier(t *testing.T) {
+//
+//		// make and configure a mocked ports.ToolClassifier
+//		mockedToolClassifier := &ToolClassifierMock{
+//			ToolKindFunc: func(name string) ports.ToolKind {
+//				panic("mock out the ToolKind method")
+//			},
+//		}
+//
+//		// use mockedToolClassifier in code that requires ports.ToolClassifier
+//		// and then make assertions.
+//
+//	}
+type ToolClassifierMock struct {
+	// ToolKindFunc mocks the ToolKind method.
+	ToolKindFunc func(name string) ports.ToolKind
+
+	// calls tracks calls to the methods.
+	calls struct {
+		// ToolKind holds details about calls to the ToolKind method.
+		ToolKind []struct {
+			// Name is the name argument value.
+			Name string
+		}
+	}
+	lockToolKind sync.RWMutex
+}
+
+// ToolKind calls ToolKindFunc.
+func (mock *ToolClassifierMock) ToolKind(name string) ports.ToolKind {
+	if mock.ToolKindFunc == nil {
+		panic("ToolClassifierMock.ToolKindFunc: method is nil but ToolClassifier.ToolKind was just called")
+	}
+	callInfo := struct {
+		Name string
+	}{
+		Name: name,
+	}
+	mock.lockToolKind.Lock()
+	mock.calls.ToolKind = append(mock.calls.ToolKind, callInfo)
+	mock.lockToolKind.Unlock()
+	return mock.ToolKindFunc(name)
+}
+
+// ToolKindCalls gets all the calls that were made to ToolKind.
+// Check the length with:
+//
+//	len(mockedToolClassifier.ToolKindCalls())
+func (mock *ToolClassifierMock) ToolKindCalls() []struct {
+	Name string
+} {
+	var calls []struct {
+		Name string
+	}
+	mock.lockToolKind.RLock()
+	calls = mock.calls.ToolKind
+	mock.lockToolKind.RUnlock()
+	return calls
+}
+
 // Ensure, that ProviderFactoryMock does implement ports.ProviderFactory.
 // If this is not the case, regenerate this file with moq.
 var _ ports.ProviderFactory = &ProviderFactoryMock{}

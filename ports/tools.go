@@ -48,3 +48,30 @@ type ToolPreview struct {
 type ToolPreviewer interface {
 	Preview(ctx context.Context, name string, args json.RawMessage) (p ToolPreview, ok bool, err error)
 }
+
+// ToolKind is what a tool does, for conversation.tools.auto (jp q
+// --auto): which tools a mode runs without asking.
+type ToolKind int
+
+// Tool kinds.
+const (
+	// ToolKindOther: anything else (an MCP tool): never run by a mode.
+	ToolKindOther ToolKind = iota
+	// ToolKindRead: reads the checkout, changes nothing (auto = read).
+	ToolKindRead
+	// ToolKindEdit: changes files inside the checkout only (auto = edit).
+	ToolKindEdit
+	// ToolKindSandboxedCommand: runs a command in jp's sandbox (auto =
+	// all).
+	ToolKindSandboxedCommand
+	// ToolKindCommand: runs a command outside any sandbox: never run by
+	// a mode.
+	ToolKindCommand
+)
+
+// ToolClassifier is the optional side of a ToolServer that says what
+// kind each of its tools is. A server without it offers ToolKindOther
+// tools only.
+type ToolClassifier interface {
+	ToolKind(name string) ToolKind
+}

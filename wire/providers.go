@@ -96,8 +96,8 @@ func provideClock() sysclock.Clock { return sysclock.New() }
 // each in the log (shown with -v), and one line per run on stderr.
 // It applies a checkout's keys that run or send only when the user's
 // trust record (<data>/trust.json) holds the checkout.
-func provideConfigLoader(o Options, trust *tomlconfig.TrustFile) *tomlconfig.Loader {
-	return tomlconfig.NewWithOptions(tomlconfig.Options{Log: o.Log, Notice: o.Stderr, Trust: trust})
+func provideConfigLoader(o Options, trust *tomlconfig.TrustFile, store *fsstore.Store) *tomlconfig.Loader {
+	return tomlconfig.NewWithOptions(tomlconfig.Options{Log: o.Log, Notice: o.Stderr, Trust: trust, UserWorkspace: store.UserWorkspaceConfigFile})
 }
 
 // provideTrustFile is the user's record of trusted checkouts; without a

@@ -31,6 +31,7 @@ import (
 
 	"github.com/jpcli/jp/domain/config"
 	"github.com/jpcli/jp/domain/llm"
+	"github.com/jpcli/jp/internal/sandbox"
 	"github.com/jpcli/jp/ports"
 )
 
@@ -72,6 +73,8 @@ type Server struct {
 	dir   string
 	names []string
 	cfg   map[string]config.Tool
+	// sandbox is the shell tool's sandbox.
+	sandbox sandbox.Spec
 
 	once    sync.Once
 	root    *os.Root
@@ -109,7 +112,28 @@ func New(cfg config.Config, dir string) *Server {
 		s.names = append(s.names, n)
 		s.cfg[n] = cfg.Tool(n)
 	}
+	s.sandbox = sandbox.SpecOf(cfg, Shell, s.dir, os.Environ())
 	return s
+}
+
+var _ ports.ToolClassifier = (*Server)(nil)
+
+// ToolKind says what kind each built-in tool is: the fs_* readers and
+// git tools read, the fs_* writers edit inside the checkout, and shell
+// is a command, sandboxed where its sandbox is enforced here.
+func (s *Server) ToolKind(name string) ports.ToolKind {
+	switch {
+	case !slices.Contains(s.names, name):
+		return ports.ToolKindOther
+	case IsWrite(name):
+		return ports.ToolKindEdit
+	case name == Shell:
+		if sandbox.Enforced(s.sandbox.Level) {
+			return ports.ToolKindSandboxedCommand
+		}
+		return ports.ToolKindCommand
+	}
+	return ports.ToolKindRead
 }
 
 // Close releases the checkout root.

@@ -4,13 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/jpcli/jp/adapters/tomlconfig"
 	"github.com/jpcli/jp/domain/config"
+	"github.com/jpcli/jp/ports"
 )
 
 // fences returns the fenced blocks of docs/tools.md with the given info
@@ -83,5 +86,36 @@ func TestToolsDocExamples(t *testing.T) {
 	}
 	if !found {
 		t.Fatal("docs/tools.md has no allow/deny example")
+	}
+}
+
+// TestToolsDocSandboxExample: the sandbox example of docs/tools.md loads
+// through the real configuration loader into what the Sandbox section
+// says: the shell's level, a write grant, the network opened, one more
+// denied path.
+func TestToolsDocSandboxExample(t *testing.T) {
+	var block string
+	for _, b := range fences(t, "toml") {
+		if strings.Contains(b, "access.fs") {
+			block = b
+		}
+	}
+	if block == "" {
+		t.Fatal("docs/tools.md has no sandbox example")
+	}
+	f := filepath.Join(t.TempDir(), "sandbox.toml")
+	if err := os.WriteFile(f, []byte(block), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := tomlconfig.New().Load(context.Background(), ports.ConfigSource{Overrides: []string{f}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh := res.Config.Tool(Shell)
+	if sh.Sandbox != config.SandboxLevelWorkspaceWrite || len(sh.Access.FS) != 1 || !sh.Access.FS[0].Writes() || !sh.Access.Network() {
+		t.Fatalf("shell = %+v", sh)
+	}
+	if d := res.Config.Conversation.Tools.Defaults.DenyRead; len(d) != 1 || d[0] != "~/.config/my-secrets" {
+		t.Fatalf("deny_read = %v", d)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jpcli/jp/internal/procgroup"
 	"github.com/jpcli/jp/internal/safegit"
+	"github.com/jpcli/jp/internal/sandbox"
 	"github.com/jpcli/jp/ports"
 )
 
@@ -110,15 +111,29 @@ func (s *Server) shell(ctx context.Context, args json.RawMessage) (ports.ToolRes
 	}
 	tctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	out, code, err := s.run(tctx, []string{"/bin/sh", "-c", a.Command}, os.Environ())
+	sb, err := sandbox.Prepare(s.sandbox, []string{"/bin/sh", "-c", a.Command})
+	if err != nil {
+		return ports.ToolResult{}, refuse("%v", err)
+	}
+	defer sb.Cleanup()
+	out, code, err := s.run(tctx, sb.Argv, sb.Env)
 	if err != nil {
 		return ports.ToolResult{}, err
+	}
+	if sb.Unavailable != "" {
+		out += fmt.Sprintf("\n[jp: this command ran without a sandbox: %s]\n", sb.Unavailable)
 	}
 	if ctx.Err() == nil && tctx.Err() != nil {
 		return ports.ToolResult{Content: out + fmt.Sprintf("\n[stopped after %s: the command did not finish in time]\n", limit), IsError: true}, nil
 	}
 	if code != 0 {
-		return ports.ToolResult{Content: out + fmt.Sprintf("\n[exit status %d]\n", code), IsError: true}, nil
+		out += fmt.Sprintf("\n[exit status %d]\n", code)
+		if sb.Sandboxed {
+			if note := sb.Policy.Note(out); note != "" {
+				out += note + "\n"
+			}
+		}
+		return ports.ToolResult{Content: out, IsError: true}, nil
 	}
 	return ports.ToolResult{Content: out}, nil
 }

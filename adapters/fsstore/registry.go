@@ -33,7 +33,8 @@ const configTemplate = `# jp workspace configuration, committed with the project
 
 # jp's built-in tools (docs/tools.md), confined to this checkout.
 # Reading tools run without asking; tools that change files show the
-# diff and ask. Remove a table to switch a tool off.
+# diff and ask (conversation.tools.defaults.run). Remove a table to
+# switch a tool off; jp q --auto read|edit|all runs more without asking.
 [conversation.tools.fs_read_file]
 run = "unattended"
 
@@ -53,21 +54,17 @@ run = "unattended"
 run = "unattended"
 
 [conversation.tools.fs_create_file]
-run = "ask"
 
 [conversation.tools.fs_modify_file]
-run = "ask"
 
 [conversation.tools.fs_delete_file]
-run = "ask"
 
 [conversation.tools.fs_move_file]
-run = "ask"
 
-# shell runs any command in the checkout: it is off unless you enable it.
-# [conversation.tools.shell]
-# run = "ask"
-# timeout_secs = 120
+# shell runs commands in jp's sandbox (docs/tools.md, "Sandbox"): writes
+# only in this checkout, no network, no secret directories. It asks
+# before each command; where the sandbox is not available it says so.
+[conversation.tools.shell]
 `
 
 // gitignoreTemplate is the .jp/.gitignore written by Init: it keeps the

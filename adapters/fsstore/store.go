@@ -308,3 +308,23 @@ func isConvName(n string) bool {
 	}
 	return true
 }
+
+// UserWorkspaceConfigFile is the user's own configuration file for the
+// workspace checked out at root: config.toml in the workspace's
+// user-local silo (<data>/workspace/<slug>-<id>/config.toml, where the
+// Rust jp keeps it too), never a file in the checkout. "" when root holds
+// no workspace or it has no silo yet (reading creates nothing).
+func (s *Store) UserWorkspaceConfigFile(root string) string {
+	if root == "" {
+		return ""
+	}
+	id, err := readIDFile(filepath.Join(root, dotJP, idFile))
+	if err != nil {
+		return ""
+	}
+	silo, err := s.siloDir(id)
+	if err != nil || silo == "" {
+		return ""
+	}
+	return filepath.Join(silo, "config.toml")
+}

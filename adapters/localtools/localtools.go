@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -22,6 +23,7 @@ import (
 	"github.com/jpcli/jp/domain/config"
 	"github.com/jpcli/jp/domain/llm"
 	"github.com/jpcli/jp/internal/procgroup"
+	"github.com/jpcli/jp/internal/sandbox"
 	"github.com/jpcli/jp/ports"
 )
 
@@ -43,6 +45,7 @@ type tool struct {
 	spec   llm.Tool
 	schema *jsonschema.Resolved
 	err    error // a schema that does not resolve: every call fails with it
+	box    sandbox.Spec
 }
 
 var _ ports.ToolServer = (*Server)(nil)
@@ -53,7 +56,7 @@ func New(cfg config.Config, dir string) *Server {
 	for _, name := range cfg.LocalTools() {
 		tc := cfg.Tool(name)
 		raw, err := json.Marshal(tc.ParameterSchema())
-		t := tool{cfg: tc, spec: llm.Tool{Name: name, Description: tc.Description, Parameters: raw}}
+		t := tool{cfg: tc, spec: llm.Tool{Name: name, Description: tc.Description, Parameters: raw}, box: sandbox.SpecOf(cfg, name, dir, os.Environ())}
 		if err == nil {
 			var sch jsonschema.Schema
 			if err = json.Unmarshal(raw, &sch); err == nil {
@@ -104,11 +107,41 @@ func (s *Server) Call(ctx context.Context, name string, args json.RawMessage) (p
 	if err != nil {
 		return ports.ToolResult{Content: fmt.Sprintf("conversation.tools.%s.command: %v", name, err), IsError: true}, nil
 	}
-	return s.run(ctx, argv, args), nil
+	sb, err := sandbox.Prepare(t.box, argv)
+	if err != nil {
+		return ports.ToolResult{Content: err.Error(), IsError: true}, nil
+	}
+	defer sb.Cleanup()
+	r := s.run(ctx, sb.Argv, sb.Env, args)
+	if sb.Unavailable != "" {
+		r.Content += fmt.Sprintf("\n[jp: this command ran without a sandbox: %s]\n", sb.Unavailable)
+	}
+	if r.IsError && sb.Sandboxed {
+		if note := sb.Policy.Note(r.Content); note != "" {
+			r.Content += "\n" + note
+		}
+	}
+	return r, nil
 }
 
-func (s *Server) run(ctx context.Context, argv []string, stdin []byte) ports.ToolResult {
+var _ ports.ToolClassifier = (*Server)(nil)
+
+// ToolKind: a local tool runs a command, sandboxed where its sandbox is
+// enforced here.
+func (s *Server) ToolKind(name string) ports.ToolKind {
+	t, ok := s.tools[name]
+	switch {
+	case !ok:
+		return ports.ToolKindOther
+	case sandbox.Enforced(t.box.Level):
+		return ports.ToolKindSandboxedCommand
+	}
+	return ports.ToolKindCommand
+}
+
+func (s *Server) run(ctx context.Context, argv, env []string, stdin []byte) ports.ToolResult {
 	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = env
 	cmd.Dir = s.dir
 	cmd.Stdin = bytes.NewReader(stdin)
 	stdout, stderr := &procgroup.Capped{Max: maxOutput}, &procgroup.Capped{Max: 64 << 10}

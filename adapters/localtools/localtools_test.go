@@ -13,9 +13,13 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/jpcli/jp/domain/config"
+	"github.com/jpcli/jp/internal/sandbox"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	sandbox.Init() // this test binary is the sandbox helper
+	goleak.VerifyTestMain(m)
+}
 
 func server(t *testing.T, tools map[string]config.Tool) *Server {
 	t.Helper()
@@ -70,11 +74,16 @@ func TestCancellationStopsTheTool(t *testing.T) {
 	defer func() { KillGrace = old }()
 	// The tool opens a FIFO once it has started (and ignores SIGTERM):
 	// opening the other end is the test's signal that it runs.
-	fifo := filepath.Join(t.TempDir(), "started")
+	// The FIFO is in the checkout: the tool runs in jp's sandbox, which
+	// lets it write nowhere else.
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "started")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := server(t, map[string]config.Tool{"sleepy": {Command: []string{"sh", "-c", "trap '' TERM; echo > " + fifo + "; sleep 30"}}})
+	cfg := config.Default()
+	cfg.Conversation.Tools.Named = map[string]config.Tool{"sleepy": {Command: []string{"sh", "-c", "trap '' TERM; echo > " + fifo + "; sleep 30"}}}
+	s := New(cfg, dir)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	var content string

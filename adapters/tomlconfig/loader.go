@@ -51,6 +51,11 @@ type Options struct {
 	Notice io.Writer
 	// Trust is the user's record of trusted checkouts; nil trusts none.
 	Trust TrustRecord
+	// UserWorkspace names the user's own configuration file for the
+	// workspace checked out at root (in its user-local silo, never in the
+	// checkout): a layer after the .jp.toml files, never held back; nil
+	// or "": none.
+	UserWorkspace func(root string) string
 }
 
 // TrustRecord says whether the user trusts a checkout (its real path)
@@ -140,11 +145,18 @@ func (l *Loader) load(ctx context.Context, src ports.ConfigSource, trustAll bool
 	if src.UserConfigDir != "" {
 		userFile = filepath.Join(src.UserConfigDir, "config.toml")
 	}
-	for _, path := range filePaths(src) {
+	paths := filePaths(src)
+	userWS := ""
+	if l.opts.UserWorkspace != nil && src.WorkspaceRoot != "" {
+		if userWS = l.opts.UserWorkspace(src.WorkspaceRoot); userWS != "" {
+			paths = append(paths, userWS)
+		}
+	}
+	for _, path := range paths {
 		if err := ctx.Err(); err != nil {
 			return loaded{}, err
 		}
-		if err := ld.file(path, false, nil, path != userFile); err != nil {
+		if err := ld.file(path, false, nil, path != userFile && path != userWS); err != nil {
 			return loaded{}, err
 		}
 	}

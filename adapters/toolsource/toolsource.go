@@ -228,3 +228,20 @@ func (m *merged) Call(ctx context.Context, name string, args json.RawMessage) (p
 	}
 	return srv.Call(ctx, name, args)
 }
+
+var _ ports.ToolClassifier = (*merged)(nil)
+
+// ToolKind asks the server that offered name what kind of tool it is;
+// an MCP tool (whose server cannot say) is ToolKindOther.
+func (m *merged) ToolKind(name string) ports.ToolKind {
+	if _, err := m.Tools(context.Background()); err != nil {
+		return ports.ToolKindOther
+	}
+	m.mu.Lock()
+	srv := m.route[name]
+	m.mu.Unlock()
+	if c, ok := srv.(ports.ToolClassifier); ok {
+		return c.ToolKind(name)
+	}
+	return ports.ToolKindOther
+}

@@ -19,11 +19,15 @@ import (
 	"github.com/jpcli/jp/adapters/sysclock"
 	"github.com/jpcli/jp/domain/config"
 	"github.com/jpcli/jp/domain/llm"
+	"github.com/jpcli/jp/internal/sandbox"
 	"github.com/jpcli/jp/mocks"
 	"github.com/jpcli/jp/ports"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	sandbox.Init() // this test binary is the sandbox helper
+	goleak.VerifyTestMain(m)
+}
 
 func testConfig(servers ...string) config.Config {
 	c := config.Default()

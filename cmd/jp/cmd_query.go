@@ -55,6 +55,7 @@ type QueryCmd struct {
 	Template     bool         `short:"%" name:"template" help:"Read the message as a template: {{ name }} is replaced by template.values.name from the configuration."`
 	Replay       bool         `name:"replay" help:"Drop the conversation's last turn and send its message again (with this run's flags and model); a message given goes before it, none opens the editor on it (-E sends it as it is)."`
 	Mount        []string     `name:"mount" sep:"none" placeholder:"[TOOL:]NAME=PATH[:MODE]" help:"Mount a path outside the checkout for the tools (not supported by this jp yet)."`
+	Auto         string       `name:"auto" enum:",read,edit,all,off" default:"" placeholder:"read|edit|all|off" help:"Run tools without asking for this run: read (read-only tools), edit (also file edits in the checkout), all (also commands in jp's sandbox), off; beats a tool's run = \"ask\", never \"ask!\" or \"deny\" (conversation.tools.auto; see docs/tools.md)."`
 	Schema       string       `short:"s" placeholder:"SCHEMA" help:"Ask for structured output: the shorthand ('summary, age int, ?tags [string]'), a JSON Schema, or @FILE (a bare existing file path works too); the JSON answer alone is printed on stdout."`
 	Loop         bool         `name:"loop" help:"Session mode: after each answer the composer opens again for the next message, until an empty message or Ctrl-D (query.loop = \"always\"; see docs/session.md)."`
 }
@@ -361,6 +362,7 @@ func (c *QueryCmd) Run(rt *Runtime) error {
 		UserConfigDir: rt.Paths.ConfigDir, Environ: rt.Environ, Overrides: overrides,
 		Flags:   flags,
 		Compact: compactSpec,
+		Auto:    c.Auto,
 	}, c.Loop)
 	return err
 }

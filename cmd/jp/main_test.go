@@ -17,9 +17,11 @@ import (
 	"github.com/jpcli/jp/adapters/sysclock"
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/workspace"
+	"github.com/jpcli/jp/internal/sandbox"
 )
 
 func TestMain(m *testing.M) {
+	sandbox.Init() // this binary is the sandbox helper of the jp it runs
 	// Tests that need a real jp process re-execute this binary with
 	// JP_TEST_RUN_MAIN=1 (see newJPEnv and newPluginSandbox).
 	if os.Getenv("JP_TEST_RUN_MAIN") == "1" {

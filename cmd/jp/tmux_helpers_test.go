@@ -381,3 +381,9 @@ func (p *tmuxPane) checkTerminalRestored() {
 }
 
 func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// resize sets the pane's window to width columns (40 rows).
+func (p *tmuxPane) resize(width int) {
+	p.t.Helper()
+	p.tmux(nil, "resize-window", "-t", p.session, "-x", fmt.Sprint(width), "-y", "40")
+}

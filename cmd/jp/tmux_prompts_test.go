@@ -19,11 +19,6 @@ func (p *tmuxPane) allRows() []string {
 	return strings.Split(p.tmux(nil, "capture-pane", "-p", "-S", "-", "-t", p.session), "\n")
 }
 
-// resize sets the pane's window to width columns.
-func (p *tmuxPane) resize(width int) {
-	p.tmux(nil, "resize-window", "-t", p.session, "-x", fmt.Sprint(width), "-y", "40")
-}
-
 // wholeOnRows waits until every phrase is shown whole on one row below
 // the last row holding marker (the menu drawn last), no row wider than
 // width, and marker shown once: a menu laid out again on a resize leaves

@@ -15,12 +15,6 @@ import (
 
 var sessionWidths = []int{80, 120}
 
-// resize sets the pane's width (the session starts at 120x40).
-func (p *tmuxPane) resize(width int) {
-	p.t.Helper()
-	p.tmux(nil, "resize-window", "-t", p.session, "-x", fmt.Sprint(width), "-y", "40")
-}
-
 // eachWidth runs f at 80 and 120 columns, in parallel, each in a fresh
 // world.
 func eachWidth(t *testing.T, f func(t *testing.T, w *tmuxWorld, start func(args ...string) *tmuxPane)) {

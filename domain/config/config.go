@@ -374,7 +374,8 @@ func Default() Config {
 			LoopCountdown:          CountdownConfig{DurationSecs: 10, Action: CountdownActionPrompt, ComposeInEditor: ComposeInEditorFalse},
 		},
 		Conversation: Conversation{Tools: Tools{
-			Defaults: ToolDefaults{Run: RunPolicyAsk, Result: ResultPolicyUnattended, CancellationResponse: DefaultCancellationResponse},
+			Defaults: ToolDefaults{Run: RunPolicyAsk, Result: ResultPolicyUnattended, CancellationResponse: DefaultCancellationResponse, Sandbox: SandboxLevelWorkspaceWrite},
+			Auto:     AutoModeOff,
 			Named:    map[string]Tool{},
 		}, Limits: Limits{MessageBytes: DefaultLimitBytes, DraftBytes: DefaultLimitBytes},
 			Compaction: Compaction{Auto: CompactionAuto{MinTurns: 5}}},

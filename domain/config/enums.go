@@ -219,9 +219,10 @@ const (
 	RunPolicyDeny                 // refuse
 	RunPolicyEdit                 // open the arguments in the editor, then ask
 	RunPolicySkip                 // do not run; answer with the cancellation response
+	RunPolicyAskAlways            // ask before running, whatever conversation.tools.auto says ("ask!")
 )
 
-var runPolicyNames = enumNames{"unknown", "ask", "unattended", "deny", "edit", "skip"}
+var runPolicyNames = enumNames{"unknown", "ask", "unattended", "deny", "edit", "skip", "ask!"}
 
 // String returns the configuration spelling.
 func (p RunPolicy) String() string { return runPolicyNames.name(int(p)) }
@@ -304,3 +305,68 @@ func (a ChecksumAlgorithm) ConfigValue() any { return checksumAlgorithmNames.con
 func (a *ChecksumAlgorithm) SetConfigValue(v any) error {
 	return setEnum(a, v, checksumAlgorithmNames)
 }
+
+// SandboxLevel is a tool's sandbox key.
+type SandboxLevel int
+
+// Sandbox levels. SandboxLevelUnknown on a tool means "inherit the
+// defaults".
+const (
+	SandboxLevelUnknown        SandboxLevel = iota
+	SandboxLevelWorkspaceWrite              // writes in the checkout and a private temp directory
+	SandboxLevelReadOnly                    // writes in a private temp directory only
+	SandboxLevelOff                         // no sandbox
+)
+
+var sandboxLevelNames = enumNames{"unknown", "workspace-write", "read-only", "off"}
+
+// String returns the configuration spelling.
+func (l SandboxLevel) String() string { return sandboxLevelNames.name(int(l)) }
+
+// ParseSandboxLevel reads a sandbox value.
+func ParseSandboxLevel(s string) (SandboxLevel, error) {
+	i, err := sandboxLevelNames.parse("sandbox level", s)
+	return SandboxLevel(i), err
+}
+
+// EnumValues implements Enum.
+func (l SandboxLevel) EnumValues() []any { return sandboxLevelNames.values() }
+
+// ConfigValue implements Enum.
+func (l SandboxLevel) ConfigValue() any { return sandboxLevelNames.configValue(int(l)) }
+
+// SetConfigValue implements EnumSetter.
+func (l *SandboxLevel) SetConfigValue(v any) error { return setEnum(l, v, sandboxLevelNames) }
+
+// AutoMode is conversation.tools.auto (jp q --auto): which kinds of tool
+// run without asking.
+type AutoMode int
+
+// Auto modes; each includes the ones before it.
+const (
+	AutoModeUnknown AutoMode = iota
+	AutoModeOff              // every tool's run key as it is
+	AutoModeRead             // read-only tools
+	AutoModeEdit             // also file edits inside the checkout
+	AutoModeAll              // also sandboxed commands
+)
+
+var autoModeNames = enumNames{"unknown", "off", "read", "edit", "all"}
+
+// String returns the configuration spelling.
+func (m AutoMode) String() string { return autoModeNames.name(int(m)) }
+
+// ParseAutoMode reads an auto value.
+func ParseAutoMode(s string) (AutoMode, error) {
+	i, err := autoModeNames.parse("auto mode", s)
+	return AutoMode(i), err
+}
+
+// EnumValues implements Enum.
+func (m AutoMode) EnumValues() []any { return autoModeNames.values() }
+
+// ConfigValue implements Enum.
+func (m AutoMode) ConfigValue() any { return autoModeNames.configValue(int(m)) }
+
+// SetConfigValue implements EnumSetter.
+func (m *AutoMode) SetConfigValue(v any) error { return setEnum(m, v, autoModeNames) }

@@ -109,7 +109,8 @@ func TrustHash(held []HeldKey) string {
 //
 // Held: every configured attachment (conversation.attachments); every MCP
 // server (mcp.servers.*); a tool's command, and run or result set to
-// "unattended" (looser than asking); the editor; every provider's
+// "unattended" (looser than asking), sandbox set to "off" and its access
+// grants; conversation.tools.auto other than "off"; the editor; every provider's
 // base_url, key variable and headers, and every provider table of the
 // checkout's own; a plugin's run set to "unattended" and its secrets
 // set to true. A key added later
@@ -127,6 +128,9 @@ func HoldBack(tree map[string]any, source string, remove bool) []HeldKey {
 			hold(conv, "attachments", "conversation.attachments", describeAttachments(v))
 		}
 		if tools, ok := conv["tools"].(map[string]any); ok {
+			if s, ok := tools["auto"].(string); ok && s != AutoModeOff.String() {
+				hold(tools, "auto", "conversation.tools.auto", "lets the model run "+s+" tools without asking")
+			}
 			for _, name := range slices.Sorted(maps.Keys(tools)) {
 				t, ok := tools[name].(map[string]any)
 				if !ok {
@@ -146,6 +150,12 @@ func HoldBack(tree map[string]any, source string, remove bool) []HeldKey {
 						}
 						hold(t, k, JoinPath("conversation", "tools", name, k), what)
 					}
+				}
+				if s, ok := t["sandbox"].(string); ok && s == SandboxLevelOff.String() {
+					hold(t, "sandbox", JoinPath("conversation", "tools", name, "sandbox"), "runs tool "+name+"'s commands outside jp's sandbox")
+				}
+				if _, ok := t["access"]; ok {
+					hold(t, "access", JoinPath("conversation", "tools", name, "access"), "widens tool "+name+"'s sandbox (paths, network)")
 				}
 				if remove && len(t) == 0 {
 					delete(tools, name)
@@ -202,12 +212,6 @@ func HoldBack(tree map[string]any, source string, remove bool) []HeldKey {
 		}
 	}
 	return held
-}
-
-// UnattendedTool is the held key jp itself writes when the user answers
-// "always for this workspace" for tool: its run set to "unattended".
-func UnattendedTool(tool string) HeldKey {
-	return HeldKey{Key: JoinPath("conversation", "tools", tool, "run"), Value: RunPolicyUnattended.String()}
 }
 
 // knownProviders are the built-in provider tables (and llm, which holds
