@@ -246,7 +246,7 @@ func (p *Printer) Suspend() (resume func()) {
 	if !p.json {
 		for _, s := range []*stream{&p.out, &p.err} {
 			if s == &p.out && p.md != nil {
-				p.md.interrupt()
+				s.midLine = p.md.interrupt(s.w) || s.midLine
 			}
 			if s.midLine && s.tty {
 				_ = s.w.WriteByte('\n')
@@ -303,10 +303,12 @@ func (p *Printer) prepare(s *stream, ch ports.Channel) {
 		_ = p.out.w.Flush()
 	}
 	shared := s.tty && other.tty
+	if shared && other == &p.out && p.md != nil && p.out.ch == ports.ChannelContent {
+		// Content on the same screen is followed by other output: what
+		// the echo holds goes out first, and the block is final.
+		other.midLine = p.md.interrupt(other.w) || other.midLine
+	}
 	if shared && other.midLine {
-		if other == &p.out && p.md != nil {
-			p.md.interrupt()
-		}
 		_ = other.w.WriteByte('\n')
 		_ = other.w.Flush()
 		other.midLine = false
@@ -314,7 +316,7 @@ func (p *Printer) prepare(s *stream, ch ports.Channel) {
 	if s.ch != ch {
 		if s.midLine {
 			if s == &p.out && p.md != nil {
-				p.md.interrupt()
+				p.md.interrupt(s.w)
 			}
 			_ = s.w.WriteByte('\n')
 			s.midLine = false
@@ -322,7 +324,9 @@ func (p *Printer) prepare(s *stream, ch ports.Channel) {
 		if s == &p.out && p.md != nil && s.ch == ports.ChannelContent {
 			// Another channel interleaves with a content block: what is
 			// on screen can no longer be rewritten.
-			p.md.interrupt()
+			if p.md.interrupt(s.w) {
+				_ = s.w.WriteByte('\n')
+			}
 		}
 		s.ch = ch
 	}
