@@ -191,6 +191,9 @@ type runState struct {
 	sentDraft    bool                 // the draft holds a queued reply the conversation now has
 	inflight     *inflightAppend      // the queued turn's first append, running (turn_writes.go)
 	inflightErr  error                // how it failed
+	typeAhead    *typeAhead           // lines typed while a turn runs (typeahead.go)
+	diffShown    map[string]bool      // calls whose diff a permission prompt showed (toolline.go)
+	toolArgs     bool                 // tool calls are shown with their arguments (toolline.go)
 }
 
 // Run executes the query: the turn loop over runTurnPhases.
@@ -419,14 +422,22 @@ func (q *Query) runTurns(ctx context.Context, rs *runState, text, note string, f
 func (q *Query) turnLoop(ctx context.Context, rs *runState, text string) (end turn.End, err error) {
 	author, schema, attached := conversation.AuthorUser, rs.schema, rs.attached
 	rs.looping = true
+	stopTypeAhead := q.startTypeAhead(rs)
 	defer func() {
 		rs.looping = false
+		stopTypeAhead()
+		if q.takeTypeAhead(ctx, rs) {
+			q.chromeNote(keptLine) // typed and not sent: the draft
+		}
 		// flushCarry also waits for an append still in flight.
 		if ferr := q.flushCarry(ctx, rs); err == nil {
 			err = ferr
 		}
 	}()
-	for {
+	for turns := 0; ; turns++ {
+		if turns > 0 || author == conversation.AuthorQueued || rs.composed != "" {
+			q.echoMessage(text, turns > 0)
+		}
 		end, err := q.runTurnPhases(ctx, rs, turn.Request{Root: rs.loc.Root, Content: text, Author: author, Schema: schema, Attachments: attached})
 		if derr := q.dropSentDraft(ctx, rs); err == nil {
 			err = derr // a turn that sent no request still had its draft removed
@@ -434,6 +445,7 @@ func (q *Query) turnLoop(ctx context.Context, rs *runState, text string) (end tu
 		schema, attached = nil, nil // a queued reply is free text
 		q.startTitle(ctx, rs, end)
 		if err != nil || end != turn.EndCompleted {
+			q.takeTypeAhead(ctx, rs)
 			if _, queued := rs.slot.Text(); queued {
 				q.chromeNote(keptLine)
 			}

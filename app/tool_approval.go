@@ -60,14 +60,18 @@ func (q *Query) decide(ctx context.Context, rs *runState, ts *turnState, calls [
 // preview plans a write tool's call for the prompt (zero when the tool
 // has nothing to preview).
 func (q *Query) preview(ctx context.Context, ts *turnState, c llm.ToolCall) (ports.ToolPreview, bool) {
+	if p, ok, hit := ts.cachedPreview(c); hit {
+		return p, ok // planned for the call's line (toolline.go)
+	}
 	pv, ok := ts.tools.(ports.ToolPreviewer)
 	if !ok {
 		return ports.ToolPreview{}, false
 	}
 	p, ok, err := pv.Preview(ctx, c.Name, c.Arguments)
 	if err != nil {
-		return ports.ToolPreview{Error: err.Error()}, true
+		p, ok = ports.ToolPreview{Error: err.Error()}, true
 	}
+	ts.cachePreview(c, p, ok)
 	return p, ok
 }
 
@@ -115,6 +119,7 @@ func (q *Query) askPermission(ctx context.Context, rs *runState, ts *turnState, 
 			default:
 				question.Message = fmt.Sprintf("Run tool %s: %s?", c.Name, p.Summary)
 				question.Diff = p.Diff
+				rs.markDiffShown(c.ID, p.Diff)
 			}
 		}
 		resume := q.printer.Suspend()
