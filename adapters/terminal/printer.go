@@ -62,8 +62,8 @@ type Printer struct {
 	out stream // Stdout
 	err stream // Stderr
 
-	md   *markdown // content renderer, TTY text mode only
-	spin *spinner  // nil unless the spinner may run
+	md   *markdown  // content renderer, TTY text mode only
+	spin *spinner   // nil unless the spinner may run
 	ta   *typeAhead // nil unless type-ahead may run (statusline.go)
 }
 
