@@ -185,6 +185,12 @@ var tmuxSockets atomic.Int64
 // server.
 func (w *tmuxWorld) startJP(args ...string) *tmuxPane {
 	w.t.Helper()
+	return w.startJPSize(120, 40, args...)
+}
+
+// startJPSize is startJP in a pane of cols x rows.
+func (w *tmuxWorld) startJPSize(cols, rows int, args ...string) *tmuxPane {
+	w.t.Helper()
 	requireTmux(w.t)
 	dir := filepath.Join(w.base, "pane")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -225,7 +231,7 @@ func (w *tmuxWorld) startJP(args ...string) *tmuxPane {
 	if tmp := os.Getenv("TMUX_TMPDIR"); tmp != "" {
 		env = append(env, "TMUX_TMPDIR="+tmp)
 	}
-	p.tmux(env, "-f", "/dev/null", "new-session", "-d", "-s", p.session, "-x", "120", "-y", "40",
+	p.tmux(env, "-f", "/dev/null", "new-session", "-d", "-s", p.session, "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows),
 		"sh "+shQuote(script),
 		";", "set-option", "-t", p.session, "remain-on-exit", "on")
 	var sockPath string
