@@ -1,6 +1,7 @@
 package terminal
 
 import (
+	"io"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -73,5 +74,28 @@ func TestHeldLineIsWrittenWhenInterrupted(t *testing.T) {
 	p.EndBlock(ports.ChannelChrome)
 	if got, want := v.String(), "partial line of text\na chrome line"; got != want {
 		t.Fatalf("screen:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// BenchmarkStreamTTY streams 20,000 word deltas per iteration through a
+// terminal printer (the word-wrapping echo, then the render of each
+// paragraph) into io.Discard, with and without the status line's hold.
+func BenchmarkStreamTTY(b *testing.B) {
+	words := streamWords(200)
+	for _, hold := range []bool{false, true} {
+		b.Run(map[bool]string{false: "echo", true: "held"}[hold], func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				p := NewPrinter(PrinterOptions{Stdout: io.Discard, Stderr: io.Discard, IsTTY: true, StderrIsTTY: true, Width: 80, Height: 40})
+				p.md.hold = hold
+				for i := range 20000 {
+					if i%200 == 199 {
+						p.Write(ports.ChannelContent, "\n\n")
+					}
+					p.Write(ports.ChannelContent, words[i%len(words)]+" ")
+				}
+				p.EndBlock(ports.ChannelContent)
+			}
+		})
 	}
 }
