@@ -41,7 +41,7 @@ func (p *Printer) EchoMessage(text string, rule bool) {
 	}
 	_, _ = p.out.w.WriteString(b.String())
 	if p.ta != nil {
-		p.drawStatus()
+		p.redrawStatus()
 	}
 	p.flushBoth()
 }

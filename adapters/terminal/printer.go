@@ -170,8 +170,7 @@ func (p *Printer) Write(ch ports.Channel, text string) {
 		s.midLine = text[len(text)-1] != '\n'
 	}
 	if p.ta != nil {
-		p.drawStatus()
-		p.flushBoth()
+		p.redrawStatus()
 	}
 	if s.tty || s == &p.err {
 		_ = s.w.Flush()
@@ -245,8 +244,10 @@ func (p *Printer) EndBlock(ch ports.Channel) {
 		}
 	}
 	if p.ta != nil {
-		p.drawStatus()
-		p.flushBoth()
+		if s == &p.err {
+			_ = p.out.w.Flush() // the status line's clear goes first
+		}
+		p.redrawStatus()
 	}
 	_ = s.w.Flush()
 }

@@ -78,8 +78,7 @@ func (h *typeAheadHandle) Taken() {
 	}
 	p.ta.queued = 0
 	p.clearStatus()
-	p.drawStatus()
-	p.flushBoth()
+	p.redrawStatus()
 }
 
 // Stop implements ports.TypeAheadHandle.
@@ -158,8 +157,7 @@ func (p *Printer) startReader() {
 		}
 	}(ta.done)
 	p.mu.Lock()
-	p.drawStatus()
-	p.flushBoth()
+	p.redrawStatus()
 	p.mu.Unlock()
 }
 
@@ -215,8 +213,7 @@ func (p *Printer) typed(b []byte) {
 		i++
 	}
 	p.clearStatus()
-	p.drawStatus()
-	p.flushBoth()
+	p.redrawStatus()
 	submit := ta.submit
 	p.mu.Unlock()
 	if submit != nil {
@@ -275,8 +272,10 @@ func (p *Printer) drawStatus() {
 		return
 	}
 	p.clearSpinner()
-	_ = p.out.w.Flush()
-	_, _ = p.err.w.WriteString("\r" + sgrCyan + p.statusLabel() + sgrReset + "\x1b[K")
+	// Drawn and cleared through stdout (a terminal whenever type-ahead
+	// runs): with the content it goes out in one write, so a redraw never
+	// flickers, and it is ordered with the content by construction.
+	_, _ = p.out.w.WriteString("\r" + sgrCyan + p.statusLabel() + sgrReset + "\x1b[K")
 	p.ta.drawn = true
 }
 
@@ -286,9 +285,7 @@ func (p *Printer) clearStatus() {
 	if p.ta == nil || !p.ta.drawn {
 		return
 	}
-	_ = p.out.w.Flush()
-	_, _ = p.err.w.WriteString("\r\x1b[K")
-	_ = p.err.w.Flush()
+	_, _ = p.out.w.WriteString("\r\x1b[K")
 	p.ta.drawn = false
 }
 
@@ -296,4 +293,13 @@ func (p *Printer) clearStatus() {
 func (p *Printer) flushBoth() {
 	_ = p.out.w.Flush()
 	_ = p.err.w.Flush()
+}
+
+// redrawStatus puts out what is written (stdout, then stderr: each
+// write cleared the status line first), then draws the status line again
+// below it. Called with p.mu held.
+func (p *Printer) redrawStatus() {
+	p.flushBoth()
+	p.drawStatus()
+	_ = p.out.w.Flush()
 }
