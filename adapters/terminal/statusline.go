@@ -254,7 +254,8 @@ func (p *Printer) statusLabel() string {
 	if hint := "  (enter: queue reply · esc: clear)"; len(ta.text) > 0 && runewidth.StringWidth(line+hint) < p.opts.Width {
 		return line + sgrDim + hint
 	}
-	return line
+	// Never the last column, where a terminal may wrap.
+	return runewidth.Truncate(line, max(p.opts.Width-1, 1), "…")
 }
 
 // drawStatus shows the status line at the cursor when it has something
