@@ -13,6 +13,7 @@ import (
 // nextQueued decides, at a turn boundary, whether the queued reply is sent
 // as the next Turn: query.loop, then the countdown and its menu.
 func (q *Query) nextQueued(ctx context.Context, rs *runState) (string, bool, error) {
+	q.takeTypeAhead(ctx, rs)
 	text, ok := rs.slot.Text()
 	if !ok {
 		return "", false, nil

@@ -212,6 +212,9 @@ type runState struct {
 	replay       string               // --replay: the ID of the request the trim drops
 	stickyAttach []string             // -a specs recorded in conversation.attachments (attach_sticky.go)
 	preamble     string               // the configuration block the editor preamble offered (editor_preamble.go)
+	typeAhead    *typeAhead           // lines typed while a turn runs (typeahead.go)
+	diffShown    map[string]bool      // calls whose diff a permission prompt showed (toolline.go)
+	toolArgs     bool                 // tool calls are shown with their arguments (toolline.go)
 }
 
 // Run executes the query: the turn loop over runTurnPhases.
@@ -474,21 +477,30 @@ func (q *Query) runTurns(ctx context.Context, rs *runState, text, note string, f
 func (q *Query) turnLoop(ctx context.Context, rs *runState, text string) (end turn.End, err error) {
 	author, schema, attached := conversation.AuthorUser, rs.schema, rs.attached
 	rs.looping = true
+	stopTypeAhead := q.startTypeAhead(rs)
 	defer func() {
 		rs.looping = false
+		stopTypeAhead()
+		if q.takeTypeAhead(ctx, rs) {
+			q.chromeNote(keptLine) // typed and not sent: the draft
+		}
 		// flushCarry also waits for an append still in flight.
 		if ferr := q.flushCarry(ctx, rs); err == nil {
 			err = ferr
 		}
 	}()
 	q.startTitle(ctx, rs, text) // beside the first turn (titles.go)
-	for {
+	for turns := 0; ; turns++ {
+		if turns > 0 || author == conversation.AuthorQueued || rs.composed != "" {
+			q.echoMessage(text, turns > 0)
+		}
 		end, err := q.runTurnPhases(ctx, rs, turn.Request{Root: rs.loc.Root, Content: text, Author: author, Schema: schema, Attachments: attached})
 		if derr := q.dropSentDraft(ctx, rs); err == nil {
 			err = derr // a turn that sent no request still had its draft removed
 		}
 		schema, attached = nil, nil // a queued reply is free text
 		if err != nil || end != turn.EndCompleted {
+			q.takeTypeAhead(ctx, rs)
 			if _, queued := rs.slot.Text(); queued {
 				q.chromeNote(keptLine)
 			}

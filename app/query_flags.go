@@ -28,6 +28,8 @@ type QueryFlags struct {
 	// HideToolCalls (--hide-tool-calls) shows no tool call or result
 	// (they still run and are recorded).
 	HideToolCalls bool
+	// ToolArguments (jp -v) shows each tool call with its arguments.
+	ToolArguments bool
 	// Quote (--quote) seeds the message with the conversation's last
 	// answer, as a "> " blockquote, or verbatim with QuoteVerbatim
 	// (--quote=false), and composes unless -E.
@@ -178,6 +180,7 @@ func (q *Query) applyStyle(rs *runState, in QueryInput) {
 	st := rs.cfg.Style
 	rs.hideReasoning = in.HideReasoning || st.Reasoning.Display.Hidden()
 	rs.hideToolCalls = in.Flags.HideToolCalls || !st.ToolCall.Show.Or(true)
+	rs.toolArgs = in.Flags.ToolArguments || st.ToolCall.Arguments.Or(false)
 	if s, ok := q.printer.(ports.Styler); ok && (st.Markdown.LightTheme() || !st.Code.Color.Or(true)) {
 		s.SetStyle(ports.OutputStyle{Light: st.Markdown.LightTheme(), NoCodeColor: !st.Code.Color.Or(true)})
 	}

@@ -93,14 +93,18 @@ func notEnabledMessage(name string, offered []llm.Tool) string {
 // preview plans a write tool's call for the prompt (zero when the tool
 // has nothing to preview).
 func (q *Query) preview(ctx context.Context, ts *turnState, c llm.ToolCall) (ports.ToolPreview, bool) {
+	if p, ok, hit := ts.cachedPreview(c); hit {
+		return p, ok // planned for the call's line (toolline.go)
+	}
 	pv, ok := ts.tools.(ports.ToolPreviewer)
 	if !ok {
 		return ports.ToolPreview{}, false
 	}
 	p, ok, err := pv.Preview(ctx, c.Name, c.Arguments)
 	if err != nil {
-		return ports.ToolPreview{Error: err.Error()}, true
+		p, ok = ports.ToolPreview{Error: err.Error()}, true
 	}
+	ts.cachePreview(c, p, ok)
 	return p, ok
 }
 
@@ -150,6 +154,7 @@ func (q *Query) askPermission(ctx context.Context, rs *runState, ts *turnState, 
 			default:
 				question.Message = fmt.Sprintf("Run tool %s: %s?", c.Name, p.Summary)
 				question.Diff = p.Diff
+				rs.markDiffShown(c.ID, p.Diff)
 			}
 		}
 		resume := q.printer.Suspend()

@@ -157,6 +157,11 @@ func (q *Query) printResult(rs *runState, c llm.ToolCall, r turn.ToolResult) {
 	if lines := strings.Split(strings.TrimRight(text, "\n"), "\n"); len(lines) > maxLines {
 		text = strings.Join(lines[:maxLines], "\n") + fmt.Sprintf("\n… (%d more lines)", len(lines)-maxLines)
 	}
+	if rs.diffShown[c.ID] {
+		// The permission prompt showed the diff: the result's summary
+		// line is enough (a diff is shown once).
+		text, _, _ = strings.Cut(text, "\n\n")
+	}
 	prefix := c.Name + ": "
 	if r.IsError {
 		prefix = c.Name + " failed: "

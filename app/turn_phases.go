@@ -22,6 +22,7 @@ type turnState struct {
 	overflowRetried bool
 	m               *turn.Machine
 	tools           ports.ToolServer
+	previews        map[string]cachedPreview // by call ID (toolline.go)
 	offered         []llm.Tool
 	// inBlock is the printer channel of the block being streamed.
 	inBlock ports.Channel

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/jpcli/jp/domain/llm"
 	"github.com/jpcli/jp/domain/turn"
@@ -234,7 +233,7 @@ func (s *turnStream) toolCall(ctx context.Context, call llm.ToolCall) error {
 		}
 	}
 	if !s.rs.hideToolCalls {
-		q.printer.Write(ports.ChannelToolCall, fmt.Sprintf("%s %s", call.Name, CompactJSON(call.Arguments)))
+		q.printer.Write(ports.ChannelToolCall, q.toolCallLine(ctx, s.rs, s.ts, call))
 		q.printer.EndBlock(ports.ChannelToolCall)
 	}
 	q.reportToolCall(call)

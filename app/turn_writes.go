@@ -71,6 +71,7 @@ func (q *Query) carriesEnd(ctx context.Context, rs *runState, ts *turnState, res
 	if len(rest) == 0 || rest[0].Kind != turn.ActionEnd || rest[0].End != turn.EndCompleted || rest[0].Err != nil {
 		return false
 	}
+	q.takeTypeAhead(ctx, rs)
 	return q.sendsAtOnce(rs)
 }
 

@@ -312,3 +312,31 @@ type RunUsage struct {
 	InputTokens  int
 	OutputTokens int
 }
+
+// TypeAhead is a Printer the user can type a reply on while a turn
+// streams or tools run (docs/interrupts.md, "Type-ahead"): what is typed
+// shows in a status line the printer keeps below the output, Enter hands
+// the line to submit (called on another goroutine) and Esc clears it.
+// A Printer that is not one has no type-ahead.
+type TypeAhead interface {
+	// StartTypeAhead starts reading keys; ok is false when there is no
+	// terminal to read them from.
+	StartTypeAhead(submit func(text string)) (h TypeAheadHandle, ok bool)
+}
+
+// TypeAheadHandle is one StartTypeAhead.
+type TypeAheadHandle interface {
+	// Taken says the submitted lines were taken as the queued reply:
+	// the status line stops showing them.
+	Taken()
+	// Stop ends key reading, clears the status line and returns the
+	// text typed and not submitted. Idempotent.
+	Stop() (unsent string)
+}
+
+// TurnEcho is a Printer that echoes, on a terminal, the user's message
+// as a turn starts (dimmed, quoted), after a rule between turns. A Printer
+// that is not one echoes nothing.
+type TurnEcho interface {
+	EchoMessage(text string, rule bool)
+}

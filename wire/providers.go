@@ -127,9 +127,13 @@ func provideProviders(o Options) *providers.Factory {
 }
 
 func providePrinter(o Options) *terminal.Printer {
+	in := o.TTYIn // type-ahead reads keys here; a headless script drives none
+	if o.Headless != "" {
+		in = nil
+	}
 	return terminal.NewPrinter(terminal.PrinterOptions{
 		Stdout: o.Stdout, Stderr: o.Stderr, IsTTY: o.StdoutTTY, StderrIsTTY: o.StderrTTY,
-		Format: o.Format, Quiet: o.Quiet, Width: o.Width, Height: o.Height,
+		Format: o.Format, Quiet: o.Quiet, Width: o.Width, Height: o.Height, In: in,
 	})
 }
 

@@ -38,8 +38,23 @@ type markdown struct {
 	// lines only).
 	scanned int
 	// row and col are the cursor position relative to the start of the
-	// block's raw echo.
+	// block's raw echo: col counts the current visual line, held or not.
 	row, col int
+	// The raw echo is laid out at word boundaries (RFD 089's rule for
+	// streamed paragraphs): a word is written once the space after it
+	// arrives, and goes to the next line when it does not fit, so no word
+	// is ever split by the terminal's own wrapping. line is the current
+	// visual line, of which shown bytes are on screen; word is the word
+	// being received and pend the width of the blanks before it.
+	line  []byte
+	shown int
+	word  []byte
+	wordW int
+	pend  int
+	// hold keeps the current visual line off the screen until it is
+	// complete, so the cursor stays at the start of a line: the printer
+	// sets it while its status line (type-ahead) is drawn there.
+	hold bool
 	// fence is the marker of an open code fence ("```", "~~~~"), or "".
 	fence string
 	// content is true once the block has a non-blank line.
@@ -76,7 +91,7 @@ func (m *markdown) write(w *bufio.Writer, text string) (midLine bool) {
 		m.echo(w, m.buf[m.echoed:])
 		m.echoed = len(m.buf)
 	}
-	return m.col != 0
+	return m.shown > 0
 }
 
 // end renders what is left of the block and ends the content stream.
@@ -94,13 +109,17 @@ func (m *markdown) end(w *bufio.Writer) {
 }
 
 // interrupt marks the block's echo as no longer rewritable: other output
-// is about to be written to the screen after it, on a new line.
-func (m *markdown) interrupt() {
+// is about to be written to the screen after it, on a new line. What the
+// echo holds back is written first; midLine says the cursor is left
+// mid-line, and the caller ends the line before writing anything else.
+func (m *markdown) interrupt(w *bufio.Writer) (midLine bool) {
 	if m.echoed > 0 {
 		m.raw = true
 	}
-	// The caller ends the line before writing anything else.
-	m.col = 0
+	m.flushEcho(w)
+	midLine = m.shown > 0
+	m.col, m.line, m.shown = 0, m.line[:0], 0
+	return midLine
 }
 
 // dropLeadingBlankLines removes complete blank lines before any content
@@ -172,6 +191,7 @@ func (m *markdown) finish(w *bufio.Writer, end int) {
 		// The blank lines ending the block are left to the separator
 		// written before the next one.
 		m.echo(w, bytes.TrimRight(block[m.echoed:], " \t\n"))
+		m.flushEcho(w)
 		if m.col != 0 {
 			_ = w.WriteByte('\n')
 		}
@@ -199,6 +219,7 @@ func (m *markdown) finish(w *bufio.Writer, end int) {
 			_, _ = w.WriteString(out)
 		} else {
 			m.echo(w, block)
+			m.flushEcho(w)
 			if m.col != 0 {
 				_ = w.WriteByte('\n')
 			}
@@ -212,6 +233,7 @@ func (m *markdown) finish(w *bufio.Writer, end int) {
 // reset forgets the state of the finished block.
 func (m *markdown) reset() {
 	m.echoed, m.scanned, m.row, m.col = 0, 0, 0, 0
+	m.line, m.shown, m.word, m.wordW, m.pend = m.line[:0], 0, m.word[:0], 0, 0
 	m.fence, m.content, m.raw = "", false, false
 }
 
@@ -224,33 +246,128 @@ func (m *markdown) erase(w *bufio.Writer) {
 	}
 	_, _ = w.WriteString("\x1b[J")
 	m.row, m.col = 0, 0
+	m.line, m.shown, m.word, m.wordW, m.pend = m.line[:0], 0, m.word[:0], 0, 0
 }
 
-// echo writes raw (already sanitised) text and tracks the cursor.
+// echo lays out raw (already sanitised) text at word boundaries and
+// tracks the cursor. Blanks and the word being received are held until
+// the next blank or line end places them; flushEcho writes them out.
 func (m *markdown) echo(w *bufio.Writer, b []byte) {
-	_, _ = w.Write(b)
 	for len(b) > 0 {
 		r, size := utf8.DecodeRune(b)
-		b = b[size:]
 		switch r {
 		case '\n':
-			m.row++
-			m.col = 0
-			continue
+			m.placeWord(w)
+			m.pend = 0
+			m.newLine(w)
+		case ' ':
+			m.placeWord(w)
+			m.pend++
 		case '\t':
-			m.col = min((m.col/8+1)*8, m.width)
-			continue
+			m.placeWord(w)
+			at := m.col + m.pend
+			m.pend += (at/8+1)*8 - at
+		default:
+			m.word = append(m.word, b[:size]...)
+			m.wordW += runeWidth(r)
 		}
-		rw := runeWidth(r)
-		if m.col+rw > m.width {
-			m.row++
-			m.col = 0
-		}
-		m.col += rw
+		b = b[size:]
 	}
 	if m.row >= m.height-1 {
 		// The top of the block may have scrolled off the screen.
 		m.raw = true
+	}
+}
+
+// flushEcho writes out what the echo holds: the word being received and
+// a held line.
+func (m *markdown) flushEcho(w *bufio.Writer) {
+	m.placeWord(w)
+	m.pend = 0
+	if m.shown < len(m.line) {
+		_, _ = w.Write(m.line[m.shown:])
+		m.shown = len(m.line)
+	}
+}
+
+// placeWord puts the word received so far on the current line, or on the
+// next one when it does not fit; a word wider than a line is broken
+// between runes. Blanks at the start of a line are kept (indentation),
+// blanks at a break are dropped.
+func (m *markdown) placeWord(w *bufio.Writer) {
+	if len(m.word) == 0 {
+		return
+	}
+	switch {
+	case m.col+m.pend+m.wordW <= m.width:
+	case m.col > 0 && m.wordW <= m.width:
+		m.newLine(w)
+		m.pend = 0
+	case m.col == 0 && m.pend+m.wordW > m.width:
+		m.pend = 0
+	}
+	if m.col+m.pend+m.wordW > m.width {
+		// Too wide for any line: break it between runes.
+		if m.col+m.pend >= m.width {
+			m.newLine(w)
+		} else {
+			m.place(w, []byte(spaces(m.pend)), m.pend)
+		}
+		for i := 0; i < len(m.word); {
+			r, size := utf8.DecodeRune(m.word[i:])
+			rw := runeWidth(r)
+			if m.col+rw > m.width && m.col > 0 {
+				m.newLine(w)
+			}
+			m.place(w, m.word[i:i+size], rw)
+			i += size
+		}
+	} else {
+		if m.pend > 0 {
+			m.place(w, []byte(spaces(m.pend)), m.pend)
+		}
+		m.place(w, m.word, m.wordW)
+	}
+	m.word, m.wordW, m.pend = m.word[:0], 0, 0
+}
+
+// place appends text of display width tw to the current line, on screen
+// unless the line is held.
+func (m *markdown) place(w *bufio.Writer, text []byte, tw int) {
+	m.line = append(m.line, text...)
+	m.col += tw
+	if !m.hold {
+		_, _ = w.Write(m.line[m.shown:])
+		m.shown = len(m.line)
+	}
+}
+
+// newLine ends the current visual line on screen.
+func (m *markdown) newLine(w *bufio.Writer) {
+	_, _ = w.Write(m.line[m.shown:])
+	_ = w.WriteByte('\n')
+	m.row++
+	m.col, m.line, m.shown = 0, m.line[:0], 0
+}
+
+// setHold turns holding the current visual line on or off. Turned on, the
+// part of the line on screen is taken back (the cursor returns to the
+// start of the line); turned off, the held part is written.
+func (m *markdown) setHold(w *bufio.Writer, on bool) {
+	if on == m.hold {
+		return
+	}
+	m.hold = on
+	if on {
+		if m.shown > 0 {
+			_, _ = w.WriteString("\r\x1b[K")
+			m.shown = 0
+		}
+		return
+	}
+	if m.shown < len(m.line) {
+		_, _ = w.Write(m.line[m.shown:])
+		m.shown = len(m.line)
 	}
 }
 

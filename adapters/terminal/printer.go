@@ -39,6 +39,10 @@ type PrinterOptions struct {
 	// no escape sequences and keep emphasis and code markers as written.
 	// Other names (glamour's "dracula", "pink", "tokyo-night") are "dark".
 	Style string
+	// In is the terminal type-ahead reads keys from (StartTypeAhead); nil
+	// means no type-ahead. It is used only when stdout and stderr are
+	// terminals too, in text mode.
+	In *os.File
 	// NoColor leaves colours out (bold, italic, underline and dim stay).
 	// NewPrinter sets it when the NO_COLOR environment variable is set
 	// and not empty.
@@ -58,8 +62,9 @@ type Printer struct {
 	out stream // Stdout
 	err stream // Stderr
 
-	md   *markdown // content renderer, TTY text mode only
-	spin *spinner  // nil unless the spinner may run
+	md   *markdown  // content renderer, TTY text mode only
+	spin *spinner   // nil unless the spinner may run
+	ta   *typeAhead // nil unless type-ahead may run (statusline.go)
 }
 
 // stream is one output stream and what was last written to it.
@@ -124,6 +129,9 @@ func NewPrinter(opts PrinterOptions) *Printer {
 	if !p.json && opts.StderrIsTTY && !opts.Quiet {
 		p.spin = &spinner{}
 	}
+	if !p.json && opts.IsTTY && opts.StderrIsTTY && opts.In != nil {
+		p.ta = &typeAhead{in: opts.In}
+	}
 	return p
 }
 
@@ -160,6 +168,9 @@ func (p *Printer) Write(ch ports.Channel, text string) {
 		// (jp q ... | less -R, | cat): it is sanitised all the same.
 		_ = safetext.WriteString(s.w, text)
 		s.midLine = text[len(text)-1] != '\n'
+	}
+	if p.ta != nil {
+		p.redrawStatus()
 	}
 	if s.tty || s == &p.err {
 		_ = s.w.Flush()
@@ -218,6 +229,7 @@ func (p *Printer) EndBlock(ch ports.Channel) {
 	s := p.route(ch)
 	if s.tty && ch == ports.ChannelContent {
 		p.clearSpinner()
+		p.clearStatus()
 		p.md.end(s.w)
 		if s.ch == ch {
 			s.midLine = false
@@ -225,10 +237,17 @@ func (p *Printer) EndBlock(ch ports.Channel) {
 	}
 	if s.ch == ch {
 		p.clearSpinner()
+		p.clearStatus()
 		if s.midLine {
 			_ = s.w.WriteByte('\n')
 			s.midLine = false
 		}
+	}
+	if p.ta != nil {
+		if s == &p.err {
+			_ = p.out.w.Flush() // the status line's clear goes first
+		}
+		p.redrawStatus()
 	}
 	_ = s.w.Flush()
 }
@@ -237,16 +256,25 @@ func (p *Printer) EndBlock(ch ports.Channel) {
 // content on screen final (the markdown renderer will not rewrite it), so
 // that a menu or prompt can draw below it. resume lets spinners draw again.
 func (p *Printer) Suspend() (resume func()) {
+	// Key reading stops first: the menu or prompt reads the keys.
+	p.pauseTypeAhead()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.clearSpinner()
+	p.clearStatus()
+	if p.md != nil && p.md.hold {
+		p.md.setHold(p.out.w, false)
+		if p.out.ch == ports.ChannelContent {
+			p.out.midLine = p.md.shown > 0
+		}
+	}
 	if p.spin != nil {
 		p.spin.paused++
 	}
 	if !p.json {
 		for _, s := range []*stream{&p.out, &p.err} {
 			if s == &p.out && p.md != nil {
-				p.md.interrupt()
+				s.midLine = p.md.interrupt(s.w) || s.midLine
 			}
 			if s.midLine && s.tty {
 				_ = s.w.WriteByte('\n')
@@ -263,6 +291,7 @@ func (p *Printer) Suspend() (resume func()) {
 				p.spin.paused--
 			}
 			p.mu.Unlock()
+			p.resumeTypeAhead()
 		})
 	}
 }
@@ -278,11 +307,12 @@ func (p *Printer) Flush() error {
 	return err
 }
 
-// route returns the stream a channel goes to in text mode. Reasoning goes
-// to stderr when stdout is not a terminal: piped stdout carries the answer
-// alone.
+// route returns the stream a channel goes to in text mode. Tool calls and
+// their results go to stderr, and so does reasoning when stdout is not a
+// terminal: stdout carries the answer alone (jp q ... > answer.txt).
 func (p *Printer) route(ch ports.Channel) *stream {
-	if ch == ports.ChannelChrome || ch == ports.ChannelError || (ch == ports.ChannelReasoning && !p.out.tty) {
+	if ch == ports.ChannelChrome || ch == ports.ChannelError || ch == ports.ChannelToolCall || ch == ports.ChannelToolResult ||
+		(ch == ports.ChannelReasoning && !p.out.tty) {
 		return &p.err
 	}
 	return &p.out
@@ -293,6 +323,7 @@ func (p *Printer) route(ch ports.Channel) *stream {
 // changes mid-line (on the stream, or on a screen both streams share).
 func (p *Printer) prepare(s *stream, ch ports.Channel) {
 	p.clearSpinner()
+	p.clearStatus()
 	other := &p.out
 	if s == &p.out {
 		other = &p.err
@@ -303,10 +334,12 @@ func (p *Printer) prepare(s *stream, ch ports.Channel) {
 		_ = p.out.w.Flush()
 	}
 	shared := s.tty && other.tty
+	if shared && other == &p.out && p.md != nil && p.out.ch == ports.ChannelContent {
+		// Content on the same screen is followed by other output: what
+		// the echo holds goes out first, and the block is final.
+		other.midLine = p.md.interrupt(other.w) || other.midLine
+	}
 	if shared && other.midLine {
-		if other == &p.out && p.md != nil {
-			p.md.interrupt()
-		}
 		_ = other.w.WriteByte('\n')
 		_ = other.w.Flush()
 		other.midLine = false
@@ -314,7 +347,7 @@ func (p *Printer) prepare(s *stream, ch ports.Channel) {
 	if s.ch != ch {
 		if s.midLine {
 			if s == &p.out && p.md != nil {
-				p.md.interrupt()
+				p.md.interrupt(s.w)
 			}
 			_ = s.w.WriteByte('\n')
 			s.midLine = false
@@ -322,7 +355,9 @@ func (p *Printer) prepare(s *stream, ch ports.Channel) {
 		if s == &p.out && p.md != nil && s.ch == ports.ChannelContent {
 			// Another channel interleaves with a content block: what is
 			// on screen can no longer be rewritten.
-			p.md.interrupt()
+			if p.md.interrupt(s.w) {
+				_ = s.w.WriteByte('\n')
+			}
 		}
 		s.ch = ch
 	}

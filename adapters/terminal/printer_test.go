@@ -61,12 +61,13 @@ func TestPipedText(t *testing.T) {
 	if err := p.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	// Piped stdout carries the answer alone: reasoning goes to stderr.
-	wantOut := "Hello **world**^[[31m raw\nbash {}\nbash: ok\n"
+	// Piped stdout carries the answer alone: reasoning and tool traces
+	// go to stderr.
+	wantOut := "Hello **world**^[[31m raw\n"
 	if out.String() != wantOut {
 		t.Errorf("stdout = %q, want %q", out.String(), wantOut)
 	}
-	if errb.String() != "thinking more\nretrying\nboom\n" {
+	if errb.String() != "thinking more\nretrying\nbash {}\nbash: ok\nboom\n" {
 		t.Errorf("stderr = %q", errb.String())
 	}
 	// The chrome line comes after the content written before it.
@@ -246,7 +247,7 @@ func TestPipedWriteDoesNotAllocate(t *testing.T) {
 
 func TestConcurrentWrites(t *testing.T) {
 	var out bytes.Buffer
-	p := NewPrinter(PrinterOptions{Stdout: &out, Stderr: io.Discard})
+	p := NewPrinter(PrinterOptions{Stdout: io.Discard, Stderr: &out})
 	var wg sync.WaitGroup
 	for g := 0; g < 8; g++ {
 		wg.Add(1)

@@ -114,7 +114,7 @@ func (p *Printer) animate(stop <-chan struct{}, done chan<- struct{}) {
 // line. Called with p.mu held.
 func (p *Printer) drawSpinner() {
 	sp := p.spin
-	if len(sp.waits) == 0 || sp.paused > 0 || p.err.midLine || (p.out.tty && p.out.midLine) {
+	if len(sp.waits) == 0 || sp.paused > 0 || p.err.midLine || (p.out.tty && p.out.midLine) || p.statusVisible() {
 		return
 	}
 	if time.Since(sp.waits[0].since) < spinnerDelay {

@@ -322,6 +322,7 @@ func (c *QueryCmd) Run(rt *Runtime) error {
 		return err
 	}
 	flags, err := c.flags()
+	flags.ToolArguments = rt.Globals.Verbose > 0
 	if err != nil {
 		return err
 	}

@@ -206,6 +206,16 @@ var tmuxSockets atomic.Int64
 // server.
 func (w *tmuxWorld) startJP(args ...string) *tmuxPane {
 	w.t.Helper()
+	cols := 120
+	if w.width > 0 {
+		cols = w.width
+	}
+	return w.startJPSize(cols, 40, args...)
+}
+
+// startJPSize is startJP in a pane of cols x rows.
+func (w *tmuxWorld) startJPSize(cols, rows int, args ...string) *tmuxPane {
+	w.t.Helper()
 	requireTmux(w.t)
 	dir := filepath.Join(w.base, "pane")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -246,11 +256,7 @@ func (w *tmuxWorld) startJP(args ...string) *tmuxPane {
 	if tmp := os.Getenv("TMUX_TMPDIR"); tmp != "" {
 		env = append(env, "TMUX_TMPDIR="+tmp)
 	}
-	width := "120"
-	if w.width > 0 {
-		width = strconv.Itoa(w.width)
-	}
-	p.tmux(env, "-f", "/dev/null", "new-session", "-d", "-s", p.session, "-x", width, "-y", "40",
+	p.tmux(env, "-f", "/dev/null", "new-session", "-d", "-s", p.session, "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows),
 		"sh "+shQuote(script),
 		";", "set-option", "-t", p.session, "remain-on-exit", "on")
 	var sockPath string

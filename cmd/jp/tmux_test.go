@@ -216,7 +216,7 @@ func TestTmux(t *testing.T) {
 		script := w.file("tool.json", `{"responses": [{"events": [{"tool_call": {"name": "stubborn", "arguments": {}}}]}]}`)
 		p := w.startJP("q", "--new", "--cfg", "providers.demo.script="+script, "run the tool")
 
-		p.waitFor("stubborn {}")
+		p.waitFor("$ stubborn")
 		p.keys("C-c")
 		// The title is drawn after the terminal is put in raw mode. (The
 		// menu line under it is soon overwritten by the "running stubborn"
@@ -248,7 +248,7 @@ func TestTmux(t *testing.T) {
 		script := w.file("tool.json", `{"responses": [{"events": [{"tool_call": {"name": "stubborn", "arguments": {}}}]}]}`)
 		p := w.startJP("q", "--new", "--cfg", "providers.demo.script="+script, "run the tool")
 
-		p.waitFor("stubborn {}")
+		p.waitFor("$ stubborn")
 		p.keys("C-c")
 		p.waitFor(toolCallMenuLine)
 		// The spinner draws every 100 ms: give it a few frames.

@@ -25,7 +25,8 @@ type StyleReasoning struct {
 
 // StyleToolCall is [style.tool_call].
 type StyleToolCall struct {
-	Show OptBool `toml:"show" doc:"false: tool calls and their results are not shown (they still run and are recorded), like --hide-tool-calls. Unset: shown."`
+	Show      OptBool `toml:"show" doc:"false: tool calls and their results are not shown (they still run and are recorded), like --hide-tool-calls. Unset: shown."`
+	Arguments OptBool `toml:"arguments" doc:"true: a tool call's line shows its arguments (compact JSON) instead of what it acts on, as jp -v does. Unset: false."`
 }
 
 // StyleMarkdown is [style.markdown].

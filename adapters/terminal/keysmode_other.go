@@ -1,0 +1,13 @@
+//go:build !linux
+
+package terminal
+
+import (
+	"errors"
+	"os"
+)
+
+// keysMode is not built here: there is no type-ahead.
+func keysMode(*os.File) (func(), error) {
+	return nil, errors.New("type-ahead needs Linux")
+}
