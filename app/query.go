@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jpcli/jp/domain/config"
@@ -38,6 +39,7 @@ type Query struct {
 	interrupts ports.Interrupts
 	timers     ports.Timers
 	ckpts      ports.BlockCheckpoints
+	snaps      ports.FileSnapshots
 	attacher   ports.Attacher
 	trust      ports.WorkspaceTrust
 	// approve, set on the copy that runs a delegated turn (Delegate),
@@ -72,6 +74,9 @@ type QueryDeps struct {
 	// Checkpoints keeps the block being streamed across a SIGKILL; nil
 	// keeps none.
 	Checkpoints ports.BlockCheckpoints
+	// Snapshots keeps files' earlier contents for jp conversation
+	// rewind; nil keeps none.
+	Snapshots ports.FileSnapshots
 	// ConfigFiles writes the permission prompt's "always for this
 	// workspace" into a configuration file.
 	ConfigFiles ports.ConfigEditor
@@ -83,7 +88,7 @@ type QueryDeps struct {
 func NewQuery(ws *Workspaces, d QueryDeps) *Query {
 	return &Query{ws: ws, store: d.Store, drafts: d.Drafts, locker: d.Locker, config: d.Config,
 		providers: d.Providers, tools: d.Tools, printer: d.Printer, prompter: d.Prompter,
-		clock: d.Clock, ids: d.IDs, interrupts: d.Interrupts, timers: d.Timers, ckpts: d.Checkpoints,
+		clock: d.Clock, ids: d.IDs, interrupts: d.Interrupts, timers: d.Timers, ckpts: d.Checkpoints, snaps: d.Snapshots,
 		configFiles: d.ConfigFiles,
 		attacher:    d.Attacher, trust: d.Trust}
 }
@@ -191,6 +196,9 @@ type runState struct {
 	sentDraft    bool                 // the draft holds a queued reply the conversation now has
 	inflight     *inflightAppend      // the queued turn's first append, running (turn_writes.go)
 	inflightErr  error                // how it failed
+	turnID       string               // the running turn's turn_start event ID (file snapshots)
+	turnFiles    []string             // the files jp's tools changed this turn (git_commit)
+	turnFilesMu  sync.Mutex           // guards turnFiles: a batch's calls add to it concurrently
 }
 
 // Run executes the query: the turn loop over runTurnPhases.

@@ -151,6 +151,7 @@ func (q *Query) recorded(wctx context.Context, rs *runState, ev conversation.Eve
 	rs.history.Add(ev)
 	switch ev.Type {
 	case conversation.EventTypeTurnStart:
+		rs.turnID, rs.turnFiles = ev.ID, nil
 		if rs.loc.Root == "" || rs.rootRecorded {
 			break // no checkout to record, or this run's first turn recorded it
 		}

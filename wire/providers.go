@@ -207,6 +207,7 @@ var storageSet = wire.NewSet(
 	wire.Bind(new(ports.WorkspaceRegistry), new(*fsstore.Store)),
 	wire.Bind(new(ports.Locker), new(*fsstore.Store)),
 	wire.Bind(new(ports.BlockCheckpoints), new(*fsstore.Store)),
+	wire.Bind(new(ports.FileSnapshots), new(*fsstore.Store)),
 )
 
 // engineSet is configuration, providers, tools and output.
@@ -233,6 +234,7 @@ var engineSet = wire.NewSet(
 var appSet = wire.NewSet(
 	app.NewWorkspaces,
 	app.NewConversations,
+	app.NewRewind,
 	app.NewConfig,
 	app.NewTrust,
 	wire.Struct(new(app.QueryDeps), "*"),

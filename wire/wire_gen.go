@@ -60,6 +60,7 @@ func InitializeCLI(opts Options) (*App, func(), error) {
 		Timers:      clock,
 		Trust:       trustFile,
 		Checkpoints: store,
+		Snapshots:   store,
 		ConfigFiles: editor,
 		Attacher:    attacher,
 	}
@@ -83,6 +84,7 @@ func InitializeCLI(opts Options) (*App, func(), error) {
 	}
 	host := pluginhost.New(plugins, workspaces, config, deps)
 	mcp := app.NewMCP(workspaces, loader, pool)
+	rewind := app.NewRewind(store, store, store, clock, iDs)
 	wireApp := &App{
 		Workspaces:    workspaces,
 		Conversations: conversations,
@@ -91,6 +93,7 @@ func InitializeCLI(opts Options) (*App, func(), error) {
 		Query:         query,
 		Plugins:       host,
 		MCP:           mcp,
+		Rewind:        rewind,
 	}
 	return wireApp, func() {
 		cleanup()
@@ -150,6 +153,7 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 		Timers:      clock,
 		Trust:       trustFile,
 		Checkpoints: store,
+		Snapshots:   store,
 		ConfigFiles: editor,
 		Attacher:    attacher,
 	}
@@ -173,6 +177,7 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 	}
 	host := pluginhost.New(plugins, workspaces, config, deps)
 	mcp := app.NewMCP(workspaces, loader, pool)
+	rewind := app.NewRewind(store, store, store, clock, iDs)
 	wireApp := &App{
 		Workspaces:    workspaces,
 		Conversations: conversations,
@@ -181,6 +186,7 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 		Query:         query,
 		Plugins:       host,
 		MCP:           mcp,
+		Rewind:        rewind,
 	}
 	headless := &Headless{
 		App:    wireApp,

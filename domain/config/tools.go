@@ -7,8 +7,10 @@ import (
 // Tools is the [conversation.tools] table: the key "defaults" holds the
 // policy every tool inherits; every other key is one tool.
 type Tools struct {
-	Defaults ToolDefaults    `toml:"defaults" doc:"The policy every tool inherits unless its own table overrides it."`
-	Named    map[string]Tool `toml:"*" doc:"A tool: a local command tool (command, description, parameters), or a policy for a tool from an MCP server (<server>__<tool>)."`
+	Defaults  ToolDefaults    `toml:"defaults" doc:"The policy every tool inherits unless its own table overrides it."`
+	Snapshots Snapshots       `toml:"snapshots" doc:"File snapshots for jp conversation rewind: before a tool changes a file, its earlier content is kept in the user-local store."`
+	GitCommit GitCommit       `toml:"git_commit" doc:"off: commit nothing. turn: at the end of each turn, commit the files jp's tools changed on the current branch (never amend, never push)."`
+	Named     map[string]Tool `toml:"*" doc:"A tool: a local command tool (command, description, parameters), or a policy for a tool from an MCP server (<server>__<tool>)."`
 }
 
 // ToolDefaults is the [conversation.tools.defaults] table.
