@@ -8,7 +8,6 @@ import (
 
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/filesnap"
-	"github.com/jpcli/jp/domain/turn"
 	"github.com/jpcli/jp/domain/workspace"
 	"github.com/jpcli/jp/ports"
 )
@@ -117,7 +116,10 @@ type rewindTurn struct {
 // scanTurns splits the conversation into turns.
 func (r *Rewind) scanTurns(ctx context.Context, loc workspace.Location, id conversation.ID) ([]rewindTurn, int, error) {
 	var turns []rewindTurn
-	var h turn.Transcript
+	// The overlay's turn numbers count as the transcript counts them
+	// (turn.Transcript.Turns): events before the first turn_start are
+	// turn 0; turn_end and foreign events open no turn.
+	rust, rustHas := 0, false
 	lastType := conversation.EventTypeUnknown
 	closeTurn := func() {
 		if n := len(turns); n > 0 {
@@ -125,11 +127,20 @@ func (r *Rewind) scanTurns(ctx context.Context, loc workspace.Location, id conve
 		}
 	}
 	err := r.store.ScanEvents(ctx, loc, id, func(e conversation.Event) error {
-		h.Add(e)
+		switch e.Type {
+		case conversation.EventTypeForeign, conversation.EventTypeTurnEnd:
+		case conversation.EventTypeTurnStart:
+			if rustHas {
+				rust++
+			}
+			rustHas = true
+		default:
+			rustHas = true
+		}
 		switch e.Type {
 		case conversation.EventTypeTurnStart:
 			closeTurn()
-			turns = append(turns, rewindTurn{startID: e.ID, rustIdx: h.Turns() - 1})
+			turns = append(turns, rewindTurn{startID: e.ID, rustIdx: rust})
 		case conversation.EventTypeToolCallRequest:
 			if n := len(turns); n > 0 {
 				turns[n-1].calls = append(turns[n-1].calls, e.Name)
