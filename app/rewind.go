@@ -278,7 +278,7 @@ func (r *Rewind) Run(ctx context.Context, in RewindInput) (RewindResult, error) 
 		from, to := turns[cut].rustIdx, turns[len(turns)-1].rustIdx
 		note := fmt.Sprintf("[The turns after turn %d were rewound: their file changes were undone. Continue from turn %d.]", in.Turn, in.Turn)
 		ev := conversation.NewCompactionEvent(r.ids.NewID(), r.clock.Now().UTC(), conversation.Compaction{
-			FromTurn: from, ToTurn: to, Summary: &note, Tools: &conversation.ToolCallPolicy{Omit: true},
+			FromTurn: from, ToTurn: to, Summary: &note,
 		})
 		if err := r.store.Append(ctx, in.Loc, in.Conversation, ev); err != nil {
 			return out, fmt.Errorf("the files are restored, but truncating the conversation failed: %w", err)

@@ -42,7 +42,7 @@ var snapKnown = []string{"turn", "seq", "path", "tool", "at", "before", "after",
 // wrote beside them.
 type snapFile struct {
 	index  filesnap.Index
-	extra  map[string]json.RawMessage            // unknown top-level keys
+	extra  map[string]json.RawMessage               // unknown top-level keys
 	recExt map[[2]string]map[string]json.RawMessage // unknown keys of a record, by turn and path
 }
 

@@ -12,9 +12,11 @@ import (
 // conversation's tools changed after turn N and fork or truncate the
 // conversation there.
 type ConversationRewindCmd struct {
-	ID       string `arg:"" optional:"" predictor:"conversation" help:"Conversation ID or a unique prefix of one (default: the active conversation)."`
-	Turn     *int   `required:"" placeholder:"N" help:"Keep turns 1..N (complete turns, as jp c fork --turn counts them); undo every turn after it. 0 undoes every turn."`
-	Fork     bool   `help:"Copy turns 1..N into a new conversation, which becomes the active one; the original stays whole (the default)."`
+	ID   string `arg:"" optional:"" predictor:"conversation" help:"Conversation ID or a unique prefix of one (default: the active conversation)."`
+	Turn *int   `required:"" placeholder:"N" help:"Keep turns 1..N (complete turns, as jp c fork --turn counts them); undo every turn after it. 0 undoes every turn."`
+	// Fork is a string because jp reads a bare --fork anywhere on the
+	// command line as --fork=all (jp q --fork's optional value).
+	Fork     string `placeholder:"" help:"Copy turns 1..N into a new conversation, which becomes the active one; the original stays whole (the default)."`
 	Truncate bool   `help:"Keep the conversation, with an overlay that hides the turns after N from the model (the events stay, as compaction keeps them)."`
 	Force    bool   `help:"Restore files changed since jp wrote them, too (their current content is lost)."`
 	DryRun   bool   `name:"dry-run" help:"Show what the rewind would restore and do; change nothing."`
@@ -22,7 +24,10 @@ type ConversationRewindCmd struct {
 
 // Run rewinds the conversation.
 func (c *ConversationRewindCmd) Run(rt *Runtime) error {
-	if c.Fork && c.Truncate {
+	if c.Fork != "" && c.Fork != forkAll && c.Fork != "true" {
+		return &app.UsageError{Msg: "--fork takes no value here: jp conversation rewind --turn N --fork"}
+	}
+	if c.Fork != "" && c.Truncate {
 		return &app.UsageError{Msg: "--fork and --truncate each say what happens to the conversation: give one"}
 	}
 	a, loc, id, err := rt.conversation(c.ID)
