@@ -33,7 +33,9 @@ type Tool struct {
 	Parameters           map[string]any `toml:"parameters" doc:"JSON Schema of the tool's arguments (an object schema)."`
 	Allow                []string       `toml:"allow" doc:"Built-in tools: globs (relative to the checkout, ** for any depth) of the paths the tool may touch; empty allows every path in the checkout."`
 	Deny                 []string       `toml:"deny" doc:"Built-in tools: globs of paths the tool must not touch, checked after allow."`
-	TimeoutSecs          int            `toml:"timeout_secs" doc:"The shell built-in tool: seconds a command may run before it is stopped; 0 means 120."`
+	TimeoutSecs          int            `toml:"timeout_secs" doc:"The shell built-in tool: seconds a command may run before it is stopped; 0 means 120. web_fetch: seconds a fetch may take; 0 means 30."`
+	MaxBytes             int            `toml:"max_bytes" doc:"The web_fetch built-in tool: the most bytes of a body read (the rest is cut, and the result says so); 0 means 1 MiB."`
+	AllowPrivate         bool           `toml:"allow_private" doc:"The web_fetch built-in tool: true also fetches from loopback, link-local and private addresses (your machine and network); by default they are refused, checked on the address dialled for every redirect."`
 }
 
 // IsLocal reports whether the tool is a local command tool.
