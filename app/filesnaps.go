@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/jpcli/jp/domain/config"
 	"github.com/jpcli/jp/domain/llm"
 	"github.com/jpcli/jp/ports"
 )
@@ -83,5 +84,31 @@ func (q *Query) snapshotAfter(ctx context.Context, rs *runState, files []string)
 	}
 	if err := q.snaps.WroteFiles(context.WithoutCancel(ctx), rs.loc, rs.id, rs.turnID, files); err != nil && !errors.Is(err, ports.ErrNotFound) {
 		q.chromeNote(fmt.Sprintf("jp could not record what it wrote to %s (%v): a rewind will not check it for changes made since", strings.Join(files, ", "), err))
+	}
+}
+
+// gitCommitTurn commits the files jp's tools changed in the turn that
+// just ended (conversation.tools.git_commit = "turn"), with a message
+// naming the conversation and the turn, and says so in a chrome line.
+func (q *Query) gitCommitTurn(ctx context.Context, rs *runState) {
+	rs.turnFilesMu.Lock()
+	files := slices.Clone(rs.turnFiles)
+	rs.turnFiles = nil
+	rs.turnFilesMu.Unlock()
+	if q.commits == nil || rs.cfg.Conversation.Tools.GitCommit != config.GitCommitTurn || len(files) == 0 || rs.loc.Root == "" {
+		return
+	}
+	slices.Sort(files)
+	n := rs.history.Turns()
+	msg := fmt.Sprintf("jp: conversation %s, turn %d\n\nFiles changed by jp's tools in turn %d of conversation %s:\n", rs.id, n, n, rs.id)
+	for _, f := range files {
+		msg += "  " + f + "\n"
+	}
+	hash, err := q.commits.CommitFiles(context.WithoutCancel(ctx), rs.loc.Root, files, msg)
+	switch {
+	case err != nil:
+		q.chromeNote(fmt.Sprintf("git_commit: turn %d not committed: %v", n, err))
+	case hash != "":
+		q.chromeNote(fmt.Sprintf("git_commit: committed %d file(s) of turn %d as %s", len(files), n, hash))
 	}
 }

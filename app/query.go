@@ -40,6 +40,7 @@ type Query struct {
 	timers     ports.Timers
 	ckpts      ports.BlockCheckpoints
 	snaps      ports.FileSnapshots
+	commits    ports.GitCommitter
 	attacher   ports.Attacher
 	trust      ports.WorkspaceTrust
 	// approve, set on the copy that runs a delegated turn (Delegate),
@@ -77,6 +78,9 @@ type QueryDeps struct {
 	// Snapshots keeps files' earlier contents for jp conversation
 	// rewind; nil keeps none.
 	Snapshots ports.FileSnapshots
+	// Commits commits the files a turn changed (git_commit); nil commits
+	// nothing.
+	Commits ports.GitCommitter
 	// ConfigFiles writes the permission prompt's "always for this
 	// workspace" into a configuration file.
 	ConfigFiles ports.ConfigEditor
@@ -88,7 +92,7 @@ type QueryDeps struct {
 func NewQuery(ws *Workspaces, d QueryDeps) *Query {
 	return &Query{ws: ws, store: d.Store, drafts: d.Drafts, locker: d.Locker, config: d.Config,
 		providers: d.Providers, tools: d.Tools, printer: d.Printer, prompter: d.Prompter,
-		clock: d.Clock, ids: d.IDs, interrupts: d.Interrupts, timers: d.Timers, ckpts: d.Checkpoints, snaps: d.Snapshots,
+		clock: d.Clock, ids: d.IDs, interrupts: d.Interrupts, timers: d.Timers, ckpts: d.Checkpoints, snaps: d.Snapshots, commits: d.Commits,
 		configFiles: d.ConfigFiles,
 		attacher:    d.Attacher, trust: d.Trust}
 }

@@ -62,6 +62,7 @@ func (q *Query) runTurnPhases(ctx context.Context, rs *runState, req turn.Reques
 		return turn.EndUnknown, err
 	}
 	rs.turns++
+	defer q.gitCommitTurn(ctx, rs)
 	ts := &turnState{m: turn.New(rs.cfg.Assistant.Request.MaxRetries), tools: tools, offered: offered, schema: req.Schema}
 	req.ContinueOnLength = rs.cfg.Query.ContinueOnLength
 

@@ -5809,3 +5809,87 @@ func (mock *FileSnapshotsMock) WroteFilesCalls() []struct {
 	mock.lockWroteFiles.RUnlock()
 	return calls
 }
+
+// Ensure, that GitCommitterMock does implement ports.GitCommitter.
+// If this is not the case, regenerate this file with moq.
+var _ ports.GitCommitter = &GitCommitterMock{}
+
+// GitCommitterMock is a mock implementation of ports.GitCommitter.
+//
+//	func TestSomethingThatUsesGitCommitter(t *testing.T) {
+//
+//		// make and configure a mocked ports.GitCommitter
+//		mockedGitCommitter := &GitCommitterMock{
+//			CommitFilesFunc: func(ctx context.Context, root string, files []string, message string) (string, error) {
+//				panic("mock out the CommitFiles method")
+//			},
+//		}
+//
+//		// use mockedGitCommitter in code that requires ports.GitCommitter
+//		// and then make assertions.
+//
+//	}
+type GitCommitterMock struct {
+	// CommitFilesFunc mocks the CommitFiles method.
+	CommitFilesFunc func(ctx context.Context, root string, files []string, message string) (string, error)
+
+	// calls tracks calls to the methods.
+	calls struct {
+		// CommitFiles holds details about calls to the CommitFiles method.
+		CommitFiles []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Root is the root argument value.
+			Root string
+			// Files is the files argument value.
+			Files []string
+			// Message is the message argument value.
+			Message string
+		}
+	}
+	lockCommitFiles sync.RWMutex
+}
+
+// CommitFiles calls CommitFilesFunc.
+func (mock *GitCommitterMock) CommitFiles(ctx context.Context, root string, files []string, message string) (string, error) {
+	if mock.CommitFilesFunc == nil {
+		panic("GitCommitterMock.CommitFilesFunc: method is nil but GitCommitter.CommitFiles was just called")
+	}
+	callInfo := struct {
+		Ctx     context.Context
+		Root    string
+		Files   []string
+		Message string
+	}{
+		Ctx:     ctx,
+		Root:    root,
+		Files:   files,
+		Message: message,
+	}
+	mock.lockCommitFiles.Lock()
+	mock.calls.CommitFiles = append(mock.calls.CommitFiles, callInfo)
+	mock.lockCommitFiles.Unlock()
+	return mock.CommitFilesFunc(ctx, root, files, message)
+}
+
+// CommitFilesCalls gets all the calls that were made to CommitFiles.
+// Check the length with:
+//
+//	len(mockedGitCommitter.CommitFilesCalls())
+func (mock *GitCommitterMock) CommitFilesCalls() []struct {
+	Ctx     context.Context
+	Root    string
+	Files   []string
+	Message string
+} {
+	var calls []struct {
+		Ctx     context.Context
+		Root    string
+		Files   []string
+		Message string
+	}
+	mock.lockCommitFiles.RLock()
+	calls = mock.calls.CommitFiles
+	mock.lockCommitFiles.RUnlock()
+	return calls
+}

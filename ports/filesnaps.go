@@ -33,3 +33,13 @@ type FileSnapshots interface {
 	// longer kept is an error naming it, before anything is written.
 	RestoreFiles(ctx context.Context, loc workspace.Location, id conversation.ID, restores []filesnap.Restore, undone map[string]bool) error
 }
+
+// GitCommitter commits files of a checkout (conversation.tools.git_commit
+// = "turn"): only the files named, on the current branch, never amending
+// and never pushing.
+type GitCommitter interface {
+	// CommitFiles commits files (relative to root) with message and
+	// returns the new commit's short hash; "" when there was nothing to
+	// commit (the files are as HEAD has them).
+	CommitFiles(ctx context.Context, root string, files []string, message string) (string, error)
+}

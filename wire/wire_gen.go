@@ -8,6 +8,7 @@ package wire
 
 import (
 	"github.com/jpcli/jp/adapters/attach"
+	"github.com/jpcli/jp/adapters/builtintools"
 	"github.com/jpcli/jp/adapters/pluginproc"
 	"github.com/jpcli/jp/adapters/sysclock"
 	"github.com/jpcli/jp/adapters/tomlconfig"
@@ -42,6 +43,7 @@ func InitializeCLI(opts Options) (*App, func(), error) {
 	printer := providePrinter(opts)
 	iDs := _wireIDsValue
 	interrupts := provideTerminalInterrupts(opts)
+	committer := _wireCommitterValue
 	attacher := &attach.Attacher{
 		MCP: pool,
 	}
@@ -61,6 +63,7 @@ func InitializeCLI(opts Options) (*App, func(), error) {
 		Trust:       trustFile,
 		Checkpoints: store,
 		Snapshots:   store,
+		Commits:     committer,
 		ConfigFiles: editor,
 		Attacher:    attacher,
 	}
@@ -101,8 +104,9 @@ func InitializeCLI(opts Options) (*App, func(), error) {
 }
 
 var (
-	_wireIDsValue     = sysclock.IDs{}
-	_wireSpawnerValue = pluginproc.Spawner{}
+	_wireIDsValue       = sysclock.IDs{}
+	_wireCommitterValue = builtintools.Committer{}
+	_wireSpawnerValue   = pluginproc.Spawner{}
 )
 
 // InitializeHeadless builds the app for the headless front end: prompts
@@ -135,6 +139,7 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 	printer := providePrinter(opts)
 	iDs := _wireIDsValue
 	interrupts := provideHeadlessInterrupts(script, opts)
+	committer := _wireCommitterValue
 	attacher := &attach.Attacher{
 		MCP: pool,
 	}
@@ -154,6 +159,7 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 		Trust:       trustFile,
 		Checkpoints: store,
 		Snapshots:   store,
+		Commits:     committer,
 		ConfigFiles: editor,
 		Attacher:    attacher,
 	}
