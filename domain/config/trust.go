@@ -112,7 +112,8 @@ func TrustHash(held []HeldKey) string {
 // "unattended" (looser than asking); the editor; every provider's
 // base_url, key variable and headers, and every provider table of the
 // checkout's own; a plugin's run set to "unattended" and its secrets
-// set to true. A key added later
+// set to true; conversation.tools.git_commit (runs git commit) and a
+// tool's allow_private (web_fetch reaching private addresses). A key added later
 // that runs or sends belongs here too.
 func HoldBack(tree map[string]any, source string, remove bool) []HeldKey {
 	var held []HeldKey
@@ -127,6 +128,9 @@ func HoldBack(tree map[string]any, source string, remove bool) []HeldKey {
 			hold(conv, "attachments", "conversation.attachments", describeAttachments(v))
 		}
 		if tools, ok := conv["tools"].(map[string]any); ok {
+			if v, ok := tools["git_commit"].(string); ok && v != "off" {
+				hold(tools, "git_commit", "conversation.tools.git_commit", "runs: git commit of the files jp's tools changed, at the end of each turn")
+			}
 			for _, name := range slices.Sorted(maps.Keys(tools)) {
 				t, ok := tools[name].(map[string]any)
 				if !ok {
@@ -134,6 +138,9 @@ func HoldBack(tree map[string]any, source string, remove bool) []HeldKey {
 				}
 				if v, ok := t["command"]; ok {
 					hold(t, "command", JoinPath("conversation", "tools", name, "command"), "runs: "+describeCommand(v)+" (tool "+name+")")
+				}
+				if v, ok := t["allow_private"].(bool); ok && v {
+					hold(t, "allow_private", JoinPath("conversation", "tools", name, "allow_private"), "lets tool "+name+" reach your machine and private network")
 				}
 				for _, k := range []string{"run", "result"} {
 					if s, ok := t[k].(string); ok && s == "unattended" {
