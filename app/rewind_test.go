@@ -39,7 +39,9 @@ func snapsMock(t *testing.T, s *forkScene, current filesnap.State) *mocks.FileSn
 		FileStatesFunc: func(_ context.Context, _ workspace.Location, files []string) (map[string]filesnap.State, error) {
 			return map[string]filesnap.State{"f": current}, nil
 		},
-		RestoreFilesFunc: func(context.Context, workspace.Location, conversation.ID, []filesnap.Restore, map[string]bool) error { return nil },
+		RestoreFilesFunc: func(context.Context, workspace.Location, conversation.ID, []filesnap.Restore, map[string]bool) error {
+			return nil
+		},
 	}
 }
 
