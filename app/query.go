@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jpcli/jp/domain/config"
@@ -38,6 +39,8 @@ type Query struct {
 	interrupts ports.Interrupts
 	timers     ports.Timers
 	ckpts      ports.BlockCheckpoints
+	snaps      ports.FileSnapshots
+	commits    ports.GitCommitter
 	attacher   ports.Attacher
 	trust      ports.WorkspaceTrust
 	sent       ports.MessageHistory // the messages sent, for the session composer (nil: none)
@@ -73,6 +76,12 @@ type QueryDeps struct {
 	// Checkpoints keeps the block being streamed across a SIGKILL; nil
 	// keeps none.
 	Checkpoints ports.BlockCheckpoints
+	// Snapshots keeps files' earlier contents for jp conversation
+	// rewind; nil keeps none.
+	Snapshots ports.FileSnapshots
+	// Commits commits the files a turn changed (git_commit); nil commits
+	// nothing.
+	Commits ports.GitCommitter
 	// ConfigFiles writes the permission prompt's "always for this
 	// workspace" into a configuration file.
 	ConfigFiles ports.ConfigEditor
@@ -87,7 +96,7 @@ type QueryDeps struct {
 func NewQuery(ws *Workspaces, d QueryDeps) *Query {
 	return &Query{ws: ws, store: d.Store, drafts: d.Drafts, locker: d.Locker, config: d.Config,
 		providers: d.Providers, tools: d.Tools, printer: d.Printer, prompter: d.Prompter,
-		clock: d.Clock, ids: d.IDs, interrupts: d.Interrupts, timers: d.Timers, ckpts: d.Checkpoints,
+		clock: d.Clock, ids: d.IDs, interrupts: d.Interrupts, timers: d.Timers, ckpts: d.Checkpoints, snaps: d.Snapshots, commits: d.Commits,
 		configFiles: d.ConfigFiles,
 		attacher:    d.Attacher, trust: d.Trust, sent: d.History}
 }
@@ -215,6 +224,9 @@ type runState struct {
 	typeAhead    *typeAhead           // lines typed while a turn runs (typeahead.go)
 	diffShown    map[string]bool      // calls whose diff a permission prompt showed (toolline.go)
 	toolArgs     bool                 // tool calls are shown with their arguments (toolline.go)
+	turnID       string               // the running turn's turn_start event ID (file snapshots)
+	turnFiles    []string             // the files jp's tools changed this turn (git_commit)
+	turnFilesMu  sync.Mutex           // guards turnFiles: a batch's calls add to it concurrently
 }
 
 // Run executes the query: the turn loop over runTurnPhases.

@@ -100,6 +100,7 @@ func (q *Query) executeBatch(ctx context.Context, rs *runState, ts *turnState, c
 // runApproved runs the approved calls concurrently. The goroutines are
 // owned here: every path waits for them before returning.
 func (q *Query) runApproved(ctx context.Context, rs *runState, ts *turnState, calls []llm.ToolCall, approved []bool, results []turn.ToolResult) (batchEnd, string) {
+	q.snapshotBefore(ctx, rs, ts, calls, approved)
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -113,6 +114,9 @@ func (q *Query) runApproved(ctx context.Context, rs *runState, ts *turnState, ca
 			stop := q.printer.Wait(waitToolLabel(c.Name))
 			r, err := ts.tools.Call(tctx, c.Name, c.Arguments)
 			stop()
+			if err == nil && len(r.Changed) > 0 {
+				q.snapshotAfter(ctx, rs, r.Changed)
+			}
 			switch {
 			case tctx.Err() != nil:
 				results[i] = turn.ToolResult{CallID: c.ID, Content: rs.cfg.Tool(c.Name).CancellationResponse, IsError: true}

@@ -67,6 +67,7 @@ func (q *Query) runTurnPhases(ctx context.Context, rs *runState, req turn.Reques
 	}
 	offered = append(offered, userTools(rs.cfg, offered)...)
 	rs.turns++
+	defer q.gitCommitTurn(ctx, rs)
 	ts := &turnState{m: turn.New(rs.cfg.Assistant.Request.MaxRetries), tools: tools, offered: offered, schema: req.Schema}
 	req.ContinueOnLength = rs.cfg.Query.ContinueOnLength
 
@@ -156,6 +157,7 @@ func (q *Query) recorded(wctx context.Context, rs *runState, ev conversation.Eve
 	rs.history.Add(ev)
 	switch ev.Type {
 	case conversation.EventTypeTurnStart:
+		rs.turnID, rs.turnFiles = ev.ID, nil
 		if rs.loc.Root == "" || rs.rootRecorded {
 			break // no checkout to record, or this run's first turn recorded it
 		}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"github.com/jpcli/jp/domain/config"
 	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/filesnap"
 	"github.com/jpcli/jp/domain/llm"
 	"github.com/jpcli/jp/domain/plugin"
 	"github.com/jpcli/jp/domain/workspace"
@@ -5638,5 +5639,439 @@ func (mock *MessageHistoryMock) RecentCalls() []struct {
 	mock.lockRecent.RLock()
 	calls = mock.calls.Recent
 	mock.lockRecent.RUnlock()
+	return calls
+}
+
+// Ensure, that FileSnapshotsMock does implement ports.FileSnapshots.
+// If this is not the case, regenerate this file with moq.
+var _ ports.FileSnapshots = &FileSnapshotsMock{}
+
+// FileSnapshotsMock is a mock implementation of ports.FileSnapshots.
+//
+//	func TestSomethingThatUsesFileSnapshots(t *testing.T) {
+//
+//		// make and configure a mocked ports.FileSnapshots
+//		mockedFileSnapshots := &FileSnapshotsMock{
+//			CaptureFilesFunc: func(ctx context.Context, loc workspace.Location, id conversation.ID, turn string, tool string, files []string, maxBytes int64) ([]string, error) {
+//				panic("mock out the CaptureFiles method")
+//			},
+//			FileStatesFunc: func(ctx context.Context, loc workspace.Location, files []string) (map[string]filesnap.State, error) {
+//				panic("mock out the FileStates method")
+//			},
+//			RestoreFilesFunc: func(ctx context.Context, loc workspace.Location, id conversation.ID, restores []filesnap.Restore, undone map[string]bool) error {
+//				panic("mock out the RestoreFiles method")
+//			},
+//			SnapshotIndexFunc: func(ctx context.Context, loc workspace.Location, id conversation.ID) (filesnap.Index, error) {
+//				panic("mock out the SnapshotIndex method")
+//			},
+//			WroteFilesFunc: func(ctx context.Context, loc workspace.Location, id conversation.ID, turn string, files []string) error {
+//				panic("mock out the WroteFiles method")
+//			},
+//		}
+//
+//		// use mockedFileSnapshots in code that requires ports.FileSnapshots
+//		// and then make assertions.
+//
+//	}
+type FileSnapshotsMock struct {
+	// CaptureFilesFunc mocks the CaptureFiles method.
+	CaptureFilesFunc func(ctx context.Context, loc workspace.Location, id conversation.ID, turn string, tool string, files []string, maxBytes int64) ([]string, error)
+
+	// FileStatesFunc mocks the FileStates method.
+	FileStatesFunc func(ctx context.Context, loc workspace.Location, files []string) (map[string]filesnap.State, error)
+
+	// RestoreFilesFunc mocks the RestoreFiles method.
+	RestoreFilesFunc func(ctx context.Context, loc workspace.Location, id conversation.ID, restores []filesnap.Restore, undone map[string]bool) error
+
+	// SnapshotIndexFunc mocks the SnapshotIndex method.
+	SnapshotIndexFunc func(ctx context.Context, loc workspace.Location, id conversation.ID) (filesnap.Index, error)
+
+	// WroteFilesFunc mocks the WroteFiles method.
+	WroteFilesFunc func(ctx context.Context, loc workspace.Location, id conversation.ID, turn string, files []string) error
+
+	// calls tracks calls to the methods.
+	calls struct {
+		// CaptureFiles holds details about calls to the CaptureFiles method.
+		CaptureFiles []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Loc is the loc argument value.
+			Loc workspace.Location
+			// ID is the id argument value.
+			ID conversation.ID
+			// Turn is the turn argument value.
+			Turn string
+			// Tool is the tool argument value.
+			Tool string
+			// Files is the files argument value.
+			Files []string
+			// MaxBytes is the maxBytes argument value.
+			MaxBytes int64
+		}
+		// FileStates holds details about calls to the FileStates method.
+		FileStates []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Loc is the loc argument value.
+			Loc workspace.Location
+			// Files is the files argument value.
+			Files []string
+		}
+		// RestoreFiles holds details about calls to the RestoreFiles method.
+		RestoreFiles []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Loc is the loc argument value.
+			Loc workspace.Location
+			// ID is the id argument value.
+			ID conversation.ID
+			// Restores is the restores argument value.
+			Restores []filesnap.Restore
+			// Undone is the undone argument value.
+			Undone map[string]bool
+		}
+		// SnapshotIndex holds details about calls to the SnapshotIndex method.
+		SnapshotIndex []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Loc is the loc argument value.
+			Loc workspace.Location
+			// ID is the id argument value.
+			ID conversation.ID
+		}
+		// WroteFiles holds details about calls to the WroteFiles method.
+		WroteFiles []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Loc is the loc argument value.
+			Loc workspace.Location
+			// ID is the id argument value.
+			ID conversation.ID
+			// Turn is the turn argument value.
+			Turn string
+			// Files is the files argument value.
+			Files []string
+		}
+	}
+	lockCaptureFiles  sync.RWMutex
+	lockFileStates    sync.RWMutex
+	lockRestoreFiles  sync.RWMutex
+	lockSnapshotIndex sync.RWMutex
+	lockWroteFiles    sync.RWMutex
+}
+
+// CaptureFiles calls CaptureFilesFunc.
+func (mock *FileSnapshotsMock) CaptureFiles(ctx context.Context, loc workspace.Location, id conversation.ID, turn string, tool string, files []string, maxBytes int64) ([]string, error) {
+	if mock.CaptureFilesFunc == nil {
+		panic("FileSnapshotsMock.CaptureFilesFunc: method is nil but FileSnapshots.CaptureFiles was just called")
+	}
+	callInfo := struct {
+		Ctx      context.Context
+		Loc      workspace.Location
+		ID       conversation.ID
+		Turn     string
+		Tool     string
+		Files    []string
+		MaxBytes int64
+	}{
+		Ctx:      ctx,
+		Loc:      loc,
+		ID:       id,
+		Turn:     turn,
+		Tool:     tool,
+		Files:    files,
+		MaxBytes: maxBytes,
+	}
+	mock.lockCaptureFiles.Lock()
+	mock.calls.CaptureFiles = append(mock.calls.CaptureFiles, callInfo)
+	mock.lockCaptureFiles.Unlock()
+	return mock.CaptureFilesFunc(ctx, loc, id, turn, tool, files, maxBytes)
+}
+
+// CaptureFilesCalls gets all the calls that were made to CaptureFiles.
+// Check the length with:
+//
+//	len(mockedFileSnapshots.CaptureFilesCalls())
+func (mock *FileSnapshotsMock) CaptureFilesCalls() []struct {
+	Ctx      context.Context
+	Loc      workspace.Location
+	ID       conversation.ID
+	Turn     string
+	Tool     string
+	Files    []string
+	MaxBytes int64
+} {
+	var calls []struct {
+		Ctx      context.Context
+		Loc      workspace.Location
+		ID       conversation.ID
+		Turn     string
+		Tool     string
+		Files    []string
+		MaxBytes int64
+	}
+	mock.lockCaptureFiles.RLock()
+	calls = mock.calls.CaptureFiles
+	mock.lockCaptureFiles.RUnlock()
+	return calls
+}
+
+// FileStates calls FileStatesFunc.
+func (mock *FileSnapshotsMock) FileStates(ctx context.Context, loc workspace.Location, files []string) (map[string]filesnap.State, error) {
+	if mock.FileStatesFunc == nil {
+		panic("FileSnapshotsMock.FileStatesFunc: method is nil but FileSnapshots.FileStates was just called")
+	}
+	callInfo := struct {
+		Ctx   context.Context
+		Loc   workspace.Location
+		Files []string
+	}{
+		Ctx:   ctx,
+		Loc:   loc,
+		Files: files,
+	}
+	mock.lockFileStates.Lock()
+	mock.calls.FileStates = append(mock.calls.FileStates, callInfo)
+	mock.lockFileStates.Unlock()
+	return mock.FileStatesFunc(ctx, loc, files)
+}
+
+// FileStatesCalls gets all the calls that were made to FileStates.
+// Check the length with:
+//
+//	len(mockedFileSnapshots.FileStatesCalls())
+func (mock *FileSnapshotsMock) FileStatesCalls() []struct {
+	Ctx   context.Context
+	Loc   workspace.Location
+	Files []string
+} {
+	var calls []struct {
+		Ctx   context.Context
+		Loc   workspace.Location
+		Files []string
+	}
+	mock.lockFileStates.RLock()
+	calls = mock.calls.FileStates
+	mock.lockFileStates.RUnlock()
+	return calls
+}
+
+// RestoreFiles calls RestoreFilesFunc.
+func (mock *FileSnapshotsMock) RestoreFiles(ctx context.Context, loc workspace.Location, id conversation.ID, restores []filesnap.Restore, undone map[string]bool) error {
+	if mock.RestoreFilesFunc == nil {
+		panic("FileSnapshotsMock.RestoreFilesFunc: method is nil but FileSnapshots.RestoreFiles was just called")
+	}
+	callInfo := struct {
+		Ctx      context.Context
+		Loc      workspace.Location
+		ID       conversation.ID
+		Restores []filesnap.Restore
+		Undone   map[string]bool
+	}{
+		Ctx:      ctx,
+		Loc:      loc,
+		ID:       id,
+		Restores: restores,
+		Undone:   undone,
+	}
+	mock.lockRestoreFiles.Lock()
+	mock.calls.RestoreFiles = append(mock.calls.RestoreFiles, callInfo)
+	mock.lockRestoreFiles.Unlock()
+	return mock.RestoreFilesFunc(ctx, loc, id, restores, undone)
+}
+
+// RestoreFilesCalls gets all the calls that were made to RestoreFiles.
+// Check the length with:
+//
+//	len(mockedFileSnapshots.RestoreFilesCalls())
+func (mock *FileSnapshotsMock) RestoreFilesCalls() []struct {
+	Ctx      context.Context
+	Loc      workspace.Location
+	ID       conversation.ID
+	Restores []filesnap.Restore
+	Undone   map[string]bool
+} {
+	var calls []struct {
+		Ctx      context.Context
+		Loc      workspace.Location
+		ID       conversation.ID
+		Restores []filesnap.Restore
+		Undone   map[string]bool
+	}
+	mock.lockRestoreFiles.RLock()
+	calls = mock.calls.RestoreFiles
+	mock.lockRestoreFiles.RUnlock()
+	return calls
+}
+
+// SnapshotIndex calls SnapshotIndexFunc.
+func (mock *FileSnapshotsMock) SnapshotIndex(ctx context.Context, loc workspace.Location, id conversation.ID) (filesnap.Index, error) {
+	if mock.SnapshotIndexFunc == nil {
+		panic("FileSnapshotsMock.SnapshotIndexFunc: method is nil but FileSnapshots.SnapshotIndex was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+		Loc workspace.Location
+		ID  conversation.ID
+	}{
+		Ctx: ctx,
+		Loc: loc,
+		ID:  id,
+	}
+	mock.lockSnapshotIndex.Lock()
+	mock.calls.SnapshotIndex = append(mock.calls.SnapshotIndex, callInfo)
+	mock.lockSnapshotIndex.Unlock()
+	return mock.SnapshotIndexFunc(ctx, loc, id)
+}
+
+// SnapshotIndexCalls gets all the calls that were made to SnapshotIndex.
+// Check the length with:
+//
+//	len(mockedFileSnapshots.SnapshotIndexCalls())
+func (mock *FileSnapshotsMock) SnapshotIndexCalls() []struct {
+	Ctx context.Context
+	Loc workspace.Location
+	ID  conversation.ID
+} {
+	var calls []struct {
+		Ctx context.Context
+		Loc workspace.Location
+		ID  conversation.ID
+	}
+	mock.lockSnapshotIndex.RLock()
+	calls = mock.calls.SnapshotIndex
+	mock.lockSnapshotIndex.RUnlock()
+	return calls
+}
+
+// WroteFiles calls WroteFilesFunc.
+func (mock *FileSnapshotsMock) WroteFiles(ctx context.Context, loc workspace.Location, id conversation.ID, turn string, files []string) error {
+	if mock.WroteFilesFunc == nil {
+		panic("FileSnapshotsMock.WroteFilesFunc: method is nil but FileSnapshots.WroteFiles was just called")
+	}
+	callInfo := struct {
+		Ctx   context.Context
+		Loc   workspace.Location
+		ID    conversation.ID
+		Turn  string
+		Files []string
+	}{
+		Ctx:   ctx,
+		Loc:   loc,
+		ID:    id,
+		Turn:  turn,
+		Files: files,
+	}
+	mock.lockWroteFiles.Lock()
+	mock.calls.WroteFiles = append(mock.calls.WroteFiles, callInfo)
+	mock.lockWroteFiles.Unlock()
+	return mock.WroteFilesFunc(ctx, loc, id, turn, files)
+}
+
+// WroteFilesCalls gets all the calls that were made to WroteFiles.
+// Check the length with:
+//
+//	len(mockedFileSnapshots.WroteFilesCalls())
+func (mock *FileSnapshotsMock) WroteFilesCalls() []struct {
+	Ctx   context.Context
+	Loc   workspace.Location
+	ID    conversation.ID
+	Turn  string
+	Files []string
+} {
+	var calls []struct {
+		Ctx   context.Context
+		Loc   workspace.Location
+		ID    conversation.ID
+		Turn  string
+		Files []string
+	}
+	mock.lockWroteFiles.RLock()
+	calls = mock.calls.WroteFiles
+	mock.lockWroteFiles.RUnlock()
+	return calls
+}
+
+// Ensure, that GitCommitterMock does implement ports.GitCommitter.
+// If this is not the case, regenerate this file with moq.
+var _ ports.GitCommitter = &GitCommitterMock{}
+
+// GitCommitterMock is a mock implementation of ports.GitCommitter.
+//
+//	func TestSomethingThatUsesGitCommitter(t *testing.T) {
+//
+//		// make and configure a mocked ports.GitCommitter
+//		mockedGitCommitter := &GitCommitterMock{
+//			CommitFilesFunc: func(ctx context.Context, root string, files []string, message string) (string, error) {
+//				panic("mock out the CommitFiles method")
+//			},
+//		}
+//
+//		// use mockedGitCommitter in code that requires ports.GitCommitter
+//		// and then make assertions.
+//
+//	}
+type GitCommitterMock struct {
+	// CommitFilesFunc mocks the CommitFiles method.
+	CommitFilesFunc func(ctx context.Context, root string, files []string, message string) (string, error)
+
+	// calls tracks calls to the methods.
+	calls struct {
+		// CommitFiles holds details about calls to the CommitFiles method.
+		CommitFiles []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Root is the root argument value.
+			Root string
+			// Files is the files argument value.
+			Files []string
+			// Message is the message argument value.
+			Message string
+		}
+	}
+	lockCommitFiles sync.RWMutex
+}
+
+// CommitFiles calls CommitFilesFunc.
+func (mock *GitCommitterMock) CommitFiles(ctx context.Context, root string, files []string, message string) (string, error) {
+	if mock.CommitFilesFunc == nil {
+		panic("GitCommitterMock.CommitFilesFunc: method is nil but GitCommitter.CommitFiles was just called")
+	}
+	callInfo := struct {
+		Ctx     context.Context
+		Root    string
+		Files   []string
+		Message string
+	}{
+		Ctx:     ctx,
+		Root:    root,
+		Files:   files,
+		Message: message,
+	}
+	mock.lockCommitFiles.Lock()
+	mock.calls.CommitFiles = append(mock.calls.CommitFiles, callInfo)
+	mock.lockCommitFiles.Unlock()
+	return mock.CommitFilesFunc(ctx, root, files, message)
+}
+
+// CommitFilesCalls gets all the calls that were made to CommitFiles.
+// Check the length with:
+//
+//	len(mockedGitCommitter.CommitFilesCalls())
+func (mock *GitCommitterMock) CommitFilesCalls() []struct {
+	Ctx     context.Context
+	Root    string
+	Files   []string
+	Message string
+} {
+	var calls []struct {
+		Ctx     context.Context
+		Root    string
+		Files   []string
+		Message string
+	}
+	mock.lockCommitFiles.RLock()
+	calls = mock.calls.CommitFiles
+	mock.lockCommitFiles.RUnlock()
 	return calls
 }

@@ -14,4 +14,5 @@ type App struct {
 	Query         *app.Query
 	Plugins       *pluginhost.Host
 	MCP           *app.MCP
+	Rewind        *app.Rewind
 }

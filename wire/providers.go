@@ -10,6 +10,7 @@ package wire
 import (
 	"context"
 	"github.com/jpcli/jp/adapters/attach"
+	"github.com/jpcli/jp/adapters/builtintools"
 	"io"
 	"log/slog"
 	"os"
@@ -212,6 +213,9 @@ var storageSet = wire.NewSet(
 	wire.Bind(new(ports.WorkspaceRegistry), new(*fsstore.Store)),
 	wire.Bind(new(ports.Locker), new(*fsstore.Store)),
 	wire.Bind(new(ports.BlockCheckpoints), new(*fsstore.Store)),
+	wire.Bind(new(ports.FileSnapshots), new(*fsstore.Store)),
+	wire.Value(builtintools.Committer{}),
+	wire.Bind(new(ports.GitCommitter), new(builtintools.Committer)),
 )
 
 // engineSet is configuration, providers, tools and output.
@@ -240,6 +244,7 @@ var engineSet = wire.NewSet(
 var appSet = wire.NewSet(
 	app.NewWorkspaces,
 	app.NewConversations,
+	app.NewRewind,
 	app.NewConfig,
 	app.NewTrust,
 	wire.Struct(new(app.QueryDeps), "*"),

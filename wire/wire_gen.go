@@ -8,6 +8,7 @@ package wire
 
 import (
 	"github.com/jpcli/jp/adapters/attach"
+	"github.com/jpcli/jp/adapters/builtintools"
 	"github.com/jpcli/jp/adapters/pluginproc"
 	"github.com/jpcli/jp/adapters/sysclock"
 	"github.com/jpcli/jp/adapters/tomlconfig"
@@ -42,6 +43,7 @@ func InitializeCLI(opts Options) (*App, func(), error) {
 	printer := providePrinter(opts)
 	iDs := _wireIDsValue
 	interrupts := provideTerminalInterrupts(opts)
+	committer := _wireCommitterValue
 	attacher := &attach.Attacher{
 		MCP: pool,
 	}
@@ -61,6 +63,8 @@ func InitializeCLI(opts Options) (*App, func(), error) {
 		Timers:      clock,
 		Trust:       trustFile,
 		Checkpoints: store,
+		Snapshots:   store,
+		Commits:     committer,
 		ConfigFiles: editor,
 		Attacher:    attacher,
 		History:     file,
@@ -85,6 +89,7 @@ func InitializeCLI(opts Options) (*App, func(), error) {
 	}
 	host := pluginhost.New(plugins, workspaces, config, deps)
 	mcp := app.NewMCP(workspaces, loader, pool)
+	rewind := app.NewRewind(store, store, store, clock, iDs)
 	wireApp := &App{
 		Workspaces:    workspaces,
 		Conversations: conversations,
@@ -93,6 +98,7 @@ func InitializeCLI(opts Options) (*App, func(), error) {
 		Query:         query,
 		Plugins:       host,
 		MCP:           mcp,
+		Rewind:        rewind,
 	}
 	return wireApp, func() {
 		cleanup()
@@ -100,8 +106,9 @@ func InitializeCLI(opts Options) (*App, func(), error) {
 }
 
 var (
-	_wireIDsValue     = sysclock.IDs{}
-	_wireSpawnerValue = pluginproc.Spawner{}
+	_wireIDsValue       = sysclock.IDs{}
+	_wireCommitterValue = builtintools.Committer{}
+	_wireSpawnerValue   = pluginproc.Spawner{}
 )
 
 // InitializeHeadless builds the app for the headless front end: prompts
@@ -134,6 +141,7 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 	printer := providePrinter(opts)
 	iDs := _wireIDsValue
 	interrupts := provideHeadlessInterrupts(script, opts)
+	committer := _wireCommitterValue
 	attacher := &attach.Attacher{
 		MCP: pool,
 	}
@@ -153,6 +161,8 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 		Timers:      clock,
 		Trust:       trustFile,
 		Checkpoints: store,
+		Snapshots:   store,
+		Commits:     committer,
 		ConfigFiles: editor,
 		Attacher:    attacher,
 		History:     file,
@@ -177,6 +187,7 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 	}
 	host := pluginhost.New(plugins, workspaces, config, deps)
 	mcp := app.NewMCP(workspaces, loader, pool)
+	rewind := app.NewRewind(store, store, store, clock, iDs)
 	wireApp := &App{
 		Workspaces:    workspaces,
 		Conversations: conversations,
@@ -185,6 +196,7 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 		Query:         query,
 		Plugins:       host,
 		MCP:           mcp,
+		Rewind:        rewind,
 	}
 	headless := &Headless{
 		App:    wireApp,

@@ -48,10 +48,11 @@ const (
 	GitDiff    = "git_diff"
 	GitLog     = "git_log"
 	Shell      = "shell"
+	WebFetch   = "web_fetch"
 )
 
 // Names lists every built-in tool, in the order they are offered.
-var Names = []string{ReadFile, ListFiles, GrepFiles, CreateFile, ModifyFile, DeleteFile, MoveFile, GitStatus, GitDiff, GitLog, Shell}
+var Names = []string{ReadFile, ListFiles, GrepFiles, CreateFile, ModifyFile, DeleteFile, MoveFile, GitStatus, GitDiff, GitLog, Shell, WebFetch}
 
 // Has reports whether name is a built-in tool.
 func Has(name string) bool { return slices.Contains(Names, name) }
@@ -82,6 +83,10 @@ type Server struct {
 
 	mu    sync.Mutex
 	reads map[string]string // path -> sha256 of what the model last read or wrote
+
+	// fetchAllow (tests) admits a dialled host:port web_fetch would
+	// refuse as private.
+	fetchAllow func(hostport string) bool
 }
 
 var (
@@ -201,6 +206,8 @@ func (s *Server) call(ctx context.Context, name string, args json.RawMessage) (p
 		return s.git(ctx, name, args)
 	case Shell:
 		return s.shell(ctx, args)
+	case WebFetch:
+		return s.webFetch(ctx, args)
 	}
 	p, err := s.plan(name, args)
 	if err != nil {

@@ -88,4 +88,10 @@ var specs = map[string]spec{
 "timeout_secs":{"type":"integer","minimum":1,"description":"Stop it after this many seconds (at most the configured timeout)."}},
 "required":["command"],"additionalProperties":false}`,
 	},
+	WebFetch: {
+		description: "Fetch a web page or file over http(s) with GET and return its text: HTML is turned into Markdown, other text comes as it is. The answer starts with the final URL (after redirects) and the status.",
+		schema: `{"type":"object","properties":{
+"url":{"type":"string","description":"The absolute http or https URL."}},
+"required":["url"],"additionalProperties":false}`,
+	},
 }

@@ -27,6 +27,7 @@ type ConversationCmd struct {
 	Show      ConversationShowCmd    `cmd:"" aliases:"s" help:"Show a conversation's events (default: the active conversation)."`
 	Use       ConversationUseCmd     `cmd:"" aliases:"u" help:"Make a conversation the active one of this checkout (jp q continues it)."`
 	Fork      ConversationForkCmd    `cmd:"" aliases:"f" help:"Copy a conversation into a new, active one: all its turns, or those --first/--last/--from/--until select."`
+	Rewind    ConversationRewindCmd  `cmd:"" help:"Restore the files the conversation's tools changed after turn N, and fork the conversation there (or --truncate it)."`
 	Grep      ConversationGrepCmd    `cmd:"" aliases:"g,rg" help:"Search the text of conversations with a regular expression."`
 	Compact   ConversationCompactCmd `cmd:"" help:"Compact a conversation: overlays that make the model see less of some turns (summaries, reasoning and tool calls stripped); nothing is removed."`
 	Edit      ConversationEditCmd    `cmd:"" aliases:"e" help:"Edit a conversation's title, pinned flag and labels in the editor, or with --pin, --title, --tmp directly."`

@@ -177,4 +177,25 @@ cat chat.jph
 show "$JP" chat --new --headless chat.jph
 echo "${dim}(in a terminal: Up recalls earlier messages, / completes commands (/help), @ completes files: docs/session.md)${off}"
 
+step "11. Rewind: undo what the model did to files after a turn"
+printf 'first draft\n' > plan.txt
+cat > rewind.json <<'JSON'
+{"responses": [
+  {"events": [{"tool_call": {"name": "fs_modify_file", "arguments": {"patterns": [{"old": "first draft", "new": "second draft", "paths": ["plan.txt"]}]}}}]},
+  {"events": [{"text": "Revised the plan."}]},
+  {"events": [{"tool_call": {"name": "fs_create_file", "arguments": {"path": "oops.txt", "content": "a wrong turn\n"}}},
+              {"tool_call": {"name": "fs_delete_file", "arguments": {"path": "plan.txt"}}}]},
+  {"events": [{"text": "Replaced the plan."}]}
+]}
+JSON
+printf 'permission fs_modify_file y\n' > rw1.jph
+printf 'permission fs_create_file y\npermission fs_delete_file y\n' > rw2.jph
+"$JP" q --new --quiet --hide-tool-calls --headless rw1.jph --cfg providers.demo.script=rewind.json "Revise the plan." 2>/dev/null
+"$JP" q --quiet --hide-tool-calls --headless rw2.jph "Start over." 2>/dev/null
+echo "${dim}(turn 2 deleted plan.txt and created oops.txt; jp kept the files' earlier contents in the user-local store)${off}"
+show "$JP" c rewind --turn 1 --dry-run
+show "$JP" c rewind --turn 1
+show cat plan.txt
+[ ! -e oops.txt ] && [ "$(cat plan.txt)" = "second draft" ] || { echo "the rewind did not restore the files" >&2; exit 1; }
+
 printf '\n%sDone.%s Try it in your own project: make install, then jp init and jp q. See README.md and docs/.\n' "$bold" "$off"

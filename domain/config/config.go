@@ -374,9 +374,10 @@ func Default() Config {
 			LoopCountdown:          CountdownConfig{DurationSecs: 10, Action: CountdownActionPrompt, ComposeInEditor: ComposeInEditorFalse},
 		},
 		Conversation: Conversation{Tools: Tools{
-			Defaults: ToolDefaults{Run: RunPolicyAsk, Result: ResultPolicyUnattended, CancellationResponse: DefaultCancellationResponse, Sandbox: SandboxLevelWorkspaceWrite},
-			Auto:     AutoModeOff,
-			Named:    map[string]Tool{},
+			Defaults:  ToolDefaults{Run: RunPolicyAsk, Result: ResultPolicyUnattended, CancellationResponse: DefaultCancellationResponse, Sandbox: SandboxLevelWorkspaceWrite},
+			Auto:      AutoModeOff,
+			Named:     map[string]Tool{},
+			Snapshots: Snapshots{MaxMB: DefaultSnapshotsMB}, GitCommit: GitCommitOff,
 		}, Limits: Limits{MessageBytes: DefaultLimitBytes, DraftBytes: DefaultLimitBytes},
 			Compaction: Compaction{Auto: CompactionAuto{MinTurns: 5}}},
 		MCP:     MCP{IdleShutdownSecs: 300, MaxInstances: 16, Servers: map[string]MCPServer{}},

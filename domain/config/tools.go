@@ -7,9 +7,11 @@ import (
 // Tools is the [conversation.tools] table: the key "defaults" holds the
 // policy every tool inherits; every other key is one tool.
 type Tools struct {
-	Defaults ToolDefaults    `toml:"defaults" doc:"The policy every tool inherits unless its own table overrides it."`
-	Auto     AutoMode        `toml:"auto" doc:"Which tools run without asking, over a tool's run = \"ask\" (never over \"ask!\", \"deny\", \"skip\" or \"edit\"): read (read-only tools), edit (also file edits inside the checkout), all (also commands in the sandbox) or off. A command that is not sandboxed is never run without asking by this key. jp q --auto sets it for one run."`
-	Named    map[string]Tool `toml:"*" doc:"A tool: a local command tool (command, description, parameters), or a policy for a tool from an MCP server (<server>__<tool>)."`
+	Defaults  ToolDefaults    `toml:"defaults" doc:"The policy every tool inherits unless its own table overrides it."`
+	Auto      AutoMode        `toml:"auto" doc:"Which tools run without asking, over a tool's run = \"ask\" (never over \"ask!\", \"deny\", \"skip\" or \"edit\"): read (read-only tools), edit (also file edits inside the checkout), all (also commands in the sandbox) or off. A command that is not sandboxed is never run without asking by this key. jp q --auto sets it for one run."`
+	Snapshots Snapshots       `toml:"snapshots" doc:"File snapshots for jp conversation rewind: before a tool changes a file, its earlier content is kept in the user-local store."`
+	GitCommit GitCommit       `toml:"git_commit" doc:"off: commit nothing. turn: at the end of each turn, commit the files jp's tools changed on the current branch (never amend, never push)."`
+	Named     map[string]Tool `toml:"*" doc:"A tool: a local command tool (command, description, parameters), or a policy for a tool from an MCP server (<server>__<tool>)."`
 }
 
 // ToolDefaults is the [conversation.tools.defaults] table.
@@ -34,7 +36,9 @@ type Tool struct {
 	Parameters           map[string]any `toml:"parameters" doc:"JSON Schema of the tool's arguments (an object schema)."`
 	Allow                []string       `toml:"allow" doc:"Built-in tools: globs (relative to the checkout, ** for any depth) of the paths the tool may touch; empty allows every path in the checkout."`
 	Deny                 []string       `toml:"deny" doc:"Built-in tools: globs of paths the tool must not touch, checked after allow."`
-	TimeoutSecs          int            `toml:"timeout_secs" doc:"The shell built-in tool: seconds a command may run before it is stopped; 0 means 120."`
+	TimeoutSecs          int            `toml:"timeout_secs" doc:"The shell built-in tool: seconds a command may run before it is stopped; 0 means 120. web_fetch: seconds a fetch may take; 0 means 30."`
+	MaxBytes             int            `toml:"max_bytes" doc:"The web_fetch built-in tool: the most bytes of a body read (the rest is cut, and the result says so); 0 means 1 MiB."`
+	AllowPrivate         bool           `toml:"allow_private" doc:"The web_fetch built-in tool: true also fetches from loopback, link-local and private addresses (your machine and network); by default they are refused, checked on the address dialled for every redirect."`
 	Sandbox              SandboxLevel   `toml:"sandbox" doc:"shell and local command tools: workspace-write, read-only or off; unset inherits conversation.tools.defaults.sandbox."`
 	Access               Access         `toml:"access" doc:"What the tool's sandbox grants beyond its level: [[access.fs]] paths to read or write, [[access.net]] network."`
 }

@@ -113,7 +113,8 @@ func TrustHash(held []HeldKey) string {
 // grants; conversation.tools.auto other than "off"; the editor; every provider's
 // base_url, key variable and headers, and every provider table of the
 // checkout's own; a plugin's run set to "unattended" and its secrets
-// set to true. A key added later
+// set to true; conversation.tools.git_commit (runs git commit) and a
+// tool's allow_private (web_fetch reaching private addresses). A key added later
 // that runs or sends belongs here too.
 func HoldBack(tree map[string]any, source string, remove bool) []HeldKey {
 	var held []HeldKey
@@ -131,6 +132,9 @@ func HoldBack(tree map[string]any, source string, remove bool) []HeldKey {
 			if s, ok := tools["auto"].(string); ok && s != AutoModeOff.String() {
 				hold(tools, "auto", "conversation.tools.auto", "lets the model run "+s+" tools without asking")
 			}
+			if v, ok := tools["git_commit"].(string); ok && v != "off" {
+				hold(tools, "git_commit", "conversation.tools.git_commit", "runs: git commit of the files jp's tools changed, at the end of each turn")
+			}
 			for _, name := range slices.Sorted(maps.Keys(tools)) {
 				t, ok := tools[name].(map[string]any)
 				if !ok {
@@ -138,6 +142,9 @@ func HoldBack(tree map[string]any, source string, remove bool) []HeldKey {
 				}
 				if v, ok := t["command"]; ok {
 					hold(t, "command", JoinPath("conversation", "tools", name, "command"), "runs: "+describeCommand(v)+" (tool "+name+")")
+				}
+				if v, ok := t["allow_private"].(bool); ok && v {
+					hold(t, "allow_private", JoinPath("conversation", "tools", name, "allow_private"), "lets tool "+name+" reach your machine and private network")
 				}
 				for _, k := range []string{"run", "result"} {
 					if s, ok := t[k].(string); ok && s == "unattended" {
