@@ -224,3 +224,52 @@ func TestTmuxDemoHintWraps(t *testing.T) {
 		}
 	}
 }
+
+// TestTmuxAskTellUser: on a real terminal the model's ask_user question
+// is a select the user answers with the arrow keys, its context shown
+// above it; the answer reaches the model typed, and tell_user's message is
+// printed between the tool calls.
+func TestTmuxAskTellUser(t *testing.T) {
+	requireTmux(t)
+	t.Parallel()
+	jp := buildJPBinary(t, t.TempDir())
+	w := newTmuxWorld(t, jp)
+	w.width = 80
+	cfg := filepath.Join(w.proj, ".jp", "config.toml")
+	b, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = append(b, "\n[conversation.tools.ask_user]\nenable = true\n\n[conversation.tools.tell_user]\nenable = true\n"...)
+	if err := os.WriteFile(cfg, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.run("workspace", "trust")
+	script := w.file("script.json", `{"responses": [
+  {"events": [{"tool_call": {"name": "tell_user", "arguments": {"message": "Checked the config: two ways to go."}}}]},
+  {"events": [{"tool_call": {"name": "ask_user", "arguments": {"question": "Apply with a backup, or overwrite?", "context": "Production config is changed in place.", "answer_type": "select", "options": ["backup", "overwrite"]}}}]},
+  {"events": [{"text": "Going ahead."}]}
+]}`)
+	p := w.startJP("q", "--new", "--cfg", "providers.demo.script="+script, "deploy")
+	p.waitFor("Checked the config: two ways to go.")
+	p.waitFor("Apply with a backup, or overwrite?")
+	scr := p.waitFor("overwrite")
+	if !strings.Contains(scr, "Production config is changed in place.") {
+		t.Fatalf("the question's context is not shown:\n%s", scr)
+	}
+	p.keys("Down", "Enter")
+	p.waitFor("Going ahead.")
+	if code := p.exitCode(); code != 0 {
+		t.Fatalf("jp exited with %d:\n%s", code, p.screen())
+	}
+	var got []string
+	for _, ev := range w.events(w.onlyConversation()) {
+		if ev.Type == "tool_call_response" {
+			got = append(got, ev.Content)
+		}
+	}
+	want := []string{"Message shown to user.", `{"answer_type":"select","answer":"overwrite"}`}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("tool results %q, want %q", got, want)
+	}
+}

@@ -14,9 +14,10 @@ import (
 // queue a reply and still see the stream resume. Later calls echo.
 const slowScript = `{"responses": [{"events": [{"text": "word ", "repeat": 400, "sleep_ms": 20}]}]}`
 
-// The streaming menu and the countdown menu, as the terminal shows them.
+// The streaming menu and the countdown menu, as the terminal shows them
+// (laid out at word boundaries at the pane's 120 columns).
 const (
-	streamingMenuLine = "[c] Continue  [r] Reply (stop & respond)  [q] Queue reply (finish, then respond)  [s] Stop (save & exit)  [a] Abort (discard & exit)"
+	streamingMenuLine = "[c] Continue  [r] Reply (stop & respond)  [q] Queue reply (finish, then respond)  [s] Stop (save & exit)\n[a] Abort (discard & exit)"
 	toolCallMenuLine  = "[c] Continue  [r] Stop & respond  [q] Queue reply (finish, then respond)  [s] Stop (cancel & exit)  [t] Restart"
 	countdownMenuLine = "[n] Send now  [e] Edit draft  [k] Keep draft (don't send)  [d] Discard draft"
 	countdownText     = "Sending queued reply in"
