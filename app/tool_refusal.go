@@ -36,9 +36,10 @@ func (q *Query) permissionInterrupt(ctx context.Context, rs *runState, ts *turnS
 func (q *Query) refusalReason(ctx context.Context, rs *runState, ts *turnState, tool string) (reason string, stop bool) {
 	resume := q.printer.Suspend()
 	ans, err := q.prompter.Ask(ctx, ports.Question{
-		Kind:    ports.QuestionText,
-		Message: fmt.Sprintf("Not running %s. Why, or what instead? (Enter: just skip)", tool),
-		Topic:   "tool_refusal:" + tool,
+		Kind:     ports.QuestionText,
+		Message:  fmt.Sprintf("Not running %s. Why, or what instead? (Enter: just skip)", tool),
+		Topic:    "tool_refusal:" + tool,
+		Optional: true,
 	})
 	resume()
 	if ctx.Err() != nil || isClosed(q.interrupts.Shutdown()) {

@@ -133,6 +133,11 @@ type Question struct {
 	// tool's call will change. A terminal colours it and pages it when it
 	// is longer than the screen.
 	Diff string
+	// Optional marks a follow-up the user may skip with Enter (ESC's
+	// "why, or what instead?" at a permission prompt): a scripted front
+	// end with no step for it skips it (ErrCancelled) instead of failing
+	// the run, so scripts written before the question existed still run.
+	Optional bool
 }
 
 // QuestionKind is the type of answer a Question wants: the plugin

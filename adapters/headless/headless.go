@@ -191,6 +191,9 @@ func (p *prompter) Ask(ctx context.Context, q ports.Question) (ports.Answer, err
 	if q.Diff != "" && s.show != nil {
 		fmt.Fprintf(s.show, "%s\n%s", safetext.String(q.Message), safetext.String(q.Diff))
 	}
+	if q.Optional && !s.fits(r) {
+		return ports.Answer{}, fmt.Errorf("headless script %s: no step for the optional %s: skipped: %w", p.name, r.describe(), ports.ErrCancelled)
+	}
 	st, n, err := s.take(r)
 	if err != nil {
 		return ports.Answer{}, err
@@ -238,6 +241,21 @@ func (p *prompter) Compose(ctx context.Context, req ports.ComposeRequest) (strin
 		return draft.Parse(req.Document).WithQuery(text).Render(), nil
 	}
 	return text, nil
+}
+
+// fits reports whether the next step is there and answers r.
+func (s *Script) fits(r request) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.next >= len(s.steps) || !s.steps[s.next].matches(r) {
+		return false
+	}
+	st := s.steps[s.next]
+	if (st.kind == stepSelect || st.kind == stepPermission) && r.q != nil {
+		_, ok := st.option(r.q.Options)
+		return ok
+	}
+	return true
 }
 
 // take consumes the next step if it fits r. A step that does not fit is

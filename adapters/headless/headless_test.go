@@ -217,3 +217,31 @@ func TestShowEscapesInvisibleCharacters(t *testing.T) {
 		t.Errorf("shown text holds a raw control or format character: %q", got)
 	}
 }
+
+// An optional follow-up (ESC's reason at a permission prompt) is skipped
+// when the script has no step for it, without failing the run or
+// consuming the next step; a step that fits answers it.
+func TestOptionalQuestion(t *testing.T) {
+	why := ports.Question{Kind: ports.QuestionText, Message: "Why?", Topic: "tool_refusal:bash", Optional: true}
+	s, err := Parse("ci.jph", "permission fs_read y\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := s.Prompter()
+	if _, err := p.Ask(t.Context(), why); !errors.Is(err, ports.ErrCancelled) {
+		t.Fatalf("optional question without a step: err = %v, want ErrCancelled", err)
+	}
+	if ans, err := p.Ask(t.Context(), permission("fs_read")); err != nil || ans.Text != "y" {
+		t.Fatalf("the next step was consumed by the optional question: %v %v", ans, err)
+	}
+	if _, err := p.Ask(t.Context(), why); !errors.Is(err, ports.ErrCancelled) {
+		t.Fatalf("optional question after the script ended: err = %v, want ErrCancelled", err)
+	}
+	if err := s.Done(); err != nil {
+		t.Fatalf("Done: %v", err)
+	}
+	s, _ = Parse("ci.jph", "text @tool_refusal:bash use fs_read instead\n")
+	if ans, err := s.Prompter().Ask(t.Context(), why); err != nil || ans.Text != "use fs_read instead" {
+		t.Fatalf("a fitting step: %v %v", ans, err)
+	}
+}
