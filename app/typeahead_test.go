@@ -8,8 +8,8 @@ import (
 	"github.com/jpcli/jp/app"
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/draft"
-	"github.com/jpcli/jp/domain/workspace"
 	"github.com/jpcli/jp/domain/llm"
+	"github.com/jpcli/jp/domain/workspace"
 	"github.com/jpcli/jp/ports"
 )
 
