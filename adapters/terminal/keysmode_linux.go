@@ -4,6 +4,7 @@ package terminal
 
 import (
 	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -25,3 +26,6 @@ func keysMode(f *os.File) (restore func(), err error) {
 	}
 	return func() { _ = unix.IoctlSetTermios(fd, unix.TCSETS, old) }, nil
 }
+
+// pressCtrlC delivers a Ctrl-C read as a byte as the signal it stands for.
+func pressCtrlC() { _ = syscall.Kill(os.Getpid(), syscall.SIGINT) }

@@ -179,6 +179,7 @@ func (p *Printer) stopReader() {
 func (p *Printer) typed(b []byte) {
 	ta := p.ta
 	var submitted []string
+	ctrlC := false
 	p.mu.Lock()
 	if len(b) == 1 && b[0] == 0x1b {
 		ta.text = ta.text[:0] // Esc alone
@@ -201,6 +202,11 @@ func (p *Printer) typed(b []byte) {
 			}
 		case c == 0x15: // Ctrl-U
 			ta.text = ta.text[:0]
+		case c == 0x03:
+			// A Ctrl-C typed while a raw-mode menu was closing reaches
+			// the reader as a byte (signals are on in its mode): it is
+			// still a press.
+			ctrlC = true
 		case c < 0x20:
 		default:
 			r, size := utf8.DecodeRune(b[i:])
@@ -216,6 +222,9 @@ func (p *Printer) typed(b []byte) {
 	p.redrawStatus()
 	submit := ta.submit
 	p.mu.Unlock()
+	if ctrlC {
+		pressCtrlC()
+	}
 	if submit != nil {
 		for _, s := range submitted {
 			submit(s)

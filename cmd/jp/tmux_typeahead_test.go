@@ -8,7 +8,8 @@ import (
 )
 
 // The words the type-ahead tests stream: eight a piece, 250 times (2,000
-// tokens), a few milliseconds apart.
+// tokens), tens of milliseconds apart: long enough to type while it streams
+// on a loaded machine.
 var typeAheadWords = []string{"lorem", "ipsum", "dolor", "sit", "amet,", "consectetur", "adipiscing", "elit"}
 
 func typeAheadScript(repeat, sleepMS int) string {
@@ -55,7 +56,7 @@ func TestTmuxTypeAhead(t *testing.T) {
 		t.Run(fmt.Sprintf("Stream%d", cols), func(t *testing.T) {
 			t.Parallel()
 			w := newTmuxWorld(t, jp)
-			script := w.file("slow.json", typeAheadScript(250, 15))
+			script := w.file("slow.json", typeAheadScript(250, 40))
 			p := w.startJPSize(cols, 30, "q", "--new",
 				"--cfg", "providers.demo.script="+script,
 				"--cfg", "interrupt.loop_countdown.duration_secs=1",
@@ -101,7 +102,7 @@ func TestTmuxTypeAheadEscClears(t *testing.T) {
 	requireTmux(t)
 	jp := buildJPBinary(t, t.TempDir())
 	w := newTmuxWorld(t, jp)
-	script := w.file("slow.json", typeAheadScript(120, 15))
+	script := w.file("slow.json", typeAheadScript(120, 50))
 	p := w.startJPSize(80, 30, "q", "--new", "--cfg", "providers.demo.script="+script, "go")
 	p.waitFor("consectetur adipiscing")
 	p.literal("never mind")
