@@ -3,6 +3,7 @@ module github.com/jpcli/jp
 go 1.26.0
 
 require (
+	github.com/JohannesKaufmann/html-to-markdown/v2 v2.5.2
 	github.com/alecthomas/kong v1.17.0
 	github.com/anthropics/anthropic-sdk-go v1.84.0
 	github.com/bmatcuk/doublestar/v4 v4.10.4
@@ -31,10 +32,7 @@ require (
 	google.golang.org/genai v1.77.0
 )
 
-require (
-	github.com/JohannesKaufmann/dom v0.3.1 // indirect
-	github.com/JohannesKaufmann/html-to-markdown/v2 v2.5.2 // indirect
-)
+require github.com/JohannesKaufmann/dom v0.3.1 // indirect
 
 require (
 	cloud.google.com/go v0.116.0 // indirect
