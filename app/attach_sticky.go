@@ -62,6 +62,9 @@ func stickyForm(root, dir, spec string) string {
 	if conversation.AttachKindOf(spec) != conversation.AttachPath {
 		return shorthandURL(spec)
 	}
+	if root == "" {
+		return "" // no checkout for the path to be relative to
+	}
 	f := rustFileForm(root, dir, spec)
 	if f != "" && strings.ContainsAny(f, "*?[") {
 		return strings.TrimPrefix(f, "file:") // a glob, as configured paths take it
