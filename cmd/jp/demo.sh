@@ -198,4 +198,18 @@ show "$JP" c rewind --turn 1
 show cat plan.txt
 [ ! -e oops.txt ] && [ "$(cat plan.txt)" = "second draft" ] || { echo "the rewind did not restore the files" >&2; exit 1; }
 
+step "12. The sandbox: with --auto all the model runs shell unattended, confined to the checkout"
+mkdir -p "$HOME/.ssh" && printf 'not a real key\n' > "$HOME/.ssh/id_rsa"
+cat > sandbox.json <<'JSON'
+{"responses": [
+  {"events": [{"text": "Building in the checkout."},
+              {"tool_call": {"name": "shell", "arguments": {"command": "mkdir -p build && echo built > build/out.txt && cat build/out.txt"}}}]},
+  {"events": [{"tool_call": {"name": "shell", "arguments": {"command": "cat ~/.ssh/id_rsa; echo x > ../outside.txt"}}}]},
+  {"events": [{"text": "The build ran; the key and everything outside the checkout stayed out of reach."}]}
+]}
+JSON
+echo "${dim}(shell runs in jp's sandbox: writes only in the checkout, no secrets, no network; --auto all runs sandboxed commands without asking)${off}"
+show "$JP" q --new --auto all --cfg providers.demo.script=sandbox.json "Build it, then show me my SSH key."
+[ ! -e ../outside.txt ] || { echo "the sandbox let a write outside the checkout through" >&2; exit 1; }
+
 printf '\n%sDone.%s Try it in your own project: make install, then jp init and jp q. See README.md and docs/.\n' "$bold" "$off"

@@ -140,6 +140,7 @@ func HoldBack(tree map[string]any, source string, remove bool) []HeldKey {
 				if !ok {
 					continue
 				}
+				before := len(t)
 				if v, ok := t["command"]; ok {
 					hold(t, "command", JoinPath("conversation", "tools", name, "command"), "runs: "+describeCommand(v)+" (tool "+name+")")
 				}
@@ -164,7 +165,10 @@ func HoldBack(tree map[string]any, source string, remove bool) []HeldKey {
 				if _, ok := t["access"]; ok {
 					hold(t, "access", JoinPath("conversation", "tools", name, "access"), "widens tool "+name+"'s sandbox (paths, network)")
 				}
-				if remove && len(t) == 0 {
+				// A table emptied by holding goes (with its command held,
+				// an empty table would enable the built-in tool of that
+				// name); one that was empty enables a built-in tool.
+				if remove && len(t) == 0 && before > 0 {
 					delete(tools, name)
 				}
 			}
