@@ -25,6 +25,9 @@ import (
 // without it the first turn runs as jp q, and the session goes on only
 // when that turn's configuration says query.loop = "always".
 func (q *Query) Session(ctx context.Context, in QueryInput, force bool) (QueryResult, error) {
+	if force && in.NoPersist {
+		return QueryResult{}, &UsageError{Msg: "--no-persist keeps a conversation for one turn, and a session needs it across turns: use --tmp for a session that is removed afterwards"}
+	}
 	s := &session{q: q, base: in}
 	var res QueryResult
 	if !force || in.HasMessage || in.NoEdit || !q.prompter.Interactive() {
@@ -62,7 +65,7 @@ type session struct {
 
 // goesOn says whether the session continues after a turn that ended as res.
 func (s *session) goesOn(ctx context.Context, res QueryResult, force bool) bool {
-	if ctx.Err() != nil || !res.Sent {
+	if ctx.Err() != nil || !res.Sent || s.base.NoPersist {
 		return false
 	}
 	if !force && res.Loop != config.LoopPolicyAlways {
@@ -81,11 +84,6 @@ func (s *session) after(res QueryResult) QueryInput {
 	in.Schema, in.Attach, in.Stdin, in.HasStdin, in.Compact = nil, nil, "", false, nil
 	in.Flags = QueryFlags{HideToolCalls: in.Flags.HideToolCalls}
 	in.sessionTurn = true
-	if in.NoPersist {
-		// An in-memory conversation does not outlive its run: the next
-		// message starts another one.
-		in.Conversation, in.New = "", true
-	}
 	return in
 }
 
