@@ -114,7 +114,9 @@ func (s *session) step(ctx context.Context) (QueryResult, bool, error) {
 	if info.id != "" {
 		loc, id := info.loc, info.id
 		req.Autosave = func(text string) {
-			if strings.TrimSpace(text) != "" {
+			// A /cfg line may hold a secret being typed: it is never
+			// written to disk (the command keeps no text either).
+			if t := strings.TrimSpace(text); t != "" && !strings.HasPrefix(t, "/cfg") {
 				_ = q.keepDraft(context.WithoutCancel(ctx), loc, id, text)
 			}
 		}
@@ -196,6 +198,7 @@ func (s *session) step(ctx context.Context) (QueryResult, bool, error) {
 type sessionInfo struct {
 	loc        workspace.Location
 	id         conversation.ID // "" when the next message starts a conversation
+	short      string          // the shortest prefix of id that names it alone (jp c ls's)
 	title      string
 	model      string
 	meter      llm.ContextMeter
@@ -220,6 +223,18 @@ func (s *session) peek(ctx context.Context) (sessionInfo, error) {
 	} else if !in.New && !in.Local && !in.Tmp && !in.NoPersist {
 		if info.id, err = activeConversation(ctx, q.store, info.loc); err != nil {
 			return sessionInfo{}, err
+		}
+	}
+	if info.id != "" {
+		info.short = string(info.id)
+		if list, err := q.store.List(ctx, info.loc); err == nil { // unlisted: the whole ID
+			ids := make([]conversation.ID, len(list))
+			for i, c := range list {
+				ids[i] = c.ID
+			}
+			if sh, ok := conversation.ShortIDs(ids, shortIDMin)[info.id]; ok {
+				info.short = sh
+			}
 		}
 	}
 	var recent []string
@@ -280,9 +295,9 @@ func (i sessionInfo) header(now time.Time) string {
 	case i.id == "":
 		parts = append(parts, "new conversation")
 	case i.title != "":
-		parts = append(parts, i.title, shortID(i.id))
+		parts = append(parts, i.title, i.short)
 	default:
-		parts = append(parts, shortID(i.id))
+		parts = append(parts, i.short)
 	}
 	parts = append(parts, i.model)
 	if i.id != "" || i.meter.Window > 0 {
@@ -293,10 +308,6 @@ func (i sessionInfo) header(now time.Time) string {
 	}
 	return strings.Join(parts, " · ")
 }
-
-// shortID is the conversation's ID as the header shows it: whole, so
-// that it can be given to jp q -i as it is.
-func shortID(id conversation.ID) string { return string(id) }
 
 // ago says how long ago d was, in its largest unit.
 func ago(d time.Duration) string {

@@ -72,8 +72,8 @@ func TestSessionSendsEachMessageAsAQueryTurn(t *testing.T) {
 		t.Fatalf("%d composes, want 3", len(reqs))
 	}
 	for _, r := range reqs {
-		if !r.Session || r.Purpose != "query" || !strings.Contains(r.Header, string(res.Conversation)) || len(r.Commands) == 0 {
-			t.Errorf("compose request %+v: not the session composer with its header", r)
+		if !r.Session || r.Purpose != "query" || !strings.Contains(r.Header, " · "+string(res.Conversation)[:4]+" · ") || strings.Contains(r.Header, string(res.Conversation)) || len(r.Commands) == 0 {
+			t.Errorf("compose request %+v: not the session composer with its header (the conversation's short ID)", r)
 		}
 	}
 	if got := reqs[2].History; !slices.Equal(got, []string{"first", "second", "third"}) {
@@ -143,6 +143,12 @@ func TestSessionAutosaveWritesTheDraft(t *testing.T) {
 		d, err := f.store.ReadDraft(context.Background(), f.loc(t), res.Conversation)
 		if err != nil || draft.Parse(d.Text).Query() != "half typed" {
 			t.Fatalf("draft while typing = %q, %v", d.Text, err)
+		}
+		// A /cfg line may be a secret being typed: never on disk.
+		req.Autosave("/cfg providers.openai.api_key=sk-half")
+		d, err = f.store.ReadDraft(context.Background(), f.loc(t), res.Conversation)
+		if err != nil || strings.Contains(d.Text, "sk-half") {
+			t.Fatalf("a /cfg line was autosaved: draft = %q, %v", d.Text, err)
 		}
 		return "", nil
 	}
