@@ -125,10 +125,11 @@ var _ ports.ToolClassifier = (*Server)(nil)
 
 // ToolKind says what kind each built-in tool is: the fs_* readers and
 // git tools read, the fs_* writers edit inside the checkout, and shell
-// is a command, sandboxed where its sandbox is enforced here.
+// is a command, sandboxed where its sandbox is enforced here. web_fetch
+// reaches the network (what it sends is in its URL), so no mode runs it.
 func (s *Server) ToolKind(name string) ports.ToolKind {
 	switch {
-	case !slices.Contains(s.names, name):
+	case !slices.Contains(s.names, name), name == WebFetch:
 		return ports.ToolKindOther
 	case IsWrite(name):
 		return ports.ToolKindEdit

@@ -220,3 +220,24 @@ func BenchmarkShellUnsandboxed(b *testing.B) {
 		}
 	}
 }
+
+// TestToolKinds: what --auto may run of each built-in tool. web_fetch
+// reaches the network, so it is never a read tool a mode runs.
+func TestToolKinds(t *testing.T) {
+	cfg := config.Default()
+	for _, n := range []string{"fs_read_file", "fs_modify_file", WebFetch, Shell} {
+		cfg.Conversation.Tools.Named[n] = config.Tool{}
+	}
+	s := New(cfg, t.TempDir())
+	t.Cleanup(func() { _ = s.Close() })
+	for name, want := range map[string]ports.ToolKind{
+		"fs_read_file":   ports.ToolKindRead,
+		"fs_modify_file": ports.ToolKindEdit,
+		WebFetch:         ports.ToolKindOther,
+		"not_a_tool":     ports.ToolKindOther,
+	} {
+		if got := s.ToolKind(name); got != want {
+			t.Errorf("ToolKind(%s) = %v, want %v", name, got, want)
+		}
+	}
+}
