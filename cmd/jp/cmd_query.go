@@ -118,7 +118,7 @@ func (c *QueryCmd) unsupported() error {
 	var flag string
 	switch {
 	case len(c.Mount) > 0:
-		flag = "--mount (allow the path in conversation.tools.NAME.allow instead)"
+		flag = "--mount (grant the path to the tool with [[conversation.tools.NAME.access.fs]] instead, docs/tools.md)"
 	default:
 		return nil
 	}
