@@ -53,8 +53,10 @@ func (q *Query) replaySeed(ctx context.Context, rs *runState, id conversation.ID
 	text := last.Content
 	if in.HasMessage && in.Message != "" {
 		text = in.Message + "\n\n" + text
-	} else if !in.NoEdit {
-		in.Edit = true // the Rust jp opens the editor on the old message
+	} else if !in.NoEdit && q.prompter.Interactive() {
+		// The Rust jp opens the editor on the old message; without a
+		// terminal it is sent as it is.
+		in.Edit = true
 	}
 	in.Message, in.HasMessage = text, true
 	if len(rs.schema) == 0 {

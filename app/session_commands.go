@@ -21,7 +21,7 @@ var SessionCommands = []ports.SlashCommand{
 	{Name: "fork", Args: "[--turn N]", Help: "fork this conversation (its first N turns) and go on in the fork"},
 	{Name: "use", Args: "TARGET", Help: "go on in another conversation (an ID or a prefix of one)"},
 	{Name: "compact", Args: "[SPEC]", Help: "compact this conversation (bare: conversation.compaction.rules; SPEC: a rule such as r+t)"},
-	{Name: "attach", Args: "PATH", Help: "attach a file, directory or URL to the next message (as -a)"},
+	{Name: "attach", Args: "PATH", Help: "attach a file, directory or URL to the conversation (as -a: it goes with every later message)"},
 	{Name: "cfg", Args: "KEY=VALUE", Help: "change this conversation's configuration (recorded like --cfg)"},
 	{Name: "tokens", Help: "show the context meter of the next request"},
 	{Name: "show", Help: "show the last turn of this conversation"},
@@ -181,7 +181,7 @@ func (s *session) command(ctx context.Context, info sessionInfo, c slash, text s
 			return fail("/attach: give a path (or cmd:COMMAND, a URL): /attach notes.md")
 		}
 		s.next.Attach = append(s.next.Attach, c.args)
-		return say(c.args + " is attached to the next message.")
+		return say(c.args + " is attached to the conversation: it goes with the next message and the later ones (as -a; @PATH attaches to one message).")
 	case "tokens":
 		return say(fmt.Sprintf("Next request: %s (estimated, tools not counted) for %s", info.meter, info.model))
 	case "show":

@@ -118,7 +118,7 @@ func TestTmuxPermissionPrompts(t *testing.T) {
 }
 
 // TestTmuxNotEnabledToolNotAsked: a call to a tool the configuration does
-// not enable (shell is off after jp init) is refused without a prompt,
+// not enable (web_fetch is off after jp init) is refused without a prompt,
 // and the result tells the model which tools there are.
 func TestTmuxNotEnabledToolNotAsked(t *testing.T) {
 	requireTmux(t)
@@ -126,7 +126,7 @@ func TestTmuxNotEnabledToolNotAsked(t *testing.T) {
 	jp := buildJPBinary(t, t.TempDir())
 	w := newTmuxWorld(t, jp)
 	script := w.file("script.json", `{"responses": [
-  {"events": [{"tool_call": {"name": "shell", "arguments": {"command": "ls"}}}]},
+  {"events": [{"tool_call": {"name": "web_fetch", "arguments": {"url": "https://example.com/"}}}]},
   {"events": [{"text": "I will use the file tools then."}]}
 ]}`)
 	p := w.startJP("q", "--new", "--cfg", "providers.demo.script="+script, "list the files")
@@ -134,7 +134,7 @@ func TestTmuxNotEnabledToolNotAsked(t *testing.T) {
 	if code := p.exitCode(); code != 0 {
 		t.Fatalf("jp exited with %d:\n%s", code, p.screen())
 	}
-	if strings.Contains(scr, "Run tool shell") || strings.Contains(scr, "[y] run") {
+	if strings.Contains(scr, "Run tool web_fetch") || strings.Contains(scr, "[y] run") {
 		t.Fatalf("jp asked about a tool that is not enabled:\n%s", scr)
 	}
 	var got []string
@@ -143,7 +143,7 @@ func TestTmuxNotEnabledToolNotAsked(t *testing.T) {
 			got = append(got, ev.Content)
 		}
 	}
-	if len(got) != 1 || !strings.Contains(got[0], "The tool shell is not enabled") || !strings.Contains(got[0], "fs_read_file") || !strings.Contains(got[0], "fs_modify_file") {
+	if len(got) != 1 || !strings.Contains(got[0], "The tool web_fetch is not enabled") || !strings.Contains(got[0], "fs_read_file") || !strings.Contains(got[0], "fs_modify_file") {
 		t.Fatalf("the result does not name the enabled tools: %q", got)
 	}
 }
