@@ -58,7 +58,9 @@ func (p *Prompter) keyMenu(ctx context.Context, q ports.Question) (ports.Answer,
 			width = nw
 			lines = layoutMenu(q.Message, q.Options, width)
 			drawMenu(out, lines)
-			continue
+			if n == 0 {
+				continue
+			}
 		}
 		if err != nil {
 			finish("cancelled")
@@ -105,8 +107,9 @@ func (p *Prompter) width() int {
 	return w
 }
 
-// readKeysOrResize reads keys as readKeys does, and returns resized
-// instead when the terminal is resized meanwhile. The goroutine that
+// readKeysOrResize reads keys as readKeys does, and reports resized
+// when the terminal is resized meanwhile (with n > 0 when a key was read
+// as well). The goroutine that
 // watches for the resize is stopped before it returns.
 func readKeysOrResize(ctx context.Context, f *os.File, buf []byte, resize <-chan os.Signal) (n int, resized bool, err error) {
 	rctx, cancel := context.WithCancel(ctx)
@@ -125,7 +128,12 @@ func readKeysOrResize(ctx context.Context, f *os.File, buf []byte, resize <-chan
 	close(stop)
 	<-done
 	if resized && ctx.Err() == nil {
-		return 0, true, nil
+		// A key read as the resize came is kept, not dropped: the
+		// caller lays the menu out again and then takes the key.
+		if err != nil {
+			n = 0
+		}
+		return n, true, nil
 	}
 	return n, false, err
 }
