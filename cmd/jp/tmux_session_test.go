@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -141,7 +142,14 @@ func TestTmuxSessionModelAndFork(t *testing.T) {
 			t.Fatalf("no fork line: %v\n%s", err, scr)
 		}
 		fork = strings.TrimSuffix(fork, ":")
-		p.waitForAfter("the session goes on in the fork", "· "+fork+" · demo/echo")
+		// The header names the fork by its short ID: a prefix of the fork's
+		// ID that is not one of the original's.
+		header := regexp.MustCompile(`· ([0-9]{4,}) · demo/echo`)
+		p.waitUntil("the fork's short ID in the header", func(scr string) bool {
+			after, ok := afterLast(scr, "the session goes on in the fork")
+			m := header.FindStringSubmatch(after)
+			return ok && m != nil && strings.HasPrefix(fork, m[1]) && !strings.HasPrefix(orig, m[1])
+		})
 		p.send("after the fork")
 		p.waitFor("You said: after the fork")
 		p.waitForAfter("You said: after the fork", "ctrl+d: end")
