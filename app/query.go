@@ -489,7 +489,7 @@ func (q *Query) runTurns(ctx context.Context, rs *runState, text, note string, f
 func (q *Query) turnLoop(ctx context.Context, rs *runState, text string) (end turn.End, err error) {
 	author, schema, attached := conversation.AuthorUser, rs.schema, rs.attached
 	rs.looping = true
-	stopTypeAhead := q.startTypeAhead(rs)
+	stopTypeAhead := q.startTypeAhead(ctx, rs)
 	defer func() {
 		rs.looping = false
 		stopTypeAhead()

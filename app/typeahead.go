@@ -2,9 +2,13 @@ package app
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 
+	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/draft"
+	"github.com/jpcli/jp/domain/workspace"
 	"github.com/jpcli/jp/ports"
 )
 
@@ -13,7 +17,10 @@ import (
 // takes them into the queued-reply slot at a turn boundary, where the
 // countdown applies as it does to a reply queued from the menu.
 type typeAhead struct {
-	h       ports.TypeAheadHandle
+	h ports.TypeAheadHandle
+	// mu orders a submitted line's draft write (on the key reader's
+	// goroutine) with takeTypeAhead's (on the run's), so the draft file
+	// never goes back to a state without a line the user submitted.
 	mu      sync.Mutex
 	pending []string
 }
@@ -22,7 +29,7 @@ type typeAhead struct {
 // loop, when the printer can read keys. The returned stop ends it: text
 // typed and not submitted then becomes the queued reply too, so it is
 // kept as the draft (nothing typed is lost).
-func (q *Query) startTypeAhead(rs *runState) (stop func()) {
+func (q *Query) startTypeAhead(ctx context.Context, rs *runState) (stop func()) {
 	tp, ok := q.printer.(ports.TypeAhead)
 	if !ok {
 		return func() {}
@@ -30,8 +37,13 @@ func (q *Query) startTypeAhead(rs *runState) (stop func()) {
 	ta := &typeAhead{}
 	h, ok := tp.StartTypeAhead(func(text string) {
 		ta.mu.Lock()
+		defer ta.mu.Unlock()
 		ta.pending = append(ta.pending, text)
-		ta.mu.Unlock()
+		// The line is on disk at once, not at the turn boundary: a run
+		// killed before then (SIGKILL, a crash) still leaves it in the
+		// draft. takeTypeAhead writes the same text again from the slot;
+		// an error here is reported there.
+		_ = q.appendDraft(context.WithoutCancel(ctx), rs.loc, rs.id, text)
 	})
 	if !ok {
 		return func() {}
@@ -56,9 +68,9 @@ func (q *Query) takeTypeAhead(ctx context.Context, rs *runState) bool {
 		return false
 	}
 	ta.mu.Lock()
+	defer ta.mu.Unlock()
 	lines := ta.pending
 	ta.pending = nil
-	ta.mu.Unlock()
 	if len(lines) == 0 {
 		return false
 	}
@@ -73,6 +85,22 @@ func (q *Query) takeTypeAhead(ctx context.Context, rs *runState) bool {
 		q.printer.EndBlock(ports.ChannelError)
 	}
 	return true
+}
+
+// appendDraft adds text to the end of the draft's query text (after a
+// blank line), keeping its meta section: the draft already holds the
+// queued reply, if any, and each line submitted before this one.
+func (q *Query) appendDraft(ctx context.Context, loc workspace.Location, id conversation.ID, text string) error {
+	prev := ""
+	if d, err := q.drafts.ReadDraft(ctx, loc, id); err == nil {
+		prev = draft.Parse(d.Text).Query()
+	} else if !errors.Is(err, ports.ErrNotFound) {
+		return err
+	}
+	if strings.TrimSpace(prev) != "" {
+		text = prev + "\n\n" + text
+	}
+	return q.keepDraft(ctx, loc, id, text)
 }
 
 // echoMessage puts the message a turn sends into the scrollback (a

@@ -112,3 +112,46 @@ func TestTypeAheadUnsentTextIsTheDraft(t *testing.T) {
 		t.Fatalf("draft = %q, %v; want the unsent text", d.Text, derr)
 	}
 }
+
+// A submitted line is in the draft at once, before the turn ends: a run
+// killed in between (SIGKILL) does not lose it. The printer checks the
+// draft right after it submits, while the first turn is still streaming.
+func TestTypeAheadLineIsTheDraftAtOnce(t *testing.T) {
+	tp := &draftCheckingPrinter{}
+	tp.typeAheadPrinter = &typeAheadPrinter{recordingPrinter: newPrinter(), lines: []string{"first", "second"}}
+	f := newFixtureWith(t, func(d *app.QueryDeps) { d.Printer = tp },
+		resp{events: []llm.Event{text("a long answer")}}, resp{events: []llm.Event{text("ok")}})
+	tp.read = func() string {
+		found, _ := f.store.Find(context.Background(), "/proj")
+		convs, _ := f.store.List(context.Background(), workspace.Location{ID: found.ID, Root: found.Root})
+		for _, c := range convs {
+			d, err := f.store.ReadDraft(context.Background(), workspace.Location{ID: found.ID, Root: found.Root}, c.ID)
+			if err == nil {
+				return draft.Parse(d.Text).Query()
+			}
+		}
+		return ""
+	}
+	if _, _, err := f.run(t, app.QueryInput{Message: "write it", HasMessage: true}); err != nil {
+		t.Fatal(err)
+	}
+	if tp.seen != "first\n\nsecond" {
+		t.Fatalf("draft during the turn = %q, want both submitted lines", tp.seen)
+	}
+}
+
+// draftCheckingPrinter records the draft's query text right after the
+// type-ahead lines are submitted (on the first content write).
+type draftCheckingPrinter struct {
+	*typeAheadPrinter
+	read func() string
+	seen string
+	once sync.Once
+}
+
+func (p *draftCheckingPrinter) Write(ch ports.Channel, text string) {
+	p.typeAheadPrinter.Write(ch, text)
+	if ch == ports.ChannelContent {
+		p.once.Do(func() { p.seen = p.read() })
+	}
+}
