@@ -61,6 +61,10 @@ type session struct {
 	edit bool
 	// turns counts the turns this session sent.
 	turns int
+	// short caches the header's short ID of one conversation: listing
+	// every conversation's metadata is paid once per conversation the
+	// session switches to, not once per message.
+	short struct{ id, short string }
 }
 
 // goesOn says whether the session continues after a turn that ended as res.
@@ -207,6 +211,29 @@ type sessionInfo struct {
 	history    []string // this conversation's messages, then the user's recent ones
 }
 
+// shortID is the shortest prefix of id that names it alone among loc's
+// conversations (jp c ls's short ID), or the whole ID when it is not
+// listed.
+func (s *session) shortID(ctx context.Context, loc workspace.Location, id conversation.ID) string {
+	if s.short.id == string(id) {
+		return s.short.short
+	}
+	short := string(id)
+	list, err := s.q.store.List(ctx, loc)
+	if err != nil {
+		return short // not cached: the next message asks again
+	}
+	ids := make([]conversation.ID, len(list))
+	for i, c := range list {
+		ids[i] = c.ID
+	}
+	if sh, ok := conversation.ShortIDs(ids, shortIDMin)[id]; ok {
+		short = sh
+	}
+	s.short.id, s.short.short = string(id), short
+	return short
+}
+
 // peek finds the conversation the next message goes to, the model it
 // would use and the size of its next request, without locking it.
 func (s *session) peek(ctx context.Context) (sessionInfo, error) {
@@ -226,16 +253,7 @@ func (s *session) peek(ctx context.Context) (sessionInfo, error) {
 		}
 	}
 	if info.id != "" {
-		info.short = string(info.id)
-		if list, err := q.store.List(ctx, info.loc); err == nil { // unlisted: the whole ID
-			ids := make([]conversation.ID, len(list))
-			for i, c := range list {
-				ids[i] = c.ID
-			}
-			if sh, ok := conversation.ShortIDs(ids, shortIDMin)[info.id]; ok {
-				info.short = sh
-			}
-		}
+		info.short = s.shortID(ctx, info.loc, info.id)
 	}
 	var recent []string
 	if q.sent != nil {

@@ -4,12 +4,14 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/jpcli/jp/app"
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/draft"
 	"github.com/jpcli/jp/domain/llm"
+	"github.com/jpcli/jp/domain/workspace"
 	"github.com/jpcli/jp/ports"
 )
 
@@ -200,5 +202,41 @@ func TestSessionSlashCommands(t *testing.T) {
 	evs, _ := f.store.Events(context.Background(), f.loc(t), first)
 	if got := userRequests(evs); !slices.Equal(got, []string{"user:first"}) {
 		t.Errorf("first conversation's requests = %q", got)
+	}
+}
+
+// listCounter counts ConversationStore.List calls.
+type listCounter struct {
+	ports.ConversationStore
+	mu sync.Mutex
+	n  int
+}
+
+func (c *listCounter) List(ctx context.Context, loc workspace.Location) ([]conversation.Summary, error) {
+	c.mu.Lock()
+	c.n++
+	c.mu.Unlock()
+	return c.ConversationStore.List(ctx, loc)
+}
+
+// The composer's header names the conversation by its short ID, which
+// needs every conversation's metadata: a session lists them once per
+// conversation it switches to, not once per message.
+func TestSessionListsConversationsOncePerConversation(t *testing.T) {
+	lc := &listCounter{}
+	f := newFixtureWith(t, func(d *app.QueryDeps) { lc.ConversationStore = d.Store; d.Store = lc },
+		resp{events: []llm.Event{text("one")}}, resp{events: []llm.Event{text("two")}}, resp{events: []llm.Event{text("three")}}, resp{events: []llm.Event{text("four")}})
+	_, reqs, err := f.session(t, app.QueryInput{Message: "first", HasMessage: true, New: true}, true,
+		composeAnswer{text: "second"}, composeAnswer{text: "third"}, composeAnswer{text: "fourth"}, composeAnswer{text: ""})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(reqs) != 4 {
+		t.Fatalf("%d composes, want 4", len(reqs))
+	}
+	// Each of the 4 turns' runs lists once as it ends (the sweep of
+	// expired conversations); the header adds one list in all.
+	if want := 4 + 1; lc.n != want {
+		t.Fatalf("List called %d times over 4 turns and %d composes of one conversation, want %d", lc.n, len(reqs), want)
 	}
 }
