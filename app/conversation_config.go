@@ -57,7 +57,7 @@ func layersOf(ctx context.Context, store ports.ConversationStore, loc workspace.
 	}
 	for i, d := range conversation.ConfigDeltas(evs) {
 		layers = append(layers, ports.ConfigLayer{
-			Source: fmt.Sprintf("conversation %s config_delta %d (%s)", id, i+1, conversation.FormatTime(d.Timestamp, conversation.FormatRust)),
+			Source: fmt.Sprintf("conversation %s config_delta %d (%s)", id, i+1, d.Timestamp.UTC().Format(deltaTimeLayout)),
 			JSON:   d.Delta, Checkout: checkout,
 		})
 	}
@@ -438,3 +438,8 @@ func treeLeaves(prefix []string, tree map[string]any) []treeLeaf {
 	}
 	return out
 }
+
+// deltaTimeLayout spells a config_delta's time in the source line of a
+// setting it made: the Rust jp's timestamp form (UTC), as it was shown
+// before the stored forms moved to adapters/eventcodec.
+const deltaTimeLayout = "2006-01-02 15:04:05.000000"

@@ -4380,6 +4380,116 @@ func (mock *PluginTransportMock) WaitCalls() []struct {
 	return calls
 }
 
+// Ensure, that EventCodecMock does implement ports.EventCodec.
+// If this is not the case, regenerate this file with moq.
+var _ ports.EventCodec = &EventCodecMock{}
+
+// EventCodecMock is a mock implementation of ports.EventCodec.
+//
+//	func TestSomethingThatUsesEventCodec(t *testing.T) {
+//
+//		// make and configure a mocked ports.EventCodec
+//		mockedEventCodec := &EventCodecMock{
+//			DecodeEventFunc: func(b []byte) (conversation.Event, error) {
+//				panic("mock out the DecodeEvent method")
+//			},
+//			EncodeEventFunc: func(e conversation.Event) (json.RawMessage, error) {
+//				panic("mock out the EncodeEvent method")
+//			},
+//		}
+//
+//		// use mockedEventCodec in code that requires ports.EventCodec
+//		// and then make assertions.
+//
+//	}
+type EventCodecMock struct {
+	// DecodeEventFunc mocks the DecodeEvent method.
+	DecodeEventFunc func(b []byte) (conversation.Event, error)
+
+	// EncodeEventFunc mocks the EncodeEvent method.
+	EncodeEventFunc func(e conversation.Event) (json.RawMessage, error)
+
+	// calls tracks calls to the methods.
+	calls struct {
+		// DecodeEvent holds details about calls to the DecodeEvent method.
+		DecodeEvent []struct {
+			// B is the b argument value.
+			B []byte
+		}
+		// EncodeEvent holds details about calls to the EncodeEvent method.
+		EncodeEvent []struct {
+			// E is the e argument value.
+			E conversation.Event
+		}
+	}
+	lockDecodeEvent sync.RWMutex
+	lockEncodeEvent sync.RWMutex
+}
+
+// DecodeEvent calls DecodeEventFunc.
+func (mock *EventCodecMock) DecodeEvent(b []byte) (conversation.Event, error) {
+	if mock.DecodeEventFunc == nil {
+		panic("EventCodecMock.DecodeEventFunc: method is nil but EventCodec.DecodeEvent was just called")
+	}
+	callInfo := struct {
+		B []byte
+	}{
+		B: b,
+	}
+	mock.lockDecodeEvent.Lock()
+	mock.calls.DecodeEvent = append(mock.calls.DecodeEvent, callInfo)
+	mock.lockDecodeEvent.Unlock()
+	return mock.DecodeEventFunc(b)
+}
+
+// DecodeEventCalls gets all the calls that were made to DecodeEvent.
+// Check the length with:
+//
+//	len(mockedEventCodec.DecodeEventCalls())
+func (mock *EventCodecMock) DecodeEventCalls() []struct {
+	B []byte
+} {
+	var calls []struct {
+		B []byte
+	}
+	mock.lockDecodeEvent.RLock()
+	calls = mock.calls.DecodeEvent
+	mock.lockDecodeEvent.RUnlock()
+	return calls
+}
+
+// EncodeEvent calls EncodeEventFunc.
+func (mock *EventCodecMock) EncodeEvent(e conversation.Event) (json.RawMessage, error) {
+	if mock.EncodeEventFunc == nil {
+		panic("EventCodecMock.EncodeEventFunc: method is nil but EventCodec.EncodeEvent was just called")
+	}
+	callInfo := struct {
+		E conversation.Event
+	}{
+		E: e,
+	}
+	mock.lockEncodeEvent.Lock()
+	mock.calls.EncodeEvent = append(mock.calls.EncodeEvent, callInfo)
+	mock.lockEncodeEvent.Unlock()
+	return mock.EncodeEventFunc(e)
+}
+
+// EncodeEventCalls gets all the calls that were made to EncodeEvent.
+// Check the length with:
+//
+//	len(mockedEventCodec.EncodeEventCalls())
+func (mock *EventCodecMock) EncodeEventCalls() []struct {
+	E conversation.Event
+} {
+	var calls []struct {
+		E conversation.Event
+	}
+	mock.lockEncodeEvent.RLock()
+	calls = mock.calls.EncodeEvent
+	mock.lockEncodeEvent.RUnlock()
+	return calls
+}
+
 // Ensure, that MCPPoolMock does implement ports.MCPPool.
 // If this is not the case, regenerate this file with moq.
 var _ ports.MCPPool = &MCPPoolMock{}

@@ -8,6 +8,8 @@ package wire
 //go:generate go tool wire
 
 import (
+	"github.com/jpcli/jp/adapters/eventcodec"
+
 	"context"
 	"github.com/jpcli/jp/adapters/attach"
 	"github.com/jpcli/jp/adapters/builtintools"
@@ -271,6 +273,8 @@ var pluginSet = wire.NewSet(
 	pluginCatalogSet,
 	wire.Value(pluginproc.Spawner{}),
 	wire.Bind(new(ports.PluginSpawner), new(pluginproc.Spawner)),
+	wire.Value(eventcodec.Codec{}),
+	wire.Bind(new(ports.EventCodec), new(eventcodec.Codec)),
 	wire.Struct(new(pluginhost.Deps), "*"),
 	pluginhost.New,
 )

@@ -9,6 +9,7 @@ package wire
 import (
 	"github.com/jpcli/jp/adapters/attach"
 	"github.com/jpcli/jp/adapters/builtintools"
+	"github.com/jpcli/jp/adapters/eventcodec"
 	"github.com/jpcli/jp/adapters/pluginproc"
 	"github.com/jpcli/jp/adapters/sysclock"
 	"github.com/jpcli/jp/adapters/tomlconfig"
@@ -73,6 +74,7 @@ func InitializeCLI(opts Options) (*App, func(), error) {
 	catalog := providePluginCatalog(opts)
 	plugins := app.NewPlugins(catalog)
 	spawner := _wireSpawnerValue
+	codec := _wireCodecValue
 	deps := pluginhost.Deps{
 		Registry: store,
 		Loader:   loader,
@@ -85,6 +87,7 @@ func InitializeCLI(opts Options) (*App, func(), error) {
 		Spawner:  spawner,
 		Clock:    clock,
 		IDs:      iDs,
+		Events:   codec,
 		Query:    query,
 	}
 	host := pluginhost.New(plugins, workspaces, config, deps)
@@ -109,6 +112,7 @@ var (
 	_wireIDsValue       = sysclock.IDs{}
 	_wireCommitterValue = builtintools.Committer{}
 	_wireSpawnerValue   = pluginproc.Spawner{}
+	_wireCodecValue     = eventcodec.Codec{}
 )
 
 // InitializeHeadless builds the app for the headless front end: prompts
@@ -171,6 +175,7 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 	catalog := providePluginCatalog(opts)
 	plugins := app.NewPlugins(catalog)
 	spawner := _wireSpawnerValue
+	codec := _wireCodecValue
 	deps := pluginhost.Deps{
 		Registry: store,
 		Loader:   loader,
@@ -183,6 +188,7 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 		Spawner:  spawner,
 		Clock:    clock,
 		IDs:      iDs,
+		Events:   codec,
 		Query:    query,
 	}
 	host := pluginhost.New(plugins, workspaces, config, deps)

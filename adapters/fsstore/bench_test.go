@@ -134,3 +134,21 @@ func bigConversation(b *testing.B, n int) (*scene, conversation.ID) {
 	}
 	return &scene{s: s, clock: clock, root: f.Root, ws: f, loc: loc}, id
 }
+
+// BenchmarkEvents100k reads a conversation of about 100,000 events
+// (events.json decoded whole) through the store: the cost every command
+// that loads a long conversation pays.
+func BenchmarkEvents100k(b *testing.B) {
+	sc, id := bigConversation(b, 100000)
+	if _, err := sc.s.Events(b.Context(), sc.loc, id); err != nil { // warm the caches once
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		evs, err := sc.s.Events(b.Context(), sc.loc, id)
+		if err != nil || len(evs) < 100000 {
+			b.Fatalf("Events = %d, %v", len(evs), err)
+		}
+	}
+}

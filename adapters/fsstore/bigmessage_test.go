@@ -1,6 +1,8 @@
 package fsstore
 
 import (
+	"github.com/jpcli/jp/adapters/eventcodec"
+
 	"bytes"
 	"encoding/json"
 	"os"
@@ -69,7 +71,7 @@ func TestBigMessageRoundTrips(t *testing.T) {
 	// holds the message as encoding/json writes a string.
 	want := new(bytes.Buffer)
 	for _, e := range batch {
-		b, err := e.MarshalJSON()
+		b, err := eventcodec.Marshal(e)
 		if err != nil {
 			t.Fatal(err)
 		}

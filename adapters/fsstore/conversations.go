@@ -1,6 +1,8 @@
 package fsstore
 
 import (
+	"github.com/jpcli/jp/adapters/eventcodec"
+
 	"cmp"
 	"context"
 	"errors"
@@ -283,7 +285,7 @@ func (s *Store) initConversation(dir, name string, loc workspace.Location, id co
 		}
 	}
 	meta := conversation.Metadata{Title: nc.Title, CreatedAt: now, LastActivatedAt: now, Format: f}
-	if err := s.writeJSON(filepath.Join(dir, metadataFile), meta, 0o600); err != nil {
+	if err := s.writeJSON(filepath.Join(dir, metadataFile), eventcodec.MetadataJSON(meta), 0o600); err != nil {
 		return fmt.Errorf("create conversation %s: %w", id, err)
 	}
 	if err := s.syncDir(filepath.Dir(dir)); err != nil {

@@ -1,6 +1,8 @@
 package fsstore
 
 import (
+	"github.com/jpcli/jp/adapters/eventcodec"
+
 	"bufio"
 	"bytes"
 	"context"
@@ -147,11 +149,11 @@ func checkAfterCrash(t *testing.T, sc *scene, id conversation.ID, round int) int
 	conv := sc.siloConv(t, id)
 	proj := filepath.Join(sc.root, ".jp", "conversations", string(id))
 	for _, dir := range []string{conv, proj} {
-		if _, err := conversation.DecodeEvents(readFile(t, filepath.Join(dir, "events.json"))); err != nil {
+		if _, err := eventcodec.DecodeEvents(readFile(t, filepath.Join(dir, "events.json"))); err != nil {
 			t.Fatalf("round %d: %s/events.json does not parse: %v", round, dir, err)
 		}
 		var m conversation.Metadata
-		if err := json.Unmarshal(readFile(t, filepath.Join(dir, "metadata.json")), &m); err != nil {
+		if err := json.Unmarshal(readFile(t, filepath.Join(dir, "metadata.json")), storedForm(&m)); err != nil {
 			t.Fatalf("round %d: %s/metadata.json does not parse: %v", round, dir, err)
 		}
 	}

@@ -1,6 +1,8 @@
 package fsstore
 
 import (
+	"github.com/jpcli/jp/adapters/eventcodec"
+
 	"bufio"
 	"bytes"
 	"cmp"
@@ -51,7 +53,7 @@ func readLog(logPath string) (evs []conversation.Event, partial bool, size int64
 	evs = make([]conversation.Event, 0, len(lines))
 	for i, l := range lines {
 		var e conversation.Event
-		if err := e.UnmarshalJSON(l); err != nil { // the fast decoder, not a validation pass first
+		if err := eventcodec.Unmarshal(l, &e); err != nil { // the fast decoder, not a validation pass first
 			return nil, false, 0, &ports.CorruptError{Path: logPath, Err: fmt.Errorf("line %d: %w", i+1, err)}
 		}
 		evs = append(evs, e)
@@ -75,7 +77,7 @@ func readSiloBase(dir string) (siloEvents, error) {
 	case err != nil:
 		return se, fmt.Errorf("read events: %w", err)
 	}
-	if se.events, err = conversation.DecodeEvents(b); err != nil {
+	if se.events, err = eventcodec.DecodeEvents(b); err != nil {
 		return se, &ports.CorruptError{Path: jsonPath, Err: err}
 	}
 	if len(logEvents) == 0 {
@@ -163,7 +165,7 @@ func readProjectionEvents(dir string) ([]conversation.Event, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read events: %w", err)
 	}
-	evs, err := conversation.DecodeEvents(b)
+	evs, err := eventcodec.DecodeEvents(b)
 	if err != nil {
 		return nil, &ports.CorruptError{Path: path, Err: err}
 	}
@@ -385,7 +387,7 @@ func (s *Store) foldLog(dir string, st *streamState, f conversation.Format, raw 
 		if se.block { // a checkpoint is not an event
 			se.events = se.events[:len(se.events)-1]
 		}
-		merged, err := conversation.EncodeStoredEvents(se.events, f)
+		merged, err := eventcodec.EncodeStoredEvents(se.events, f)
 		if err != nil {
 			return false, fmt.Errorf("fold events: %w", err)
 		}
@@ -414,7 +416,7 @@ func (s *Store) foldLog(dir string, st *streamState, f conversation.Format, raw 
 }
 
 // appendToArray replaces the JSON array of events at dst with the one at
-// src (one event per line, as conversation.EncodeEvents writes it; a
+// src (one event per line, as eventcodec.EncodeEvents writes it; a
 // missing file is empty) followed by lines, atomically. The array's events
 // are copied file to file. ok is false, and nothing is written, when src
 // does not end like such an array. The caller syncs the directory.

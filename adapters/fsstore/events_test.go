@@ -1,6 +1,8 @@
 package fsstore
 
 import (
+	"github.com/jpcli/jp/adapters/eventcodec"
+
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -47,7 +49,7 @@ func TestAppendGoesToTheLogUntilTheTurnEnds(t *testing.T) {
 	if ok, _ := exists(filepath.Join(conv, "events.log")); ok {
 		t.Errorf("events.log still exists after turn_end")
 	}
-	want, _ := conversation.EncodeEvents(turn)
+	want, _ := eventcodec.EncodeEvents(turn)
 	if got := readFile(t, filepath.Join(conv, "events.json")); !bytes.Equal(got, want) {
 		t.Errorf("folded events.json =\n%s\nwant\n%s", got, want)
 	}
@@ -72,7 +74,7 @@ func TestLogFoldsPastTheThreshold(t *testing.T) {
 			t.Fatalf("events.log is %d bytes (%v), want it folded below %d", size, err, threshold)
 		}
 	}
-	n, err := conversation.DecodeEvents(readFile(t, filepath.Join(conv, "events.json")))
+	n, err := eventcodec.DecodeEvents(readFile(t, filepath.Join(conv, "events.json")))
 	if err != nil || len(n) < 40 {
 		t.Fatalf("events.json holds %d events (%v) mid-turn, want most of them folded", len(n), err)
 	}
@@ -139,12 +141,12 @@ func TestProjectionSyncKeepsOtherFiles(t *testing.T) {
 		}
 	}
 	// UpdateMetadata folded the log so that the projection is whole.
-	evs, err := conversation.DecodeEvents(readFile(t, filepath.Join(proj, "events.json")))
+	evs, err := eventcodec.DecodeEvents(readFile(t, filepath.Join(proj, "events.json")))
 	if err != nil || len(evs) != 9 {
 		t.Fatalf("projected events = %d, %v; want 9", len(evs), err)
 	}
 	var m conversation.Metadata
-	if err := json.Unmarshal(readFile(t, filepath.Join(proj, "metadata.json")), &m); err != nil || m.Title != "again" || m.EventsCount != 9 {
+	if err := json.Unmarshal(readFile(t, filepath.Join(proj, "metadata.json")), storedForm(&m)); err != nil || m.Title != "again" || m.EventsCount != 9 {
 		t.Fatalf("projected metadata = %+v, %v", m, err)
 	}
 }
@@ -161,7 +163,7 @@ func TestLogRepair(t *testing.T) {
 	// A fold that crashed after renaming events.json, before removing the log.
 	var stale bytes.Buffer
 	for _, e := range turn[len(turn)-2:] {
-		b, _ := json.Marshal(e)
+		b, _ := json.Marshal(storedForm(e))
 		stale.Write(append(b, '\n'))
 	}
 	// And a write cut short by a crash.

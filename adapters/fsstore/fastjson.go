@@ -1,6 +1,8 @@
 package fsstore
 
 import (
+	"github.com/jpcli/jp/adapters/eventcodec"
+
 	"encoding/json"
 	"path/filepath"
 	"time"
@@ -22,7 +24,7 @@ func decodeMetadata(dir, rel string, b []byte, m *conversation.Metadata) error {
 		return nil
 	}
 	*m = conversation.Metadata{}
-	return decodeJSON(filepath.Join(dir, rel), b, m)
+	return decodeJSON(filepath.Join(dir, rel), b, (*eventcodec.MetadataJSON)(m))
 }
 
 // decodeLocal decodes metadata.local.json read from dir/rel.

@@ -25,7 +25,7 @@ func BenchmarkDecodeMetadata(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			var m conversation.Metadata
-			if err := json.Unmarshal(doc, &m); err != nil {
+			if err := json.Unmarshal(doc, storedForm(&m)); err != nil {
 				b.Fatal(err)
 			}
 		}

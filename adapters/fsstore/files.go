@@ -1,6 +1,10 @@
 package fsstore
 
 import (
+	"github.com/jpcli/jp/domain/conversation"
+
+	"github.com/jpcli/jp/adapters/eventcodec"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -89,7 +93,7 @@ func (s *Store) writeJSON(path string, v any, perm fs.FileMode) error {
 // replaceJSON is writeJSON without the fsync of the directory (see
 // replaceFile).
 func (s *Store) replaceJSON(path string, v any, perm fs.FileMode) error {
-	b, err := json.MarshalIndent(v, "", "  ")
+	b, err := json.MarshalIndent(storedForm(v), "", "  ")
 	if err != nil {
 		return fmt.Errorf("write %s: encode: %w", path, err)
 	}
@@ -112,10 +116,27 @@ func readJSON(path string, v any) error {
 
 // decodeJSON decodes b, read from path, into v.
 func decodeJSON(path string, b []byte, v any) error {
-	if err := json.Unmarshal(b, v); err != nil {
+	if err := json.Unmarshal(b, storedForm(v)); err != nil {
 		return &ports.CorruptError{Path: path, Err: err}
 	}
 	return nil
+}
+
+// storedForm is v as encoding/json is to write or read it: a conversation's
+// metadata or an event in its stored form (adapters/eventcodec), anything
+// else as it is.
+func storedForm(v any) any {
+	switch m := v.(type) {
+	case conversation.Metadata:
+		return eventcodec.MetadataJSON(m)
+	case *conversation.Metadata:
+		return (*eventcodec.MetadataJSON)(m)
+	case conversation.Event:
+		return eventcodec.JSON(m)
+	case *conversation.Event:
+		return (*eventcodec.JSON)(m)
+	}
+	return v
 }
 
 // exists reports whether path exists.

@@ -1,6 +1,8 @@
 package fsstore
 
 import (
+	"github.com/jpcli/jp/adapters/eventcodec"
+
 	"bufio"
 	"bytes"
 	"context"
@@ -152,7 +154,7 @@ func (s *Store) stageEvents(ctx context.Context, path string, f conversation.For
 			}
 			return werr
 		}
-		l, err := e.StoredLine(f)
+		l, err := eventcodec.Line(e, f)
 		if err != nil {
 			return fmt.Errorf("create conversation: encode event %q: %w", e.ID, err)
 		}

@@ -1,6 +1,8 @@
 package fsstore
 
 import (
+	"github.com/jpcli/jp/adapters/eventcodec"
+
 	"errors"
 	"fmt"
 	"os"
@@ -102,7 +104,7 @@ func checkoutStream(dir string) (*conversation.Stream, error) {
 	}
 	st := conversation.EmptyStream(0)
 	n := 0
-	err = conversation.EachEventRead(f, func(e conversation.Event) error {
+	err = eventcodec.EachEventRead(f, func(e conversation.Event) error {
 		e.FillID(n)
 		n++
 		if err := st.Apply(e); err != nil {

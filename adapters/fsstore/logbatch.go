@@ -1,6 +1,8 @@
 package fsstore
 
 import (
+	"github.com/jpcli/jp/adapters/eventcodec"
+
 	"bufio"
 	"fmt"
 	"io"
@@ -13,17 +15,17 @@ import (
 // written, straight into the log, never held whole in memory.
 type logBatch struct {
 	whole []byte // the lines, when none holds a big string
-	lines []conversation.StoredLine
+	lines []eventcodec.StoredLine
 	size  int64 // the lines' bytes, a big string's counted before encoding
 }
 
 // encodeBatch encodes evs in format f. Every encoding error is found
 // here: writing the batch cannot fail but by I/O.
 func encodeBatch(evs []conversation.Event, f conversation.Format) (*logBatch, error) {
-	b := &logBatch{lines: make([]conversation.StoredLine, len(evs))}
+	b := &logBatch{lines: make([]eventcodec.StoredLine, len(evs))}
 	big := false
 	for i, e := range evs {
-		l, err := e.StoredLine(f)
+		l, err := eventcodec.Line(e, f)
 		if err != nil {
 			return nil, fmt.Errorf("encode event %q: %w", e.ID, err)
 		}

@@ -1,6 +1,8 @@
 package fsstore
 
 import (
+	"github.com/jpcli/jp/adapters/eventcodec"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -55,7 +57,7 @@ func (s *Store) UpdateMetadata(ctx context.Context, loc workspace.Location, id c
 			return err
 		}
 	}
-	if err := s.writeJSON(filepath.Join(p.siloConv, metadataFile), meta, 0o600); err != nil {
+	if err := s.writeJSON(filepath.Join(p.siloConv, metadataFile), eventcodec.MetadataJSON(meta), 0o600); err != nil {
 		return fmt.Errorf("update metadata of conversation %s: %w", id, err)
 	}
 	if p.format == conversation.FormatRust && meta.Archived() != p.archived() {
@@ -331,7 +333,7 @@ func forCheckout(b []byte) ([]byte, error) {
 		return b, nil
 	}
 	var m conversation.Metadata
-	if err := json.Unmarshal(b, &m); err != nil {
+	if err := eventcodec.UnmarshalMetadata(b, &m); err != nil {
 		return nil, err
 	}
 	m.DropApprovals()
@@ -364,7 +366,7 @@ func (s *Store) cleanImported(m *conversation.Metadata) bool {
 
 // encodeMeta encodes metadata.json as writeJSON does.
 func encodeMeta(m conversation.Metadata) ([]byte, error) {
-	b, err := json.MarshalIndent(m, "", "  ")
+	b, err := json.MarshalIndent(eventcodec.MetadataJSON(m), "", "  ")
 	if err != nil {
 		return nil, err
 	}

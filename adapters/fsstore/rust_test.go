@@ -1,6 +1,8 @@
 package fsstore
 
 import (
+	"github.com/jpcli/jp/adapters/eventcodec"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -207,7 +209,7 @@ func TestContinueRustConversation(t *testing.T) {
 	if err := s.Append(ctx, loc, rustConv, rustTurn(clock.Now(), loc.Root)...); err != nil {
 		t.Fatal(err)
 	}
-	now := conversation.FormatTime(clock.Now(), conversation.FormatRust)
+	now := eventcodec.FormatTime(clock.Now(), conversation.FormatRust)
 	silo, err := s.siloDir(loc.ID)
 	if err != nil || silo == "" {
 		t.Fatalf("silo %q, %v", silo, err)
@@ -312,7 +314,7 @@ func TestNewConversationInRustWorkspace(t *testing.T) {
 	if err != nil {
 		t.Fatalf("projection not named the Rust jp's way: %v", err)
 	}
-	now := conversation.FormatTime(clock.Now(), conversation.FormatRust)
+	now := eventcodec.FormatTime(clock.Now(), conversation.FormatRust)
 	if !strings.Contains(string(meta), `"last_activated_at": "`+now+`"`) || strings.Contains(string(meta), "Z\"") {
 		t.Errorf("metadata.json not in the Rust jp's time format:\n%s", meta)
 	}
@@ -417,7 +419,7 @@ func TestStorageDocRustExample(t *testing.T) {
 		Timestamp: time.Date(2025, 2, 19, 21, 25, 0, 0, time.UTC),
 		CallID:    "call_1", Name: "fs_read_file", Arguments: json.RawMessage(`{"path":"Makefile"}`),
 	}
-	got, err := e.Stored(conversation.FormatRust)
+	got, err := eventcodec.Stored(e, conversation.FormatRust)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -425,7 +427,7 @@ func TestStorageDocRustExample(t *testing.T) {
 		t.Errorf("docs/storage.md shows\n%s\njp writes\n%s", block, got)
 	}
 	var back conversation.Event
-	if err := json.Unmarshal([]byte(block), &back); err != nil || back.CallID != "call_1" || string(back.Arguments) != `{"path":"Makefile"}` {
+	if err := json.Unmarshal([]byte(block), storedForm(&back)); err != nil || back.CallID != "call_1" || string(back.Arguments) != `{"path":"Makefile"}` {
 		t.Errorf("the example reads back as %+v, %v", back, err)
 	}
 }

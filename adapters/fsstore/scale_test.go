@@ -1,6 +1,8 @@
 package fsstore
 
 import (
+	"github.com/jpcli/jp/adapters/eventcodec"
+
 	"errors"
 	"path/filepath"
 	"testing"
@@ -96,7 +98,7 @@ func TestRepairCutBeforeLogRemoval(t *testing.T) {
 		t.Fatal(err)
 	}
 	block := sc.ev.Message("the block in flight")
-	b, err := conversation.EncodeStoredEvents(append(evs, block), conversation.FormatJP)
+	b, err := eventcodec.EncodeStoredEvents(append(evs, block), conversation.FormatJP)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +155,7 @@ func TestScanEventsIsEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := conversation.EncodeStoredEvents(append(evs, sc.ev.Message("folded block")), conversation.FormatJP)
+	b, err := eventcodec.EncodeStoredEvents(append(evs, sc.ev.Message("folded block")), conversation.FormatJP)
 	if err != nil {
 		t.Fatal(err)
 	}

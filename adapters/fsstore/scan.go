@@ -1,6 +1,8 @@
 package fsstore
 
 import (
+	"github.com/jpcli/jp/adapters/eventcodec"
+
 	"context"
 	"errors"
 	"fmt"
@@ -14,7 +16,7 @@ import (
 
 // ScanEvents calls fn with each of the conversation's events in order, as
 // Events returns them, without a slice of them all: events.json is read a
-// megabyte at a time and decoded as it is read (conversation.EachEventRead),
+// megabyte at a time and decoded as it is read (eventcodec.EachEventRead),
 // so the first event reaches fn after one chunk, and a conversation of
 // 100,000 events costs the chunks its caller keeps (none, when it copies
 // what it keeps, as turn.Transcript.AddCopy does), not its 15 MB file or
@@ -158,7 +160,7 @@ func (sc *scan) run() error {
 			}
 			sc.seed.stream = conversation.EmptyStream(hint + len(logEvents))
 		}
-		err := conversation.EachEventRead(f, func(e conversation.Event) error {
+		err := eventcodec.EachEventRead(f, func(e conversation.Event) error {
 			if logIDs[e.ID] {
 				delete(logIDs, e.ID) // folded already (a fold cut before the log's removal)
 				sc.dups++

@@ -1,6 +1,8 @@
 package fsstore
 
 import (
+	"github.com/jpcli/jp/adapters/eventcodec"
+
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -69,12 +71,12 @@ func newCheckout(t *testing.T, id workspace.ID) string {
 func seedProjection(t *testing.T, root string, id conversation.ID, meta conversation.Metadata, evs []conversation.Event) {
 	t.Helper()
 	dir := filepath.Join(root, ".jp", "conversations", string(id))
-	b, err := conversation.EncodeEvents(evs)
+	b, err := eventcodec.EncodeEvents(evs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	writeFile(t, filepath.Join(dir, "events.json"), b)
-	m, err := json.MarshalIndent(meta, "", "  ")
+	m, err := json.MarshalIndent(storedForm(meta), "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}

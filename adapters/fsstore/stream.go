@@ -1,6 +1,8 @@
 package fsstore
 
 import (
+	"github.com/jpcli/jp/adapters/eventcodec"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -195,7 +197,7 @@ func (s *Store) loadStream(dir string, f conversation.Format) (*streamState, err
 // read from the files are written back as they were stored (unknown fields
 // and types included); f is the form of any others.
 func (s *Store) rewriteEvents(dir string, evs []conversation.Event, f conversation.Format) error {
-	b, err := conversation.EncodeStoredEvents(evs, f)
+	b, err := eventcodec.EncodeStoredEvents(evs, f)
 	if err != nil {
 		return fmt.Errorf("rewrite events in %s: %w", dir, err)
 	}

@@ -1,6 +1,8 @@
 package fsstore
 
 import (
+	"github.com/jpcli/jp/adapters/eventcodec"
+
 	"os"
 	"path/filepath"
 	"testing"
@@ -78,7 +80,7 @@ func TestQueuedDispatchAppend(t *testing.T) {
 		t.Fatalf("the log after the queued turn's end: %v, want it folded", err)
 	}
 	for _, f := range []string{filepath.Join(conv, "events.json"), filepath.Join(proj, "events.json")} {
-		got, err := conversation.DecodeEvents(readFile(t, f))
+		got, err := eventcodec.DecodeEvents(readFile(t, f))
 		if err != nil || len(got) != 8 {
 			t.Fatalf("%s after the queued turn's end: %d events, %v; want both turns", f, len(got), err)
 		}

@@ -76,11 +76,11 @@ func decodeLocal(b []byte) (conversation.LocalMetadata, error) {
 func (s *Store) summaryLocked(loc workspace.Location, id conversation.ID, c *conv, p *projected) (conversation.Summary, error) {
 	sum := conversation.Summary{ID: id}
 	if c == nil {
-		m, err := roundTrip(p.meta)
+		m, err := roundTripMeta(p.meta)
 		sum.Metadata, sum.Storage = m, conversation.StorageWorkspaceOnly
 		return sum, err
 	}
-	m, err := roundTrip(c.meta)
+	m, err := roundTripMeta(c.meta)
 	if err != nil {
 		return sum, err
 	}
@@ -264,7 +264,7 @@ func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversat
 	stored := make([]conversation.Event, len(evs))
 	for i, e := range evs {
 		var err error
-		if stored[i], err = roundTrip(e); err != nil {
+		if stored[i], err = roundTripEvent(e); err != nil {
 			return fmt.Errorf("append to conversation %s: encode event %q: %w", id, e.ID, err)
 		}
 	}
@@ -305,15 +305,15 @@ func (s *Store) UpdateMetadata(ctx context.Context, loc workspace.Location, id c
 	defer unlock()
 	var m conversation.Metadata
 	if c != nil {
-		m, err = roundTrip(c.meta)
+		m, err = roundTripMeta(c.meta)
 	} else {
-		m, err = roundTrip(p.meta)
+		m, err = roundTripMeta(p.meta)
 	}
 	if err == nil {
 		err = fn(&m)
 	}
 	if err == nil {
-		m, err = roundTrip(m)
+		m, err = roundTripMeta(m)
 	}
 	if err != nil {
 		return fmt.Errorf("update metadata of conversation %s: %w", id, err)

@@ -7,8 +7,9 @@
 package memstore
 
 import (
+	"github.com/jpcli/jp/adapters/eventcodec"
+
 	"crypto/rand"
-	"encoding/json"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -130,23 +131,36 @@ func (s *Store) projectLocked(root string, id conversation.ID, meta conversation
 		m = map[conversation.ID]*projected{}
 		s.proj[root] = m
 	}
-	if c, err := roundTrip(meta); err == nil {
+	if c, err := roundTripMeta(meta); err == nil {
 		meta = c
 	}
 	m[id] = &projected{meta: meta, events: copyEvents(evs)}
 }
 
-// roundTrip passes v through JSON, as the file store does, so that values
-// read back compare alike in both stores (UTC times, no monotonic clock,
-// no shared pointers).
-func roundTrip[T any](v T) (T, error) {
-	var out T
-	b, err := json.Marshal(v)
+// roundTripEvent and roundTripMeta pass a value through its stored form
+// (adapters/eventcodec), as the file store does, so that values read back
+// compare alike in both stores (UTC times, no monotonic clock, no shared
+// pointers).
+func roundTripEvent(e conversation.Event) (conversation.Event, error) {
+	var out conversation.Event
+	b, err := eventcodec.Marshal(e)
 	if err != nil {
-		return out, fmt.Errorf("encode %T: %w", v, err)
+		return out, fmt.Errorf("encode %T: %w", e, err)
 	}
-	if err := json.Unmarshal(b, &out); err != nil {
-		return out, fmt.Errorf("decode %T: %w", v, err)
+	if err := eventcodec.Unmarshal(b, &out); err != nil {
+		return out, fmt.Errorf("decode %T: %w", e, err)
+	}
+	return out, nil
+}
+
+func roundTripMeta(m conversation.Metadata) (conversation.Metadata, error) {
+	var out conversation.Metadata
+	b, err := eventcodec.MarshalMetadata(m)
+	if err != nil {
+		return out, fmt.Errorf("encode %T: %w", m, err)
+	}
+	if err := eventcodec.UnmarshalMetadata(b, &out); err != nil {
+		return out, fmt.Errorf("decode %T: %w", m, err)
 	}
 	return out, nil
 }
@@ -155,7 +169,7 @@ func roundTrip[T any](v T) (T, error) {
 func copyEvents(evs []conversation.Event) []conversation.Event {
 	out := make([]conversation.Event, len(evs))
 	for i, e := range evs {
-		c, err := roundTrip(e)
+		c, err := roundTripEvent(e)
 		if err != nil {
 			c = e
 		}

@@ -1,6 +1,8 @@
 package pluginsdk_test
 
 import (
+	"github.com/jpcli/jp/adapters/eventcodec"
+
 	"bufio"
 	"context"
 	"fmt"
@@ -128,7 +130,7 @@ func startHostWith(b *testing.B, hs hostSetup) (*pluginsdk.Client, workspace.Ref
 	})
 	host := pluginhost.New(app.NewPlugins(pluginproc.NewCatalog(data)), ws, app.NewConfig(ws, loader, tomlconfig.NewEditor()), pluginhost.Deps{
 		Registry: store, Loader: loader, Store: store, Drafts: store, Locker: store, Printer: discardPrinter(),
-		Prompter: nil, Catalog: pluginproc.NewCatalog(data), Spawner: sp, Clock: benchClock(), IDs: sysclock.IDs{}, Query: query,
+		Prompter: nil, Catalog: pluginproc.NewCatalog(data), Spawner: sp, Clock: benchClock(), IDs: sysclock.IDs{}, Events: eventcodec.Codec{}, Query: query,
 	})
 	if err := store.Register(b.Context(), f); err != nil {
 		b.Fatal(err)

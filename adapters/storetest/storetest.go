@@ -6,6 +6,8 @@
 package storetest
 
 import (
+	"github.com/jpcli/jp/adapters/eventcodec"
+
 	"context"
 	"encoding/json"
 	"fmt"
@@ -181,11 +183,11 @@ func find(l []conversation.Summary, id conversation.ID) (conversation.Summary, b
 // SameEvents fails the test unless got and want encode alike.
 func SameEvents(t testing.TB, got, want []conversation.Event) {
 	t.Helper()
-	g, err := conversation.EncodeEvents(got)
+	g, err := eventcodec.EncodeEvents(got)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := conversation.EncodeEvents(want)
+	w, err := eventcodec.EncodeEvents(want)
 	if err != nil {
 		t.Fatal(err)
 	}

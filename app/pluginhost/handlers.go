@@ -47,10 +47,13 @@ func (s *session) readEvents(ctx context.Context, c *checkout, req plugin.ReadEv
 	if err != nil {
 		return nil, err
 	}
-	if evs == nil {
-		evs = []conversation.Event{}
+	data := make([]json.RawMessage, len(evs))
+	for i, e := range evs {
+		if data[i], err = s.h.events.EncodeEvent(e); err != nil {
+			return nil, err
+		}
 	}
-	return plugin.Events{ID: req.ID, Conversation: req.Conversation, Data: evs, LastRoot: sum.LastRoot}, nil
+	return plugin.Events{ID: req.ID, Conversation: req.Conversation, Data: data, LastRoot: sum.LastRoot}, nil
 }
 
 // configCache keeps a checkout's encoded configuration per path: it does
@@ -263,8 +266,8 @@ func (s *session) pushEvents(ctx context.Context, c *checkout, req plugin.PushEv
 	}
 	evs := make([]conversation.Event, 0, len(req.Events))
 	for i, raw := range req.Events {
-		var ev conversation.Event
-		if err := json.Unmarshal(raw, &ev); err != nil {
+		ev, err := s.h.events.DecodeEvent(raw)
+		if err != nil {
 			return nil, fmt.Errorf("events[%d] is not a conversation event: %v", i, err)
 		}
 		if ev.ID == "" {

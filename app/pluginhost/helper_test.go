@@ -1,6 +1,8 @@
 package pluginhost_test
 
 import (
+	"github.com/jpcli/jp/adapters/eventcodec"
+
 	"bufio"
 	"context"
 	"encoding/json"
@@ -292,7 +294,7 @@ func newHostWith(t *testing.T, spawner ports.PluginSpawner) *host {
 	})
 	h.host = pluginhost.New(app.NewPlugins(h.catalog), ws, app.NewConfig(ws, loader, tomlconfig.NewEditor()), pluginhost.Deps{
 		Registry: store, Loader: loader, Store: store, Drafts: store, Locker: store, Printer: h.printer,
-		Prompter: h.prompter, Catalog: h.catalog, Spawner: spawner, Clock: clock, IDs: ids, Query: query,
+		Prompter: h.prompter, Catalog: h.catalog, Spawner: spawner, Clock: clock, IDs: ids, Events: eventcodec.Codec{}, Query: query,
 	})
 	return h
 }

@@ -39,6 +39,7 @@ type Host struct {
 	spawner  ports.PluginSpawner
 	clock    ports.Clock
 	ids      ports.IDGenerator
+	events   ports.EventCodec
 	query    *app.Query
 }
 
@@ -56,6 +57,9 @@ type Deps struct {
 	Clock    ports.Clock
 	// IDs gives pushed events without an id one (nil: such a push is refused).
 	IDs ports.IDGenerator
+	// Events is the events' stored form, which read_events, push_events
+	// and a delegated turn's events carry.
+	Events ports.EventCodec
 	// Query runs delegated turns.
 	Query *app.Query
 }
@@ -64,7 +68,7 @@ type Deps struct {
 func New(plugins *app.Plugins, ws *app.Workspaces, cfg *app.Config, d Deps) *Host {
 	return &Host{plugins: plugins, ws: ws, cfg: cfg, reg: d.Registry, loader: d.Loader, store: d.Store,
 		drafts: d.Drafts, locker: d.Locker, printer: d.Printer, prompter: d.Prompter, catalog: d.Catalog,
-		spawner: d.Spawner, clock: d.Clock, ids: d.IDs, query: d.Query}
+		spawner: d.Spawner, clock: d.Clock, ids: d.IDs, events: d.Events, query: d.Query}
 }
 
 // RunInput is one run of a routed plugin.

@@ -184,7 +184,7 @@ func (s *session) runDelegated(c *checkout, req plugin.Query, d *delegation) plu
 		}
 	}
 	q := s.h.query.Delegate(&pushPrinter{s: s, id: req.ID}, d, app.DelegateHooks{
-		OnEvent: func(ev conversation.Event) { s.push(req.ID, ev, "") },
+		OnEvent: func(ev conversation.Event) { s.pushEvent(req.ID, ev) },
 		Approve: s.approver(d, res.Config.Plugins.RespondTimeout()),
 	})
 	if err := conversation.CheckSize("the query content", req.Content, res.Config.Conversation.Limits.MessageBytes, "conversation.limits.message_bytes"); err != nil {
@@ -268,6 +268,16 @@ func (s *session) push(id string, data any, respond string) {
 		return
 	}
 	s.reply(plugin.Event{ID: id, Data: b, Respond: respond})
+}
+
+// pushEvent pushes an event of a delegated turn in its stored form.
+func (s *session) pushEvent(id string, ev conversation.Event) {
+	b, err := s.h.events.EncodeEvent(ev)
+	if err != nil {
+		s.log.Warn("encode delegated turn event", "plugin", s.name, "error", err)
+		return
+	}
+	s.push(id, b, "")
 }
 
 // interrupt stops the delegated turn running on a conversation: the

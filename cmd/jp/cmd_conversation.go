@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/jpcli/jp/adapters/eventcodec"
+
 	"bufio"
 	"bytes"
 	"cmp"
@@ -101,7 +103,7 @@ func (c *ConversationLsCmd) Run(rt *Runtime) error {
 	w := bufio.NewWriterSize(rt.Streams.Out, 64<<10)
 	defer w.Flush()
 	if c.JSON() {
-		return writeJSON(w, list)
+		return writeJSON(w, eventcodec.Summaries(list))
 	}
 	timeFormat := "2006-01-02 15:04"
 	if c.Full {
@@ -234,9 +236,9 @@ func (c *ConversationShowCmd) Run(rt *Runtime) error {
 		}
 		if c.JSON() {
 			return writeJSON(rt.Streams.Out, struct {
-				conversation.Summary
-				Events []conversation.Event `json:"events"`
-			}{s, evs})
+				eventcodec.Summary
+				Events []eventcodec.JSON `json:"events"`
+			}{eventcodec.SummaryOf(s), eventcodec.Events(evs)})
 		}
 		if err := header(s); err != nil {
 			return err
@@ -403,7 +405,7 @@ func writeEvent(w io.Writer, e conversation.Event) {
 			fmt.Fprintln(w, "[compaction reset] the compactions before it are undone")
 			break
 		}
-		if paths, ok := e.ConfigChanges(); ok {
+		if paths, ok := eventcodec.ConfigChanges(e); ok {
 			fmt.Fprintf(w, "[config changed] %s\n", noControl(strings.Join(paths, ", ")))
 			break
 		}
@@ -730,7 +732,7 @@ func showJSON(rt *Runtime, a *jpwire.App, loc workspace.Location, id conversatio
 	w := bufio.NewWriterSize(rt.Streams.Out, 64<<10)
 	n := 0
 	head := func(s conversation.Summary) error {
-		b, err := json.MarshalIndent(s, "", "  ")
+		b, err := json.MarshalIndent(eventcodec.SummaryOf(s), "", "  ")
 		if err != nil {
 			return err
 		}
@@ -743,7 +745,7 @@ func showJSON(rt *Runtime, a *jpwire.App, loc workspace.Location, id conversatio
 		return err
 	}
 	each := func(e conversation.Event) error {
-		b, err := json.MarshalIndent(e, "    ", "  ")
+		b, err := json.MarshalIndent(eventcodec.JSON(e), "    ", "  ")
 		if err != nil {
 			return err
 		}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -29,11 +28,11 @@ func NewConfigDelta(id string, ts time.Time, delta json.RawMessage) (Event, erro
 	if len(obj) == 0 {
 		return Event{}, fmt.Errorf("config_delta: the delta sets no key")
 	}
-	d, err := compact(delta)
-	if err != nil {
+	var d bytes.Buffer
+	if err := json.Compact(&d, delta); err != nil {
 		return Event{}, err
 	}
-	return Event{Type: EventTypeForeign, Kind: KindConfigDelta, ID: id, Timestamp: ts, Delta: d}, nil
+	return Event{Type: EventTypeForeign, Kind: KindConfigDelta, ID: id, Timestamp: ts, Delta: d.Bytes()}, nil
 }
 
 // IsConfigDelta reports whether e is a config_delta event.
@@ -79,28 +78,4 @@ type ConfigDeltaAt struct {
 	ID        string
 	Timestamp time.Time
 	Delta     json.RawMessage
-}
-
-// formatRustDeltaTime writes t as the Rust jp writes a config_delta's
-// timestamp: "YYYY-MM-DD HH:MM:SS." then the nanoseconds without their
-// trailing zeros, ".0" when there are none.
-func formatRustDeltaTime(t time.Time) string {
-	t = t.UTC()
-	if t.Nanosecond() == 0 {
-		return t.Format("2006-01-02 15:04:05") + ".0"
-	}
-	return strings.TrimRight(t.Format("2006-01-02 15:04:05.000000000"), "0")
-}
-
-// configDeltaJSON encodes a config_delta this process made, in format f.
-func (e Event) configDeltaJSON(f Format) ([]byte, error) {
-	if len(e.Delta) == 0 {
-		return nil, fmt.Errorf("encode event %q: config_delta without its delta", e.ID)
-	}
-	if f == FormatRust {
-		return object(field{"type", KindConfigDelta}, field{"timestamp", formatRustDeltaTime(e.Timestamp)},
-			field{"delta", e.Delta}, field{"event_id", e.ID})
-	}
-	return object(field{"type", KindConfigDelta}, field{"id", e.ID},
-		field{"timestamp", e.Timestamp.UTC().Format(time.RFC3339Nano)}, field{"delta", e.Delta})
 }

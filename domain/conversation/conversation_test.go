@@ -59,82 +59,6 @@ func TestNewIDIsDeciseconds(t *testing.T) {
 	}
 }
 
-func TestEventJSONCarriesOnlyItsFields(t *testing.T) {
-	tests := []struct {
-		name string
-		e    Event
-		want string
-	}{
-		{"turn_start", ev(EventTypeTurnStart, "a", func(e *Event) { e.Root = "/p" }),
-			`{"type":"turn_start","id":"a","timestamp":"2026-11-29T10:00:00Z","root":"/p"}`},
-		{"chat_request", ev(EventTypeChatRequest, "b", func(e *Event) { e.Content = "hi"; e.Author = "queued" }),
-			`{"type":"chat_request","id":"b","timestamp":"2026-11-29T10:00:00Z","content":"hi","author":"queued"}`},
-		{"chat_response message", ev(EventTypeChatResponse, "c", func(e *Event) { e.Message = "yo" }),
-			`{"type":"chat_response","id":"c","timestamp":"2026-11-29T10:00:00Z","message":"yo"}`},
-		{"chat_response reasoning", ev(EventTypeChatResponse, "d", func(e *Event) { e.Reasoning = "hmm" }),
-			`{"type":"chat_response","id":"d","timestamp":"2026-11-29T10:00:00Z","reasoning":"hmm"}`},
-		{"tool_call_request", ev(EventTypeToolCallRequest, "e", func(e *Event) { e.CallID = "c1"; e.Name = "ls"; e.Arguments = json.RawMessage(`{"a":1}`) }),
-			`{"type":"tool_call_request","id":"e","timestamp":"2026-11-29T10:00:00Z","call_id":"c1","name":"ls","arguments":{"a":1}}`},
-		{"tool_call_response false", ev(EventTypeToolCallResponse, "f", func(e *Event) { e.CallID = "c1"; e.Content = "ok" }),
-			`{"type":"tool_call_response","id":"f","timestamp":"2026-11-29T10:00:00Z","content":"ok","call_id":"c1","is_error":false}`},
-		{"inquiry_response redacted", ev(EventTypeInquiryResponse, "g", func(e *Event) { e.InquiryID = "q"; e.Answer = RedactedAnswer; e.AnswerType = "secret" }),
-			`{"type":"inquiry_response","id":"g","timestamp":"2026-11-29T10:00:00Z","inquiry_id":"q","answer":{"redacted":true},"answer_type":"secret"}`},
-		{"turn_end", ev(EventTypeTurnEnd, "h", func(e *Event) { e.Outcome = OutcomeStopped }),
-			`{"type":"turn_end","id":"h","timestamp":"2026-11-29T10:00:00Z","outcome":"stopped"}`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			b, err := json.Marshal(tt.e)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(b) != tt.want {
-				t.Fatalf("got  %s\nwant %s", b, tt.want)
-			}
-			var back Event
-			if err := json.Unmarshal(b, &back); err != nil {
-				t.Fatal(err)
-			}
-			b2, _ := json.Marshal(back)
-			if string(b2) != tt.want {
-				t.Fatalf("round trip changed it: %s", b2)
-			}
-		})
-	}
-}
-
-func TestDecodeKeepsUnknownTypeRejectsMissingType(t *testing.T) {
-	evs, err := DecodeEvents([]byte(`[{"type":"bogus","id":"x","extra":[1,2]}]`))
-	if err != nil || len(evs) != 1 || evs[0].Type != EventTypeForeign || evs[0].Kind != "bogus" || evs[0].ID != "x" {
-		t.Fatalf("unknown type: %+v, %v", evs, err)
-	}
-	if b, err := evs[0].Stored(FormatJP); err != nil || string(b) != `{"type":"bogus","id":"x","extra":[1,2]}` {
-		t.Fatalf("unknown type stored as %s, %v", b, err)
-	}
-	if _, err := DecodeEvents([]byte(`[{"id":"x"}]`)); err == nil {
-		t.Fatal("want error for missing type")
-	}
-}
-
-func TestEncodeDecodeRoundTrip(t *testing.T) {
-	evs := validTurn()
-	b, err := EncodeEvents(evs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := DecodeEvents(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(back) != len(evs) || back[3].CallID != "c1" {
-		t.Fatalf("round trip: %+v", back)
-	}
-	empty, _ := EncodeEvents(nil)
-	if strings.TrimSpace(string(empty)) != "[]" {
-		t.Fatalf("empty = %q", empty)
-	}
-}
-
 func validTurn() []Event {
 	return []Event{
 		ev(EventTypeTurnStart, "1", func(e *Event) { e.Root = "/p" }),
@@ -223,31 +147,6 @@ func TestLastRootSameRecordIgnoresLive(t *testing.T) {
 	b.LastUsed = t0.Add(time.Second)
 	if a.SameRecord(b) {
 		t.Fatal("different last_used must not match")
-	}
-}
-
-func TestMetadataJSONKeepsUnknownKeys(t *testing.T) {
-	in := `{"title":"t","created_at":"2026-01-02T03:04:05Z","last_activated_at":"2026-01-02T03:04:05Z","pinned_at":null,"archived_at":null,"events_count":4,"zeta":{"a":1},"alpha":[1,2]}`
-	var m Metadata
-	if err := json.Unmarshal([]byte(in), &m); err != nil {
-		t.Fatal(err)
-	}
-	if m.Title != "t" || m.EventsCount != 4 || len(m.Extra) != 2 || string(m.Extra["zeta"]) != `{"a":1}` {
-		t.Fatalf("decoded %+v", m)
-	}
-	out, err := json.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `{"title":"t","created_at":"2026-01-02T03:04:05Z","last_activated_at":"2026-01-02T03:04:05Z","pinned_at":null,"archived_at":null,"events_count":4,"alpha":[1,2],"zeta":{"a":1}}`
-	if string(out) != want {
-		t.Errorf("encoded\n%s\nwant\n%s", out, want)
-	}
-	// Without unknown keys the document is exactly the known fields.
-	m.Extra = nil
-	plain, _ := json.Marshal(m)
-	if strings.Contains(string(plain), "zeta") || !strings.HasSuffix(string(plain), `"events_count":4}`) {
-		t.Errorf("plain = %s", plain)
 	}
 }
 

@@ -1,37 +1,26 @@
 package conversation
 
-import (
-	"encoding/json"
-	"time"
-)
-
-// expiresAtKey is the metadata.json key of a conversation's expiry, the
-// Rust jp's (kept in Metadata.Extra).
-const expiresAtKey = "expires_at"
+import "time"
 
 // ExpiresAt returns when the conversation expires (jp q --tmp); ok is
 // false when it does not (no expires_at, or null).
 func (m Metadata) ExpiresAt() (t time.Time, ok bool) {
-	var s string
-	if json.Unmarshal(m.Extra[expiresAtKey], &s) != nil || s == "" {
+	if m.Expires == nil {
 		return time.Time{}, false
 	}
-	t, _, err := ParseTime(s)
-	return t, err == nil
+	return *m.Expires, true
 }
 
-// SetExpiresAt records when the conversation expires, in the document's
-// timestamp format (the Rust jp reads either); nil removes the expiry.
+// SetExpiresAt records when the conversation expires (the store writes it
+// in the document's timestamp format; the Rust jp reads either); nil
+// removes the expiry.
 func (m *Metadata) SetExpiresAt(t *time.Time) {
-	if t == nil {
-		delete(m.Extra, expiresAtKey)
-		return
+	delete(m.Extra, ExpiresAtKey)
+	m.Expires = nil
+	if t != nil {
+		v := *t
+		m.Expires = &v
 	}
-	b, _ := json.Marshal(FormatTime(*t, m.Format))
-	if m.Extra == nil {
-		m.Extra = map[string]json.RawMessage{}
-	}
-	m.Extra[expiresAtKey] = b
 }
 
 // Expired reports whether the conversation has an expiry at or before

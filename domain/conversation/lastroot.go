@@ -48,7 +48,7 @@ func CheckLastRoot(root string, stored *LastRoot, live bool, expected *LastRoot)
 		if !stored.SameRecord(*expected) {
 			return &LastRootError{Current: cur, Reason: fmt.Sprintf(
 				"the conversation last ran in %s at %s, not where expected_last_root says: it moved since it was read; show the new record, and to run the turn in this checkout send the query again with %s",
-				stored.Path, stored.LastUsed.UTC().Format("2006-01-02T15:04:05Z"), send)}
+				stored.Path, stored.LastUsed.UTC().Format(time.RFC3339), send)}
 		}
 		return nil
 	}

@@ -2,8 +2,6 @@ package conversation
 
 import (
 	"encoding/json"
-	"fmt"
-	"sort"
 	"time"
 )
 
@@ -23,127 +21,13 @@ type Metadata struct {
 	// Format is the form the document was read in (FormatRust when its
 	// timestamps are the Rust jp's), and the form it is written in.
 	Format Format `json:"-"`
+	// Expires is when the conversation expires (jp q --tmp; the Rust jp's
+	// "expires_at"), nil when it does not. An expiry read from a file stays
+	// in Extra as it was stored until SetExpiresAt changes it.
+	Expires *time.Time `json:"-"`
 	// HasEventsCount is false when the document had no events_count (the
 	// Rust jp writes none): the store counts the events instead.
 	HasEventsCount bool `json:"-"`
-}
-
-// knownMetadataKeys are Metadata's keys.
-var knownMetadataKeys = map[string]bool{
-	"title": true, "created_at": true, "last_activated_at": true,
-	"pinned_at": true, "archived_at": true, "events_count": true,
-}
-
-// MarshalJSON writes the known keys in order, then the unknown ones kept
-// in Extra, sorted. Timestamps are in m.Format; a zero created_at is never
-// written (the store fills it from the conversation ID), and in the Rust
-// form neither is an empty title (the Rust reader takes it for a title).
-func (m Metadata) MarshalJSON() ([]byte, error) {
-	ts := func(t time.Time) string { return FormatTime(t, m.Format) }
-	fs := make([]field, 0, 6+len(m.Extra))
-	if m.Title != "" || m.Format != FormatRust {
-		fs = append(fs, field{"title", m.Title})
-	}
-	if !m.CreatedAt.IsZero() {
-		fs = append(fs, field{"created_at", ts(m.CreatedAt)})
-	}
-	fs = append(fs, field{"last_activated_at", ts(m.LastActivatedAt)})
-	for _, p := range []struct {
-		k string
-		t *time.Time
-	}{{"pinned_at", m.PinnedAt}, {"archived_at", m.ArchivedAt}} {
-		if p.t == nil {
-			fs = append(fs, field{p.k, json.RawMessage("null")})
-		} else {
-			fs = append(fs, field{p.k, ts(*p.t)})
-		}
-	}
-	fs = append(fs, field{"events_count", m.EventsCount})
-	keys := make([]string, 0, len(m.Extra))
-	for k := range m.Extra {
-		if !knownMetadataKeys[k] {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		v := m.Extra[k]
-		if !json.Valid(v) {
-			return nil, fmt.Errorf("metadata key %s: not JSON", k)
-		}
-		fs = append(fs, field{k, v})
-	}
-	return object(fs...)
-}
-
-// UnmarshalJSON reads the known keys (timestamps in either form) and keeps
-// the others in Extra.
-func (m *Metadata) UnmarshalJSON(b []byte) error {
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return err
-	}
-	if raw == nil {
-		return fmt.Errorf("metadata is null, want an object")
-	}
-	var out Metadata
-	readTime := func(k string) (*time.Time, error) {
-		v, ok := raw[k]
-		delete(raw, k)
-		if !ok || string(v) == "null" {
-			return nil, nil
-		}
-		var s string
-		if err := json.Unmarshal(v, &s); err != nil {
-			return nil, fmt.Errorf("%s: %w", k, err)
-		}
-		t, rust, err := ParseTime(s)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", k, err)
-		}
-		if rust {
-			out.Format = FormatRust
-		}
-		return &t, nil
-	}
-	if v, ok := raw["title"]; ok {
-		if string(v) != "null" {
-			if err := json.Unmarshal(v, &out.Title); err != nil {
-				return fmt.Errorf("title: %w", err)
-			}
-		}
-		delete(raw, "title")
-	}
-	var err error
-	var t *time.Time
-	if t, err = readTime("created_at"); err != nil {
-		return err
-	} else if t != nil {
-		out.CreatedAt = *t
-	}
-	if t, err = readTime("last_activated_at"); err != nil {
-		return err
-	} else if t != nil {
-		out.LastActivatedAt = *t
-	}
-	if out.PinnedAt, err = readTime("pinned_at"); err != nil {
-		return err
-	}
-	if out.ArchivedAt, err = readTime("archived_at"); err != nil {
-		return err
-	}
-	if v, ok := raw["events_count"]; ok {
-		if err := json.Unmarshal(v, &out.EventsCount); err != nil {
-			return fmt.Errorf("events_count: %w", err)
-		}
-		out.HasEventsCount = true
-		delete(raw, "events_count")
-	}
-	if len(raw) > 0 {
-		out.Extra = raw
-	}
-	*m = out
-	return nil
 }
 
 // Pinned reports whether the conversation is pinned.
@@ -151,6 +35,10 @@ func (m Metadata) Pinned() bool { return m.PinnedAt != nil }
 
 // Archived reports whether the conversation is archived.
 func (m Metadata) Archived() bool { return m.ArchivedAt != nil }
+
+// ExpiresAtKey is the metadata.json key of a conversation's expiry, the
+// Rust jp's (kept in Extra as it was stored; see Expires).
+const ExpiresAtKey = "expires_at"
 
 // Storage says where a conversation was found.
 type Storage int

@@ -112,11 +112,12 @@ type Conversations struct {
 	Data []ConversationSummary `json:"data"`
 }
 
-// Events answers ReadEvents: the events as stored.
+// Events answers ReadEvents: the events as stored, each one JSON object
+// in jp's stored form (docs/storage.md; adapters/eventcodec reads them).
 type Events struct {
 	ID           string                 `json:"id,omitempty"`
 	Conversation string                 `json:"conversation"`
-	Data         []conversation.Event   `json:"data"`
+	Data         []json.RawMessage      `json:"data"`
 	LastRoot     *conversation.LastRoot `json:"last_root,omitempty"`
 }
 

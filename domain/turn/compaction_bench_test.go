@@ -1,6 +1,8 @@
 package turn
 
 import (
+	"github.com/jpcli/jp/adapters/eventcodec"
+
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -63,7 +65,7 @@ func benchConversation(n, overlays int) []conversation.Event {
 func BenchmarkProjectCompacted(b *testing.B) {
 	for _, overlays := range []int{0, 10} {
 		evs := benchConversation(100_000, overlays)
-		stored, err := conversation.EncodeStoredEvents(evs, conversation.FormatJP)
+		stored, err := eventcodec.EncodeStoredEvents(evs, conversation.FormatJP)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -71,7 +73,7 @@ func BenchmarkProjectCompacted(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				t := NewTranscript(len(evs))
-				err := conversation.EachEventRead(bytes.NewReader(stored), func(e conversation.Event) error {
+				err := eventcodec.EachEventRead(bytes.NewReader(stored), func(e conversation.Event) error {
 					t.AddCopy(e)
 					return nil
 				})

@@ -1,6 +1,8 @@
 package turn
 
 import (
+	"github.com/jpcli/jp/adapters/eventcodec"
+
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -22,7 +24,7 @@ func fixture(t *testing.T, scenario string) []conversation.Event {
 		if err != nil {
 			t.Fatal(err)
 		}
-		part, err := conversation.DecodeEvents(b)
+		part, err := eventcodec.DecodeEvents(b)
 		if err != nil {
 			t.Fatal(err)
 		}

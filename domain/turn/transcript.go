@@ -104,7 +104,7 @@ func (t *Transcript) Add(e conversation.Event) {
 }
 
 // AddCopy is Add for an event whose strings share a buffer the caller
-// lets go (a chunk of events.json, see conversation.EachEventRead): the
+// lets go (a chunk of events.json, see eventcodec.EachEventRead): the
 // transcript keeps its own copies of the parts it uses, and nothing else
 // of e, so the buffer can go.
 func (t *Transcript) AddCopy(e conversation.Event) {

@@ -1,6 +1,8 @@
 package turn
 
 import (
+	"github.com/jpcli/jp/adapters/eventcodec"
+
 	"reflect"
 	"testing"
 	"unsafe"
@@ -124,7 +126,7 @@ func TestAddCopyKeepsNothingOfTheBuffer(t *testing.T) {
 {"type":"chat_response","id":"f","timestamp":"2026-09-26T09:14:02Z","message":"the answer"},
 {"type":"turn_end","id":"g","timestamp":"2026-09-26T09:14:02Z","outcome":"completed","model":"demo/echo"}
 ]`)
-	evs, err := conversation.DecodeEvents(raw)
+	evs, err := eventcodec.DecodeEvents(raw)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@
 package llmtest
 
 import (
+	"github.com/jpcli/jp/adapters/eventcodec"
+
 	"encoding/json"
 	"errors"
 	"io"
@@ -259,7 +261,7 @@ func CompactionHistory(t testing.TB, scenario string) []llm.Message {
 		if err != nil {
 			t.Fatal(err)
 		}
-		part, err := conversation.DecodeEvents(b)
+		part, err := eventcodec.DecodeEvents(b)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,7 +18,7 @@ func TestDefaultWorkspaceOpens(t *testing.T) {
 	def := string(workspace.DefaultID)
 	f.workspaces = append(f.workspaces, plugin.WorkspaceEntry{ID: def, Slug: "default", Default: true, Roots: []plugin.WorkspaceRoot{}})
 	f.convs[""] = []plugin.ConversationSummary{{ID: "17127583930", Title: "One-off question", LastActivatedAt: t0, EventsCount: 2}}
-	f.events["17127583930"] = plugin.Events{Data: storedEvents()}
+	f.events["17127583930"] = plugin.Events{Data: asStored(storedEvents())}
 	st := newFakeStream()
 	f.queryFn = func(workspace.Ref, plugin.Query) (Stream, error) { return st, nil }
 	_, ts := newServer(t, f)

@@ -65,7 +65,7 @@ func pageStateOf(t *testing.T, page string) pageState {
 
 func TestConversationPageStartsFromTheDraft(t *testing.T) {
 	f := fixture()
-	f.events[draftConv] = plugin.Events{Conversation: draftConv, Data: storedEvents()}
+	f.events[draftConv] = plugin.Events{Conversation: draftConv, Data: asStored(storedEvents())}
 	rev := f.setDraft(draftConv, "Half a message\n\n<b>typed</b> in a terminal")
 	_, ts := newServer(t, f)
 	path := "/w/a1b2c3d/c/" + draftConv + "?root=" + url.QueryEscape("/src/b & c")

@@ -377,7 +377,12 @@ func (s *Server) conversationPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := conversationView{Workspace: e, Root: root, Summary: sum, Where: whereOf(record, root, e.Roots), State: string(stateJSON)}
-	for _, ev := range evs.Data {
+	events, err := decodeEvents(evs.Data)
+	if err != nil {
+		s.problem(w, http.StatusInternalServerError, err.Error(), back)
+		return
+	}
+	for _, ev := range events {
 		h, err := s.renderEvent(ev)
 		if err != nil {
 			s.problem(w, http.StatusInternalServerError, err.Error(), back)

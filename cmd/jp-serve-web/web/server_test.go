@@ -1,6 +1,8 @@
 package web
 
 import (
+	"github.com/jpcli/jp/adapters/eventcodec"
+
 	"bufio"
 	"context"
 	"encoding/json"
@@ -265,6 +267,19 @@ func TestNewConversation(t *testing.T) {
 	}
 }
 
+// asStored is evs as read_events carries them: each in its stored form.
+func asStored(evs []conversation.Event) []json.RawMessage {
+	out := make([]json.RawMessage, len(evs))
+	for i, e := range evs {
+		b, err := eventcodec.Marshal(e)
+		if err != nil {
+			panic(err)
+		}
+		out[i] = b
+	}
+	return out
+}
+
 func storedEvents() []conversation.Event {
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
 	return []conversation.Event{
@@ -280,7 +295,7 @@ func storedEvents() []conversation.Event {
 
 func TestConversationPage(t *testing.T) {
 	f := fixture()
-	f.events["17127583920"] = plugin.Events{Conversation: "17127583920", Data: storedEvents(),
+	f.events["17127583920"] = plugin.Events{Conversation: "17127583920", Data: asStored(storedEvents()),
 		LastRoot: &conversation.LastRoot{Path: "/src/a", LastUsed: t0}} // no live flag: derived
 	_, ts := newServer(t, f)
 	code, page := get(t, ts, "/w/a1b2c3d/c/17127583920?root="+url.QueryEscape("/src/b & c"))

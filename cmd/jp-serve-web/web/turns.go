@@ -1,6 +1,8 @@
 package web
 
 import (
+	"github.com/jpcli/jp/adapters/eventcodec"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -340,7 +342,7 @@ func (s *Server) viewOfPush(t *turn, ev plugin.Event) viewEvent {
 		return viewEvent{Kind: "approval", CallID: a.CallID, HTML: string(h)}
 	}
 	var ce conversation.Event
-	if err := json.Unmarshal(ev.Data, &ce); err != nil {
+	if err := eventcodec.Unmarshal(ev.Data, &ce); err != nil {
 		return viewEvent{Kind: "notice", Text: "jp sent an event that could not be read: " + err.Error()}
 	}
 	h, err := s.renderEvent(ce)

@@ -1,6 +1,8 @@
-package conversation
+package eventcodec
 
 import (
+	"github.com/jpcli/jp/domain/conversation"
+
 	"bytes"
 	"encoding/json"
 	"strings"
@@ -194,7 +196,7 @@ func (w *storedEvent) setField(k int, v []byte) bool {
 	case "outcome":
 		var s string
 		ok := str(&s)
-		w.Outcome = Outcome(s)
+		w.Outcome = conversation.Outcome(s)
 		return ok
 	case "metadata":
 		return raw(&w.Metadata)

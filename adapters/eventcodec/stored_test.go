@@ -1,6 +1,8 @@
-package conversation
+package eventcodec
 
 import (
+	"github.com/jpcli/jp/domain/conversation"
+
 	"bytes"
 	"encoding/json"
 	"reflect"
@@ -41,7 +43,7 @@ func TestDecodeRustEvents(t *testing.T) {
 		t.Fatalf("got %d events", len(evs))
 	}
 	want := time.Date(2025, 3, 4, 10, 11, 12, 123456000, time.UTC)
-	if !evs[0].Timestamp.Equal(want) || evs[0].Type != EventTypeForeign || evs[0].Kind != "config_delta" {
+	if !evs[0].Timestamp.Equal(want) || evs[0].Type != conversation.EventTypeForeign || evs[0].Kind != "config_delta" {
 		t.Fatalf("config_delta: %+v", evs[0])
 	}
 	for i, e := range evs {
@@ -53,7 +55,7 @@ func TestDecodeRustEvents(t *testing.T) {
 		t.Errorf("reasoning: %+v metadata %s", evs[3], evs[3].Metadata)
 	}
 	req := evs[4]
-	if req.Type != EventTypeToolCallRequest || req.CallID != "toolu_01" || req.Name != "fs_list" {
+	if req.Type != conversation.EventTypeToolCallRequest || req.CallID != "toolu_01" || req.Name != "fs_list" {
 		t.Errorf("tool call: %+v", req)
 	}
 	var args map[string]any
@@ -72,10 +74,10 @@ func TestDecodeRustEvents(t *testing.T) {
 	if r := evs[7]; r.CallID != "toolu_01" || r.Content != "main.go\n" || r.IsError {
 		t.Errorf("tool result: %+v", r)
 	}
-	if evs[9].Type != EventTypeForeign || evs[9].Kind != "future_kind" {
+	if evs[9].Type != conversation.EventTypeForeign || evs[9].Kind != "future_kind" {
 		t.Errorf("unknown kind: %+v", evs[9])
 	}
-	if err := Validate(evs); err != nil {
+	if err := conversation.Validate(evs); err != nil {
 		t.Fatalf("a Rust history must replay: %v", err)
 	}
 }
@@ -91,7 +93,7 @@ func TestStoredKeepsEveryRustEvent(t *testing.T) {
 	if err := json.Unmarshal([]byte(rustEvents), &orig); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []Format{FormatJP, FormatRust} {
+	for _, f := range []conversation.Format{conversation.FormatJP, conversation.FormatRust} {
 		b, err := EncodeStoredEvents(evs, f)
 		if err != nil {
 			t.Fatal(err)
@@ -121,18 +123,18 @@ func SameJSON(a, b []byte) bool {
 // the same events, and carries the Rust jp's field shapes.
 func TestRustFormatRoundTrip(t *testing.T) {
 	ts := time.Date(2026, 1, 2, 3, 4, 5, 678901000, time.UTC)
-	evs := []Event{
-		{Type: EventTypeTurnStart, ID: "e1", Timestamp: ts, Root: "/src/proj"},
-		{Type: EventTypeChatRequest, ID: "e2", Timestamp: ts, Content: "hi", Author: AuthorUser},
-		{Type: EventTypeChatResponse, ID: "e3", Timestamp: ts, Reasoning: "hmm"},
-		{Type: EventTypeToolCallRequest, ID: "e4", Timestamp: ts, CallID: "c1", Name: "fs_read", Arguments: json.RawMessage(`{"path":"a.go","n":[1,"x"]}`)},
-		{Type: EventTypeToolCallResponse, ID: "e5", Timestamp: ts, CallID: "c1", Content: "package a\n", IsError: true},
-		{Type: EventTypeInquiryRequest, ID: "e6", Timestamp: ts, InquiryID: "q1", Question: "Token?", AnswerType: "secret"},
-		{Type: EventTypeInquiryResponse, ID: "e7", Timestamp: ts, InquiryID: "q1", Answer: RedactedAnswer, AnswerType: "secret"},
-		{Type: EventTypeChatResponse, ID: "e8", Timestamp: ts, Message: "done"},
-		{Type: EventTypeTurnEnd, ID: "e9", Timestamp: ts, Outcome: OutcomeCompleted},
+	evs := []conversation.Event{
+		{Type: conversation.EventTypeTurnStart, ID: "e1", Timestamp: ts, Root: "/src/proj"},
+		{Type: conversation.EventTypeChatRequest, ID: "e2", Timestamp: ts, Content: "hi", Author: conversation.AuthorUser},
+		{Type: conversation.EventTypeChatResponse, ID: "e3", Timestamp: ts, Reasoning: "hmm"},
+		{Type: conversation.EventTypeToolCallRequest, ID: "e4", Timestamp: ts, CallID: "c1", Name: "fs_read", Arguments: json.RawMessage(`{"path":"a.go","n":[1,"x"]}`)},
+		{Type: conversation.EventTypeToolCallResponse, ID: "e5", Timestamp: ts, CallID: "c1", Content: "package a\n", IsError: true},
+		{Type: conversation.EventTypeInquiryRequest, ID: "e6", Timestamp: ts, InquiryID: "q1", Question: "Token?", AnswerType: "secret"},
+		{Type: conversation.EventTypeInquiryResponse, ID: "e7", Timestamp: ts, InquiryID: "q1", Answer: conversation.RedactedAnswer, AnswerType: "secret"},
+		{Type: conversation.EventTypeChatResponse, ID: "e8", Timestamp: ts, Message: "done"},
+		{Type: conversation.EventTypeTurnEnd, ID: "e9", Timestamp: ts, Outcome: conversation.OutcomeCompleted},
 	}
-	b, err := EncodeStoredEvents(evs, FormatRust)
+	b, err := EncodeStoredEvents(evs, conversation.FormatRust)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +158,7 @@ func TestRustFormatRoundTrip(t *testing.T) {
 		g.Raw, g.Metadata = nil, nil
 		w := evs[i]
 		w.Timestamp = ts.Truncate(time.Microsecond)
-		if w.Type == EventTypeToolCallRequest {
+		if w.Type == conversation.EventTypeToolCallRequest {
 			if !SameJSON(g.Arguments, w.Arguments) {
 				t.Errorf("arguments %s, want %s", g.Arguments, w.Arguments)
 			}
@@ -201,12 +203,12 @@ func TestConfigChanges(t *testing.T) {
 		{"conversation.title.generate.auto"},
 		{"reset"},
 	} {
-		got, ok := evs[i].ConfigChanges()
+		got, ok := ConfigChanges(evs[i])
 		if !ok || !reflect.DeepEqual(got, want) {
 			t.Errorf("event %d: %v %v, want %v", i, got, ok, want)
 		}
 	}
-	if _, ok := evs[3].ConfigChanges(); ok {
+	if _, ok := ConfigChanges(evs[3]); ok {
 		t.Error("a turn_start is not a config change")
 	}
 }
@@ -237,37 +239,37 @@ func FuzzAppendJSONString(f *testing.F) {
 		}
 		big := strings.Repeat(s+"x", bigString/(len(s)+1)+1)
 		bin := []byte(strings.Repeat(s+"\xff", bigString/(len(s)+1)+1))
-		atts := []Attachment{
+		atts := []conversation.Attachment{
 			{Source: "stdin", MediaType: "text/plain", Content: big, Size: int64(len(big)), SHA256: s},
 			{Source: s, MediaType: "text/plain", Content: s},
 			{Source: "shot.png", MediaType: "image/png", Data: bin, Size: int64(len(bin))},
 		}
-		for _, e := range []Event{
-			{Type: EventTypeChatRequest, ID: "a\"content\":\"\"", Content: big, Author: "user", Schema: json.RawMessage(`{"content":""}`)},
-			{Type: EventTypeChatRequest, ID: "a2", Content: s + "x", Attachments: atts},
-			{Type: EventTypeChatRequest, ID: "a3", Content: big, Author: s, Attachments: atts},
+		for _, e := range []conversation.Event{
+			{Type: conversation.EventTypeChatRequest, ID: "a\"content\":\"\"", Content: big, Author: "user", Schema: json.RawMessage(`{"content":""}`)},
+			{Type: conversation.EventTypeChatRequest, ID: "a2", Content: s + "x", Attachments: atts},
+			{Type: conversation.EventTypeChatRequest, ID: "a3", Content: big, Author: s, Attachments: atts},
 			// A raw value holding a big value's stand-in: encoded whole.
-			{Type: EventTypeChatRequest, ID: "a4", Content: big, Schema: json.RawMessage(`{"x":"` + bigMark + `0"}`)},
-			{Type: EventTypeChatResponse, ID: "b", Message: big, Model: s},
-			{Type: EventTypeChatResponse, ID: "c", Reasoning: big, Signature: s},
-			{Type: EventTypeToolCallResponse, ID: "d", CallID: s, Content: big, IsError: true},
+			{Type: conversation.EventTypeChatRequest, ID: "a4", Content: big, Schema: json.RawMessage(`{"x":"` + bigMark + `0"}`)},
+			{Type: conversation.EventTypeChatResponse, ID: "b", Message: big, Model: s},
+			{Type: conversation.EventTypeChatResponse, ID: "c", Reasoning: big, Signature: s},
+			{Type: conversation.EventTypeToolCallResponse, ID: "d", CallID: s, Content: big, IsError: true},
 		} {
-			got, err := e.MarshalJSON()
+			got, err := Marshal(e)
 			if err != nil {
 				t.Fatal(err)
 			}
 			w := wireEvent{Type: e.Type, ID: e.ID, Timestamp: e.Timestamp.UTC()}
 			switch e.Type {
-			case EventTypeChatRequest:
+			case conversation.EventTypeChatRequest:
 				w.Content, w.Author, w.Schema, w.Attach = &e.Content, e.Author, e.Schema, e.Attachments
-			case EventTypeChatResponse:
+			case conversation.EventTypeChatResponse:
 				if e.Reasoning != "" {
 					w.Reasoning, w.Signature = &e.Reasoning, e.Signature
 				} else {
 					w.Message = &e.Message
 				}
 				w.Model = e.Model
-			case EventTypeToolCallResponse:
+			case conversation.EventTypeToolCallResponse:
 				w.CallID, w.Content, w.IsError = e.CallID, &e.Content, &e.IsError
 			}
 			want, err := json.Marshal(w)
@@ -277,7 +279,7 @@ func FuzzAppendJSONString(f *testing.F) {
 			if !bytes.Equal(got, want) {
 				t.Fatalf("%s %s with a big field encodes differently from json.Marshal:\n%.300s\n%.300s", e.Type, e.ID, got, want)
 			}
-			line, err := e.StoredLine(FormatJP)
+			line, err := Line(e, conversation.FormatJP)
 			if err != nil {
 				t.Fatal(err)
 			}

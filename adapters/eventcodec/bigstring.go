@@ -1,6 +1,8 @@
-package conversation
+package eventcodec
 
 import (
+	"github.com/jpcli/jp/domain/conversation"
+
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
@@ -201,7 +203,7 @@ func splitBig(w wireEvent) (StoredLine, error) {
 			*p = ptr(mark(bigValue{s: **p}))
 		}
 	}
-	if slices.ContainsFunc(w.Attach, func(a Attachment) bool { return len(a.Content) >= bigString || len(a.Data) >= bigString }) {
+	if slices.ContainsFunc(w.Attach, func(a conversation.Attachment) bool { return len(a.Content) >= bigString || len(a.Data) >= bigString }) {
 		w.Attach = slices.Clone(w.Attach)
 		for i := range w.Attach {
 			if a := &w.Attach[i]; len(a.Content) >= bigString {

@@ -1,6 +1,8 @@
-package conversation
+package eventcodec
 
 import (
+	"github.com/jpcli/jp/domain/conversation"
+
 	"encoding/json"
 	"strings"
 	"testing"
@@ -9,11 +11,11 @@ import (
 
 func TestNewConfigDeltaStoredRust(t *testing.T) {
 	ts := time.Date(2026, 3, 5, 20, 15, 56, 46306000, time.UTC)
-	ev, err := NewConfigDelta("ev1", ts, json.RawMessage(`{"assistant": {"model": {"id": {"provider": "demo", "name": "echo"}}}}`))
+	ev, err := conversation.NewConfigDelta("ev1", ts, json.RawMessage(`{"assistant": {"model": {"id": {"provider": "demo", "name": "echo"}}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := ev.Stored(FormatRust)
+	got, err := Stored(ev, conversation.FormatRust)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,7 +25,7 @@ func TestNewConfigDeltaStoredRust(t *testing.T) {
 	if string(got) != want {
 		t.Fatalf("rust form:\n got %s\nwant %s", got, want)
 	}
-	jp, err := ev.Stored(FormatJP)
+	jp, err := Stored(ev, conversation.FormatJP)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,8 +35,8 @@ func TestNewConfigDeltaStoredRust(t *testing.T) {
 
 	// Read back in either form: a config_delta with its ID and delta.
 	for _, b := range [][]byte{got, jp} {
-		var back Event
-		if err := json.Unmarshal(b, &back); err != nil {
+		var back conversation.Event
+		if err := Unmarshal(b, &back); err != nil {
 			t.Fatal(err)
 		}
 		d, ok := back.ConfigDelta()
@@ -44,7 +46,7 @@ func TestNewConfigDeltaStoredRust(t *testing.T) {
 		if string(d) != `{"assistant":{"model":{"id":{"provider":"demo","name":"echo"}}}}` {
 			t.Fatalf("delta read back: %s", d)
 		}
-		if paths, _ := back.ConfigChanges(); strings.Join(paths, ",") != "assistant.model.id" {
+		if paths, _ := ConfigChanges(back); strings.Join(paths, ",") != "assistant.model.id" {
 			t.Fatalf("changes: %v", paths)
 		}
 	}
@@ -68,7 +70,7 @@ func TestRustDeltaTime(t *testing.T) {
 
 func TestNewConfigDeltaRefusesEmpty(t *testing.T) {
 	for _, d := range []string{`{}`, `[]`, `null`, `"x"`} {
-		if _, err := NewConfigDelta("e", time.Unix(1, 0), json.RawMessage(d)); err == nil {
+		if _, err := conversation.NewConfigDelta("e", time.Unix(1, 0), json.RawMessage(d)); err == nil {
 			t.Errorf("%s: no error", d)
 		}
 	}
@@ -78,12 +80,12 @@ func TestNewConfigDeltaRefusesEmpty(t *testing.T) {
 // know, is written back as it was stored.
 func TestConfigDeltaUnknownFieldsSurvive(t *testing.T) {
 	raw := `{"type":"config_delta","timestamp":"2026-03-05 19:31:45.7","delta":{"assistant":{"name":"dev"}},"future":{"x":[1,2]}}`
-	var e Event
-	if err := json.Unmarshal([]byte(raw), &e); err != nil {
+	var e conversation.Event
+	if err := Unmarshal([]byte(raw), &e); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []Format{FormatRust, FormatJP} {
-		b, err := e.Stored(f)
+	for _, f := range []conversation.Format{conversation.FormatRust, conversation.FormatJP} {
+		b, err := Stored(e, f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,7 +109,7 @@ func TestConfigDeltasInOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds := ConfigDeltas(evs)
+	ds := conversation.ConfigDeltas(evs)
 	var got []string
 	for _, d := range ds {
 		got = append(got, string(d.Delta))

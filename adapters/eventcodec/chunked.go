@@ -1,6 +1,8 @@
-package conversation
+package eventcodec
 
 import (
+	"github.com/jpcli/jp/domain/conversation"
+
 	"io"
 )
 
@@ -14,7 +16,7 @@ const readChunk = 1 << 20
 // or JSON white space is an empty array. When the array is not in the form the chunked scan reads, it is read
 // again from the start and decoded whole, as EachEvent does, and fn gets
 // only the events it has not had (or the error).
-func EachEventRead(r io.ReadSeeker, fn func(Event) error) error {
+func EachEventRead(r io.ReadSeeker, fn func(conversation.Event) error) error {
 	return eachEventRead(r, readChunk, fn)
 }
 
@@ -22,10 +24,10 @@ func EachEventRead(r io.ReadSeeker, fn func(Event) error) error {
 // chunk is read and decoded while fn takes the events of this one: fn
 // (a transcript, the stream checker) is about as long as the decoding,
 // and a machine has more than one core.
-func eachEventRead(r io.ReadSeeker, chunk int, fn func(Event) error) error {
+func eachEventRead(r io.ReadSeeker, chunk int, fn func(conversation.Event) error) error {
 	n := 0 // events fn had
 	a := arrayChunks{r: r, chunk: chunk}
-	var windows [2][]Event
+	var windows [2][]conversation.Event
 	cur := a.decodeNext(windows[0])
 	for w := 1; ; w ^= 1 {
 		if cur.err != nil {
@@ -59,7 +61,7 @@ func eachEventRead(r io.ReadSeeker, chunk int, fn func(Event) error) error {
 
 // decodedChunk is the events of a chunk, decoded.
 type decodedChunk struct {
-	evs  []Event
+	evs  []conversation.Event
 	ok   bool  // false: the chunked split or the fast decoding gave up
 	last bool  // the array ended
 	err  error // reading failed
@@ -67,13 +69,13 @@ type decodedChunk struct {
 
 // decodeNext reads and decodes the next chunk into window (grown when too
 // small).
-func (a *arrayChunks) decodeNext(window []Event) decodedChunk {
+func (a *arrayChunks) decodeNext(window []conversation.Event) decodedChunk {
 	elems, ok, err := a.next()
 	if err != nil || !ok {
 		return decodedChunk{err: err}
 	}
 	if len(elems) > len(window) {
-		window = make([]Event, len(elems))
+		window = make([]conversation.Event, len(elems))
 	}
 	evs := window[:len(elems)]
 	if !decodeAll(evs, elems) {
@@ -84,7 +86,7 @@ func (a *arrayChunks) decodeNext(window []Event) decodedChunk {
 
 // eachWhole reads r whole from its start and gives fn its events after
 // the first skip, as EachEvent decodes them.
-func eachWhole(r io.ReadSeeker, skip int, fn func(Event) error) error {
+func eachWhole(r io.ReadSeeker, skip int, fn func(conversation.Event) error) error {
 	if _, err := r.Seek(0, io.SeekStart); err != nil {
 		return err
 	}
@@ -93,7 +95,7 @@ func eachWhole(r io.ReadSeeker, skip int, fn func(Event) error) error {
 		return err
 	}
 	i := 0
-	return EachEvent(b, func(e Event) error {
+	return EachEvent(b, func(e conversation.Event) error {
 		if i++; i <= skip {
 			return nil
 		}

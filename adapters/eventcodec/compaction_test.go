@@ -1,6 +1,8 @@
-package conversation
+package eventcodec
 
 import (
+	"github.com/jpcli/jp/domain/conversation"
+
 	"testing"
 	"time"
 )
@@ -12,9 +14,9 @@ import (
 func TestCompactionRustForm(t *testing.T) {
 	sum := "the summary"
 	at := time.Date(2020, 1, 1, 0, 0, 0, 500_000_000, time.UTC)
-	e := NewCompactionEvent("e1", at, Compaction{FromTurn: 1, ToTurn: 3, Summary: &sum, StripReasoning: true,
-		Tools: &ToolCallPolicy{Request: true, Response: false}})
-	b, err := e.Stored(FormatRust)
+	e := conversation.NewCompactionEvent("e1", at, conversation.Compaction{FromTurn: 1, ToTurn: 3, Summary: &sum, StripReasoning: true,
+		Tools: &conversation.ToolCallPolicy{Request: true, Response: false}})
+	b, err := Stored(e, conversation.FormatRust)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,18 +24,18 @@ func TestCompactionRustForm(t *testing.T) {
 	if string(b) != want {
 		t.Errorf("rust form\n got %s\nwant %s", b, want)
 	}
-	omit := NewCompactionEvent("e2", at.Truncate(time.Second), Compaction{FromTurn: 0, ToTurn: 0, Tools: &ToolCallPolicy{Omit: true}})
-	b2, _ := omit.Stored(FormatRust)
+	omit := conversation.NewCompactionEvent("e2", at.Truncate(time.Second), conversation.Compaction{FromTurn: 0, ToTurn: 0, Tools: &conversation.ToolCallPolicy{Omit: true}})
+	b2, _ := Stored(omit, conversation.FormatRust)
 	if want := `{"type":"compaction","timestamp":"2020-01-01 00:00:00.0","from_turn":0,"to_turn":0,"tool_calls":{"policy":"omit"},"event_id":"e2"}`; string(b2) != want {
 		t.Errorf("omit\n got %s\nwant %s", b2, want)
 	}
-	for _, f := range []Format{FormatRust, FormatJP} {
-		b, err := e.Stored(f)
+	for _, f := range []conversation.Format{conversation.FormatRust, conversation.FormatJP} {
+		b, err := Stored(e, f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var back Event
-		if err := back.UnmarshalJSON(b); err != nil {
+		var back conversation.Event
+		if err := Unmarshal(b, &back); err != nil {
 			t.Fatal(err)
 		}
 		c := back.Compaction
@@ -44,23 +46,23 @@ func TestCompactionRustForm(t *testing.T) {
 	}
 
 	stored := `{"type":"compaction","timestamp":"2020-01-01 00:00:00.123","from_turn":0,"to_turn":2,"reasoning":"strip","future":{"x":[1,2]}}`
-	var r Event
-	if err := r.UnmarshalJSON([]byte(stored)); err != nil {
+	var r conversation.Event
+	if err := Unmarshal([]byte(stored), &r); err != nil {
 		t.Fatal(err)
 	}
 	if r.Compaction == nil || !r.Compaction.StripReasoning || r.Compaction.ToTurn != 2 {
 		t.Errorf("read %+v", r.Compaction)
 	}
-	for _, f := range []Format{FormatRust, FormatJP} {
-		if b, _ := r.Stored(f); string(b) != stored {
+	for _, f := range []conversation.Format{conversation.FormatRust, conversation.FormatJP} {
+		if b, _ := Stored(r, f); string(b) != stored {
 			t.Errorf("%s rewrite changed the event:\n got %s\nwant %s", f, b, stored)
 		}
 	}
-	var bad Event
-	if err := bad.UnmarshalJSON([]byte(`{"type":"compaction","timestamp":"2020-01-01 00:00:00.0","reasoning":"keep"}`)); err != nil {
+	var bad conversation.Event
+	if err := Unmarshal([]byte(`{"type":"compaction","timestamp":"2020-01-01 00:00:00.0","reasoning":"keep"}`), &bad); err != nil {
 		t.Fatal(err)
 	}
-	if bad.Type != EventTypeForeign || bad.Compaction != nil {
+	if bad.Type != conversation.EventTypeForeign || bad.Compaction != nil {
 		t.Errorf("an unreadable compaction is kept and ignored, got %+v", bad)
 	}
 }

@@ -1,6 +1,8 @@
-package conversation
+package eventcodec
 
 import (
+	"github.com/jpcli/jp/domain/conversation"
+
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
@@ -11,33 +13,6 @@ import (
 	"strings"
 	"time"
 )
-
-// Format is a stored form of conversations: jp's own, or the Rust jp's
-// (docs/storage.md, "Coming from the Rust jp").
-type Format int
-
-// Stored forms.
-const (
-	// FormatJP: RFC 3339 timestamps, an "id" on every event, "call_id" and
-	// "inquiry_id", plain tool arguments and results.
-	FormatJP Format = iota
-	// FormatRust: the Rust jp's form. Timestamps are "YYYY-MM-DD
-	// HH:MM:SS.ffffff" (UTC); tool events use "id" as the call ID; the
-	// string values of tool arguments, tool results and "metadata" are
-	// base64; inquiry questions are objects. jp's own additions are fields
-	// and event types the Rust reader passes over: "event_id", turn_end, and
-	// on turn_start (where the Rust reader accepts no other field) the
-	// metadata keys "event_id" and "root".
-	FormatRust
-)
-
-// String names the format.
-func (f Format) String() string {
-	if f == FormatRust {
-		return "rust"
-	}
-	return "jp"
-}
 
 // RustTimeLayout is the Rust jp's timestamp format (UTC, no zone).
 const RustTimeLayout = "2006-01-02 15:04:05.000000"
@@ -57,8 +32,8 @@ func ParseTime(s string) (t time.Time, rust bool, err error) {
 }
 
 // FormatTime writes t in format f.
-func FormatTime(t time.Time, f Format) string {
-	if f == FormatRust {
+func FormatTime(t time.Time, f conversation.Format) string {
+	if f == conversation.FormatRust {
 		return t.UTC().Format(RustTimeLayout)
 	}
 	return t.UTC().Format(time.RFC3339Nano)
@@ -85,32 +60,32 @@ func (t *storedTime) UnmarshalJSON(b []byte) error {
 
 // storedEvent is the union of the fields of both stored forms.
 type storedEvent struct {
-	Type       string          `json:"type"`
-	ID         json.RawMessage `json:"id"`
-	EventID    string          `json:"event_id"`
-	Timestamp  storedTime      `json:"timestamp"`
-	Root       *string         `json:"root"`
-	Content    *string         `json:"content"`
-	Author     string          `json:"author"`
-	Schema     json.RawMessage `json:"schema"`
-	Attach     []Attachment    `json:"attachments"`
-	Message    *string         `json:"message"`
-	Reasoning  *string         `json:"reasoning"`
-	Signature  string          `json:"signature"`
-	Model      string          `json:"model"`
-	Usage      *Usage          `json:"usage"`
-	StopReason string          `json:"stop_reason"`
-	CallID     string          `json:"call_id"`
-	Name       string          `json:"name"`
-	Arguments  json.RawMessage `json:"arguments"`
-	IsError    *bool           `json:"is_error"`
-	Files      []string        `json:"files"`
-	InquiryID  string          `json:"inquiry_id"`
-	Question   json.RawMessage `json:"question"`
-	Answer     json.RawMessage `json:"answer"`
-	AnswerType string          `json:"answer_type"`
-	Outcome    Outcome         `json:"outcome"`
-	Metadata   json.RawMessage `json:"metadata"`
+	Type       string                    `json:"type"`
+	ID         json.RawMessage           `json:"id"`
+	EventID    string                    `json:"event_id"`
+	Timestamp  storedTime                `json:"timestamp"`
+	Root       *string                   `json:"root"`
+	Content    *string                   `json:"content"`
+	Author     string                    `json:"author"`
+	Schema     json.RawMessage           `json:"schema"`
+	Attach     []conversation.Attachment `json:"attachments"`
+	Message    *string                   `json:"message"`
+	Reasoning  *string                   `json:"reasoning"`
+	Signature  string                    `json:"signature"`
+	Model      string                    `json:"model"`
+	Usage      *conversation.Usage       `json:"usage"`
+	StopReason string                    `json:"stop_reason"`
+	CallID     string                    `json:"call_id"`
+	Name       string                    `json:"name"`
+	Arguments  json.RawMessage           `json:"arguments"`
+	IsError    *bool                     `json:"is_error"`
+	Files      []string                  `json:"files"`
+	InquiryID  string                    `json:"inquiry_id"`
+	Question   json.RawMessage           `json:"question"`
+	Answer     json.RawMessage           `json:"answer"`
+	AnswerType string                    `json:"answer_type"`
+	Outcome    conversation.Outcome      `json:"outcome"`
+	Metadata   json.RawMessage           `json:"metadata"`
 }
 
 // storedHeader is what every stored event has, whatever its type.
@@ -220,8 +195,8 @@ func compact(b []byte) ([]byte, error) {
 // from a file is written back exactly as it was stored (Raw, on one line):
 // a rewrite never drops what another version wrote. Others are encoded in
 // format f.
-func (e Event) Stored(f Format) ([]byte, error) {
-	l, err := e.StoredLine(f)
+func Stored(e conversation.Event, f conversation.Format) ([]byte, error) {
+	l, err := Line(e, f)
 	if err != nil {
 		return nil, err
 	}
@@ -232,29 +207,29 @@ func (e Event) Stored(f Format) ([]byte, error) {
 // to be encoded as the line is written (StoredLine.WriteTo): a 20 MB
 // message goes to a file without a 20 MB line built first. Every error
 // is returned here; writing only encodes.
-func (e Event) StoredLine(f Format) (StoredLine, error) {
+func Line(e conversation.Event, f conversation.Format) (StoredLine, error) {
 	if len(e.Raw) > 0 {
 		b, err := compact(e.Raw)
 		return StoredLine{parts: [][]byte{b}}, err
 	}
-	if e.Type == EventTypeForeign && e.Kind == KindConfigDelta {
-		b, err := e.configDeltaJSON(f)
+	if e.Type == conversation.EventTypeForeign && e.Kind == conversation.KindConfigDelta {
+		b, err := configDeltaJSON(e, f)
 		return StoredLine{parts: [][]byte{b}}, err
 	}
-	if f == FormatRust {
-		b, err := e.rustJSON()
+	if f == conversation.FormatRust {
+		b, err := rustJSON(e)
 		return StoredLine{parts: [][]byte{b}}, err
 	}
 	// The encoding of MarshalJSON, not json.Marshal(e), which would
 	// validate and copy its output again, a second pass over a 20 MB tool
 	// result.
-	return e.line()
+	return line(e)
 }
 
 // EncodeStoredEvents renders events as events.json in format f: a JSON
 // array, one event per line, events read from a file as they were stored.
-func EncodeStoredEvents(evs []Event, f Format) ([]byte, error) {
-	return encodeLines(evs, func(e Event) ([]byte, error) { return e.Stored(f) })
+func EncodeStoredEvents(evs []conversation.Event, f conversation.Format) ([]byte, error) {
+	return encodeLines(evs, func(e conversation.Event) ([]byte, error) { return Stored(e, f) })
 }
 
 // field is one key of an object written in a fixed order.
@@ -324,18 +299,18 @@ func writeString(buf *bytes.Buffer, s string) error {
 var rustAnswerTypes = map[string]bool{"boolean": true, "select": true, "text": true}
 
 // rustJSON encodes an event jp made in the Rust jp's form.
-func (e Event) rustJSON() ([]byte, error) {
+func rustJSON(e conversation.Event) ([]byte, error) {
 	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
 	head := []field{
 		{"type", e.Type.String()},
-		{"timestamp", FormatTime(e.Timestamp, FormatRust)},
+		{"timestamp", FormatTime(e.Timestamp, conversation.FormatRust)},
 	}
 	withID := append(head, field{"event_id", e.ID})
 	switch e.Type {
-	case EventTypeTurnStart:
+	case conversation.EventTypeTurnStart:
 		meta := map[string]string{"event_id": b64(e.ID), "root": b64(e.Root)}
 		return object(append(head, field{"metadata", meta})...)
-	case EventTypeChatRequest:
+	case conversation.EventTypeChatRequest:
 		fs := append(withID, field{"content", e.Content})
 		if len(e.Schema) > 0 {
 			fs = append(fs, field{"schema", e.Schema})
@@ -344,22 +319,22 @@ func (e Event) rustJSON() ([]byte, error) {
 			fs = append(fs, field{"author", e.Author})
 		}
 		return object(fs...)
-	case EventTypeChatResponse:
+	case conversation.EventTypeChatResponse:
 		if e.Reasoning != "" && e.Message == "" {
 			return object(append(withID, field{"reasoning", e.Reasoning})...)
 		}
 		return object(append(withID, field{"message", e.Message})...)
-	case EventTypeToolCallRequest:
+	case conversation.EventTypeToolCallRequest:
 		args := e.Arguments
 		if len(bytes.TrimSpace(args)) == 0 {
 			args = json.RawMessage("{}")
 		}
 		return object(append(withID, field{"id", e.CallID}, field{"name", e.Name},
 			field{"arguments", encodeBase64Strings(args)})...)
-	case EventTypeToolCallResponse:
+	case conversation.EventTypeToolCallResponse:
 		return object(append(withID, field{"id", e.CallID}, field{"content", b64(e.Content)},
 			field{"is_error", e.IsError})...)
-	case EventTypeInquiryRequest:
+	case conversation.EventTypeInquiryRequest:
 		at := e.AnswerType
 		var meta map[string]string
 		if !rustAnswerTypes[at] {
@@ -376,7 +351,7 @@ func (e Event) rustJSON() ([]byte, error) {
 			fs = append(fs, field{"metadata", meta})
 		}
 		return object(fs...)
-	case EventTypeInquiryResponse:
+	case conversation.EventTypeInquiryResponse:
 		ans := e.Answer
 		if len(bytes.TrimSpace(ans)) == 0 {
 			ans = json.RawMessage("null")
@@ -386,11 +361,11 @@ func (e Event) rustJSON() ([]byte, error) {
 			fs = append(fs, field{"metadata", map[string]string{"answer_type": b64(e.AnswerType)}})
 		}
 		return object(fs...)
-	case EventTypeTurnEnd:
+	case conversation.EventTypeTurnEnd:
 		return object(append(withID, field{"outcome", e.Outcome})...)
-	case EventTypeForeign:
-		if e.Kind == KindCompaction || e.Kind == KindCompactionReset {
-			return e.compactionJSON(FormatRust)
+	case conversation.EventTypeForeign:
+		if e.Kind == conversation.KindCompaction || e.Kind == conversation.KindCompactionReset {
+			return compactionJSON(e, conversation.FormatRust)
 		}
 	}
 	return nil, fmt.Errorf("encode event %q: type %s cannot be stored", e.ID, e.Type)
@@ -399,7 +374,7 @@ func (e Event) rustJSON() ([]byte, error) {
 // ConfigChanges summarises a config_delta event (the Rust jp records a
 // conversation's configuration changes so) as the dot paths it sets, in
 // order, and "reset" for a reset. ok is false for any other event.
-func (e Event) ConfigChanges() (paths []string, ok bool) {
+func ConfigChanges(e conversation.Event) (paths []string, ok bool) {
 	if !e.IsConfigDelta() {
 		return nil, false
 	}

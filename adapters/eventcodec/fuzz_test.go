@@ -1,6 +1,8 @@
-package conversation
+package eventcodec
 
 import (
+	"github.com/jpcli/jp/domain/conversation"
+
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -51,8 +53,8 @@ func FuzzDecodeEvents(f *testing.F) {
 		if (err == nil) != (serr == nil) || (err != nil && err.Error() != serr.Error()) || !reflect.DeepEqual(evs, slow) {
 			t.Fatalf("DecodeEvents = %d events, %v; json.Unmarshal of the array: %d, %v", len(evs), err, len(slow), serr)
 		}
-		var each []Event
-		eerr := EachEvent(b, func(e Event) error {
+		var each []conversation.Event
+		eerr := EachEvent(b, func(e conversation.Event) error {
 			each = append(each, e)
 			return nil
 		})
@@ -65,7 +67,7 @@ func FuzzDecodeEvents(f *testing.F) {
 		if ref := decodeReference(t, b); !reflect.DeepEqual(evs, ref) {
 			t.Fatalf("DecodeEvents and json.Unmarshal of each event differ:\n%#v\n%#v", evs, ref)
 		}
-		out, err := json.Marshal(evs)
+		out, err := EncodeEvents(evs)
 		if err != nil {
 			t.Fatalf("decoded events do not encode: %v", err)
 		}
@@ -73,7 +75,7 @@ func FuzzDecodeEvents(f *testing.F) {
 		if err != nil || len(again) != len(evs) {
 			t.Fatalf("re-decoding gave %d events, %v; want %d\n%s", len(again), err, len(evs), out)
 		}
-		_, _ = NewStream(evs)
+		_, _ = conversation.NewStream(evs)
 	})
 }
 
@@ -89,32 +91,32 @@ func FuzzMetadata(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		var m Metadata
-		if json.Unmarshal(b, &m) == nil {
-			out, err := json.Marshal(m)
+		var m conversation.Metadata
+		if UnmarshalMetadata(b, &m) == nil {
+			out, err := MarshalMetadata(m)
 			if err != nil {
 				t.Fatalf("metadata does not encode: %v", err)
 			}
-			var again Metadata
-			if err := json.Unmarshal(out, &again); err != nil {
+			var again conversation.Metadata
+			if err := UnmarshalMetadata(out, &again); err != nil {
 				t.Fatalf("rewritten metadata does not decode: %v\n%s", err, out)
 			}
 			if again.Title != m.Title {
 				t.Fatalf("title %q became %q", m.Title, again.Title)
 			}
 		}
-		var l LocalMetadata
+		var l conversation.LocalMetadata
 		if json.Unmarshal(b, &l) == nil {
 			out, err := json.Marshal(l)
 			if err != nil {
 				t.Fatalf("local metadata does not encode: %v", err)
 			}
-			var again LocalMetadata
+			var again conversation.LocalMetadata
 			if err := json.Unmarshal(out, &again); err != nil {
 				t.Fatalf("rewritten local metadata does not decode: %v\n%s", err, out)
 			}
 		}
-		_, _ = CheckTitle(string(b), true)
+		_, _ = conversation.CheckTitle(string(b), true)
 	})
 }
 
@@ -156,12 +158,12 @@ func TestDecodeEventsLong(t *testing.T) {
 	if len(evs) != n || !reflect.DeepEqual(evs, slow) || !reflect.DeepEqual(evs, decodeReference(t, b)) {
 		t.Fatalf("DecodeEvents gave %d events, json.Unmarshal %d, and they differ", len(evs), len(slow))
 	}
-	var each []Event
-	if err := EachEvent(b, func(e Event) error { each = append(each, e); return nil }); err != nil || !reflect.DeepEqual(each, slices.Clip(evs)) {
+	var each []conversation.Event
+	if err := EachEvent(b, func(e conversation.Event) error { each = append(each, e); return nil }); err != nil || !reflect.DeepEqual(each, slices.Clip(evs)) {
 		t.Fatalf("EachEvent gave %d events (%v), DecodeEvents %d, and they differ", len(each), err, len(evs))
 	}
 	stop := errors.New("stop")
-	if err := EachEvent(b, func(e Event) error {
+	if err := EachEvent(b, func(e conversation.Event) error {
 		if e.ID == "c4102" {
 			return stop
 		}
@@ -178,33 +180,33 @@ func TestDecodeEventsLong(t *testing.T) {
 		t.Fatalf("a bad event: DecodeEvents %v, json.Unmarshal %v", err, serr)
 	}
 	got := 0
-	if err := EachEvent(bad, func(Event) error { got++; return nil }); err == nil || err.Error() != serr.Error() || got != 2*eachWindow {
+	if err := EachEvent(bad, func(conversation.Event) error { got++; return nil }); err == nil || err.Error() != serr.Error() || got != 2*eachWindow {
 		t.Fatalf("a bad event: EachEvent had %d events and returned %v, want %d and %v", got, err, 2*eachWindow, serr)
 	}
 }
 
 // decodeReference decodes events.json b by json.Unmarshal alone, without
 // the fast scanner of the stored form.
-func decodeReference(t *testing.T, b []byte) []Event {
+func decodeReference(t *testing.T, b []byte) []conversation.Event {
 	t.Helper()
 	var raws []json.RawMessage
 	if err := json.Unmarshal(b, &raws); err != nil {
 		t.Fatalf("the array does not decode: %v", err)
 	}
-	evs := make([]Event, len(raws))
+	evs := make([]conversation.Event, len(raws))
 	for i, r := range raws {
-		if err := evs[i].decodeWith(r, true, false); err != nil {
+		if err := decodeWith(&evs[i], r, true, false); err != nil {
 			t.Fatalf("event %d does not decode: %v", i, err)
 		}
 	}
-	FillIDs(evs)
+	conversation.FillIDs(evs)
 	return evs
 }
 
 // eachRead is eachEventRead of b in chunks of the given size into a slice.
-func eachRead(b []byte, chunk int) ([]Event, error) {
-	var evs []Event
-	err := eachEventRead(bytes.NewReader(b), chunk, func(e Event) error {
+func eachRead(b []byte, chunk int) ([]conversation.Event, error) {
+	var evs []conversation.Event
+	err := eachEventRead(bytes.NewReader(b), chunk, func(e conversation.Event) error {
 		evs = append(evs, e)
 		return nil
 	})
@@ -229,8 +231,8 @@ func FuzzEachEventRead(f *testing.F) {
 			}
 			return
 		}
-		var want []Event
-		werr := EachEvent(b, func(e Event) error { want = append(want, e); return nil })
+		var want []conversation.Event
+		werr := EachEvent(b, func(e conversation.Event) error { want = append(want, e); return nil })
 		if (err == nil) != (werr == nil) || (err != nil && err.Error() != werr.Error()) {
 			t.Fatalf("chunks of %d: error %v, EachEvent %v", size, err, werr)
 		}
@@ -264,8 +266,8 @@ func TestEachEventReadLong(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got []Event
-	if err := EachEventRead(bytes.NewReader(raw), func(e Event) error { got = append(got, e); return nil }); err != nil {
+	var got []conversation.Event
+	if err := EachEventRead(bytes.NewReader(raw), func(e conversation.Event) error { got = append(got, e); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != n || !reflect.DeepEqual(got, slices.Clip(want)) {
@@ -274,7 +276,7 @@ func TestEachEventReadLong(t *testing.T) {
 	// An error of fn in a later chunk, while the next one is being
 	// decoded, ends the walk with that error.
 	stop, seen := errors.New("stop"), 0
-	err = EachEventRead(bytes.NewReader(raw), func(e Event) error {
+	err = EachEventRead(bytes.NewReader(raw), func(e conversation.Event) error {
 		if seen++; e.ID == "r3000" {
 			return stop
 		}

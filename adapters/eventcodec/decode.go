@@ -1,6 +1,8 @@
-package conversation
+package eventcodec
 
 import (
+	"github.com/jpcli/jp/domain/conversation"
+
 	"bytes"
 	"encoding/json"
 	"runtime"
@@ -21,29 +23,29 @@ const decodeChunk = 2048
 // then decode every element twice over). Anything the split does not
 // accept, and any element that does not decode, is decoded again by
 // json.Unmarshal, so errors read as they always did.
-func DecodeEvents(b []byte) ([]Event, error) {
+func DecodeEvents(b []byte) ([]conversation.Event, error) {
 	elems, ok := splitArray(b)
 	if !ok {
 		return decodeEventsSlow(b)
 	}
-	evs := make([]Event, len(elems))
+	evs := make([]conversation.Event, len(elems))
 	if !decodeAll(evs, elems) {
 		return decodeEventsSlow(b)
 	}
-	FillIDs(evs)
+	conversation.FillIDs(evs)
 	return evs, nil
 }
 
 // decodeAll decodes elems[i] into evs[i] (sharing the elements' bytes), in
 // parallel when there are many; false when one does not decode by the
 // fast path.
-func decodeAll(evs []Event, elems [][]byte) bool {
+func decodeAll(evs []conversation.Event, elems [][]byte) bool {
 	workers := min(runtime.GOMAXPROCS(0), (len(elems)+decodeChunk-1)/decodeChunk)
 	failed := false
 	if workers <= 1 {
 		var w storedEvent
 		for i, el := range elems {
-			if evs[i].decodeScratch(el, false, true, &w) != nil {
+			if decodeScratch(&evs[i], el, false, true, &w) != nil {
 				return false
 			}
 		}
@@ -67,7 +69,7 @@ func decodeAll(evs []Event, elems [][]byte) bool {
 					return
 				}
 				for i := lo; i < min(lo+decodeChunk, len(elems)); i++ {
-					if evs[i].decodeScratch(elems[i], false, true, &w) != nil {
+					if decodeScratch(&evs[i], elems[i], false, true, &w) != nil {
 						mu.Lock()
 						failed = true
 						mu.Unlock()
@@ -93,7 +95,7 @@ const eachWindow = 2 * decodeChunk
 // not decode by the fast path, json.Unmarshal decodes it whole and gives
 // the error (after fn had the events before the fault) or the events fn has
 // not had yet.
-func EachEvent(b []byte, fn func(Event) error) error {
+func EachEvent(b []byte, fn func(conversation.Event) error) error {
 	n := 0 // events fn had
 	slow := func() error {
 		evs, err := decodeEventsSlow(b)
@@ -119,7 +121,7 @@ func EachEvent(b []byte, fn func(Event) error) error {
 		return nil
 	}
 	elems := make([][]byte, 0, eachWindow)
-	evs := make([]Event, eachWindow)
+	evs := make([]conversation.Event, eachWindow)
 	for done := false; !done; {
 		elems = elems[:0]
 		for len(elems) < eachWindow && !done {
@@ -158,12 +160,16 @@ func EachEvent(b []byte, fn func(Event) error) error {
 }
 
 // decodeEventsSlow is DecodeEvents by json.Unmarshal of the whole array.
-func decodeEventsSlow(b []byte) ([]Event, error) {
-	var evs []Event
-	if err := json.Unmarshal(b, &evs); err != nil {
+func decodeEventsSlow(b []byte) ([]conversation.Event, error) {
+	var js []JSON
+	if err := json.Unmarshal(b, &js); err != nil {
 		return nil, err
 	}
-	FillIDs(evs)
+	evs := make([]conversation.Event, len(js))
+	for i := range js {
+		evs[i] = conversation.Event(js[i])
+	}
+	conversation.FillIDs(evs)
 	return evs, nil
 }
 

@@ -1,0 +1,20 @@
+package eventcodec
+
+import (
+	"encoding/json"
+
+	"github.com/jpcli/jp/domain/conversation"
+)
+
+// Codec is ports.EventCodec: Marshal and Unmarshal for the use cases.
+type Codec struct{}
+
+// EncodeEvent is Marshal.
+func (Codec) EncodeEvent(e conversation.Event) (json.RawMessage, error) { return Marshal(e) }
+
+// DecodeEvent is Unmarshal.
+func (Codec) DecodeEvent(b []byte) (conversation.Event, error) {
+	var e conversation.Event
+	err := Unmarshal(b, &e)
+	return e, err
+}
