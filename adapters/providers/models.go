@@ -14,7 +14,6 @@ import (
 
 	"github.com/jpcli/jp/adapters/llm/ollama"
 	"github.com/jpcli/jp/domain/config"
-	"github.com/jpcli/jp/internal/fuzzy"
 )
 
 // listTimeout bounds one provider's listing request.
@@ -199,6 +198,14 @@ func (f *Factory) Listable(cfg config.Config) []string {
 	return out
 }
 
+// Providers are every provider name cfg knows (ports.ModelLister).
+func (f *Factory) Providers(cfg config.Config) []string { return Names(cfg) }
+
+// HowToEnable is the package's HowToEnable (ports.ModelLister).
+func (f *Factory) HowToEnable(cfg config.Config, provider string) string {
+	return HowToEnable(cfg, provider)
+}
+
 // HowToEnable says in a few words what makes provider's models usable:
 // the variable holding its key, or the local server it talks to.
 func HowToEnable(cfg config.Config, provider string) string {
@@ -230,18 +237,6 @@ func HowToEnable(cfg config.Config, provider string) string {
 		return "set providers." + provider + ".api_key_env to the variable holding its key"
 	}
 	return "set " + env
-}
-
-// Nearest returns the name in names closest to want, or "" when none is
-// close (an edit distance above a third of want's length).
-func Nearest(want string, names []string) string {
-	best, bestD := "", len(want)/3+1
-	for _, n := range names {
-		if d := fuzzy.Distance(want, n); d < bestD {
-			best, bestD = n, d
-		}
-	}
-	return best
 }
 
 // errorMessage is the message of an error body ({"error":{"message"}},
