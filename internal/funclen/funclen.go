@@ -6,7 +6,9 @@
 // file, the lines a composite literal spans beyond its first are not
 // counted (a table of cases counts as one line), since a table grows by
 // rows, not by steps a reader must follow. Production code gets no such
-// exemption.
+// exemption, and neither does a literal holding a function literal (a
+// table of closures is steps, not data): its own data tables still count
+// as one line each.
 //
 // Generated code is skipped: any file whose header carries the standard
 // "Code generated ... DO NOT EDIT." line (this covers wire_gen.go and the
@@ -134,8 +136,8 @@ func funcName(fn *ast.FuncDecl) string {
 }
 
 // length counts fn's lines; in a test file the lines a composite literal
-// spans beyond its first are not counted (outermost literals only, so a
-// nested literal is not subtracted twice).
+// without function literals spans beyond its first are not counted
+// (outermost such literals only, so a nested one is not subtracted twice).
 func length(fset *token.FileSet, fn *ast.FuncDecl, isTest bool) int {
 	start := fset.Position(fn.Pos()).Line
 	end := fset.Position(fn.End()).Line
@@ -145,11 +147,23 @@ func length(fset *token.FileSet, fn *ast.FuncDecl, isTest bool) int {
 	}
 	ast.Inspect(fn.Body, func(node ast.Node) bool {
 		lit, ok := node.(*ast.CompositeLit)
-		if !ok {
+		if !ok || holdsFunc(lit) {
 			return true
 		}
 		n -= fset.Position(lit.End()).Line - fset.Position(lit.Pos()).Line
 		return false
 	})
 	return n
+}
+
+// holdsFunc reports whether a function literal appears inside lit.
+func holdsFunc(lit *ast.CompositeLit) bool {
+	found := false
+	ast.Inspect(lit, func(node ast.Node) bool {
+		if _, ok := node.(*ast.FuncLit); ok {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
