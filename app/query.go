@@ -242,10 +242,7 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 	loc := opened.Location
 	// The conversation is picked first: its configuration (base_config.json
 	// and config_delta events) is a layer of the run's.
-	existing, err := q.pickConversation(ctx, loc, in)
-	if err == nil && in.Flags.Fork {
-		existing, err = q.forkFor(ctx, loc, existing, in.Flags)
-	}
+	existing, err := q.pickOrFork(ctx, loc, in)
 	if err != nil {
 		return QueryResult{}, err
 	}

@@ -20,6 +20,16 @@ import (
 // The steps of Query.Run before its turns: the run's configuration (with
 // the trust question), its state, model and attachments, then the message.
 
+// pickOrFork is the conversation the run continues ("" for a new one),
+// or, with --fork, its fork.
+func (q *Query) pickOrFork(ctx context.Context, loc workspace.Location, in QueryInput) (conversation.ID, error) {
+	existing, err := q.pickConversation(ctx, loc, in)
+	if err == nil && in.Flags.Fork {
+		existing, err = q.forkFor(ctx, loc, existing, in.Flags)
+	}
+	return existing, err
+}
+
 // runPrep is what Query.Run carries from its configuration to its turns.
 type runPrep struct {
 	res  config.Resolved
