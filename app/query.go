@@ -1,13 +1,11 @@
 package app
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -244,10 +242,7 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 	loc := opened.Location
 	// The conversation is picked first: its configuration (base_config.json
 	// and config_delta events) is a layer of the run's.
-	existing, err := q.pickConversation(ctx, loc, in)
-	if err == nil && in.Flags.Fork {
-		existing, err = q.forkFor(ctx, loc, existing, in.Flags)
-	}
+	existing, err := q.pickOrFork(ctx, loc, in)
 	if err != nil {
 		return QueryResult{}, err
 	}
@@ -264,144 +259,22 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 	if err != nil {
 		return QueryResult{}, err
 	}
-	overrides := in.Overrides
-	if in.Model != "" {
-		overrides = append(slices.Clone(overrides), modelOverride(in.Model))
-	}
-	src := ports.ConfigSource{
-		UserConfigDir: in.UserConfigDir, WorkspaceRoot: loc.Root, LaunchDir: in.LaunchDir,
-		Env: in.Environ, Conversation: layers, Overrides: overrides, AskTrust: true,
-	}
-	res, err := q.config.Load(ctx, src)
+	rs, prep, err := q.prepareRun(ctx, in, opened, existing, layers, history)
 	if err != nil {
 		return QueryResult{}, err
 	}
-	untrusted := ""
-	if res.Trust.Ignored() {
-		// A session asks once, at its first turn.
-		prompter := q.prompter
-		if in.sessionTurn {
-			prompter = nil
-		}
-		trusted, err := askTrust(ctx, prompter, q.trust, res.Trust)
-		if err != nil {
-			return QueryResult{}, err
-		}
-		if trusted {
-			if res, err = q.config.Load(ctx, src); err != nil {
-				return QueryResult{}, err
-			}
-		}
-		if res.Trust.Ignored() {
-			untrusted = res.Trust.Notice()
-		}
-	}
-	rs := &runState{loc: loc, cfg: res.Config, trust: res.Trust, configSrc: src, approvals: run.NewApprovals(), chrome: map[string]bool{}, userConfigDir: in.UserConfigDir}
-	if in.Auto != "" {
-		m, err := config.ParseAutoMode(in.Auto)
-		if err != nil {
-			return QueryResult{}, &UsageError{Msg: "--auto: " + err.Error()}
-		}
-		rs.cfg.Conversation.Tools.Auto = m
-	}
-	q.interrupts.SetCooldown(rs.cfg.Interrupt.EscalationCooldown())
-	if untrusted != "" {
-		q.chromeLine(rs, untrusted)
-	}
-	if opened.FirstDefault && !in.NoPersist && !in.sessionTurn {
-		q.chromeLine(rs, fmt.Sprintf("Not in a jp workspace: conversations go to the default workspace, %s (jp init makes this directory a workspace).", opened.DefaultDir))
-	}
-
-	if rs.params, err = modelParams(rs.cfg); err != nil {
-		return QueryResult{}, err
-	}
-	rs.hideReasoning, rs.schema, rs.compact = in.HideReasoning, in.Schema, in.Compact
-	q.applyStyle(rs, in)
-	if len(in.Schema) > 0 && !json.Valid(in.Schema) {
-		return QueryResult{}, &UsageError{Msg: "--schema: not valid JSON (give a JSON Schema object, or a file holding one)"}
-	}
-	rs.history = history
-	last := ""
-	if existing != "" && in.Model == "" && rs.cfg.Assistant.Model.ID == "" {
-		last = rs.history.LastModel()
-	}
-	model, note, err := q.chooseModel(cmp.Or(in.Model, last), rs.cfg)
-	if err != nil {
-		return QueryResult{}, err
-	}
-	rs.model = model
-	rs.provider, err = q.providers.Provider(ctx, rs.cfg, model)
-	if err != nil {
-		if last != "" {
-			msg := fmt.Sprintf("conversation %s last used %s: %v (or pick another model with --model)", existing, last, err)
-			return QueryResult{}, &UserError{Msg: msg, Err: err}
-		}
-		return QueryResult{}, &UserError{Msg: err.Error(), Err: err}
-	}
-
-	leftOut := func(line string) { q.chromeLine(rs, line) }
-	readIn := in
-	rs.stickyAttach, readIn.Attach = stickyAttach(loc, in, rs.cfg.Conversation.Attachments, leftOut)
-	if rs.attached, err = q.attachments(ctx, loc, rs.cfg, readIn, leftOut); err != nil {
-		return QueryResult{}, err
-	}
-	rs.attached = append(rs.attached, in.attached...)
-	if err := checkImages(model, rs.attached); err != nil {
-		return QueryResult{}, err
-	}
-
-	if in.Flags.Replay {
-		if in, err = q.replaySeed(ctx, rs, existing, in); err != nil {
-			return QueryResult{Conversation: existing}, err
-		}
-	}
-	in = q.quoteSeed(rs, in)
-	text, fromCompose, composedDoc, err := q.message(ctx, rs, loc, existing, res.Tree, in)
-	fromCompose = fromCompose || in.Composed
-	if errors.Is(err, errAbandoned) {
-		return QueryResult{Conversation: existing}, nil // its one line is printed
-	}
-	if err == nil && in.Flags.Template {
-		var rendered string
-		if rendered, err = renderTemplate(text, rs.cfg); err != nil && fromCompose {
-			q.keepAbandoned(ctx, loc, existing, text) // what was typed is not lost
-		}
-		text = rendered
-	}
-	if err != nil {
+	msg, err := q.runMessage(ctx, rs, in, existing, prep)
+	if err != nil || msg.done {
 		return QueryResult{Conversation: existing}, err
 	}
-	if strings.TrimSpace(text) == "" {
-		q.chromeLine(rs, "Nothing to send: the message is empty (any draft was kept).")
-		return QueryResult{Conversation: existing}, nil
-	}
-	if err := conversation.CheckSize("the message", text, rs.cfg.Conversation.Limits.MessageBytes, "conversation.limits.message_bytes"); err != nil {
-		return QueryResult{Conversation: existing}, &UserError{Msg: err.Error(), Err: err}
-	}
-	if edited := editorConfigChanged(composedDoc, rs.preamble); edited != "" {
-		if res, err = q.applyEditorConfig(ctx, rs, src, edited, existing, composedDoc); err != nil {
-			return QueryResult{Conversation: existing}, err
-		}
-	}
+	in, prep.res = msg.in, msg.res
 
 	rs.id = existing
 	if rs.id == "" {
-		rs.id, err = q.store.Create(ctx, loc, ports.NewConversation{Title: titleFrom(text), Local: in.Local || in.Tmp})
-		if err != nil {
-			return QueryResult{}, err
-		}
-		if release, err = q.lock(ctx, loc, rs.id); err != nil {
-			if in.Tmp {
-				_ = q.store.Remove(context.WithoutCancel(ctx), loc, rs.id)
-			}
-			return QueryResult{}, err
+		if rs.id, release, err = q.createFor(ctx, loc, in, msg.text); err != nil {
+			return QueryResult{Conversation: rs.id}, err
 		}
 		defer func() { _ = release() }()
-		if in.Tmp {
-			if err := q.setExpiry(ctx, loc, rs.id, in.TmpFor); err != nil {
-				return QueryResult{Conversation: rs.id}, err
-			}
-		}
 	}
 	if in.NoPersist {
 		// Runs before the lock is released, on every path out.
@@ -422,15 +295,15 @@ func (q *Query) Run(ctx context.Context, in QueryInput) (QueryResult, error) {
 	}
 	// What the command line changed sticks to the conversation, recorded
 	// before the turn's events.
-	if err := q.recordConfigDelta(ctx, rs, withAttachments(res.CommandLine, rs.stickyAttach)); err != nil {
+	if err := q.recordConfigDelta(ctx, rs, withAttachments(prep.res.CommandLine, rs.stickyAttach)); err != nil {
 		return QueryResult{Conversation: rs.id}, err
 	}
 	defer q.finishTitle(rs) // before the lock is released
 	q.reportStart(rs)
-	if in.sessionTurn && note == DemoHint {
-		note = ""
+	if in.sessionTurn && prep.note == DemoHint {
+		prep.note = ""
 	}
-	out, err := q.runTurns(ctx, rs, text, note, fromCompose)
+	out, err := q.runTurns(ctx, rs, msg.text, prep.note, msg.fromCompose)
 	out.Loop = rs.cfg.Query.Loop
 	q.reportEnd(rs, out.End, err)
 	return out, err

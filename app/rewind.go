@@ -202,13 +202,27 @@ func (r *Rewind) Run(ctx context.Context, in RewindInput) (RewindResult, error) 
 	if cut >= len(turns) {
 		return out, &UserError{Msg: fmt.Sprintf("conversation %s has no turn after turn %d: nothing to rewind", in.Conversation, in.Turn)}
 	}
-	undone := map[string]bool{}
-	number := map[string]int{}
-	for i, t := range turns[cut:] {
+	undone, number := undoTurns(turns[cut:], in.Turn, &out)
+	if err := r.planFiles(ctx, in, undone, number, &out); err != nil || in.DryRun {
+		return out, err
+	}
+	if err := r.restoreFiles(ctx, in, undone, &out); err != nil {
+		return out, err
+	}
+	return out, r.rewriteConversation(ctx, in, turns, cut, &out)
+}
+
+// undoTurns numbers the turns undone (an interrupted one where it stands)
+// and lists them, with their calls whose files jp does not record, in out.
+// It returns the undone turns' start IDs and their numbers.
+func undoTurns(turns []rewindTurn, kept int, out *RewindResult) (undone map[string]bool, number map[string]int) {
+	undone = map[string]bool{}
+	number = map[string]int{}
+	for i, t := range turns {
 		undone[t.startID] = true
 		n := t.number
 		if n == 0 {
-			n = in.Turn + i + 1 // an interrupted turn: numbered where it stands
+			n = kept + i + 1 // an interrupted turn: numbered where it stands
 		}
 		number[t.startID] = n
 		out.Undone = append(out.Undone, n)
@@ -218,22 +232,27 @@ func (r *Rewind) Run(ctx context.Context, in RewindInput) (RewindResult, error) 
 			}
 		}
 	}
+	return undone, number
+}
 
+// planFiles plans the restore of the files the undone turns changed
+// (out.Files, out.Conflicts); snapshots dropped by the bound are an error.
+func (r *Rewind) planFiles(ctx context.Context, in RewindInput, undone map[string]bool, number map[string]int, out *RewindResult) error {
 	idx, err := r.snaps.SnapshotIndex(ctx, in.Loc, in.Conversation)
 	if err != nil {
-		return out, err
+		return err
 	}
 	if lost := filesnap.DroppedAmong(idx, undone); len(lost) > 0 {
 		var ns []string
 		for _, t := range lost {
 			ns = append(ns, fmt.Sprint(number[t]))
 		}
-		return out, &UserError{Msg: fmt.Sprintf("the file snapshots of turn %s were dropped to stay within conversation.tools.snapshots.max_mb: rewinding to turn %d cannot restore their files; rewind to a later turn, or raise the bound for the next time", strings.Join(ns, ", "), in.Turn)}
+		return &UserError{Msg: fmt.Sprintf("the file snapshots of turn %s were dropped to stay within conversation.tools.snapshots.max_mb: rewinding to turn %d cannot restore their files; rewind to a later turn, or raise the bound for the next time", strings.Join(ns, ", "), in.Turn)}
 	}
 	paths := filesnap.Paths(idx, undone)
 	current, err := r.snaps.FileStates(ctx, in.Loc, paths)
 	if err != nil {
-		return out, &UserError{Msg: "read the files to restore: " + err.Error(), Err: err}
+		return &UserError{Msg: "read the files to restore: " + err.Error(), Err: err}
 	}
 	for _, p := range filesnap.Plan(idx, undone, current) {
 		f := RewindFile{Restore: p}
@@ -245,15 +264,18 @@ func (r *Rewind) Run(ctx context.Context, in RewindInput) (RewindResult, error) 
 			out.Conflicts = append(out.Conflicts, f)
 		}
 	}
-	if in.DryRun {
-		return out, nil
-	}
+	return nil
+}
+
+// restoreFiles restores the planned files, refusing conflicts unless
+// forced.
+func (r *Rewind) restoreFiles(ctx context.Context, in RewindInput, undone map[string]bool, out *RewindResult) error {
 	if len(out.Conflicts) > 0 && !in.Force {
 		var names []string
 		for _, c := range out.Conflicts {
 			names = append(names, c.Path)
 		}
-		return out, &UserError{Msg: fmt.Sprintf("refusing to rewind: %s changed since jp wrote %s (not by jp); nothing was changed. See them with --dry-run; --force restores them anyway",
+		return &UserError{Msg: fmt.Sprintf("refusing to rewind: %s changed since jp wrote %s (not by jp); nothing was changed. See them with --dry-run; --force restores them anyway",
 			strings.Join(names, ", "), map[bool]string{true: "it", false: "them"}[len(names) == 1])}
 	}
 	restores := make([]filesnap.Restore, len(out.Files))
@@ -261,17 +283,23 @@ func (r *Rewind) Run(ctx context.Context, in RewindInput) (RewindResult, error) 
 		restores[i] = f.Restore
 	}
 	if err := r.snaps.RestoreFiles(ctx, in.Loc, in.Conversation, restores, undone); err != nil {
-		return out, &UserError{Msg: err.Error(), Err: err}
+		return &UserError{Msg: err.Error(), Err: err}
 	}
+	return nil
+}
+
+// rewriteConversation forks the conversation up to the kept turn, or
+// overlays the undone turns with a compaction note.
+func (r *Rewind) rewriteConversation(ctx context.Context, in RewindInput, turns []rewindTurn, cut int, out *RewindResult) error {
 	switch in.Mode {
 	case RewindFork:
 		o := ForkOptions{UpTo: in.Turn, NoTurns: in.Turn == 0}
 		nid, err := forkWith(ctx, r.store, in.Loc, in.Conversation, o)
 		if err != nil {
-			return out, fmt.Errorf("the files are restored, but forking the conversation failed: %w", err)
+			return fmt.Errorf("the files are restored, but forking the conversation failed: %w", err)
 		}
 		if err := r.store.SetActive(ctx, in.Loc, nid); err != nil {
-			return out, err
+			return err
 		}
 		out.Fork = nid
 	case RewindTruncate:
@@ -281,11 +309,11 @@ func (r *Rewind) Run(ctx context.Context, in RewindInput) (RewindResult, error) 
 			FromTurn: from, ToTurn: to, Summary: &note,
 		})
 		if err := r.store.Append(ctx, in.Loc, in.Conversation, ev); err != nil {
-			return out, fmt.Errorf("the files are restored, but truncating the conversation failed: %w", err)
+			return fmt.Errorf("the files are restored, but truncating the conversation failed: %w", err)
 		}
 		out.Overlay = &ev
 	}
-	return out, nil
+	return nil
 }
 
 // countBefore counts the complete turns before turns[i].

@@ -106,25 +106,8 @@ func (s *session) step(ctx context.Context) (QueryResult, bool, error) {
 			seed, hadDraft = draft.Parse(d.Text).Query(), true
 		}
 	}
-	req := ports.ComposeRequest{
-		Purpose: "query", Initial: seed, Session: true, Header: info.header(q.clock.Now()),
-		History: info.history, Commands: SessionCommands, Root: info.loc.Root,
-		NoEditor: true, Editor: info.cfg.Editor.Cmd,
-	}
 	edited := s.edit
-	if edited {
-		req.InEditor, req.FallbackInline, s.edit = true, true, false
-	}
-	if info.id != "" {
-		loc, id := info.loc, info.id
-		req.Autosave = func(text string) {
-			// A /cfg line may hold a secret being typed: it is never
-			// written to disk (the command keeps no text either).
-			if t := strings.TrimSpace(text); t != "" && !strings.HasPrefix(t, "/cfg") {
-				_ = q.keepDraft(context.WithoutCancel(ctx), loc, id, text)
-			}
-		}
-	}
+	req := s.composeRequest(ctx, info, seed)
 	text, err := q.compose(ctx, req)
 	text = draft.Parse(text).Query()
 	if edited && ctx.Err() == nil && (err != nil && !errors.Is(err, ports.ErrInterrupted) || err == nil && strings.TrimSpace(text) == "") {
@@ -137,18 +120,7 @@ func (s *session) step(ctx context.Context) (QueryResult, bool, error) {
 		return QueryResult{}, false, nil
 	}
 	if err != nil {
-		// Ctrl-D, Ctrl-C twice, a shutdown, no terminal: what was typed
-		// and not sent is the draft.
-		if strings.TrimSpace(text) != "" && (text != seed || !hadDraft) {
-			q.keepAbandoned(ctx, info.loc, info.id, text)
-		}
-		if errors.Is(err, ports.ErrUnavailable) && s.turns == 0 {
-			return QueryResult{}, true, err // a script step that does not fit says which
-		}
-		if errors.Is(err, ports.ErrCancelled) || errors.Is(err, ports.ErrInterrupted) || errors.Is(err, ports.ErrUnavailable) || ctx.Err() != nil {
-			return QueryResult{}, true, nil
-		}
-		return QueryResult{}, true, err
+		return QueryResult{}, true, s.composeFailed(ctx, info, err, text, seed, hadDraft)
 	}
 	if strings.TrimSpace(text) == "" {
 		if hadDraft && info.id != "" {
@@ -160,16 +132,75 @@ func (s *session) step(ctx context.Context) (QueryResult, bool, error) {
 		return QueryResult{}, true, nil
 	}
 	if cmd, ok := parseSlash(text); ok {
-		done := s.command(ctx, info, cmd, text)
-		if s.seed == "" && info.id != "" {
-			// The command ran: its text, autosaved while typed, is no
-			// draft (a command that failed keeps it, to be fixed).
-			if derr := q.drafts.DeleteDraft(context.WithoutCancel(ctx), info.loc, info.id); derr != nil && !errors.Is(derr, ports.ErrNotFound) {
-				return QueryResult{}, true, derr
+		done, err := s.runCommand(ctx, info, cmd, text)
+		return QueryResult{}, done, err
+	}
+	return s.send(ctx, info, text)
+}
+
+// composeRequest is the composer's request for the next message: seeded
+// with seed, autosaved as the conversation's draft (a /cfg line never is),
+// in the editor after /edit.
+func (s *session) composeRequest(ctx context.Context, info sessionInfo, seed string) ports.ComposeRequest {
+	q := s.q
+	req := ports.ComposeRequest{
+		Purpose: "query", Initial: seed, Session: true, Header: info.header(q.clock.Now()),
+		History: info.history, Commands: SessionCommands, Root: info.loc.Root,
+		NoEditor: true, Editor: info.cfg.Editor.Cmd,
+	}
+	if s.edit {
+		req.InEditor, req.FallbackInline, s.edit = true, true, false
+	}
+	if info.id != "" {
+		loc, id := info.loc, info.id
+		req.Autosave = func(text string) {
+			// A /cfg line may hold a secret being typed: it is never
+			// written to disk (the command keeps no text either).
+			if t := strings.TrimSpace(text); t != "" && !strings.HasPrefix(t, "/cfg") {
+				_ = q.keepDraft(context.WithoutCancel(ctx), loc, id, text)
 			}
 		}
-		return QueryResult{}, done, nil
 	}
+	return req
+}
+
+// composeFailed ends the session after the composer failed (Ctrl-D,
+// Ctrl-C twice, a shutdown, no terminal), keeping what was typed and not
+// sent as the draft; the error is for the caller when it is not one of
+// those.
+func (s *session) composeFailed(ctx context.Context, info sessionInfo, err error, text, seed string, hadDraft bool) error {
+	q := s.q
+	// What was typed and not sent is the draft.
+	if strings.TrimSpace(text) != "" && (text != seed || !hadDraft) {
+		q.keepAbandoned(ctx, info.loc, info.id, text)
+	}
+	if errors.Is(err, ports.ErrUnavailable) && s.turns == 0 {
+		return err // a script step that does not fit says which
+	}
+	if errors.Is(err, ports.ErrCancelled) || errors.Is(err, ports.ErrInterrupted) || errors.Is(err, ports.ErrUnavailable) || ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// runCommand runs a slash command; done ends the session. A command that
+// ran leaves no draft.
+func (s *session) runCommand(ctx context.Context, info sessionInfo, cmd slash, text string) (done bool, err error) {
+	q := s.q
+	done = s.command(ctx, info, cmd, text)
+	if s.seed == "" && info.id != "" {
+		// The command ran: its text, autosaved while typed, is no
+		// draft (a command that failed keeps it, to be fixed).
+		if derr := q.drafts.DeleteDraft(context.WithoutCancel(ctx), info.loc, info.id); derr != nil && !errors.Is(derr, ports.ErrNotFound) {
+			return true, derr
+		}
+	}
+	return done, nil
+}
+
+// send sends text as the next turn (a leading "//" sends one slash).
+func (s *session) send(ctx context.Context, info sessionInfo, text string) (QueryResult, bool, error) {
+	q := s.q
 	text = strings.TrimPrefix(text, "/") // "//..." sends a leading slash
 	in := s.next
 	in.Message, in.HasMessage, in.Composed = text, true, true

@@ -57,143 +57,181 @@ func parseSlash(text string) (slash, bool) {
 // fails says why in one line and leaves its text in the composer.
 func (s *session) command(ctx context.Context, info sessionInfo, c slash, text string) (done bool) {
 	q := s.q
-	fail := func(msg string) bool {
-		q.printer.Write(ports.ChannelError, msg)
-		q.printer.EndBlock(ports.ChannelError)
-		s.seed = text
-		return false
-	}
-	say := func(lines ...string) bool {
-		for _, l := range lines {
-			q.chromeNote(l)
-		}
-		return false
-	}
-	needConversation := func() bool {
-		if info.id == "" {
-			fail(fmt.Sprintf("/%s: there is no conversation yet: send a message first", c.name))
-			return false
-		}
-		return true
-	}
 	switch c.name {
 	case "help":
-		lines := []string{"Commands (Tab completes; // sends a leading slash):"}
-		for _, sc := range SessionCommands {
-			lines = append(lines, fmt.Sprintf("  /%s  %s", strings.TrimSpace(sc.Name+" "+sc.Args), sc.Help))
-		}
-		lines = append(lines, "  @PATH in a message attaches that file of the checkout (Tab completes).")
-		return say(strings.Join(lines, "\n"))
+		return s.say(helpText())
 	case "quit", "exit":
 		return true
 	case "model":
-		if c.args == "" {
-			return say("Model: " + info.model)
-		}
-		resolved, err := info.cfg.ResolveModel(c.args)
-		if err == nil {
-			_, err = llm.ParseModelID(resolved)
-		}
-		if err != nil {
-			return fail("/model " + c.args + ": " + err.Error())
-		}
-		if info.id != "" {
-			if err := s.record(ctx, info, modelOverride(c.args)); err != nil {
-				return fail("/model: " + err.Error())
-			}
-		}
-		s.next.Model = c.args
-		return say("Model: " + resolved + " (recorded in the conversation, as --cfg does)")
+		return s.cmdModel(ctx, info, c, text)
 	case "cfg":
-		if c.args == "" || !strings.Contains(c.args, "=") {
-			return fail("/cfg: expected KEY=VALUE, e.g. /cfg assistant.model.parameters.temperature=0.2")
-		}
-		// Only the key is ever said back: the value may be a secret.
-		k, _, _ := strings.Cut(c.args, "=")
-		k = strings.TrimSpace(k)
-		if info.id != "" {
-			if err := s.record(ctx, info, c.args); err != nil {
-				fail("/cfg " + k + ": " + err.Error())
-				s.seed = "" // nothing is kept that may hold a secret
-				return false
-			}
-		} else if _, err := q.conversationConfig(ctx, info.loc, "", ConfigSources{UserConfigDir: s.next.UserConfigDir, LaunchDir: s.next.LaunchDir, Environ: s.next.Environ, Overrides: append(s.next.Overrides[:len(s.next.Overrides):len(s.next.Overrides)], c.args)}); err != nil {
-			fail("/cfg " + k + ": " + err.Error())
-			s.seed = "" // nothing is kept that may hold a secret
-			return false
-		}
-		s.next.Overrides = append(s.next.Overrides[:len(s.next.Overrides):len(s.next.Overrides)], c.args)
-		return say("Set " + k + " (recorded in the conversation, as --cfg does).")
+		return s.cmdCfg(ctx, info, c, text)
 	case "new":
 		s.next.Conversation, s.next.New = "", true
-		return say("The next message starts a new conversation.")
+		return s.say("The next message starts a new conversation.")
 	case "use":
 		if c.args == "" {
-			return fail("/use: give the conversation: an ID or a prefix of one (jp c ls lists them)")
+			return s.fail(text, "/use: give the conversation: an ID or a prefix of one (jp c ls lists them)")
 		}
 		id, err := resolveConversation(ctx, q.store, info.loc, c.args)
 		if err != nil {
-			return fail("/use " + c.args + ": " + userNotFound(err).Error())
+			return s.fail(text, "/use "+c.args+": "+userNotFound(err).Error())
 		}
 		s.next.Conversation, s.next.New, s.next.Local, s.next.Tmp = string(id), false, false, false
-		return say(fmt.Sprintf("Going on in conversation %s.", id))
+		return s.say(fmt.Sprintf("Going on in conversation %s.", id))
 	case "fork":
-		if !needConversation() {
-			return false
-		}
-		upTo := 0
-		if c.args != "" {
-			n, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(c.args, "--turn")))
-			if !strings.HasPrefix(c.args, "--turn") || err != nil || n < 1 {
-				return fail("/fork: expected /fork or /fork --turn N (N: the turns to keep, 1 or more)")
-			}
-			upTo = n
-		}
-		nid, err := forkWith(ctx, q.store, info.loc, info.id, ForkOptions{UpTo: upTo})
-		if err != nil {
-			return fail("/fork: " + userNotFound(err).Error())
-		}
-		s.next.Conversation, s.next.New = string(nid), false
-		return say(fmt.Sprintf("Forked %s into %s: the session goes on in the fork.", info.id, nid))
+		return s.cmdFork(ctx, info, c, text)
 	case "compact":
-		if !needConversation() {
-			return false
-		}
-		spec := CompactSpec{WithConfigRules: c.args == ""}
-		for _, f := range strings.Fields(c.args) {
-			r, err := compact.ParseRule(f)
-			if err != nil {
-				return fail(fmt.Sprintf("/compact %s: %v (a rule is POLICIES[:RANGE], e.g. r+t or s:..-3)", f, err))
-			}
-			spec.Rules = append(spec.Rules, r)
-		}
-		res, err := q.Compact(ctx, CompactInput{Loc: info.loc, Conversation: info.id, Spec: spec,
-			ConfigSources: ConfigSources{UserConfigDir: s.next.UserConfigDir, LaunchDir: s.next.LaunchDir, Environ: s.next.Environ, Overrides: s.next.Overrides}})
-		if err != nil {
-			return fail("/compact: " + err.Error())
-		}
-		if len(res.Added) == 0 {
-			return say("Nothing to compact.")
-		}
-		return say(fmt.Sprintf("Compacted: the next request's messages go from about %s to %s tokens.", llm.FormatTokens(res.TokensBefore), llm.FormatTokens(res.TokensAfter)))
+		return s.cmdCompact(ctx, info, c, text)
 	case "attach":
 		if c.args == "" {
-			return fail("/attach: give a path (or cmd:COMMAND, a URL): /attach notes.md")
+			return s.fail(text, "/attach: give a path (or cmd:COMMAND, a URL): /attach notes.md")
 		}
 		s.next.Attach = append(s.next.Attach, c.args)
-		return say(c.args + " is attached to the conversation: it goes with the next message and the later ones (as -a; @PATH attaches to one message).")
+		return s.say(c.args + " is attached to the conversation: it goes with the next message and the later ones (as -a; @PATH attaches to one message).")
 	case "tokens":
-		return say(fmt.Sprintf("Next request: %s (estimated, tools not counted) for %s", info.meter, info.model))
+		return s.say(fmt.Sprintf("Next request: %s (estimated, tools not counted) for %s", info.meter, info.model))
 	case "show":
-		if !needConversation() {
+		if !s.needConversation(info, c, text) {
 			return false
 		}
-		return say(s.lastTurn(ctx, info)...)
+		return s.say(s.lastTurn(ctx, info)...)
 	case "edit":
 		s.edit, s.seed = true, c.args
 		return false
 	}
-	return fail(fmt.Sprintf("Unknown command /%s: /help lists the commands (start with // to send a leading slash). Your text is kept.", c.name))
+	return s.fail(text, fmt.Sprintf("Unknown command /%s: /help lists the commands (start with // to send a leading slash). Your text is kept.", c.name))
+}
+
+// fail says why a command failed, in one line, and leaves its text in
+// the composer.
+func (s *session) fail(text, msg string) bool {
+	s.q.printer.Write(ports.ChannelError, msg)
+	s.q.printer.EndBlock(ports.ChannelError)
+	s.seed = text
+	return false
+}
+
+// say prints a command's answer as notes.
+func (s *session) say(lines ...string) bool {
+	for _, l := range lines {
+		s.q.chromeNote(l)
+	}
+	return false
+}
+
+// needConversation fails a command that needs a conversation when there
+// is none yet.
+func (s *session) needConversation(info sessionInfo, c slash, text string) bool {
+	if info.id == "" {
+		s.fail(text, fmt.Sprintf("/%s: there is no conversation yet: send a message first", c.name))
+		return false
+	}
+	return true
+}
+
+// helpText is /help's answer.
+func helpText() string {
+	lines := []string{"Commands (Tab completes; // sends a leading slash):"}
+	for _, sc := range SessionCommands {
+		lines = append(lines, fmt.Sprintf("  /%s  %s", strings.TrimSpace(sc.Name+" "+sc.Args), sc.Help))
+	}
+	lines = append(lines, "  @PATH in a message attaches that file of the checkout (Tab completes).")
+	return strings.Join(lines, "\n")
+}
+
+// cmdModel is /model [MODEL]: says the model, or switches to MODEL
+// (recorded in the conversation, as --model does).
+func (s *session) cmdModel(ctx context.Context, info sessionInfo, c slash, text string) bool {
+	if c.args == "" {
+		return s.say("Model: " + info.model)
+	}
+	resolved, err := info.cfg.ResolveModel(c.args)
+	if err == nil {
+		_, err = llm.ParseModelID(resolved)
+	}
+	if err != nil {
+		return s.fail(text, "/model "+c.args+": "+err.Error())
+	}
+	if info.id != "" {
+		if err := s.record(ctx, info, modelOverride(c.args)); err != nil {
+			return s.fail(text, "/model: "+err.Error())
+		}
+	}
+	s.next.Model = c.args
+	return s.say("Model: " + resolved + " (recorded in the conversation, as --cfg does)")
+}
+
+// cmdCfg is /cfg KEY=VALUE, recorded as --cfg does; only the key is
+// ever said back.
+func (s *session) cmdCfg(ctx context.Context, info sessionInfo, c slash, text string) bool {
+	q := s.q
+	if c.args == "" || !strings.Contains(c.args, "=") {
+		return s.fail(text, "/cfg: expected KEY=VALUE, e.g. /cfg assistant.model.parameters.temperature=0.2")
+	}
+	// Only the key is ever said back: the value may be a secret.
+	k, _, _ := strings.Cut(c.args, "=")
+	k = strings.TrimSpace(k)
+	if info.id != "" {
+		if err := s.record(ctx, info, c.args); err != nil {
+			s.fail(text, "/cfg "+k+": "+err.Error())
+			s.seed = "" // nothing is kept that may hold a secret
+			return false
+		}
+	} else if _, err := q.conversationConfig(ctx, info.loc, "", ConfigSources{UserConfigDir: s.next.UserConfigDir, LaunchDir: s.next.LaunchDir, Environ: s.next.Environ, Overrides: append(s.next.Overrides[:len(s.next.Overrides):len(s.next.Overrides)], c.args)}); err != nil {
+		s.fail(text, "/cfg "+k+": "+err.Error())
+		s.seed = "" // nothing is kept that may hold a secret
+		return false
+	}
+	s.next.Overrides = append(s.next.Overrides[:len(s.next.Overrides):len(s.next.Overrides)], c.args)
+	return s.say("Set " + k + " (recorded in the conversation, as --cfg does).")
+}
+
+// cmdFork is /fork [--turn N]: the session goes on in the fork.
+func (s *session) cmdFork(ctx context.Context, info sessionInfo, c slash, text string) bool {
+	q := s.q
+	if !s.needConversation(info, c, text) {
+		return false
+	}
+	upTo := 0
+	if c.args != "" {
+		n, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(c.args, "--turn")))
+		if !strings.HasPrefix(c.args, "--turn") || err != nil || n < 1 {
+			return s.fail(text, "/fork: expected /fork or /fork --turn N (N: the turns to keep, 1 or more)")
+		}
+		upTo = n
+	}
+	nid, err := forkWith(ctx, q.store, info.loc, info.id, ForkOptions{UpTo: upTo})
+	if err != nil {
+		return s.fail(text, "/fork: "+userNotFound(err).Error())
+	}
+	s.next.Conversation, s.next.New = string(nid), false
+	return s.say(fmt.Sprintf("Forked %s into %s: the session goes on in the fork.", info.id, nid))
+}
+
+// cmdCompact is /compact [RULE...]: the configured rules, or those given.
+func (s *session) cmdCompact(ctx context.Context, info sessionInfo, c slash, text string) bool {
+	q := s.q
+	if !s.needConversation(info, c, text) {
+		return false
+	}
+	spec := CompactSpec{WithConfigRules: c.args == ""}
+	for _, f := range strings.Fields(c.args) {
+		r, err := compact.ParseRule(f)
+		if err != nil {
+			return s.fail(text, fmt.Sprintf("/compact %s: %v (a rule is POLICIES[:RANGE], e.g. r+t or s:..-3)", f, err))
+		}
+		spec.Rules = append(spec.Rules, r)
+	}
+	res, err := q.Compact(ctx, CompactInput{Loc: info.loc, Conversation: info.id, Spec: spec,
+		ConfigSources: ConfigSources{UserConfigDir: s.next.UserConfigDir, LaunchDir: s.next.LaunchDir, Environ: s.next.Environ, Overrides: s.next.Overrides}})
+	if err != nil {
+		return s.fail(text, "/compact: "+err.Error())
+	}
+	if len(res.Added) == 0 {
+		return s.say("Nothing to compact.")
+	}
+	return s.say(fmt.Sprintf("Compacted: the next request's messages go from about %s to %s tokens.", llm.FormatTokens(res.TokensBefore), llm.FormatTokens(res.TokensAfter)))
 }
 
 // record writes one override into the conversation as a config_delta,

@@ -141,22 +141,7 @@ func (q *Query) askPermission(ctx context.Context, rs *runState, ts *turnState, 
 			return false, edited, false, fmt.Sprintf("The tool %s needs the user's permission, but there is no terminal to ask on. "+
 				"The user can allow it with conversation.tools.%s.run = \"unattended\" or answer from a --headless script.", c.Name, c.Name)
 		}
-		question := ports.Question{
-			Kind:    ports.QuestionSelect,
-			Message: fmt.Sprintf("Run tool %s %s?", c.Name, CompactJSON(c.Arguments)),
-			Options: permissionOptions,
-			Topic:   "tool_permission:" + c.Name,
-		}
-		if hasPreview {
-			switch {
-			case p.Error != "":
-				question.Message = fmt.Sprintf("Run tool %s? It will fail: %s", c.Name, p.Error)
-			default:
-				question.Message = fmt.Sprintf("Run tool %s: %s?", c.Name, p.Summary)
-				question.Diff = p.Diff
-				rs.markDiffShown(c.ID, p.Diff)
-			}
-		}
+		question := permissionQuestion(rs, *c, p, hasPreview)
 		resume := q.printer.Suspend()
 		ans, err := q.prompter.Ask(ctx, question)
 		resume()
@@ -190,14 +175,44 @@ func (q *Query) askPermission(ctx context.Context, rs *runState, ts *turnState, 
 			edit = true
 			continue
 		}
-		rs.approvals.Record(c.Name, d, lvl)
-		switch lvl {
-		case run.PersistLevelConversation:
-			q.rememberForConversation(ctx, rs, c.Name)
-		case run.PersistLevelWorkspace:
-			q.rememberForWorkspace(ctx, rs, c.Name)
-		}
+		q.recordDecision(ctx, rs, c.Name, d, lvl)
 		return d == run.DecisionRun, edited, false, ""
+	}
+}
+
+// permissionQuestion is the permission prompt for call c: its arguments,
+// or, for a write tool, the summary and diff of what it will do (or why it
+// will fail).
+func permissionQuestion(rs *runState, c llm.ToolCall, p ports.ToolPreview, hasPreview bool) ports.Question {
+	question := ports.Question{
+		Kind:    ports.QuestionSelect,
+		Message: fmt.Sprintf("Run tool %s %s?", c.Name, CompactJSON(c.Arguments)),
+		Options: permissionOptions,
+		Topic:   "tool_permission:" + c.Name,
+	}
+	if !hasPreview {
+		return question
+	}
+	switch {
+	case p.Error != "":
+		question.Message = fmt.Sprintf("Run tool %s? It will fail: %s", c.Name, p.Error)
+	default:
+		question.Message = fmt.Sprintf("Run tool %s: %s?", c.Name, p.Summary)
+		question.Diff = p.Diff
+		rs.markDiffShown(c.ID, p.Diff)
+	}
+	return question
+}
+
+// recordDecision remembers the answer for the run, and for the
+// conversation or the workspace when it says so.
+func (q *Query) recordDecision(ctx context.Context, rs *runState, tool string, d run.Decision, lvl run.PersistLevel) {
+	rs.approvals.Record(tool, d, lvl)
+	switch lvl {
+	case run.PersistLevelConversation:
+		q.rememberForConversation(ctx, rs, tool)
+	case run.PersistLevelWorkspace:
+		q.rememberForWorkspace(ctx, rs, tool)
 	}
 }
 

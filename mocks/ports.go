@@ -6185,3 +6185,219 @@ func (mock *GitCommitterMock) CommitFilesCalls() []struct {
 	mock.lockCommitFiles.RUnlock()
 	return calls
 }
+
+// Ensure, that ModelListerMock does implement ports.ModelLister.
+// If this is not the case, regenerate this file with moq.
+var _ ports.ModelLister = &ModelListerMock{}
+
+// ModelListerMock is a mock implementation of ports.ModelLister.
+//
+//	func TestSomethingThatUsesModelLister(t *testing.T) {
+//
+//		// make and configure a mocked ports.ModelLister
+//		mockedModelLister := &ModelListerMock{
+//			HowToEnableFunc: func(cfg config.Config, provider string) string {
+//				panic("mock out the HowToEnable method")
+//			},
+//			ListModelsFunc: func(ctx context.Context, cfg config.Config, provider string) ([]string, error) {
+//				panic("mock out the ListModels method")
+//			},
+//			ListableFunc: func(cfg config.Config) []string {
+//				panic("mock out the Listable method")
+//			},
+//			ProvidersFunc: func(cfg config.Config) []string {
+//				panic("mock out the Providers method")
+//			},
+//		}
+//
+//		// use mockedModelLister in code that requires ports.ModelLister
+//		// and then make assertions.
+//
+//	}
+type ModelListerMock struct {
+	// HowToEnableFunc mocks the HowToEnable method.
+	HowToEnableFunc func(cfg config.Config, provider string) string
+
+	// ListModelsFunc mocks the ListModels method.
+	ListModelsFunc func(ctx context.Context, cfg config.Config, provider string) ([]string, error)
+
+	// ListableFunc mocks the Listable method.
+	ListableFunc func(cfg config.Config) []string
+
+	// ProvidersFunc mocks the Providers method.
+	ProvidersFunc func(cfg config.Config) []string
+
+	// calls tracks calls to the methods.
+	calls struct {
+		// HowToEnable holds details about calls to the HowToEnable method.
+		HowToEnable []struct {
+			// Cfg is the cfg argument value.
+			Cfg config.Config
+			// Provider is the provider argument value.
+			Provider string
+		}
+		// ListModels holds details about calls to the ListModels method.
+		ListModels []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Cfg is the cfg argument value.
+			Cfg config.Config
+			// Provider is the provider argument value.
+			Provider string
+		}
+		// Listable holds details about calls to the Listable method.
+		Listable []struct {
+			// Cfg is the cfg argument value.
+			Cfg config.Config
+		}
+		// Providers holds details about calls to the Providers method.
+		Providers []struct {
+			// Cfg is the cfg argument value.
+			Cfg config.Config
+		}
+	}
+	lockHowToEnable sync.RWMutex
+	lockListModels  sync.RWMutex
+	lockListable    sync.RWMutex
+	lockProviders   sync.RWMutex
+}
+
+// HowToEnable calls HowToEnableFunc.
+func (mock *ModelListerMock) HowToEnable(cfg config.Config, provider string) string {
+	if mock.HowToEnableFunc == nil {
+		panic("ModelListerMock.HowToEnableFunc: method is nil but ModelLister.HowToEnable was just called")
+	}
+	callInfo := struct {
+		Cfg      config.Config
+		Provider string
+	}{
+		Cfg:      cfg,
+		Provider: provider,
+	}
+	mock.lockHowToEnable.Lock()
+	mock.calls.HowToEnable = append(mock.calls.HowToEnable, callInfo)
+	mock.lockHowToEnable.Unlock()
+	return mock.HowToEnableFunc(cfg, provider)
+}
+
+// HowToEnableCalls gets all the calls that were made to HowToEnable.
+// Check the length with:
+//
+//	len(mockedModelLister.HowToEnableCalls())
+func (mock *ModelListerMock) HowToEnableCalls() []struct {
+	Cfg      config.Config
+	Provider string
+} {
+	var calls []struct {
+		Cfg      config.Config
+		Provider string
+	}
+	mock.lockHowToEnable.RLock()
+	calls = mock.calls.HowToEnable
+	mock.lockHowToEnable.RUnlock()
+	return calls
+}
+
+// ListModels calls ListModelsFunc.
+func (mock *ModelListerMock) ListModels(ctx context.Context, cfg config.Config, provider string) ([]string, error) {
+	if mock.ListModelsFunc == nil {
+		panic("ModelListerMock.ListModelsFunc: method is nil but ModelLister.ListModels was just called")
+	}
+	callInfo := struct {
+		Ctx      context.Context
+		Cfg      config.Config
+		Provider string
+	}{
+		Ctx:      ctx,
+		Cfg:      cfg,
+		Provider: provider,
+	}
+	mock.lockListModels.Lock()
+	mock.calls.ListModels = append(mock.calls.ListModels, callInfo)
+	mock.lockListModels.Unlock()
+	return mock.ListModelsFunc(ctx, cfg, provider)
+}
+
+// ListModelsCalls gets all the calls that were made to ListModels.
+// Check the length with:
+//
+//	len(mockedModelLister.ListModelsCalls())
+func (mock *ModelListerMock) ListModelsCalls() []struct {
+	Ctx      context.Context
+	Cfg      config.Config
+	Provider string
+} {
+	var calls []struct {
+		Ctx      context.Context
+		Cfg      config.Config
+		Provider string
+	}
+	mock.lockListModels.RLock()
+	calls = mock.calls.ListModels
+	mock.lockListModels.RUnlock()
+	return calls
+}
+
+// Listable calls ListableFunc.
+func (mock *ModelListerMock) Listable(cfg config.Config) []string {
+	if mock.ListableFunc == nil {
+		panic("ModelListerMock.ListableFunc: method is nil but ModelLister.Listable was just called")
+	}
+	callInfo := struct {
+		Cfg config.Config
+	}{
+		Cfg: cfg,
+	}
+	mock.lockListable.Lock()
+	mock.calls.Listable = append(mock.calls.Listable, callInfo)
+	mock.lockListable.Unlock()
+	return mock.ListableFunc(cfg)
+}
+
+// ListableCalls gets all the calls that were made to Listable.
+// Check the length with:
+//
+//	len(mockedModelLister.ListableCalls())
+func (mock *ModelListerMock) ListableCalls() []struct {
+	Cfg config.Config
+} {
+	var calls []struct {
+		Cfg config.Config
+	}
+	mock.lockListable.RLock()
+	calls = mock.calls.Listable
+	mock.lockListable.RUnlock()
+	return calls
+}
+
+// Providers calls ProvidersFunc.
+func (mock *ModelListerMock) Providers(cfg config.Config) []string {
+	if mock.ProvidersFunc == nil {
+		panic("ModelListerMock.ProvidersFunc: method is nil but ModelLister.Providers was just called")
+	}
+	callInfo := struct {
+		Cfg config.Config
+	}{
+		Cfg: cfg,
+	}
+	mock.lockProviders.Lock()
+	mock.calls.Providers = append(mock.calls.Providers, callInfo)
+	mock.lockProviders.Unlock()
+	return mock.ProvidersFunc(cfg)
+}
+
+// ProvidersCalls gets all the calls that were made to Providers.
+// Check the length with:
+//
+//	len(mockedModelLister.ProvidersCalls())
+func (mock *ModelListerMock) ProvidersCalls() []struct {
+	Cfg config.Config
+} {
+	var calls []struct {
+		Cfg config.Config
+	}
+	mock.lockProviders.RLock()
+	calls = mock.calls.Providers
+	mock.lockProviders.RUnlock()
+	return calls
+}

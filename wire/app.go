@@ -15,4 +15,5 @@ type App struct {
 	Plugins       *pluginhost.Host
 	MCP           *app.MCP
 	Rewind        *app.Rewind
+	Models        *app.Models
 }

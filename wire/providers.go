@@ -230,6 +230,7 @@ var engineSet = wire.NewSet(
 	wire.Bind(new(ports.ConfigEditor), new(tomlconfig.Editor)),
 	provideProviders,
 	wire.Bind(new(ports.ProviderFactory), new(*providers.Factory)),
+	wire.Bind(new(ports.ModelLister), new(*providers.Factory)),
 	provideMCPPool,
 	wire.Bind(new(ports.MCPPool), new(*mcp.Pool)),
 	provideToolSource,
@@ -252,6 +253,7 @@ var appSet = wire.NewSet(
 	wire.Struct(new(app.QueryDeps), "*"),
 	app.NewQuery,
 	app.NewMCP,
+	app.NewModels,
 	wire.Struct(new(App), "*"),
 )
 

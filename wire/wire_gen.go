@@ -93,6 +93,7 @@ func InitializeCLI(opts Options) (*App, func(), error) {
 	host := pluginhost.New(plugins, workspaces, config, deps)
 	mcp := app.NewMCP(workspaces, loader, pool)
 	rewind := app.NewRewind(store, store, store, clock, iDs)
+	models := app.NewModels(workspaces, loader, factory)
 	wireApp := &App{
 		Workspaces:    workspaces,
 		Conversations: conversations,
@@ -102,6 +103,7 @@ func InitializeCLI(opts Options) (*App, func(), error) {
 		Plugins:       host,
 		MCP:           mcp,
 		Rewind:        rewind,
+		Models:        models,
 	}
 	return wireApp, func() {
 		cleanup()
@@ -194,6 +196,7 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 	host := pluginhost.New(plugins, workspaces, config, deps)
 	mcp := app.NewMCP(workspaces, loader, pool)
 	rewind := app.NewRewind(store, store, store, clock, iDs)
+	models := app.NewModels(workspaces, loader, factory)
 	wireApp := &App{
 		Workspaces:    workspaces,
 		Conversations: conversations,
@@ -203,6 +206,7 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 		Plugins:       host,
 		MCP:           mcp,
 		Rewind:        rewind,
+		Models:        models,
 	}
 	headless := &Headless{
 		App:    wireApp,

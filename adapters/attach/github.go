@@ -580,27 +580,39 @@ func renderReviews(spec string, number int, reviews []ghReview, comments []ghCom
 	if len(reviews) == 0 {
 		b.WriteString("(no review summaries)\n")
 	}
+	renderReviewSummaries(&b, reviews)
+	b.WriteString("\n---\n\nInline comments by file:\n")
+	if len(comments) == 0 {
+		b.WriteString("\n(no inline comments)\n")
+		return b.String()
+	}
+	renderInlineComments(&b, reviews, comments)
+	return b.String()
+}
+
+// renderReviewSummaries writes each review's summary, oldest first.
+func renderReviewSummaries(b *strings.Builder, reviews []ghReview) {
 	sorted := slices.Clone(reviews)
 	slices.SortFunc(sorted, func(x, y ghReview) int { return int(x.ID - y.ID) })
 	for _, r := range sorted {
 		body := strings.TrimSpace(r.Body)
 		switch {
 		case strings.Contains(body, "\n"):
-			fmt.Fprintf(&b, "- **%s** (%s):\n", login(r.User), reviewState(r))
+			fmt.Fprintf(b, "- **%s** (%s):\n", login(r.User), reviewState(r))
 			for _, l := range strings.Split(body, "\n") {
-				fmt.Fprintf(&b, "  > %s\n", l)
+				fmt.Fprintf(b, "  > %s\n", l)
 			}
 		case body != "":
-			fmt.Fprintf(&b, "- **%s** (%s): %s\n", login(r.User), reviewState(r), body)
+			fmt.Fprintf(b, "- **%s** (%s): %s\n", login(r.User), reviewState(r), body)
 		default:
-			fmt.Fprintf(&b, "- **%s** (%s): (no summary)\n", login(r.User), reviewState(r))
+			fmt.Fprintf(b, "- **%s** (%s): (no summary)\n", login(r.User), reviewState(r))
 		}
 	}
-	b.WriteString("\n---\n\nInline comments by file:\n")
-	if len(comments) == 0 {
-		b.WriteString("\n(no inline comments)\n")
-		return b.String()
-	}
+}
+
+// renderInlineComments writes the top-level inline comments by file and
+// anchor (ordered by path, line, ID), each followed by its replies.
+func renderInlineComments(b *strings.Builder, reviews []ghReview, comments []ghComment) {
 	byReview := map[int64]ghReview{}
 	for _, r := range reviews {
 		byReview[r.ID] = r
@@ -633,20 +645,19 @@ func renderReviews(spec string, number int, reviews []ghReview, comments []ghCom
 	for i, cm := range top {
 		if i == 0 || cm.Path != curPath {
 			curPath, curAnchor = cm.Path, ""
-			fmt.Fprintf(&b, "\n## %s\n", cm.Path)
+			fmt.Fprintf(b, "\n## %s\n", cm.Path)
 		}
 		if a := anchor(cm); a != curAnchor {
 			curAnchor = a
-			fmt.Fprintf(&b, "\n### %s\n\n", a)
+			fmt.Fprintf(b, "\n### %s\n\n", a)
 		}
-		renderComment(&b, cm, byReview, false)
+		renderComment(b, cm, byReview, false)
 		rs := replies[cm.ID]
 		slices.SortFunc(rs, func(x, y ghComment) int { return int(x.ID - y.ID) })
 		for _, r := range rs {
-			renderComment(&b, r, byReview, true)
+			renderComment(b, r, byReview, true)
 		}
 	}
-	return b.String()
 }
 
 func renderComment(b *strings.Builder, c ghComment, byReview map[int64]ghReview, reply bool) {

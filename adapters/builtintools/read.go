@@ -182,6 +182,58 @@ func (s *Server) listFiles(ctx context.Context, args json.RawMessage) (ports.Too
 }
 
 func (s *Server) grepFiles(ctx context.Context, args json.RawMessage) (ports.ToolResult, error) {
+	q, err := s.grepQuery(args)
+	if err != nil {
+		return ports.ToolResult{}, err
+	}
+	cands, err := s.grepCandidates(ctx, q.filters)
+	if err != nil {
+		return ports.ToolResult{}, err
+	}
+	hits := s.matchFiles(ctx, cands, q.re, q.ctxLines, q.limit)
+	var out strings.Builder
+	found := 0
+	for i, rel := range cands {
+		if found >= q.limit {
+			break
+		}
+		h := hits[i]
+		switch {
+		case h.n == 0:
+		case found+h.n <= q.limit:
+			out.WriteString(h.text)
+			found += h.n
+		default:
+			// Only part of this file's matches fit: match it again with
+			// the room left.
+			if b, err := s.readRegular(GrepFiles, rel); err == nil {
+				found += grepFile(&out, rel, b, q.re, q.ctxLines, q.limit-found)
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return ports.ToolResult{}, err
+	}
+	text := out.String()
+	switch {
+	case found == 0:
+		text = "No matches.\n"
+	case found >= q.limit:
+		text += fmt.Sprintf("[… stopped at %d matches; narrow the pattern or paths, or raise max_matches]\n", q.limit)
+	}
+	return ports.ToolResult{Content: text}, nil
+}
+
+// grepQuery is a grep_files call's arguments, checked: the compiled
+// pattern, the path globs, the context lines and the match limit.
+type grepQuery struct {
+	re       *regexp.Regexp
+	filters  []string
+	ctxLines int
+	limit    int
+}
+
+func (s *Server) grepQuery(args json.RawMessage) (grepQuery, error) {
 	var a struct {
 		Pattern    string   `json:"pattern"`
 		Paths      []string `json:"paths"`
@@ -190,10 +242,10 @@ func (s *Server) grepFiles(ctx context.Context, args json.RawMessage) (ports.Too
 		IgnoreCase bool     `json:"ignore_case"`
 	}
 	if err := decode(args, &a); err != nil {
-		return ports.ToolResult{}, err
+		return grepQuery{}, err
 	}
 	if a.Pattern == "" {
-		return ports.ToolResult{}, refuse("pattern is required: a regular expression (RE2 syntax)")
+		return grepQuery{}, refuse("pattern is required: a regular expression (RE2 syntax)")
 	}
 	expr := a.Pattern
 	if a.IgnoreCase {
@@ -201,31 +253,35 @@ func (s *Server) grepFiles(ctx context.Context, args json.RawMessage) (ports.Too
 	}
 	re, err := regexp.Compile(expr)
 	if err != nil {
-		return ports.ToolResult{}, refuse("pattern is not a valid regular expression: %v", err)
+		return grepQuery{}, refuse("pattern is not a valid regular expression: %v", err)
 	}
-	limit := a.MaxMatches
-	if limit <= 0 {
-		limit = defaultMatches
+	q := grepQuery{re: re, limit: a.MaxMatches, ctxLines: min(max(a.Context, 0), 20)}
+	if q.limit <= 0 {
+		q.limit = defaultMatches
 	}
-	limit = min(limit, maxMatches)
-	ctxLines := min(max(a.Context, 0), 20)
-	var filters []string
+	q.limit = min(q.limit, maxMatches)
 	for _, p := range a.Paths {
 		p = strings.TrimPrefix(p, "./")
 		if strings.HasPrefix(p, "/") || p == ".." || strings.HasPrefix(p, "../") {
 			if _, err := s.resolve(p); err != nil {
-				return ports.ToolResult{}, err
+				return grepQuery{}, err
 			}
 		}
 		if !validGlob(p) {
-			return ports.ToolResult{}, refuse("paths: %q is not a valid glob", p)
+			return grepQuery{}, refuse("paths: %q is not a valid glob", p)
 		}
-		filters = append(filters, p)
+		q.filters = append(q.filters, p)
 	}
-	// The walk lists the candidates in order; workers read and match them
-	// concurrently; the output keeps the walk's order.
+	return q, nil
+}
+
+// grepCandidates lists the regular files to search, in the walk's order:
+// those matching a filter (every file without filters), none too big.
+// Workers then read and match them concurrently; the output keeps this
+// order.
+func (s *Server) grepCandidates(ctx context.Context, filters []string) ([]string, error) {
 	var cands []string
-	err = s.walk(ctx, GrepFiles, ".", func(rel string, d fs.DirEntry) error {
+	err := s.walk(ctx, GrepFiles, ".", func(rel string, d fs.DirEntry) error {
 		if len(filters) > 0 && !matchesAny(filters, rel) {
 			return nil
 		}
@@ -240,42 +296,11 @@ func (s *Server) grepFiles(ctx context.Context, args json.RawMessage) (ports.Too
 	})
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
-			return ports.ToolResult{}, err
+			return nil, err
 		}
-		return ports.ToolResult{}, rootErr("grep", ".", err)
+		return nil, rootErr("grep", ".", err)
 	}
-	hits := s.matchFiles(ctx, cands, re, ctxLines, limit)
-	var out strings.Builder
-	found := 0
-	for i, rel := range cands {
-		if found >= limit {
-			break
-		}
-		h := hits[i]
-		switch {
-		case h.n == 0:
-		case found+h.n <= limit:
-			out.WriteString(h.text)
-			found += h.n
-		default:
-			// Only part of this file's matches fit: match it again with
-			// the room left.
-			if b, err := s.readRegular(GrepFiles, rel); err == nil {
-				found += grepFile(&out, rel, b, re, ctxLines, limit-found)
-			}
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return ports.ToolResult{}, err
-	}
-	text := out.String()
-	switch {
-	case found == 0:
-		text = "No matches.\n"
-	case found >= limit:
-		text += fmt.Sprintf("[… stopped at %d matches; narrow the pattern or paths, or raise max_matches]\n", limit)
-	}
-	return ports.ToolResult{Content: text}, nil
+	return cands, nil
 }
 
 // grepFile writes the matching lines of one file as grep -n does

@@ -95,12 +95,9 @@ func (s *Server) webFetch(ctx context.Context, args json.RawMessage) (ports.Tool
 	if err := decode(args, &a); err != nil {
 		return ports.ToolResult{}, err
 	}
-	u, err := url.Parse(strings.TrimSpace(a.URL))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return ports.ToolResult{}, refuse("url must be an absolute http or https URL, got %q", a.URL)
-	}
-	if u.User != nil {
-		return ports.ToolResult{}, refuse("url must not carry a user name or password")
+	u, err := fetchURL(a.URL)
+	if err != nil {
+		return ports.ToolResult{}, err
 	}
 	cfg := s.cfg[WebFetch]
 	timeout := defaultFetchTimeout
@@ -144,24 +141,9 @@ func (s *Server) webFetch(ctx context.Context, args json.RawMessage) (ports.Tool
 	if cut {
 		body = body[:limit]
 	}
-	ctype, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	if ctype == "" {
-		ctype = http.DetectContentType(body)
-		ctype, _, _ = mime.ParseMediaType(ctype)
-	}
-	var text string
-	switch {
-	case ctype == "text/html" || ctype == "application/xhtml+xml":
-		md, err := htmltomarkdown.ConvertString(string(body), converter.WithDomain(final))
-		if err != nil {
-			return ports.ToolResult{}, refuse("web_fetch %s: converting the HTML: %v", final, err)
-		}
-		text = md
-	case strings.HasPrefix(ctype, "text/") || ctype == "application/json" || strings.HasSuffix(ctype, "+json") ||
-		ctype == "application/xml" || strings.HasSuffix(ctype, "+xml") || ctype == "application/javascript":
-		text = string(body)
-	default:
-		return ports.ToolResult{}, refuse("web_fetch %s: the content is %s, not text; web_fetch returns text only", final, ctype)
+	ctype, text, err := fetchedText(final, resp.Header.Get("Content-Type"), body)
+	if err != nil {
+		return ports.ToolResult{}, err
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "URL: %s\nStatus: %s\nContent-Type: %s\n\n", final, resp.Status, ctype)
@@ -174,6 +156,44 @@ func (s *Server) webFetch(ctx context.Context, args json.RawMessage) (ports.Tool
 		r.IsError = true
 	}
 	return r, nil
+}
+
+// fetchURL parses web_fetch's url: absolute http or https, without a
+// user name or password.
+func fetchURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, refuse("url must be an absolute http or https URL, got %q", raw)
+	}
+	if u.User != nil {
+		return nil, refuse("url must not carry a user name or password")
+	}
+	return u, nil
+}
+
+// fetchedText is a fetched body as text, by its content type (sniffed
+// when the header gives none): HTML converted to Markdown, text and
+// JSON/XML/JavaScript as they are; anything else is refused.
+func fetchedText(final, header string, body []byte) (ctype, text string, err error) {
+	ctype, _, _ = mime.ParseMediaType(header)
+	if ctype == "" {
+		ctype = http.DetectContentType(body)
+		ctype, _, _ = mime.ParseMediaType(ctype)
+	}
+	switch {
+	case ctype == "text/html" || ctype == "application/xhtml+xml":
+		md, err := htmltomarkdown.ConvertString(string(body), converter.WithDomain(final))
+		if err != nil {
+			return "", "", refuse("web_fetch %s: converting the HTML: %v", final, err)
+		}
+		text = md
+	case strings.HasPrefix(ctype, "text/") || ctype == "application/json" || strings.HasSuffix(ctype, "+json") ||
+		ctype == "application/xml" || strings.HasSuffix(ctype, "+xml") || ctype == "application/javascript":
+		text = string(body)
+	default:
+		return "", "", refuse("web_fetch %s: the content is %s, not text; web_fetch returns text only", final, ctype)
+	}
+	return ctype, text, nil
 }
 
 // unwrapURLError drops the "Get \"URL\": " prefix of a client error.

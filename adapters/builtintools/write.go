@@ -137,122 +137,168 @@ type pattern struct {
 // plan works out a write call's changes without writing anything.
 func (s *Server) plan(tool string, args json.RawMessage) (*plan, error) {
 	p := &plan{tool: tool}
+	var err error
 	switch tool {
 	case CreateFile:
-		var a struct {
-			Path    string `json:"path"`
-			Content string `json:"content"`
-		}
-		if err := decode(args, &a); err != nil {
-			return nil, err
-		}
-		rel, err := s.writable(tool, a.Path)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := s.root.Lstat(rel); err == nil {
-			return nil, refuse("%s already exists; use fs_modify_file to change it", rel)
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return nil, rootErr("create", rel, err)
-		}
-		p.changes = append(p.changes, change{path: rel, after: []byte(a.Content)})
+		p.changes, err = s.planCreate(tool, args)
 	case ModifyFile:
-		var a struct {
-			Path     string    `json:"path"`
-			Patterns []pattern `json:"patterns"`
+		p.changes, err = s.planModify(tool, args)
+	case DeleteFile:
+		p.changes, err = s.planDelete(tool, args)
+	case MoveFile:
+		p.changes, err = s.planMove(tool, args)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// planCreate is fs_create_file's change: a new file, refused where one
+// exists.
+func (s *Server) planCreate(tool string, args json.RawMessage) ([]change, error) {
+	var a struct {
+		Path    string `json:"path"`
+		Content string `json:"content"`
+	}
+	if err := decode(args, &a); err != nil {
+		return nil, err
+	}
+	rel, err := s.writable(tool, a.Path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.root.Lstat(rel); err == nil {
+		return nil, refuse("%s already exists; use fs_modify_file to change it", rel)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, rootErr("create", rel, err)
+	}
+	return []change{{path: rel, after: []byte(a.Content)}}, nil
+}
+
+// planModify is fs_modify_file's changes: each pattern applied in turn to
+// each of its files, one change per file.
+func (s *Server) planModify(tool string, args json.RawMessage) ([]change, error) {
+	var a struct {
+		Path     string    `json:"path"`
+		Patterns []pattern `json:"patterns"`
+	}
+	if err := decode(args, &a); err != nil {
+		return nil, err
+	}
+	if len(a.Patterns) == 0 {
+		return nil, refuse("patterns is empty: give at least one {old, new, paths}")
+	}
+	var changes []change
+	byPath := map[string]int{}
+	for i, pt := range a.Patterns {
+		paths := pt.Paths
+		if len(paths) == 0 && a.Path != "" {
+			paths = []string{a.Path}
 		}
-		if err := decode(args, &a); err != nil {
-			return nil, err
+		if len(paths) == 0 {
+			return nil, refuse("patterns[%d] has no paths: name the files it applies to", i)
 		}
-		if len(a.Patterns) == 0 {
-			return nil, refuse("patterns is empty: give at least one {old, new, paths}")
+		if pt.Old == "" {
+			return nil, refuse("patterns[%d].old is empty: give the exact text to replace", i)
 		}
-		byPath := map[string]int{}
-		for i, pt := range a.Patterns {
-			paths := pt.Paths
-			if len(paths) == 0 && a.Path != "" {
-				paths = []string{a.Path}
+		for _, raw := range paths {
+			rel, err := s.writable(tool, raw)
+			if err != nil {
+				return nil, err
 			}
-			if len(paths) == 0 {
-				return nil, refuse("patterns[%d] has no paths: name the files it applies to", i)
-			}
-			if pt.Old == "" {
-				return nil, refuse("patterns[%d].old is empty: give the exact text to replace", i)
-			}
-			for _, raw := range paths {
-				rel, err := s.writable(tool, raw)
+			j, seen := byPath[rel]
+			if !seen {
+				c, err := s.freshChange(tool, rel)
 				if err != nil {
 					return nil, err
 				}
-				j, seen := byPath[rel]
-				if !seen {
-					before, err := s.readText(tool, rel)
-					if err != nil {
-						return nil, err
-					}
-					if err := s.checkFresh(rel, before); err != nil {
-						return nil, err
-					}
-					p.changes = append(p.changes, change{path: rel, before: before, after: before, base: hash(before)})
-					j = len(p.changes) - 1
-					byPath[rel] = j
-				}
-				c := &p.changes[j]
-				switch n := strings.Count(string(c.after), pt.Old); {
-				case n == 0:
-					return nil, refuse("patterns[%d].old was not found in %s; nothing was changed. Read the file again and copy the text exactly", i, rel)
-				case n > 1:
-					return nil, refuse("patterns[%d].old occurs %d times in %s; nothing was changed. Include more surrounding lines so it matches once", i, n, rel)
-				}
-				c.after = []byte(strings.Replace(string(c.after), pt.Old, pt.New, 1))
-				c.repls++
+				changes = append(changes, c)
+				j = len(changes) - 1
+				byPath[rel] = j
+			}
+			if err := changes[j].replace(i, pt); err != nil {
+				return nil, err
 			}
 		}
-	case DeleteFile:
-		var a struct {
-			Path string `json:"path"`
-		}
-		if err := decode(args, &a); err != nil {
-			return nil, err
-		}
-		rel, err := s.writable(tool, a.Path)
-		if err != nil {
-			return nil, err
-		}
-		before, err := s.readAny(tool, rel)
-		if err != nil {
-			return nil, err
-		}
-		if err := s.checkFresh(rel, before); err != nil {
-			return nil, err
-		}
-		p.changes = append(p.changes, change{path: rel, before: before, base: hash(before)})
-	case MoveFile:
-		var a struct {
-			Path    string `json:"path"`
-			NewPath string `json:"new_path"`
-		}
-		if err := decode(args, &a); err != nil {
-			return nil, err
-		}
-		rel, err := s.writable(tool, a.Path)
-		if err != nil {
-			return nil, err
-		}
-		dst, err := s.writable(tool, a.NewPath)
-		if err != nil {
-			return nil, err
-		}
-		before, err := s.readAny(tool, rel)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := s.root.Lstat(dst); err == nil {
-			return nil, refuse("%s already exists; delete it first or choose another new_path", dst)
-		}
-		p.changes = append(p.changes, change{path: rel, newPath: dst, before: before, after: before, base: hash(before)})
 	}
-	return p, nil
+	return changes, nil
+}
+
+// freshChange reads the text file rel for a modification, refusing one
+// changed since the model last read it.
+func (s *Server) freshChange(tool, rel string) (change, error) {
+	before, err := s.readText(tool, rel)
+	if err != nil {
+		return change{}, err
+	}
+	if err := s.checkFresh(rel, before); err != nil {
+		return change{}, err
+	}
+	return change{path: rel, before: before, after: before, base: hash(before)}, nil
+}
+
+// replace applies patterns[i] to the change's text: its old text must
+// occur exactly once.
+func (c *change) replace(i int, pt pattern) error {
+	switch n := strings.Count(string(c.after), pt.Old); {
+	case n == 0:
+		return refuse("patterns[%d].old was not found in %s; nothing was changed. Read the file again and copy the text exactly", i, c.path)
+	case n > 1:
+		return refuse("patterns[%d].old occurs %d times in %s; nothing was changed. Include more surrounding lines so it matches once", i, n, c.path)
+	}
+	c.after = []byte(strings.Replace(string(c.after), pt.Old, pt.New, 1))
+	c.repls++
+	return nil
+}
+
+// planDelete is fs_delete_file's change.
+func (s *Server) planDelete(tool string, args json.RawMessage) ([]change, error) {
+	var a struct {
+		Path string `json:"path"`
+	}
+	if err := decode(args, &a); err != nil {
+		return nil, err
+	}
+	rel, err := s.writable(tool, a.Path)
+	if err != nil {
+		return nil, err
+	}
+	before, err := s.readAny(tool, rel)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkFresh(rel, before); err != nil {
+		return nil, err
+	}
+	return []change{{path: rel, before: before, base: hash(before)}}, nil
+}
+
+// planMove is fs_move_file's change, refused where the new path exists.
+func (s *Server) planMove(tool string, args json.RawMessage) ([]change, error) {
+	var a struct {
+		Path    string `json:"path"`
+		NewPath string `json:"new_path"`
+	}
+	if err := decode(args, &a); err != nil {
+		return nil, err
+	}
+	rel, err := s.writable(tool, a.Path)
+	if err != nil {
+		return nil, err
+	}
+	dst, err := s.writable(tool, a.NewPath)
+	if err != nil {
+		return nil, err
+	}
+	before, err := s.readAny(tool, rel)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.root.Lstat(dst); err == nil {
+		return nil, refuse("%s already exists; delete it first or choose another new_path", dst)
+	}
+	return []change{{path: rel, newPath: dst, before: before, after: before, base: hash(before)}}, nil
 }
 
 // readAny reads a regular file whole (binary allowed: delete and move).

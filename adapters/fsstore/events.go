@@ -187,73 +187,111 @@ func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversat
 	if len(evs) == 0 {
 		return nil
 	}
+	a, err := s.prepareAppend(loc, id, &p, evs)
+	if err != nil {
+		return err
+	}
+	// The content the events refer to is in place before they are.
+	if err := s.writeKept(p.siloConv, a.kept); err != nil {
+		return s.appendFailed(p, id, err)
+	}
+	foldNow, deferred, err := s.writeAppend(id, p, a)
+	if err != nil {
+		return err
+	}
+	return s.finishAppend(loc, id, p, a, foldNow, deferred)
+}
+
+// pendingAppend is an append checked against the stream and ready to
+// write: the encoded log lines, the content kept beside the log, the
+// metadata to update and the conversation's stream state.
+type pendingAppend struct {
+	batch    *logBatch
+	kept     []keptContent
+	plan     turnWrites
+	meta     conversation.Metadata
+	st       *streamState
+	imported bool   // the conversation was imported into the silo now
+	logged   []byte // the log's whole content, when it is only these lines
+}
+
+// appendFailed drops the cached stream of a conversation whose append
+// failed part way (it is read again from disk next time).
+func (s *Store) appendFailed(p place, id conversation.ID, err error) error {
+	s.dropStream(p.siloConv)
+	return fmt.Errorf("append to conversation %s: %w", id, err)
+}
+
+// prepareAppend encodes evs, applies them to the conversation's stream
+// (refusing an invalid one before anything is written) and imports a
+// projection-only conversation into the silo.
+func (s *Store) prepareAppend(loc workspace.Location, id conversation.ID, p *place, evs []conversation.Event) (*pendingAppend, error) {
 	evs, kept := keepLocal(evs)
 	if p.format == conversation.FormatRust {
 		kept = nil // the Rust jp's form records no attachments at all
 	}
 	batch, err := encodeBatch(evs, p.format)
 	if err != nil {
-		return fmt.Errorf("append to conversation %s: %w", id, err)
+		return nil, fmt.Errorf("append to conversation %s: %w", id, err)
 	}
-	plan := planTurnWrites(evs)
+	a := &pendingAppend{batch: batch, kept: kept, plan: planTurnWrites(evs), imported: !p.inSilo}
 	src := p.siloConv
 	if !p.inSilo {
 		src = p.projConv
 	}
-	meta, err := readMeta(src, id, p.archived())
-	if err != nil {
-		return fmt.Errorf("append to conversation %s: %w", id, err)
+	if a.meta, err = readMeta(src, id, p.archived()); err != nil {
+		return nil, fmt.Errorf("append to conversation %s: %w", id, err)
 	}
-	if !p.inSilo {
-		s.cleanImported(&meta)
+	if a.imported {
+		s.cleanImported(&a.meta)
 	}
-	st, err := s.streamFor(p)
-	if err != nil {
-		return fmt.Errorf("append to conversation %s: %w", id, err)
+	if a.st, err = s.streamFor(*p); err != nil {
+		return nil, fmt.Errorf("append to conversation %s: %w", id, err)
 	}
 	for _, e := range evs {
-		if err := st.stream.Apply(e); err != nil {
+		if err := a.st.stream.Apply(e); err != nil {
 			s.dropStream(p.siloConv)
-			return fmt.Errorf("append to conversation %s: event %q: %w", id, e.ID, err)
+			return nil, fmt.Errorf("append to conversation %s: event %q: %w", id, e.ID, err)
 		}
 	}
-	imported := !p.inSilo
-	if imported {
-		if err := s.importConversation(loc, id, &p); err != nil {
-			s.dropStream(p.siloConv)
-			return err
-		}
-		if st.json, err = os.Stat(filepath.Join(p.siloConv, eventsFile)); err != nil {
-			s.dropStream(p.siloConv)
-			return fmt.Errorf("append to conversation %s: %w", id, err)
-		}
+	if !a.imported {
+		return a, nil
 	}
-	// The content the events refer to is in place before they are.
-	if err := s.writeKept(p.siloConv, kept); err != nil {
+	if err := s.importConversation(loc, id, p); err != nil {
 		s.dropStream(p.siloConv)
-		return fmt.Errorf("append to conversation %s: %w", id, err)
+		return nil, err
 	}
-	// Events that end a turn, or that take the log past the fold
-	// threshold, are folded at once: their log line is not synced, the
-	// fold's atomic replacement of events.json is (a crash before it
-	// leaves them in the log, or, after a power cut, a partial line that
-	// readers ignore). The log's events stay the tail of events.json, which
-	// is how readers recognise a fold cut before it removed the log.
-	//
-	// On a long conversation the end of a turn is not folded: its events
-	// stay in the (synced) log, and only the checkout copy is written
-	// whole, from events.json and the log (projectFiles). The log is
-	// folded once it passes the threshold, every few hundred turns.
-	grown := st.logSize+batch.size >= s.foldThreshold
-	deferred := plan.endsTurn && !grown && !imported && st.json != nil && st.json.Size() >= s.longConv
-	foldNow := plan.endsTurn && !deferred || grown
-	var logged []byte // the log's whole content, when it is only these lines
+	if a.st.json, err = os.Stat(filepath.Join(p.siloConv, eventsFile)); err != nil {
+		return nil, s.appendFailed(*p, id, err)
+	}
+	return a, nil
+}
+
+// writeAppend appends the lines to the log and updates the metadata when
+// the plan asks. It says whether the events are to be folded now, and
+// whether a turn's end was left in the log of a long conversation.
+//
+// Events that end a turn, or that take the log past the fold threshold,
+// are folded at once: their log line is not synced, the fold's atomic
+// replacement of events.json is (a crash before it leaves them in the log,
+// or, after a power cut, a partial line that readers ignore). The log's
+// events stay the tail of events.json, which is how readers recognise a
+// fold cut before it removed the log.
+//
+// On a long conversation the end of a turn is not folded: its events stay
+// in the (synced) log, and only the checkout copy is written whole, from
+// events.json and the log (projectFiles). The log is folded once it passes
+// the threshold, every few hundred turns.
+func (s *Store) writeAppend(id conversation.ID, p place, a *pendingAppend) (foldNow, deferred bool, err error) {
+	st := a.st
+	grown := st.logSize+a.batch.size >= s.foldThreshold
+	deferred = a.plan.endsTurn && !grown && !a.imported && st.json != nil && st.json.Size() >= s.longConv
+	foldNow = a.plan.endsTurn && !deferred || grown
 	if st.logSize == 0 {
-		logged = batch.whole // nil (read back) for a big line
+		a.logged = a.batch.whole // nil (read back) for a big line
 	}
-	if err := s.appendLog(p.siloConv, batch, st, !foldNow); err != nil {
-		s.dropStream(p.siloConv)
-		return fmt.Errorf("append to conversation %s: %w", id, err)
+	if err := s.appendLog(p.siloConv, a.batch, st, !foldNow); err != nil {
+		return false, false, s.appendFailed(p, id, err)
 	}
 	if s.checkpointing(p.siloConv) {
 		// The block this process checkpointed is recorded now, or the turn
@@ -263,18 +301,24 @@ func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversat
 	// metadata.json (events_count, last_activated_at) is rewritten when a
 	// turn starts or ends and at a fold, not for every event in between:
 	// that would be two more fsyncs per streamed event (turnwrites.go).
-	if plan.metadata || foldNow || imported {
-		meta.EventsCount = st.stream.Len()
-		meta.LastActivatedAt = s.clock.Now().UTC()
+	if a.plan.metadata || foldNow || a.imported {
+		a.meta.EventsCount = st.stream.Len()
+		a.meta.LastActivatedAt = s.clock.Now().UTC()
 		write := s.writeJSON
 		if foldNow {
 			write = s.replaceJSON // the fold syncs the directory
 		}
-		if err := write(filepath.Join(p.siloConv, metadataFile), meta, 0o600); err != nil {
-			s.dropStream(p.siloConv)
-			return fmt.Errorf("append to conversation %s: %w", id, err)
+		if err := write(filepath.Join(p.siloConv, metadataFile), a.meta, 0o600); err != nil {
+			return false, false, s.appendFailed(p, id, err)
 		}
 	}
+	return foldNow, deferred, nil
+}
+
+// finishAppend folds the log when writeAppend says so and brings the
+// checkout copy of a non-local conversation up to date.
+func (s *Store) finishAppend(loc workspace.Location, id conversation.ID, p place, a *pendingAppend, foldNow, deferred bool) error {
+	st := a.st
 	if !foldNow {
 		s.putStream(p.siloConv, st)
 		if !deferred || st.local || loc.Root == "" {
@@ -284,11 +328,10 @@ func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversat
 		if !errors.Is(err, errNotArray) {
 			return checkoutCopy(id, err)
 		}
-		foldNow = true // events.json is not one this store extends: fold
+		// events.json is not one this store extends: fold
 	}
-	if _, err := s.foldLog(p.siloConv, st, p.format, logged); err != nil {
-		s.dropStream(p.siloConv)
-		return fmt.Errorf("append to conversation %s: %w", id, err)
+	if _, err := s.foldLog(p.siloConv, st, p.format, a.logged); err != nil {
+		return s.appendFailed(p, id, err)
 	}
 	s.putStream(p.siloConv, st)
 	if st.local || loc.Root == "" {

@@ -22,6 +22,26 @@ func testTrash(t *testing.T, e *env) {
 	if _, err := e.Drafts.WriteDraft(e.ctx, e.loc, gone, "draft", ""); err != nil {
 		t.Fatal(err)
 	}
+	trashAndCheck(t, e, keep, gone)
+	restoreAndCheck(t, e, keep, gone, len(want))
+	// Appending still works after a restore.
+	e.appendEvents(t, e.loc, gone, e.ev.Turn(e.root, "y", 0)...)
+	trashInAnotherCheckout(t, e, gone)
+
+	// Entries kept longer than TrashKeep are deleted.
+	e.Clock.Advance(ports.TrashKeep)
+	if l, err := e.Conversations.Trashed(e.ctx, e.loc); err != nil || len(l) != 0 {
+		t.Fatalf("Trashed after TrashKeep = %+v, %v; want empty", l, err)
+	}
+	var nf *ports.NotFoundError
+	if err := e.Conversations.Restore(e.ctx, e.loc, gone); !errors.As(err, &nf) {
+		t.Fatalf("Restore after TrashKeep = %v, want *ports.NotFoundError", err)
+	}
+}
+
+// trashAndCheck trashes gone: it is gone from Get and List, and Trashed
+// lists it with the time it was removed.
+func trashAndCheck(t *testing.T, e *env, keep, gone conversation.ID) {
 	if l, err := e.Conversations.Trashed(e.ctx, e.loc); err != nil || len(l) != 0 {
 		t.Fatalf("Trashed before any Trash = %+v, %v; want empty", l, err)
 	}
@@ -39,14 +59,20 @@ func testTrash(t *testing.T, e *env) {
 	if err != nil || len(l) != 1 || l[0].ID != gone || l[0].Title != "gone" || !l[0].RemovedAt.Equal(e.Clock.Now()) {
 		t.Fatalf("Trashed = %+v, %v; want %s (gone) removed at %v", l, err, gone, e.Clock.Now())
 	}
+}
+
+// restoreAndCheck restores gone (and refuses keep, not in the trash): its
+// nEvents events, draft and summary are back, the trash is empty.
+func restoreAndCheck(t *testing.T, e *env, keep, gone conversation.ID, nEvents int) {
+	var nf *ports.NotFoundError
 	if err := e.Conversations.Restore(e.ctx, e.loc, keep); !errors.As(err, &nf) {
 		t.Fatalf("Restore of a conversation not in the trash = %v, want *ports.NotFoundError", err)
 	}
 	if err := e.Conversations.Restore(e.ctx, e.loc, gone); err != nil {
 		t.Fatalf("Restore: %v", err)
 	}
-	if got := e.events(t, e.loc, gone); len(got) != len(want) {
-		t.Fatalf("events after Restore: %d, want %d", len(got), len(want))
+	if got := e.events(t, e.loc, gone); len(got) != nEvents {
+		t.Fatalf("events after Restore: %d, want %d", len(got), nEvents)
 	}
 	if d, err := e.Drafts.ReadDraft(e.ctx, e.loc, gone); err != nil || d.Text != "draft" {
 		t.Fatalf("draft after Restore = %+v, %v", d, err)
@@ -57,9 +83,12 @@ func testTrash(t *testing.T, e *env) {
 	if l, _ := e.Conversations.Trashed(e.ctx, e.loc); len(l) != 0 {
 		t.Fatalf("Trashed after Restore = %+v, want empty", l)
 	}
-	// Appending still works after a restore.
-	e.appendEvents(t, e.loc, gone, e.ev.Turn(e.root, "y", 0)...)
+}
 
+// trashInAnotherCheckout: in another checkout, a restore over a
+// conversation that exists again is refused, and a projection-only
+// conversation is trashed and restored.
+func trashInAnotherCheckout(t *testing.T, e *env, gone conversation.ID) {
 	// A conversation that exists again is not overwritten.
 	if err := e.Conversations.Trash(e.ctx, e.loc, gone); err != nil {
 		t.Fatal(err)
@@ -81,7 +110,7 @@ func testTrash(t *testing.T, e *env) {
 	if _, ok := find(e.list(t, locB), theirs); ok {
 		t.Fatal("projection-only conversation still listed after Trash")
 	}
-	l, err = e.Conversations.Trashed(e.ctx, locB)
+	l, err := e.Conversations.Trashed(e.ctx, locB)
 	if err != nil || len(l) != 2 || l[0].ID != theirs || l[1].ID != gone {
 		t.Fatalf("Trashed = %+v, %v; want %s then %s (most recent first)", l, err, theirs, gone)
 	}
@@ -90,13 +119,5 @@ func testTrash(t *testing.T, e *env) {
 	}
 	if s := e.get(t, locB, theirs); s.Metadata.Title != "theirs" {
 		t.Fatalf("restored projection-only conversation = %+v", s)
-	}
-	// Entries kept longer than TrashKeep are deleted.
-	e.Clock.Advance(ports.TrashKeep)
-	if l, err := e.Conversations.Trashed(e.ctx, e.loc); err != nil || len(l) != 0 {
-		t.Fatalf("Trashed after TrashKeep = %+v, %v; want empty", l, err)
-	}
-	if err := e.Conversations.Restore(e.ctx, e.loc, gone); !errors.As(err, &nf) {
-		t.Fatalf("Restore after TrashKeep = %v, want *ports.NotFoundError", err)
 	}
 }

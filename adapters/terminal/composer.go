@@ -105,17 +105,7 @@ func (m *composerModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		switch k {
 		case "ctrl+c":
-			if m.armed {
-				m.left = true
-				return m, tea.Quit
-			}
-			if v := m.ta.Value(); strings.TrimSpace(v) != "" {
-				m.cleared = v
-			}
-			cmd := m.setText("")
-			m.armed, m.matches = true, nil
-			m.note = "Ctrl-C again leaves (the text is kept as the draft); Ctrl-D ends the session."
-			return m, cmd
+			return m, m.interrupt()
 		case "ctrl+d":
 			m.ended = true
 			return m, tea.Quit
@@ -133,29 +123,9 @@ func (m *composerModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case "esc":
 			m.matches = nil
 			return m, nil
-		case "up":
-			if len(m.matches) > 0 {
-				m.sel = (m.sel + len(m.matches) - 1) % len(m.matches)
-				return m, nil
-			}
-			if m.ta.Line() == 0 && m.histPos > 0 {
-				if m.histPos == len(m.hist) {
-					m.stash = m.ta.Value()
-				}
-				m.histPos--
-				return m, m.setText(m.hist[m.histPos])
-			}
-		case "down":
-			if len(m.matches) > 0 {
-				m.sel = (m.sel + 1) % len(m.matches)
-				return m, nil
-			}
-			if m.ta.Line() == m.ta.LineCount()-1 && m.histPos < len(m.hist) {
-				m.histPos++
-				if m.histPos == len(m.hist) {
-					return m, m.setText(m.stash)
-				}
-				return m, m.setText(m.hist[m.histPos])
+		case "up", "down":
+			if cmd, ok := m.move(k == "up"); ok {
+				return m, cmd
 			}
 		}
 		m.note = ""
@@ -167,6 +137,51 @@ func (m *composerModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(cmd, m.changed())
 	}
 	return m, cmd
+}
+
+// interrupt is Ctrl-C: the first press clears the text (kept to bring
+// back) and arms; the second leaves.
+func (m *composerModel) interrupt() tea.Cmd {
+	if m.armed {
+		m.left = true
+		return tea.Quit
+	}
+	if v := m.ta.Value(); strings.TrimSpace(v) != "" {
+		m.cleared = v
+	}
+	cmd := m.setText("")
+	m.armed, m.matches = true, nil
+	m.note = "Ctrl-C again leaves (the text is kept as the draft); Ctrl-D ends the session."
+	return cmd
+}
+
+// move is Up or Down: it moves the completion selection, or, on the
+// first or last line, through the message history. ok is false when the
+// key is the text area's (a move between lines).
+func (m *composerModel) move(up bool) (cmd tea.Cmd, ok bool) {
+	if n := len(m.matches); n > 0 {
+		if up {
+			m.sel = (m.sel + n - 1) % n
+		} else {
+			m.sel = (m.sel + 1) % n
+		}
+		return nil, true
+	}
+	if up && m.ta.Line() == 0 && m.histPos > 0 {
+		if m.histPos == len(m.hist) {
+			m.stash = m.ta.Value()
+		}
+		m.histPos--
+		return m.setText(m.hist[m.histPos]), true
+	}
+	if !up && m.ta.Line() == m.ta.LineCount()-1 && m.histPos < len(m.hist) {
+		m.histPos++
+		if m.histPos == len(m.hist) {
+			return m.setText(m.stash), true
+		}
+		return m.setText(m.hist[m.histPos]), true
+	}
+	return nil, false
 }
 
 // setText replaces the text, the cursor at its end.

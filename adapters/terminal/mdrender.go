@@ -551,6 +551,31 @@ func (r *mdWalk) table(n *east.Table, width int) []string {
 		// row; GitHub's rules make that a paragraph, not a table.
 		return lineStrings(t.wrap([]span{{text: strings.Join(r.tableSource(n), "\n")}}, width))
 	}
+	rows := r.tableCells(n, ncol)
+	colw, ok := r.columnWidths(rows, ncol, width)
+	if !ok {
+		if src := r.tableSource(n); src != nil {
+			return src
+		}
+	}
+	sep := t.styled(stDim, " │ ")
+	var out []string
+	for ri, row := range rows {
+		out = append(out, r.tableRow(row, n.Alignments, colw, sep)...)
+		if ri == 0 {
+			parts := make([]string, ncol)
+			for c := range parts {
+				parts[c] = strings.Repeat("─", colw[c])
+			}
+			out = append(out, t.styled(stDim, strings.Join(parts, "─┼─")))
+		}
+	}
+	return out
+}
+
+// tableCells renders each cell's inlines (the header's in bold), at most
+// ncol a row.
+func (r *mdWalk) tableCells(n *east.Table, ncol int) [][][]span {
 	var rows [][][]span
 	for row := n.FirstChild(); row != nil; row = row.NextSibling() {
 		base := style(0)
@@ -565,87 +590,92 @@ func (r *mdWalk) table(n *east.Table, width int) []string {
 		}
 		rows = append(rows, cells)
 	}
+	return rows
+}
+
+// columnWidths gives each column its natural width, or, when the table is
+// wider than width, shares the room out narrowest column first. ok is
+// false when there is too little room for a table (under 4 cells a
+// column); the widths are then still usable.
+func (r *mdWalk) columnWidths(rows [][][]span, ncol, width int) (colw []int, ok bool) {
 	nat := make([]int, ncol)
 	for _, row := range rows {
 		for c, cell := range row {
-			for _, l := range t.wrap(cell, 1<<30) {
+			for _, l := range r.t.wrap(cell, 1<<30) {
 				nat[c] = max(nat[c], l.w)
 			}
 		}
 	}
-	colw := slices.Clone(nat)
+	colw = slices.Clone(nat)
 	avail := width - 3*(ncol-1)
 	total := 0
 	for _, w := range nat {
 		total += w
 	}
-	if total > avail {
-		if avail < 4*ncol {
-			if src := r.tableSource(n); src != nil {
-				return src
-			}
-		}
-		order := make([]int, ncol)
-		for c := range order {
-			order[c] = c
-		}
-		slices.SortStableFunc(order, func(a, b int) int { return nat[a] - nat[b] })
-		rem := avail
-		for k, c := range order {
-			colw[c] = max(min(nat[c], rem/(ncol-k)), 1)
-			rem -= colw[c]
-		}
+	if total <= avail {
+		return colw, true
 	}
-	sep := t.styled(stDim, " │ ")
+	order := make([]int, ncol)
+	for c := range order {
+		order[c] = c
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return nat[a] - nat[b] })
+	rem := avail
+	for k, c := range order {
+		colw[c] = max(min(nat[c], rem/(ncol-k)), 1)
+		rem -= colw[c]
+	}
+	return colw, avail >= 4*ncol
+}
+
+// tableRow lays out one row: each cell wrapped to its column's width,
+// aligned, the cells joined by sep; as many lines as its tallest cell.
+func (r *mdWalk) tableRow(row [][]span, align []east.Alignment, colw []int, sep string) []string {
+	ncol := len(colw)
+	cells := make([][]wline, ncol)
+	h := 1
+	for c, cell := range row {
+		cells[c] = r.t.wrap(cell, max(colw[c], 1))
+		h = max(h, len(cells[c]))
+	}
 	var out []string
 	var b strings.Builder
-	for ri, row := range rows {
-		cells := make([][]wline, ncol)
-		h := 1
-		for c, cell := range row {
-			cells[c] = t.wrap(cell, max(colw[c], 1))
-			h = max(h, len(cells[c]))
-		}
-		for l := 0; l < h; l++ {
-			b.Reset()
-			for c := range ncol {
-				if c > 0 {
-					b.WriteString(sep)
-				}
-				var cl wline
-				if l < len(cells[c]) {
-					cl = cells[c][l]
-				}
-				pad := max(colw[c]-cl.w, 0)
-				last := c == ncol-1
-				switch n.Alignments[c] {
-				case east.AlignRight:
-					b.WriteString(spaces(pad))
-					b.WriteString(cl.s)
-				case east.AlignCenter:
-					b.WriteString(spaces(pad / 2))
-					b.WriteString(cl.s)
-					if !last {
-						b.WriteString(spaces(pad - pad/2))
-					}
-				default:
-					b.WriteString(cl.s)
-					if !last {
-						b.WriteString(spaces(pad))
-					}
-				}
+	for l := 0; l < h; l++ {
+		b.Reset()
+		for c := range ncol {
+			if c > 0 {
+				b.WriteString(sep)
 			}
-			out = append(out, b.String())
-		}
-		if ri == 0 {
-			parts := make([]string, ncol)
-			for c := range parts {
-				parts[c] = strings.Repeat("─", colw[c])
+			var cl wline
+			if l < len(cells[c]) {
+				cl = cells[c][l]
 			}
-			out = append(out, t.styled(stDim, strings.Join(parts, "─┼─")))
+			alignCell(&b, cl.s, max(colw[c]-cl.w, 0), align[c], c == ncol-1)
 		}
+		out = append(out, b.String())
 	}
 	return out
+}
+
+// alignCell writes s padded by pad spaces as align says; the last column
+// has no trailing spaces.
+func alignCell(b *strings.Builder, s string, pad int, align east.Alignment, last bool) {
+	switch align {
+	case east.AlignRight:
+		b.WriteString(spaces(pad))
+		b.WriteString(s)
+	case east.AlignCenter:
+		b.WriteString(spaces(pad / 2))
+		b.WriteString(s)
+		if !last {
+			b.WriteString(spaces(pad - pad/2))
+		}
+	default:
+		b.WriteString(s)
+		if !last {
+			b.WriteString(spaces(pad))
+		}
+	}
 }
 
 // tableSource returns the source lines of a table: from its header to

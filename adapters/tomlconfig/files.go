@@ -351,6 +351,25 @@ func isFile(p string) bool {
 //     dropped: commands never run through a shell).
 func normalizeRust(tree map[string]any, source string) []config.UnsupportedKey {
 	var dropped []config.UnsupportedKey
+	dropped = append(dropped, normalizeRustTools(tree, source)...)
+	normalizeRustInstructions(tree)
+	dropped = append(dropped, normalizeRustAttachments(tree, source)...)
+	if servers, ok := lookupTable(tree, "mcp", "servers"); ok {
+		if star, ok := servers["*"]; ok {
+			delete(servers, "*")
+			dropped = append(dropped, config.UnsupportedKey{Key: config.JoinPath("mcp", "servers", "*"), Source: source, Value: star})
+		}
+	}
+	dropped = append(dropped, normalizeRustReasoning(tree, source)...)
+	dropped = append(dropped, aliasRustProviders(tree, source)...)
+	normalizeRustModelIDs(tree)
+	return dropped
+}
+
+// normalizeRustTools: conversation.tools."*" becomes defaults, a tool's
+// enable and command take this jp's forms, result = "skip" is dropped.
+func normalizeRustTools(tree map[string]any, source string) []config.UnsupportedKey {
+	var dropped []config.UnsupportedKey
 	if tools, ok := lookupTable(tree, "conversation", "tools"); ok {
 		if star, ok := tools["*"].(map[string]any); ok {
 			delete(tools, "*")
@@ -381,30 +400,46 @@ func normalizeRust(tree map[string]any, source string) []config.UnsupportedKey {
 			if name == "defaults" {
 				continue
 			}
-			switch cmd := tt["command"].(type) {
-			case string:
-				tt["command"] = stringsToAny(strings.Fields(cmd))
-			case map[string]any:
-				prog, okp := cmd["program"].(string)
-				args, oka := cmd["args"].([]any)
-				if _, has := cmd["args"]; !has {
-					oka = true
-				}
-				extra := false
-				for k := range cmd {
-					extra = extra || (k != "program" && k != "args" && k != "shell")
-				}
-				if !okp || !oka || extra {
-					continue // left for validation to report
-				}
-				if sh, ok := cmd["shell"]; ok {
-					dropped = append(dropped, config.UnsupportedKey{
-						Key: config.JoinPath("conversation", "tools", name, "command", "shell"), Source: source, Value: sh})
-				}
-				tt["command"] = append([]any{prog}, args...)
-			}
+			dropped = append(dropped, normalizeRustCommand(tt, source, name)...)
 		}
 	}
+	return dropped
+}
+
+// normalizeRustCommand turns tool name's command into an array: a string
+// split at white space, a { program, args, shell } table as
+// [program, args...] (shell dropped); anything else is left for
+// validation to report.
+func normalizeRustCommand(tt map[string]any, source, name string) []config.UnsupportedKey {
+	var dropped []config.UnsupportedKey
+	switch cmd := tt["command"].(type) {
+	case string:
+		tt["command"] = stringsToAny(strings.Fields(cmd))
+	case map[string]any:
+		prog, okp := cmd["program"].(string)
+		args, oka := cmd["args"].([]any)
+		if _, has := cmd["args"]; !has {
+			oka = true
+		}
+		extra := false
+		for k := range cmd {
+			extra = extra || (k != "program" && k != "args" && k != "shell")
+		}
+		if !okp || !oka || extra {
+			return nil // left for validation to report
+		}
+		if sh, ok := cmd["shell"]; ok {
+			dropped = append(dropped, config.UnsupportedKey{
+				Key: config.JoinPath("conversation", "tools", name, "command", "shell"), Source: source, Value: sh})
+		}
+		tt["command"] = append([]any{prog}, args...)
+	}
+	return dropped
+}
+
+// normalizeRustInstructions renders the Rust contrast examples
+// ({ good, bad, reason }) of assistant.instructions as text.
+func normalizeRustInstructions(tree map[string]any) {
 	if ins, ok := lookupArray(tree, "assistant", "instructions"); ok {
 		for _, in := range ins {
 			if it, ok := in.(map[string]any); ok {
@@ -418,6 +453,14 @@ func normalizeRust(tree map[string]any, source string) []config.UnsupportedKey {
 			}
 		}
 	}
+}
+
+// normalizeRustAttachments: conversation.attachments as a merge table
+// keeps its table (another table is dropped); an entry as a
+// { type, path, params } table for a plain file is its path, others are
+// dropped.
+func normalizeRustAttachments(tree map[string]any, source string) []config.UnsupportedKey {
+	var dropped []config.UnsupportedKey
 	if conv, ok := lookupTable(tree, "conversation"); ok {
 		// conversation.attachments as a merge table { value, strategy,
 		// ... } keeps its table; any other table is dropped.
@@ -453,12 +496,13 @@ func normalizeRust(tree map[string]any, source string) []config.UnsupportedKey {
 			list[in] = kept
 		}
 	}
-	if servers, ok := lookupTable(tree, "mcp", "servers"); ok {
-		if star, ok := servers["*"]; ok {
-			delete(servers, "*")
-			dropped = append(dropped, config.UnsupportedKey{Key: config.JoinPath("mcp", "servers", "*"), Source: source, Value: star})
-		}
-	}
+	return dropped
+}
+
+// normalizeRustReasoning: the Rust jp's reasoning table { effort, exclude }
+// becomes its effort (medium when left out, as there); exclude is dropped.
+func normalizeRustReasoning(tree map[string]any, source string) []config.UnsupportedKey {
+	var dropped []config.UnsupportedKey
 	if params, ok := lookupTable(tree, "assistant", "model", "parameters"); ok {
 		// The Rust jp's reasoning table { effort, exclude }: effort is the
 		// level (medium when left out, as there); exclude is not acted on.
@@ -483,7 +527,12 @@ func normalizeRust(tree map[string]any, source string) []config.UnsupportedKey {
 			}
 		}
 	}
-	dropped = append(dropped, aliasRustProviders(tree, source)...)
+	return dropped
+}
+
+// normalizeRustModelIDs turns the { provider, name } model IDs of
+// assistant.model.id and providers.llm.aliases into "provider/name".
+func normalizeRustModelIDs(tree map[string]any) {
 	if model, ok := lookupTable(tree, "assistant", "model"); ok {
 		if id, ok := model["id"].(map[string]any); ok {
 			if s, ok := modelIDString(id); ok {
@@ -500,7 +549,6 @@ func normalizeRust(tree map[string]any, source string) []config.UnsupportedKey {
 			}
 		}
 	}
-	return dropped
 }
 
 // modelIDString turns the Rust { provider, name } model ID into

@@ -141,24 +141,8 @@ func (l *Loader) load(ctx context.Context, src ports.ConfigSource, trustAll bool
 	ld := &loading{root: root, src: src, merged: config.Clone(defaults), mg: newMerger(root), sources: []string{defaultsSource},
 		trustAll: trustAll, parsed: parsed}
 
-	userFile := ""
-	if src.UserConfigDir != "" {
-		userFile = filepath.Join(src.UserConfigDir, "config.toml")
-	}
-	paths := filePaths(src)
-	userWS := ""
-	if l.opts.UserWorkspace != nil && src.WorkspaceRoot != "" {
-		if userWS = l.opts.UserWorkspace(src.WorkspaceRoot); userWS != "" {
-			paths = append(paths, userWS)
-		}
-	}
-	for _, path := range paths {
-		if err := ctx.Err(); err != nil {
-			return loaded{}, err
-		}
-		if err := ld.file(path, false, nil, path != userFile && path != userWS); err != nil {
-			return loaded{}, err
-		}
+	if err := l.files(ctx, ld); err != nil {
+		return loaded{}, err
 	}
 	envLayers, err := envLayers(src.Env, root)
 	if err != nil {
@@ -177,31 +161,9 @@ func (l *Loader) load(ctx context.Context, src ports.ConfigSource, trustAll bool
 	below := config.Clone(ld.merged)
 	cli := map[string]any{}
 	ld.cli = cli
-	for _, f := range src.Overrides {
-		if err := ctx.Err(); err != nil {
-			return loaded{}, err
-		}
-		if !strings.Contains(f, "=") {
-			// --cfg FILE or --cfg NAME: a whole file as one layer; one in
-			// the checkout (a persona it ships) is the checkout's.
-			path, err := ld.findCfgFile(f)
-			if err != nil {
-				return loaded{}, err
-			}
-			if err := ld.file(path, true, nil, inCheckout(path, src)); err != nil {
-				return loaded{}, err
-			}
-			continue
-		}
-		ly, err := flagLayer(f, root)
-		if err != nil {
-			return loaded{}, err
-		}
-		if err := ld.apply(ly.tree, ly.source, false); err != nil {
-			return loaded{}, err
-		}
+	if err := ld.overrides(ctx); err != nil {
+		return loaded{}, err
 	}
-
 	if strings.TrimSpace(src.EditorConfig) != "" {
 		const source = "the configuration in the editor"
 		tree, err := parseTOML(source, []byte(src.EditorConfig))
@@ -233,6 +195,64 @@ func (l *Loader) load(ctx context.Context, src ports.ConfigSource, trustAll bool
 		},
 		held: ld.held,
 	}, nil
+}
+
+// files applies the configuration files: the user's, the workspace's
+// and the launch directory's, then the user's own file for this
+// workspace. Every file but the user's is the checkout's own.
+func (l *Loader) files(ctx context.Context, ld *loading) error {
+	userFile := ""
+	if ld.src.UserConfigDir != "" {
+		userFile = filepath.Join(ld.src.UserConfigDir, "config.toml")
+	}
+	paths := filePaths(ld.src)
+	userWS := ""
+	if l.opts.UserWorkspace != nil && ld.src.WorkspaceRoot != "" {
+		if userWS = l.opts.UserWorkspace(ld.src.WorkspaceRoot); userWS != "" {
+			paths = append(paths, userWS)
+		}
+	}
+	for _, path := range paths {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := ld.file(path, false, nil, path != userFile && path != userWS); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// overrides applies the command line's --cfg layers in order: KEY=VALUE
+// assignments and whole files (--cfg FILE or NAME; one in the checkout, a
+// persona it ships, is the checkout's).
+func (ld *loading) overrides(ctx context.Context) error {
+	for _, f := range ld.src.Overrides {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if !strings.Contains(f, "=") {
+			// --cfg FILE or --cfg NAME: a whole file as one layer; one in
+			// the checkout (a persona it ships) is the checkout's.
+			path, err := ld.findCfgFile(f)
+			if err != nil {
+				return err
+			}
+			if err := ld.file(path, true, nil, inCheckout(path, ld.src)); err != nil {
+				return err
+			}
+			continue
+		}
+		ly, err := flagLayer(f, ld.root)
+		if err != nil {
+			return err
+		}
+		if err := ld.apply(ly.tree, ly.source, false); err != nil {
+			return err
+		}
+	}
+
+	return nil
 }
 
 // project returns the values of merged at the keys of shape: a key whose

@@ -101,38 +101,14 @@ func buildNode(t reflect.Type, doc string, min int64) *node {
 	case reflect.Struct:
 		n.kind = kindTable
 		for i := range t.NumField() {
-			sf := t.Field(i)
-			name, ok := sf.Tag.Lookup("toml")
-			if !ok || !sf.IsExported() {
-				continue
-			}
-			var fmin int64
-			if s, ok := sf.Tag.Lookup("min"); ok {
-				v, err := strconv.ParseInt(s, 10, 64)
-				if err != nil {
-					panic(fmt.Sprintf("tomlconfig: bad min tag on %s.%s", t, sf.Name))
-				}
-				fmin = v
-			}
-			f := &field{name: name, index: i, node: buildNode(sf.Type, sf.Tag.Get("doc"), fmin)}
-			switch sf.Tag.Get("merge") {
-			case "":
-			case "strategy":
-				f.node.merge = mergeStrategy
-			case "append":
-				f.node.merge = mergeAppend
-			default:
-				panic(fmt.Sprintf("tomlconfig: bad merge tag on %s.%s", t, sf.Name))
-			}
-			f.node.dedup = sf.Tag.Get("dedup") == "true"
-			if name == "*" {
-				if f.node.kind != kindMap {
-					panic(fmt.Sprintf("tomlconfig: toml:\"*\" on non-map field %s.%s", t, sf.Name))
-				}
+			f := buildField(t, i)
+			switch {
+			case f == nil:
+			case f.name == "*":
 				n.rest = f
-				continue
+			default:
+				n.fields = append(n.fields, f)
 			}
-			n.fields = append(n.fields, f)
 		}
 	case reflect.Map:
 		if t.Key().Kind() != reflect.String {
@@ -164,6 +140,39 @@ func buildNode(t reflect.Type, doc string, min int64) *node {
 		panic(fmt.Sprintf("tomlconfig: unsupported type %s", t))
 	}
 	return n
+}
+
+// buildField derives the schema of t's field i from its tags (toml, doc,
+// min, merge, dedup); nil for a field without a toml tag or unexported.
+func buildField(t reflect.Type, i int) *field {
+	sf := t.Field(i)
+	name, ok := sf.Tag.Lookup("toml")
+	if !ok || !sf.IsExported() {
+		return nil
+	}
+	var fmin int64
+	if s, ok := sf.Tag.Lookup("min"); ok {
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			panic(fmt.Sprintf("tomlconfig: bad min tag on %s.%s", t, sf.Name))
+		}
+		fmin = v
+	}
+	f := &field{name: name, index: i, node: buildNode(sf.Type, sf.Tag.Get("doc"), fmin)}
+	switch sf.Tag.Get("merge") {
+	case "":
+	case "strategy":
+		f.node.merge = mergeStrategy
+	case "append":
+		f.node.merge = mergeAppend
+	default:
+		panic(fmt.Sprintf("tomlconfig: bad merge tag on %s.%s", t, sf.Name))
+	}
+	f.node.dedup = sf.Tag.Get("dedup") == "true"
+	if name == "*" && f.node.kind != kindMap {
+		panic(fmt.Sprintf("tomlconfig: toml:\"*\" on non-map field %s.%s", t, sf.Name))
+	}
+	return f
 }
 
 // child returns the node of key in a table or map node, or nil when the

@@ -30,10 +30,6 @@ type validator struct {
 }
 
 func (vd *validator) value(v any, n *node, path []string) error {
-	source := vd.source
-	invalid := func(reason string) error {
-		return &config.KeyError{Key: config.JoinPath(path...), Source: source, Reason: reason, Err: config.ErrInvalidValue}
-	}
 	if n.merge == mergeStrategy {
 		if m, ok := v.(map[string]any); ok {
 			return vd.mergeTable(m, n, path)
@@ -43,86 +39,123 @@ func (vd *validator) value(v any, n *node, path []string) error {
 	case kindTable, kindMap:
 		m, ok := v.(map[string]any)
 		if !ok {
-			return invalid("expected a table, got " + describe(v))
+			return vd.invalid(path, "expected a table, got "+describe(v))
 		}
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			sub := append(slices.Clip(path), k)
-			child := n.child(k)
-			if child == nil || (n.rest != nil && n.field(k) == nil && config.Tolerated(sub)) {
-				if config.TolerableTable(sub, m[k]) {
-					vd.unsupported = append(vd.unsupported, config.UnsupportedKey{Key: config.JoinPath(sub...), Source: source, Value: m[k]})
-					delete(m, k)
-					continue
-				}
-				return unknownKey(n, sub, source)
-			}
-			if err := vd.value(m[k], child, sub); err != nil {
-				return err
-			}
+		return vd.table(m, n, path)
+	case kindList:
+		items, ok := v.([]any)
+		if !ok {
+			return vd.invalid(path, "expected an array, got "+describe(v))
 		}
+		return vd.list(items, n, path)
+	}
+	if reason := leafProblem(v, n); reason != "" {
+		return vd.invalid(path, reason)
+	}
+	return nil
+}
+
+// invalid is the error for a value at path that is not what its key takes.
+func (vd *validator) invalid(path []string, reason string) error {
+	return &config.KeyError{Key: config.JoinPath(path...), Source: vd.source, Reason: reason, Err: config.ErrInvalidValue}
+}
+
+// table checks each key of a table or map in order: an unknown key is an
+// error, unless it is a tolerated table, which is set aside as
+// unsupported.
+func (vd *validator) table(m map[string]any, n *node, path []string) error {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		sub := append(slices.Clip(path), k)
+		child := n.child(k)
+		if child == nil || (n.rest != nil && n.field(k) == nil && config.Tolerated(sub)) {
+			if config.TolerableTable(sub, m[k]) {
+				vd.unsupported = append(vd.unsupported, config.UnsupportedKey{Key: config.JoinPath(sub...), Source: vd.source, Value: m[k]})
+				delete(m, k)
+				continue
+			}
+			return unknownKey(n, sub, vd.source)
+		}
+		if err := vd.value(m[k], child, sub); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// list checks an array of tables (or of strings, where the element type
+// takes a string).
+func (vd *validator) list(items []any, n *node, path []string) error {
+	_, strOK := reflect.New(n.elem.typ).Interface().(config.StringSetter)
+	for i, it := range items {
+		if _, isStr := it.(string); isStr && strOK {
+			continue
+		}
+		if _, isTable := it.(map[string]any); !isTable {
+			want := "a table"
+			if strOK {
+				want = "a string or a table"
+			}
+			return vd.invalid(path, fmt.Sprintf("expected %s at index %d, got %s", want, i, describe(it)))
+		}
+		if err := vd.value(it, n.elem, append(slices.Clip(path), strconv.Itoa(i))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// leafProblem says what is wrong with v for a key that is not a table or
+// a list ("" when nothing is).
+func leafProblem(v any, n *node) string {
+	switch n.kind {
 	case kindAny:
 		if _, ok := v.(map[string]any); !ok {
-			return invalid("expected a table, got " + describe(v))
+			return "expected a table, got " + describe(v)
 		}
 	case kindString:
 		if _, ok := v.(string); !ok {
-			return invalid("expected a string, got " + describe(v))
+			return "expected a string, got " + describe(v)
 		}
 	case kindBool:
 		if _, ok := v.(bool); !ok {
-			return invalid("expected true or false, got " + describe(v))
+			return "expected true or false, got " + describe(v)
 		}
 	case kindInt:
 		i, ok := v.(int64)
 		if !ok {
-			return invalid("expected an integer, got " + describe(v))
+			return "expected an integer, got " + describe(v)
 		}
 		if i < n.min {
-			return invalid(fmt.Sprintf("expected an integer of at least %d, got %d", n.min, i))
+			return fmt.Sprintf("expected an integer of at least %d, got %d", n.min, i)
 		}
 	case kindStrings:
-		items, ok := v.([]any)
-		if !ok {
-			return invalid("expected an array of strings, got " + describe(v))
-		}
-		for i, it := range items {
-			if _, ok := it.(string); !ok {
-				return invalid(fmt.Sprintf("expected an array of strings, got %s at index %d", describe(it), i))
-			}
-		}
+		return stringsProblem(v)
 	case kindEnum:
 		probe := reflect.New(n.typ).Interface().(config.EnumSetter)
 		if err := probe.SetConfigValue(v); err != nil {
-			return invalid(fmt.Sprintf("expected one of %s, got %s", config.ExpectedValues(n.enum), describe(v)))
+			return fmt.Sprintf("expected one of %s, got %s", config.ExpectedValues(n.enum), describe(v))
 		}
 	case kindScalar:
 		probe := reflect.New(n.typ).Interface().(config.EnumSetter)
 		if err := probe.SetConfigValue(v); err != nil {
-			return invalid(err.Error())
-		}
-	case kindList:
-		items, ok := v.([]any)
-		if !ok {
-			return invalid("expected an array, got " + describe(v))
-		}
-		_, strOK := reflect.New(n.elem.typ).Interface().(config.StringSetter)
-		for i, it := range items {
-			if _, isStr := it.(string); isStr && strOK {
-				continue
-			}
-			if _, isTable := it.(map[string]any); !isTable {
-				want := "a table"
-				if strOK {
-					want = "a string or a table"
-				}
-				return invalid(fmt.Sprintf("expected %s at index %d, got %s", want, i, describe(it)))
-			}
-			if err := vd.value(it, n.elem, append(slices.Clip(path), strconv.Itoa(i))); err != nil {
-				return err
-			}
+			return err.Error()
 		}
 	}
-	return nil
+	return ""
+}
+
+// stringsProblem says what is wrong with v for an array of strings.
+func stringsProblem(v any) string {
+	items, ok := v.([]any)
+	if !ok {
+		return "expected an array of strings, got " + describe(v)
+	}
+	for i, it := range items {
+		if _, ok := it.(string); !ok {
+			return fmt.Sprintf("expected an array of strings, got %s at index %d", describe(it), i)
+		}
+	}
+	return ""
 }
 
 // mergeTable checks a { value, strategy, ... } table given for a key with

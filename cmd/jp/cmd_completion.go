@@ -6,14 +6,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/alecthomas/kong"
 	"github.com/posener/complete"
 	"github.com/willabides/kongplete"
 
-	"github.com/jpcli/jp/adapters/providers"
 	"github.com/jpcli/jp/app"
 )
 
@@ -179,18 +177,5 @@ func (c *completionRuntime) models(complete.Args) []string {
 	if err != nil {
 		return out
 	}
-	res, err := a.Config.Load(rt.Ctx, rt.configInput())
-	if err != nil {
-		return out
-	}
-	cfg := res.Config
-	if id := cfg.Assistant.Model.ID; id != "" {
-		out = append(out, id)
-	}
-	out = append(out, cfg.ModelAliases()...)
-	for _, p := range providers.New().Listable(cfg) {
-		out = append(out, p+"/")
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	return a.Models.Completions(rt.Ctx, rt.configInput())
 }

@@ -74,13 +74,9 @@ func (c *ConversationLsCmd) Run(rt *Runtime) error {
 	if err := app.CheckSort(c.Sort); err != nil {
 		return err
 	}
-	var sels []conversation.LabelSelector
-	for _, l := range c.Label {
-		sel, err := conversation.ParseLabelSelector(l)
-		if err != nil {
-			return &app.UsageError{Msg: err.Error()}
-		}
-		sels = append(sels, sel)
+	sels, err := labelSelectors(c.Label)
+	if err != nil {
+		return err
 	}
 	list, err := a.Conversations.List(rt.Ctx, loc, app.ListOptions{Archived: c.Archived, All: c.All, Labels: sels,
 		Local: c.Local, Sort: c.Sort, Descending: c.Descending})
@@ -105,6 +101,12 @@ func (c *ConversationLsCmd) Run(rt *Runtime) error {
 	if c.JSON() {
 		return writeJSON(w, eventcodec.Summaries(list))
 	}
+	return c.writeText(rt, w, a, loc, list, active, hidden)
+}
+
+// writeText prints the listing as a table (IDs as their shortest unique
+// prefix unless --full), or says why there is nothing to list.
+func (c *ConversationLsCmd) writeText(rt *Runtime, w io.Writer, a *jpwire.App, loc workspace.Location, list []conversation.Summary, active conversation.ID, hidden int) error {
 	timeFormat := "2006-01-02 15:04"
 	if c.Full {
 		timeFormat = "2006-01-02 15:04:05"
@@ -125,6 +127,7 @@ func (c *ConversationLsCmd) Run(rt *Runtime) error {
 	// resolver takes it (--format json and --full keep whole IDs).
 	var short map[conversation.ID]string
 	if !c.Full {
+		var err error
 		if short, err = a.Conversations.ShortIDs(rt.Ctx, loc); err != nil {
 			return err
 		}
@@ -147,6 +150,19 @@ func (c *ConversationLsCmd) Run(rt *Runtime) error {
 		fmt.Fprintf(w, "(%d more not listed: raise --limit)\n", hidden)
 	}
 	return nil
+}
+
+// labelSelectors parses the --label selectors.
+func labelSelectors(labels []string) ([]conversation.LabelSelector, error) {
+	var sels []conversation.LabelSelector
+	for _, l := range labels {
+		sel, err := conversation.ParseLabelSelector(l)
+		if err != nil {
+			return nil, &app.UsageError{Msg: err.Error()}
+		}
+		sels = append(sels, sel)
+	}
+	return sels, nil
 }
 
 func flags(s conversation.Summary) string {

@@ -53,47 +53,69 @@ func (c *ConversationCompactCmd) Run(rt *Runtime) error {
 // spec reads the flags; a policy flag makes one rule of its own (the
 // configured rules apply otherwise), range flags override every rule's.
 func (c *ConversationCompactCmd) spec() (app.CompactSpec, error) {
-	usage := func(format string, a ...any) (app.CompactSpec, error) {
-		return app.CompactSpec{}, &app.UsageError{Msg: fmt.Sprintf(format, a...)}
-	}
 	spec := app.CompactSpec{Model: c.Model, DryRun: c.DryRun, Reset: c.Reset}
 	policy := c.Reasoning || c.ToolCalls.Set || c.Summarize.Set
 	ranged := c.KeepFirst != "" || c.KeepLast != "" || c.From != "" || c.To != "" || c.First != 0 || c.Last != 0 || c.Turn != ""
 	if c.Reset {
 		if policy || ranged || c.Model != "" {
-			return usage("--reset undoes every compaction: give it without policy, range or --model flags")
+			return app.CompactSpec{}, &app.UsageError{Msg: "--reset undoes every compaction: give it without policy, range or --model flags"}
 		}
 		return spec, nil
 	}
+	if err := c.checkSelectors(); err != nil {
+		return app.CompactSpec{}, err
+	}
+	if policy {
+		r, err := c.policyRule()
+		if err != nil {
+			return app.CompactSpec{}, err
+		}
+		spec.Rules = []compact.Rule{r}
+	}
+	if err := c.rangeBounds(&spec); err != nil {
+		return spec, err
+	}
+	return spec, c.keepBounds(&spec)
+}
+
+// checkSelectors refuses flags that select turns twice over.
+func (c *ConversationCompactCmd) checkSelectors() error {
 	selectors := 0
 	for _, on := range []bool{c.First != 0, c.Last != 0, c.Turn != "", c.From != "" || c.To != ""} {
 		if on {
 			selectors++
 		}
 	}
-	if selectors > 1 {
-		return usage("--first, --last, --turn and --from/--to each select turns: give one of them")
+	switch {
+	case selectors > 1:
+		return &app.UsageError{Msg: "--first, --last, --turn and --from/--to each select turns: give one of them"}
+	case c.First < 0 || c.Last < 0:
+		return &app.UsageError{Msg: "--first and --last take a number of turns above 0"}
+	case c.KeepFirst != "" && (c.From != "" || c.Last != 0 || c.Turn != "") || c.KeepLast != "" && (c.To != "" || c.First != 0 || c.Turn != ""):
+		return &app.UsageError{Msg: "--keep-first goes with --first or --to, --keep-last with --last or --from: not with --turn, nor with the bound it sets itself"}
 	}
-	if c.First < 0 || c.Last < 0 {
-		return usage("--first and --last take a number of turns above 0")
-	}
-	if c.KeepFirst != "" && (c.From != "" || c.Last != 0 || c.Turn != "") || c.KeepLast != "" && (c.To != "" || c.First != 0 || c.Turn != "") {
-		return usage("--keep-first goes with --first or --to, --keep-last with --last or --from: not with --turn, nor with the bound it sets itself")
-	}
-	var err error
-	if policy {
-		r := compact.DefaultRule()
-		r.Reasoning, r.Tools = c.Reasoning, nil
-		if c.ToolCalls.Set {
-			if r.Tools, err = compact.ToolsMode(c.ToolCalls.Value); err != nil {
-				return usage("--tool-calls: %v", err)
-			}
+	return nil
+}
+
+// policyRule is the one rule the policy flags make.
+func (c *ConversationCompactCmd) policyRule() (compact.Rule, error) {
+	r := compact.DefaultRule()
+	r.Reasoning, r.Tools = c.Reasoning, nil
+	if c.ToolCalls.Set {
+		var err error
+		if r.Tools, err = compact.ToolsMode(c.ToolCalls.Value); err != nil {
+			return r, &app.UsageError{Msg: fmt.Sprintf("--tool-calls: %v", err)}
 		}
-		if c.Summarize.Set {
-			r.Summary = &compact.Summary{Context: c.Summarize.Value}
-		}
-		spec.Rules = []compact.Rule{r}
 	}
+	if c.Summarize.Set {
+		r.Summary = &compact.Summary{Context: c.Summarize.Value}
+	}
+	return r, nil
+}
+
+// rangeBounds sets the range of turns --from/--to, --first, --last or
+// --turn select.
+func (c *ConversationCompactCmd) rangeBounds(spec *app.CompactSpec) error {
 	bound := func(flag, s string, from bool) (compact.Bound, error) {
 		b, err := compact.ParseRangeBound(s, from)
 		if err != nil {
@@ -101,14 +123,15 @@ func (c *ConversationCompactCmd) spec() (app.CompactSpec, error) {
 		}
 		return b, nil
 	}
+	var err error
 	if c.From != "" {
 		if spec.From, err = bound("--from", c.From, true); err != nil {
-			return spec, err
+			return err
 		}
 	}
 	if c.To != "" {
 		if spec.To, err = bound("--to", c.To, false); err != nil {
-			return spec, err
+			return err
 		}
 	}
 	switch {
@@ -125,57 +148,64 @@ func (c *ConversationCompactCmd) spec() (app.CompactSpec, error) {
 			spec.To = compact.Bound{Kind: compact.BoundFromEnd}
 		}
 	case c.Turn != "":
-		a, b, isRange := strings.Cut(c.Turn, "..")
-		if !isRange {
-			b = a
-		}
-		num := func(s string) (int, error) {
-			n, err := strconv.Atoi(s)
-			if err != nil || n < 1 {
-				return 0, &app.UsageError{Msg: fmt.Sprintf("--turn %s: turn numbers count from 1 (e.g. 3, 2..5, 4.., ..6)", c.Turn)}
-			}
-			return n, nil
-		}
-		spec.From, spec.To = compact.Bound{Kind: compact.BoundAbsolute}, compact.Bound{Kind: compact.BoundFromEnd}
-		if a != "" {
-			n, err := num(a)
-			if err != nil {
-				return spec, err
-			}
-			spec.From = compact.Bound{Kind: compact.BoundAbsolute, N: n - 1}
-		}
-		if b != "" {
-			n, err := num(b)
-			if err != nil {
-				return spec, err
-			}
-			spec.To = compact.Bound{Kind: compact.BoundAbsolute, N: n - 1}
-		}
+		return c.turnBounds(spec)
 	}
-	keep := func(flag, s string) (compact.Bound, error) {
+	return nil
+}
+
+// turnBounds is --turn N, A..B, A.. or ..B (turns counted from 1).
+func (c *ConversationCompactCmd) turnBounds(spec *app.CompactSpec) error {
+	a, b, isRange := strings.Cut(c.Turn, "..")
+	if !isRange {
+		b = a
+	}
+	num := func(s string) (int, error) {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return 0, &app.UsageError{Msg: fmt.Sprintf("--turn %s: turn numbers count from 1 (e.g. 3, 2..5, 4.., ..6)", c.Turn)}
+		}
+		return n, nil
+	}
+	spec.From, spec.To = compact.Bound{Kind: compact.BoundAbsolute}, compact.Bound{Kind: compact.BoundFromEnd}
+	if a != "" {
+		n, err := num(a)
+		if err != nil {
+			return err
+		}
+		spec.From = compact.Bound{Kind: compact.BoundAbsolute, N: n - 1}
+	}
+	if b != "" {
+		n, err := num(b)
+		if err != nil {
+			return err
+		}
+		spec.To = compact.Bound{Kind: compact.BoundAbsolute, N: n - 1}
+	}
+	return nil
+}
+
+// keepBounds sets --keep-first/--keep-last, which replace every rule's
+// own: they bound the range where the flags above leave it open.
+func (c *ConversationCompactCmd) keepBounds(spec *app.CompactSpec) error {
+	keep := func(flag, s string) (*compact.Bound, error) {
 		b, err := compact.ParseKeep(s)
 		if err != nil {
-			return b, &app.UsageError{Msg: flag + ": " + err.Error()}
+			return nil, &app.UsageError{Msg: flag + ": " + err.Error()}
 		}
-		return b, nil
+		return &b, nil
 	}
-	// --keep-first/--keep-last replace every rule's own: they bound the
-	// range where the flags above leave it open.
+	var err error
 	if c.KeepFirst != "" {
-		b, err := keep("--keep-first", c.KeepFirst)
-		if err != nil {
-			return spec, err
+		if spec.KeepFirst, err = keep("--keep-first", c.KeepFirst); err != nil {
+			return err
 		}
-		spec.KeepFirst = &b
 	}
 	if c.KeepLast != "" {
-		b, err := keep("--keep-last", c.KeepLast)
-		if err != nil {
-			return spec, err
+		if spec.KeepLast, err = keep("--keep-last", c.KeepLast); err != nil {
+			return err
 		}
-		spec.KeepLast = &b
 	}
-	return spec, nil
+	return nil
 }
 
 // printCompaction says what was compacted (or would be) and kept, turn

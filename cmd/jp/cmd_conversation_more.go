@@ -286,41 +286,9 @@ func labelVerb(s string) string {
 
 // Run changes or lists the labels.
 func (c *ConversationLabelCmd) Run(rt *Runtime) error {
-	args := c.Args
-	target := c.ID
-	if len(args) > 0 && labelVerb(args[0]) == "" {
-		// This jp's older form: jp c label ID add|rm KEY.
-		if target != "" {
-			return &app.UsageError{Msg: fmt.Sprintf("jp c label: %q is not add, rm or ls (the conversation is already given with --id)", args[0])}
-		}
-		target, args = args[0], args[1:]
-		if len(args) == 0 || labelVerb(args[0]) == "" {
-			return &app.UsageError{Msg: "jp c label takes add KEY[=VALUE]..., rm [KEY...] or ls, e.g. jp c label --id ID add team=core"}
-		}
-	}
-	verb := "ls"
-	if len(args) > 0 {
-		verb, args = labelVerb(args[0]), args[1:]
-	}
-	var ds []conversation.LabelDirective
-	switch {
-	case verb == "ls" && len(args) > 0:
-		return &app.UsageError{Msg: "jp c label ls takes no keys: it lists the conversation's labels"}
-	case verb == "add" && len(args) == 0:
-		return &app.UsageError{Msg: "jp c label add needs at least one KEY[=VALUE]"}
-	case verb == "rm" && len(args) == 0:
-		ds = []conversation.LabelDirective{{Op: conversation.LabelRemoveAll}}
-	}
-	for _, raw := range args {
-		parse := conversation.ParseLabelSet
-		if verb == "rm" {
-			parse = conversation.ParseLabelRemove
-		}
-		d, err := parse(raw)
-		if err != nil {
-			return &app.UsageError{Msg: err.Error()}
-		}
-		ds = append(ds, d)
+	target, verb, ds, err := c.parse()
+	if err != nil {
+		return err
 	}
 	a, loc, id, err := rt.conversation(target)
 	if err != nil {
@@ -354,39 +322,91 @@ func (c *ConversationLabelCmd) Run(rt *Runtime) error {
 		}
 	}
 	if c.Format == "json" {
-		type kv struct {
-			Key   string `json:"key"`
-			Value string `json:"value"`
-		}
-		out := struct {
-			Action       string `json:"action,omitempty"`
-			Conversation struct {
-				ID    string  `json:"id"`
-				Title *string `json:"title"`
-			} `json:"conversation"`
-			Labels []kv `json:"labels"`
-		}{Labels: []kv{}}
-		if verb == "add" {
-			out.Action = "added"
-		} else if verb == "rm" {
-			out.Action = "removed"
-		}
-		out.Conversation.ID = string(id)
-		if s.Metadata.Title != "" {
-			out.Conversation.Title = &s.Metadata.Title
-		}
-		for _, l := range labels {
-			out.Labels = append(out.Labels, kv{l[0], l[1]})
-		}
-		return writeJSON(rt.Streams.Out, out)
+		return writeLabelsJSON(rt, verb, id, s.Metadata.Title, labels)
 	}
+	writeLabelsText(rt, verb, id, s.Metadata.Title, labels)
+	return nil
+}
+
+// parse reads the arguments: the conversation (--id, or this jp's older
+// form jp c label ID add|rm KEY), the verb and its label directives.
+func (c *ConversationLabelCmd) parse() (target, verb string, ds []conversation.LabelDirective, err error) {
+	args := c.Args
+	target = c.ID
+	if len(args) > 0 && labelVerb(args[0]) == "" {
+		// This jp's older form: jp c label ID add|rm KEY.
+		if target != "" {
+			return "", "", nil, &app.UsageError{Msg: fmt.Sprintf("jp c label: %q is not add, rm or ls (the conversation is already given with --id)", args[0])}
+		}
+		target, args = args[0], args[1:]
+		if len(args) == 0 || labelVerb(args[0]) == "" {
+			return "", "", nil, &app.UsageError{Msg: "jp c label takes add KEY[=VALUE]..., rm [KEY...] or ls, e.g. jp c label --id ID add team=core"}
+		}
+	}
+	verb = "ls"
+	if len(args) > 0 {
+		verb, args = labelVerb(args[0]), args[1:]
+	}
+	switch {
+	case verb == "ls" && len(args) > 0:
+		return "", "", nil, &app.UsageError{Msg: "jp c label ls takes no keys: it lists the conversation's labels"}
+	case verb == "add" && len(args) == 0:
+		return "", "", nil, &app.UsageError{Msg: "jp c label add needs at least one KEY[=VALUE]"}
+	case verb == "rm" && len(args) == 0:
+		ds = []conversation.LabelDirective{{Op: conversation.LabelRemoveAll}}
+	}
+	for _, raw := range args {
+		parse := conversation.ParseLabelSet
+		if verb == "rm" {
+			parse = conversation.ParseLabelRemove
+		}
+		d, err := parse(raw)
+		if err != nil {
+			return "", "", nil, &app.UsageError{Msg: err.Error()}
+		}
+		ds = append(ds, d)
+	}
+	return target, verb, ds, nil
+}
+
+// writeLabelsJSON prints the labels changed or listed as JSON.
+func writeLabelsJSON(rt *Runtime, verb string, id conversation.ID, title string, labels [][2]string) error {
+	type kv struct {
+		Key   string `json:"key"`
+		Value string `json:"value"`
+	}
+	out := struct {
+		Action       string `json:"action,omitempty"`
+		Conversation struct {
+			ID    string  `json:"id"`
+			Title *string `json:"title"`
+		} `json:"conversation"`
+		Labels []kv `json:"labels"`
+	}{Labels: []kv{}}
+	if verb == "add" {
+		out.Action = "added"
+	} else if verb == "rm" {
+		out.Action = "removed"
+	}
+	out.Conversation.ID = string(id)
+	if title != "" {
+		out.Conversation.Title = &title
+	}
+	for _, l := range labels {
+		out.Labels = append(out.Labels, kv{l[0], l[1]})
+	}
+	return writeJSON(rt.Streams.Out, out)
+}
+
+// writeLabelsText says which labels were added or removed, or lists them.
+func writeLabelsText(rt *Runtime, verb string, id conversation.ID, title string, labels [][2]string) {
 	names := make([]string, len(labels))
 	for i, l := range labels {
 		names[i] = safetext.String(conversation.LabelText(l[0], l[1]))
 	}
 	who := string(id)
-	if s.Metadata.Title != "" {
-		who += ": " + safetext.String(trimTitle(s.Metadata.Title))
+	if title != "" {
+		who += ": " + safetext.String(trimTitle(title))
 	}
 	switch {
 	case verb == "ls" && len(names) == 0:
@@ -400,7 +420,6 @@ func (c *ConversationLabelCmd) Run(rt *Runtime) error {
 	default:
 		fmt.Fprintf(rt.Streams.Out, "Removed labels %s from %s\n", strings.Join(names, ", "), who)
 	}
-	return nil
 }
 
 // ConversationEditCmd is jp conversation edit. Without flags it opens the

@@ -2,13 +2,10 @@ package main
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/jpcli/jp/adapters/providers"
 	"github.com/jpcli/jp/app"
-	"github.com/jpcli/jp/domain/llm"
 )
 
 // ModelCmd is jp model.
@@ -53,69 +50,41 @@ func (c *ModelLsCmd) Run(rt *Runtime) error {
 	if err != nil {
 		return err
 	}
-	res, err := a.Config.Load(rt.Ctx, rt.configInput())
+	list, err := a.Models.List(rt.Ctx, app.ModelsInput{Config: rt.configInput(), Provider: c.Provider})
 	if err != nil {
 		return err
 	}
-	cfg := res.Config
-	f := providers.New() // reads keys with os.Getenv
-	want := ""
-	list := f.Listable(cfg)
-	if c.Provider != "" {
-		name, err := cfg.ResolveModel(c.Provider)
-		if err != nil {
-			return &app.UserError{Msg: err.Error()}
-		}
-		p, m, _ := strings.Cut(name, "/")
-		list, want = []string{p}, m
-	}
-	aliases := map[string]string{}
-	byTarget := map[string][]string{}
-	for _, n := range cfg.ModelAliases() {
-		t, err := cfg.ResolveModel(n)
-		if err != nil {
-			return &app.UserError{Msg: err.Error()}
-		}
-		aliases[n] = t
-		byTarget[t] = append(byTarget[t], n)
-	}
-	view := modelsView{Models: []modelView{}, Aliases: aliases}
-	for _, p := range list {
-		names, err := f.ListModels(rt.Ctx, cfg, p)
-		if err != nil {
-			if c.Provider != "" {
-				return &app.UserError{Msg: oneLine(err.Error())}
-			}
-			view.Errors = append(view.Errors, providerError{Provider: p, Error: oneLine(err.Error())})
-			continue
-		}
-		if want != "" {
-			if !slices.Contains(names, want) {
-				msg := fmt.Sprintf("unknown model %s/%s", p, want)
-				if near := providers.Nearest(want, names); near != "" {
-					msg += fmt.Sprintf(": did you mean %s/%s?", p, near)
-				} else {
-					msg += fmt.Sprintf(": jp model ls %s lists its models", p)
-				}
-				return &app.UserError{Msg: msg}
-			}
-			names = []string{want}
-		}
-		for _, n := range names {
-			id := llm.ModelID{Provider: p, Model: n}.String()
-			view.Models = append(view.Models, modelView{ID: id, Provider: p, Aliases: byTarget[id]})
-		}
-	}
-	if c.Provider == "" {
-		for _, p := range providers.Names(cfg) {
-			if !slices.Contains(list, p) {
-				view.Others = append(view.Others, providerHint{Provider: p, Enable: providers.HowToEnable(cfg, p)})
-			}
-		}
-	}
+	view := newModelsView(list)
 	if c.JSON() {
 		return writeJSON(rt.Streams.Out, view)
 	}
+	if err := c.writeText(rt, list, view); err != nil {
+		return err
+	}
+	for _, e := range view.Errors {
+		fmt.Fprintf(rt.Streams.Err, "jp: %s\n", e.Error)
+	}
+	return nil
+}
+
+// newModelsView is the listing in jp model ls's JSON shape.
+func newModelsView(list app.ModelList) modelsView {
+	view := modelsView{Models: []modelView{}, Aliases: list.Aliases}
+	for _, m := range list.Models {
+		view.Models = append(view.Models, modelView{ID: m.ID, Provider: m.Provider, Aliases: m.Aliases})
+	}
+	for _, e := range list.Errors {
+		view.Errors = append(view.Errors, providerError{Provider: e.Provider, Error: e.Error})
+	}
+	for _, o := range list.Others {
+		view.Others = append(view.Others, providerHint{Provider: o.Provider, Enable: o.Enable})
+	}
+	return view
+}
+
+// writeText prints the listing as a table, then the aliases and the
+// other providers.
+func (c *ModelLsCmd) writeText(rt *Runtime, list app.ModelList, view modelsView) error {
 	tw := tabwriter.NewWriter(rt.Streams.Out, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(tw, "MODEL\tALIASES")
 	for _, m := range view.Models {
@@ -128,24 +97,19 @@ func (c *ModelLsCmd) Run(rt *Runtime) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if len(aliases) > 0 && c.Provider == "" {
+	if len(list.Aliases) > 0 && c.Provider == "" {
 		fmt.Fprintln(rt.Streams.Out, "\nAliases:")
-		for _, n := range cfg.ModelAliases() {
-			fmt.Fprintf(rt.Streams.Out, "  %s = %s\n", n, aliases[n])
+		for _, n := range list.AliasOrder {
+			fmt.Fprintf(rt.Streams.Out, "  %s = %s\n", n, list.Aliases[n])
 		}
 	}
-	if len(view.Others) > 0 {
-		fmt.Fprintln(rt.Streams.Out, "\nOther providers (jp model ls PROVIDER lists one):")
-		tw := tabwriter.NewWriter(rt.Streams.Out, 0, 2, 2, ' ', 0)
-		for _, o := range view.Others {
-			fmt.Fprintf(tw, "  %s\t%s\n", o.Provider, o.Enable)
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
+	if len(view.Others) == 0 {
+		return nil
 	}
-	for _, e := range view.Errors {
-		fmt.Fprintf(rt.Streams.Err, "jp: %s\n", e.Error)
+	fmt.Fprintln(rt.Streams.Out, "\nOther providers (jp model ls PROVIDER lists one):")
+	tw = tabwriter.NewWriter(rt.Streams.Out, 0, 2, 2, ' ', 0)
+	for _, o := range view.Others {
+		fmt.Fprintf(tw, "  %s\t%s\n", o.Provider, o.Enable)
 	}
-	return nil
+	return tw.Flush()
 }

@@ -290,24 +290,9 @@ func (c *QueryCmd) Run(rt *Runtime) error {
 	}
 	has := len(c.Message) > 0
 	noPersist := rt.Globals.NoPersist || rt.Globals.NoPersistP
-	var stdin string
-	var hasStdin bool
-	if !isTerminal(rt.Streams.In) && rt.Streams.In != nil {
-		// Piped text is the message when none is given (and -a - does
-		// not ask for it), else it is attached before the message.
-		b, err := readStdin(rt.Streams.In, 64<<20)
-		if err != nil {
-			return fmt.Errorf("read stdin: %w", err)
-		}
-		s := strings.TrimRight(b, "\n")
-		switch {
-		case strings.TrimSpace(s) == "":
-		case !has && c.MCPPrompt == "" && !slices.Contains(c.Attach, "-"):
-			msg, has = s, true
-		default:
-			// s and one newline: b's own bytes (readStdin ends it with one).
-			stdin, hasStdin = b[:len(s)+1], true
-		}
+	msg, has, stdin, hasStdin, err := c.piped(rt, msg, has)
+	if err != nil {
+		return err
 	}
 	a, err := rt.App()
 	if err != nil {
@@ -336,14 +321,8 @@ func (c *QueryCmd) Run(rt *Runtime) error {
 		}
 		has = true
 	}
-	if _, ok := app.ParsePicker(c.Conversation); ok {
-		loc, err := rt.open(a)
-		if err != nil {
-			return err
-		}
-		if c.Conversation, err = rt.target(a, loc, c.Conversation); err != nil {
-			return err
-		}
+	if err := c.pickConversation(rt, a); err != nil {
+		return err
 	}
 	compactSpec, err := compactFlag(c.Compact.Values)
 	if err != nil {
@@ -365,6 +344,43 @@ func (c *QueryCmd) Run(rt *Runtime) error {
 		Compact: compactSpec,
 		Auto:    c.Auto,
 	}, c.Loop)
+	return err
+}
+
+// piped reads stdin when it is not a terminal: the message when none is
+// given (and -a - does not ask for it), else text attached before the
+// message.
+func (c *QueryCmd) piped(rt *Runtime, msg string, has bool) (string, bool, string, bool, error) {
+	if isTerminal(rt.Streams.In) || rt.Streams.In == nil {
+		return msg, has, "", false, nil
+	}
+	b, err := readStdin(rt.Streams.In, 64<<20)
+	if err != nil {
+		return "", false, "", false, fmt.Errorf("read stdin: %w", err)
+	}
+	s := strings.TrimRight(b, "\n")
+	switch {
+	case strings.TrimSpace(s) == "":
+	case !has && c.MCPPrompt == "" && !slices.Contains(c.Attach, "-"):
+		return s, true, "", false, nil
+	default:
+		// s and one newline: b's own bytes (readStdin ends it with one).
+		return msg, has, b[:len(s)+1], true, nil
+	}
+	return msg, has, "", false, nil
+}
+
+// pickConversation replaces a picker (--id=?) with the conversation
+// picked.
+func (c *QueryCmd) pickConversation(rt *Runtime, a *jpwire.App) error {
+	if _, ok := app.ParsePicker(c.Conversation); !ok {
+		return nil
+	}
+	loc, err := rt.open(a)
+	if err != nil {
+		return err
+	}
+	c.Conversation, err = rt.target(a, loc, c.Conversation)
 	return err
 }
 

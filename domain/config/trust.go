@@ -117,74 +117,104 @@ func TrustHash(held []HeldKey) string {
 // tool's allow_private (web_fetch reaching private addresses). A key added later
 // that runs or sends belongs here too.
 func HoldBack(tree map[string]any, source string, remove bool) []HeldKey {
-	var held []HeldKey
-	hold := func(parent map[string]any, key, path, does string) {
-		held = append(held, HeldKey{Key: path, Source: source, Does: does, Value: parent[key]})
-		if remove {
-			delete(parent, key)
+	h := &holder{source: source, remove: remove}
+	h.conversation(tree)
+	if mcp, ok := tree["mcp"].(map[string]any); ok {
+		if servers, ok := mcp["servers"].(map[string]any); ok {
+			for _, name := range slices.Sorted(maps.Keys(servers)) {
+				h.hold(servers, name, JoinPath("mcp", "servers", name), describeMCP(name, servers[name]))
+			}
 		}
 	}
+	if _, ok := tree["editor"]; ok {
+		ed, _ := tree["editor"].(map[string]any)
+		h.hold(tree, "editor", "editor", "runs: "+describeCommand(ed["cmd"])+" (as the editor)")
+	}
+	h.providers(tree)
+	h.plugins(tree)
+	return h.held
+}
+
+// holder gathers the held keys of one layer tree (and removes them from
+// it with remove).
+type holder struct {
+	held   []HeldKey
+	source string
+	remove bool
+}
+
+// hold holds parent's key, at path, saying what it does.
+func (h *holder) hold(parent map[string]any, key, path, does string) {
+	h.held = append(h.held, HeldKey{Key: path, Source: h.source, Does: does, Value: parent[key]})
+	if h.remove {
+		delete(parent, key)
+	}
+}
+
+// conversation holds the attachments, tools.auto, tools.git_commit and
+// each tool's keys that run or send.
+func (h *holder) conversation(tree map[string]any) {
 	if conv, ok := tree["conversation"].(map[string]any); ok {
 		if v, ok := conv["attachments"]; ok {
-			hold(conv, "attachments", "conversation.attachments", describeAttachments(v))
+			h.hold(conv, "attachments", "conversation.attachments", describeAttachments(v))
 		}
 		if tools, ok := conv["tools"].(map[string]any); ok {
 			if s, ok := tools["auto"].(string); ok && s != AutoModeOff.String() {
-				hold(tools, "auto", "conversation.tools.auto", "lets the model run "+s+" tools without asking")
+				h.hold(tools, "auto", "conversation.tools.auto", "lets the model run "+s+" tools without asking")
 			}
 			if v, ok := tools["git_commit"].(string); ok && v != "off" {
-				hold(tools, "git_commit", "conversation.tools.git_commit", "runs: git commit of the files jp's tools changed, at the end of each turn")
+				h.hold(tools, "git_commit", "conversation.tools.git_commit", "runs: git commit of the files jp's tools changed, at the end of each turn")
 			}
 			for _, name := range slices.Sorted(maps.Keys(tools)) {
 				t, ok := tools[name].(map[string]any)
 				if !ok {
 					continue
 				}
-				before := len(t)
-				if v, ok := t["command"]; ok {
-					hold(t, "command", JoinPath("conversation", "tools", name, "command"), "runs: "+describeCommand(v)+" (tool "+name+")")
-				}
-				if v, ok := t["allow_private"].(bool); ok && v {
-					hold(t, "allow_private", JoinPath("conversation", "tools", name, "allow_private"), "lets tool "+name+" reach your machine and private network")
-				}
-				for _, k := range []string{"run", "result"} {
-					if s, ok := t[k].(string); ok && s == "unattended" {
-						what := "lets the model run tool " + name + " without asking"
-						if name == "defaults" {
-							what = "lets the model run every tool without asking"
-						}
-						if k == "result" {
-							what = "sends tool " + name + "'s results to the model without asking"
-						}
-						hold(t, k, JoinPath("conversation", "tools", name, k), what)
-					}
-				}
-				if s, ok := t["sandbox"].(string); ok && s == SandboxLevelOff.String() {
-					hold(t, "sandbox", JoinPath("conversation", "tools", name, "sandbox"), "runs tool "+name+"'s commands outside jp's sandbox")
-				}
-				if _, ok := t["access"]; ok {
-					hold(t, "access", JoinPath("conversation", "tools", name, "access"), "widens tool "+name+"'s sandbox (paths, network)")
-				}
-				// A table emptied by holding goes (with its command held,
-				// an empty table would enable the built-in tool of that
-				// name); one that was empty enables a built-in tool.
-				if remove && len(t) == 0 && before > 0 {
-					delete(tools, name)
-				}
+				h.tool(tools, name, t)
 			}
 		}
 	}
-	if mcp, ok := tree["mcp"].(map[string]any); ok {
-		if servers, ok := mcp["servers"].(map[string]any); ok {
-			for _, name := range slices.Sorted(maps.Keys(servers)) {
-				hold(servers, name, JoinPath("mcp", "servers", name), describeMCP(name, servers[name]))
+}
+
+// tool holds tool name's command, allow_private, unattended run or
+// result, sandbox off and access grants.
+func (h *holder) tool(tools map[string]any, name string, t map[string]any) {
+	before := len(t)
+	if v, ok := t["command"]; ok {
+		h.hold(t, "command", JoinPath("conversation", "tools", name, "command"), "runs: "+describeCommand(v)+" (tool "+name+")")
+	}
+	if v, ok := t["allow_private"].(bool); ok && v {
+		h.hold(t, "allow_private", JoinPath("conversation", "tools", name, "allow_private"), "lets tool "+name+" reach your machine and private network")
+	}
+	for _, k := range []string{"run", "result"} {
+		if s, ok := t[k].(string); ok && s == "unattended" {
+			what := "lets the model run tool " + name + " without asking"
+			if name == "defaults" {
+				what = "lets the model run every tool without asking"
 			}
+			if k == "result" {
+				what = "sends tool " + name + "'s results to the model without asking"
+			}
+			h.hold(t, k, JoinPath("conversation", "tools", name, k), what)
 		}
 	}
-	if _, ok := tree["editor"]; ok {
-		ed, _ := tree["editor"].(map[string]any)
-		hold(tree, "editor", "editor", "runs: "+describeCommand(ed["cmd"])+" (as the editor)")
+	if s, ok := t["sandbox"].(string); ok && s == SandboxLevelOff.String() {
+		h.hold(t, "sandbox", JoinPath("conversation", "tools", name, "sandbox"), "runs tool "+name+"'s commands outside jp's sandbox")
 	}
+	if _, ok := t["access"]; ok {
+		h.hold(t, "access", JoinPath("conversation", "tools", name, "access"), "widens tool "+name+"'s sandbox (paths, network)")
+	}
+	// A table emptied by holding goes (with its command held,
+	// an empty table would enable the built-in tool of that
+	// name); one that was empty enables a built-in tool.
+	if h.remove && len(t) == 0 && before > 0 {
+		delete(tools, name)
+	}
+}
+
+// providers holds every provider's base_url, key variable and headers,
+// and every provider table of the checkout's own.
+func (h *holder) providers(tree map[string]any) {
 	if provs, ok := tree["providers"].(map[string]any); ok {
 		for _, name := range slices.Sorted(maps.Keys(provs)) {
 			p, ok := provs[name].(map[string]any)
@@ -192,20 +222,24 @@ func HoldBack(tree map[string]any, source string, remove bool) []HeldKey {
 				continue
 			}
 			if _, known := knownProviders[name]; !known {
-				hold(provs, name, JoinPath("providers", name), describeProvider(name, p))
+				h.hold(provs, name, JoinPath("providers", name), describeProvider(name, p))
 				continue
 			}
 			url, _ := p["base_url"].(string) // before holding removes it
 			for _, k := range slices.Sorted(maps.Keys(p)) {
 				if k == "base_url" || k == "headers" || strings.HasSuffix(k, "_env") || k == "url" || k == "api_key" {
-					hold(p, k, JoinPath("providers", name, k), describeProviderKey(name, k, url, p))
+					h.hold(p, k, JoinPath("providers", name, k), describeProviderKey(name, k, url, p))
 				}
 			}
-			if remove && len(p) == 0 {
+			if h.remove && len(p) == 0 {
 				delete(provs, name)
 			}
 		}
 	}
+}
+
+// plugins holds a command plugin's unattended run and its secrets.
+func (h *holder) plugins(tree map[string]any) {
 	if pl, ok := tree["plugins"].(map[string]any); ok {
 		if cmds, ok := pl["command"].(map[string]any); ok {
 			for _, name := range slices.Sorted(maps.Keys(cmds)) {
@@ -214,15 +248,14 @@ func HoldBack(tree map[string]any, source string, remove bool) []HeldKey {
 					continue
 				}
 				if s, ok := c["run"].(string); ok && s == "unattended" {
-					hold(c, "run", JoinPath("plugins", "command", name, "run"), "lets plugin "+name+" run without asking")
+					h.hold(c, "run", JoinPath("plugins", "command", name, "run"), "lets plugin "+name+" run without asking")
 				}
 				if b, ok := c["secrets"].(bool); ok && b {
-					hold(c, "secrets", JoinPath("plugins", "command", name, "secrets"), "hands your configuration's secrets to plugin "+name)
+					h.hold(c, "secrets", JoinPath("plugins", "command", name, "secrets"), "hands your configuration's secrets to plugin "+name)
 				}
 			}
 		}
 	}
-	return held
 }
 
 // knownProviders are the built-in provider tables (and llm, which holds

@@ -144,21 +144,7 @@ func (t *Transcript) project(msgs []llm.Message) []llm.Message {
 	if !ok {
 		return msgs
 	}
-	out := make([]llm.Message, 0, len(msgs))
-	var slab []llm.ToolCall // stripped calls share one array, not one each
-	dropped := false
-	add := func(m *llm.Message) {
-		if n := len(out); dropped && n > 0 && m.Role == llm.RoleAssistant && out[n-1].Role == llm.RoleAssistant {
-			a := &out[n-1]
-			a.Text += m.Text
-			a.Reasoning += m.Reasoning
-			a.Thinking = slices.Concat(a.Thinking, m.Thinking)
-			a.ToolCalls = slices.Concat(a.ToolCalls, m.ToolCalls)
-			return
-		}
-		out = append(out, *m)
-		dropped = false
-	}
+	pr := &projection{out: make([]llm.Message, 0, len(msgs))}
 	for k := range turns {
 		lo := t.turnStarts[k]
 		hi := len(msgs)
@@ -170,63 +156,96 @@ func (t *Transcript) project(msgs []llm.Message) []llm.Message {
 		switch {
 		case p.summary >= 0:
 			if k == 0 || ps[k-1].summary != p.summary {
-				add(&llm.Message{Role: llm.RoleUser, Text: SummaryRequest})
-				add(&llm.Message{Role: llm.RoleAssistant, Text: *t.overlays[p.summary].c.Summary})
+				pr.add(&llm.Message{Role: llm.RoleUser, Text: SummaryRequest})
+				pr.add(&llm.Message{Role: llm.RoleAssistant, Text: *t.overlays[p.summary].c.Summary})
 			}
-			continue
 		case !p.reasoning && p.tools == nil:
-			if lo < hi && dropped {
-				add(&msgs[lo])
+			if lo < hi && pr.dropped {
+				pr.add(&msgs[lo])
 				lo++
 			}
-			out = append(out, msgs[lo:hi]...)
-			continue
-		}
-		for i := lo; i < hi; i++ {
-			m := msgs[i]
-			switch m.Role {
-			case llm.RoleAssistant:
-				if p.reasoning {
-					m.Reasoning, m.Thinking = "", nil
-				}
-				if tp := p.tools; tp != nil && len(m.ToolCalls) > 0 {
-					switch {
-					case tp.Omit:
-						m.ToolCalls = nil
-					case tp.Request:
-						if cap(slab)-len(slab) < len(m.ToolCalls) {
-							slab = make([]llm.ToolCall, 0, max(256, len(m.ToolCalls)))
-						}
-						start := len(slab)
-						for _, c := range m.ToolCalls {
-							slab = append(slab, llm.ToolCall{ID: c.ID, Name: c.Name, Arguments: emptyArgs})
-						}
-						m.ToolCalls = slab[start:len(slab):len(slab)]
-					}
-				}
-				if m.Text == "" && m.Reasoning == "" && len(m.ToolCalls) == 0 {
-					dropped = true
-					continue
-				}
-			case llm.RoleTool:
-				if tp := p.tools; tp != nil {
-					if tp.Omit {
-						dropped = true
-						continue
-					}
-					if tp.Response {
-						status := "success"
-						if m.IsError {
-							status = "error"
-						}
-						m.Text = "[compacted] " + toolName(msgs[lo:i], m.ToolCallID) + ": " + status
-					}
-				}
-			}
-			add(&m)
+			pr.out = append(pr.out, msgs[lo:hi]...)
+		default:
+			pr.turn(msgs, lo, hi, p)
 		}
 	}
-	return out
+	return pr.out
+}
+
+// projection is the messages project has produced so far.
+type projection struct {
+	out     []llm.Message
+	slab    []llm.ToolCall // stripped calls share one array, not one each
+	dropped bool           // a message was dropped since the last one added
+}
+
+// add appends m; an assistant message following another across dropped
+// messages joins it, as the events would have.
+func (pr *projection) add(m *llm.Message) {
+	if n := len(pr.out); pr.dropped && n > 0 && m.Role == llm.RoleAssistant && pr.out[n-1].Role == llm.RoleAssistant {
+		a := &pr.out[n-1]
+		a.Text += m.Text
+		a.Reasoning += m.Reasoning
+		a.Thinking = slices.Concat(a.Thinking, m.Thinking)
+		a.ToolCalls = slices.Concat(a.ToolCalls, m.ToolCalls)
+		return
+	}
+	pr.out = append(pr.out, *m)
+	pr.dropped = false
+}
+
+// turn projects the messages msgs[lo:hi] of one turn under the reasoning
+// and tool policies of p.
+func (pr *projection) turn(msgs []llm.Message, lo, hi int, p *turnPolicy) {
+	for i := lo; i < hi; i++ {
+		m := msgs[i]
+		switch m.Role {
+		case llm.RoleAssistant:
+			if p.reasoning {
+				m.Reasoning, m.Thinking = "", nil
+			}
+			if tp := p.tools; tp != nil && len(m.ToolCalls) > 0 {
+				switch {
+				case tp.Omit:
+					m.ToolCalls = nil
+				case tp.Request:
+					m.ToolCalls = pr.stripped(m.ToolCalls)
+				}
+			}
+			if m.Text == "" && m.Reasoning == "" && len(m.ToolCalls) == 0 {
+				pr.dropped = true
+				continue
+			}
+		case llm.RoleTool:
+			if tp := p.tools; tp != nil {
+				if tp.Omit {
+					pr.dropped = true
+					continue
+				}
+				if tp.Response {
+					status := "success"
+					if m.IsError {
+						status = "error"
+					}
+					m.Text = "[compacted] " + toolName(msgs[lo:i], m.ToolCallID) + ": " + status
+				}
+			}
+		}
+		pr.add(&m)
+	}
+}
+
+// stripped are calls with their arguments emptied to {}, in the shared
+// slab.
+func (pr *projection) stripped(calls []llm.ToolCall) []llm.ToolCall {
+	if cap(pr.slab)-len(pr.slab) < len(calls) {
+		pr.slab = make([]llm.ToolCall, 0, max(256, len(calls)))
+	}
+	start := len(pr.slab)
+	for _, c := range calls {
+		pr.slab = append(pr.slab, llm.ToolCall{ID: c.ID, Name: c.Name, Arguments: emptyArgs})
+	}
+	return pr.slab[start:len(pr.slab):len(pr.slab)]
 }
 
 // TurnMessages are the messages of the turns from..to (0-based,

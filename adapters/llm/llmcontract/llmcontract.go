@@ -150,202 +150,224 @@ var weatherTools = []llm.Tool{
 
 // Run runs the contract cases against tg.
 func Run(t *testing.T, tg Target) {
-	t.Run("plain text", func(t *testing.T) {
-		t.Parallel()
-		rec, srv, err := tg.run(t, userRequest("hi"), tg.Stream(tg.fixture(t, "text")))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rec.Text() != ExpectText || rec.Reasoning() != "" {
-			t.Errorf("text %q reasoning %q", rec.Text(), rec.Reasoning())
-		}
-		done := lastDone(t, rec)
-		if done.Stop != llm.StopEnd {
-			t.Errorf("stop = %q, want %q", done.Stop, llm.StopEnd)
-		}
-		if n := len(srv.Requests()); n != 1 {
-			t.Errorf("%d requests", n)
-		}
-	})
-	t.Run("reasoning", func(t *testing.T) {
-		t.Parallel()
-		req := userRequest("2+2?")
-		req.Params.Reasoning = llm.Reasoning{Level: llm.ReasoningMedium}
-		rec, _, err := tg.run(t, req, tg.Stream(tg.fixture(t, "reasoning")))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rec.Reasoning() != ExpectReasoning || rec.Text() != ExpectReasoningText {
-			t.Errorf("reasoning %q text %q", rec.Reasoning(), rec.Text())
-		}
-		if len(rec.Events) == 0 || rec.Events[0].Kind != llm.EventReasoningDelta {
-			t.Errorf("the reasoning does not come first: %+v", rec.Events)
-		}
-		if tg.ReasoningSignature != "" {
-			var sig strings.Builder
-			for i, e := range rec.Events {
-				if e.Kind == llm.EventReasoningSignature {
-					sig.WriteString(e.Text)
-					if i == 0 || rec.Events[i-1].Kind != llm.EventReasoningDelta && rec.Events[i-1].Kind != llm.EventReasoningSignature {
-						t.Errorf("the signature does not follow the reasoning it signs: %+v", rec.Events)
-					}
+	t.Run("plain text", tg.casePlainText)
+	t.Run("reasoning", tg.caseReasoning)
+	t.Run("one tool call", tg.caseOneToolCall)
+	t.Run("two parallel tool calls", tg.caseTwoParallelToolCalls)
+	t.Run("tool result turned into the next request", tg.caseToolResultTurnedIntoTheNextRequest)
+	t.Run("usage", tg.caseUsage)
+	t.Run("length stop", tg.caseLengthStop)
+	t.Run("error inside the stream", tg.caseErrorInsideTheStream)
+	t.Run("429 with retry-after", tg.case429WithRetryAfter)
+	t.Run("provider_overflow", tg.caseProviderOverflow)
+	t.Run("401 naming the key variable", tg.case401NamingTheKeyVariable)
+}
+
+func (tg Target) casePlainText(t *testing.T) {
+	t.Parallel()
+	rec, srv, err := tg.run(t, userRequest("hi"), tg.Stream(tg.fixture(t, "text")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Text() != ExpectText || rec.Reasoning() != "" {
+		t.Errorf("text %q reasoning %q", rec.Text(), rec.Reasoning())
+	}
+	done := lastDone(t, rec)
+	if done.Stop != llm.StopEnd {
+		t.Errorf("stop = %q, want %q", done.Stop, llm.StopEnd)
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("%d requests", n)
+	}
+}
+
+func (tg Target) caseReasoning(t *testing.T) {
+	t.Parallel()
+	req := userRequest("2+2?")
+	req.Params.Reasoning = llm.Reasoning{Level: llm.ReasoningMedium}
+	rec, _, err := tg.run(t, req, tg.Stream(tg.fixture(t, "reasoning")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Reasoning() != ExpectReasoning || rec.Text() != ExpectReasoningText {
+		t.Errorf("reasoning %q text %q", rec.Reasoning(), rec.Text())
+	}
+	if len(rec.Events) == 0 || rec.Events[0].Kind != llm.EventReasoningDelta {
+		t.Errorf("the reasoning does not come first: %+v", rec.Events)
+	}
+	if tg.ReasoningSignature != "" {
+		var sig strings.Builder
+		for i, e := range rec.Events {
+			if e.Kind == llm.EventReasoningSignature {
+				sig.WriteString(e.Text)
+				if i == 0 || rec.Events[i-1].Kind != llm.EventReasoningDelta && rec.Events[i-1].Kind != llm.EventReasoningSignature {
+					t.Errorf("the signature does not follow the reasoning it signs: %+v", rec.Events)
 				}
 			}
-			if sig.String() != tg.ReasoningSignature {
-				t.Errorf("signature %q, want %q", sig.String(), tg.ReasoningSignature)
-			}
 		}
-		lastDone(t, rec)
-	})
-	t.Run("one tool call", func(t *testing.T) {
-		t.Parallel()
-		req := userRequest("weather in Paris?")
-		req.Tools = weatherTools
-		rec, _, err := tg.run(t, req, tg.Stream(tg.fixture(t, "tool_call")))
-		if err != nil {
-			t.Fatal(err)
+		if sig.String() != tg.ReasoningSignature {
+			t.Errorf("signature %q, want %q", sig.String(), tg.ReasoningSignature)
 		}
-		checkCalls(t, rec.ToolCalls(), ExpectCalls[:1])
-		if done := lastDone(t, rec); done.Stop != llm.StopToolUse {
-			t.Errorf("stop = %q, want %q", done.Stop, llm.StopToolUse)
-		}
-	})
-	t.Run("two parallel tool calls", func(t *testing.T) {
-		t.Parallel()
-		req := userRequest("weather and time in Paris?")
-		req.Tools = weatherTools
-		rec, _, err := tg.run(t, req, tg.Stream(tg.fixture(t, "parallel_tools")))
-		if err != nil {
-			t.Fatal(err)
-		}
-		calls := rec.ToolCalls()
-		checkCalls(t, calls, ExpectCalls)
-		if len(calls) == 2 && calls[0].ID == calls[1].ID {
-			t.Errorf("both calls have the ID %q", calls[0].ID)
-		}
-		if done := lastDone(t, rec); done.Stop != llm.StopToolUse {
-			t.Errorf("stop = %q, want %q", done.Stop, llm.StopToolUse)
-		}
-	})
-	t.Run("tool result turned into the next request", func(t *testing.T) {
-		t.Parallel()
-		req := userRequest("weather in Paris?")
-		req.Tools = weatherTools
-		req.Messages = append(req.Messages,
-			llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: ToolResultCallID, Name: "get_weather", Arguments: json.RawMessage(`{"location":"Paris"}`)}}},
-			llm.Message{Role: llm.RoleTool, ToolCallID: ToolResultCallID, Text: ToolResultText},
-		)
-		rec, srv, err := tg.run(t, req, tg.Stream(tg.fixture(t, "text")))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rec.Text() != ExpectText {
-			t.Errorf("text %q", rec.Text())
-		}
-		body := srv.Requests()[0].JSON(t)
-		strs := map[string]bool{}
-		collectStrings(body, strs)
-		if !containsSub(strs, ToolResultText) {
-			t.Errorf("the tool result %q is not in the request: %s", ToolResultText, srv.Requests()[0].Body)
-		}
-		if !tg.NoCallIDs && !strs[ToolResultCallID] {
-			t.Errorf("the call ID %q is not in the request: %s", ToolResultCallID, srv.Requests()[0].Body)
-		}
-		if !strs["get_weather"] {
-			t.Errorf("the called tool is not in the request: %s", srv.Requests()[0].Body)
-		}
-		if tg.ToolResult != nil {
-			tg.ToolResult(t, body)
-		}
-	})
-	t.Run("usage", func(t *testing.T) {
-		t.Parallel()
-		rec, _, err := tg.run(t, userRequest("hi"), tg.Stream(tg.fixture(t, "text")))
-		if err != nil {
-			t.Fatal(err)
-		}
-		us := rec.Usages()
-		if len(us) != 1 || us[0] != tg.Usage || us[0].IsZero() {
-			t.Errorf("usage = %+v, want one %+v", us, tg.Usage)
-		}
-		n := len(rec.Events)
-		if n < 2 || rec.Events[n-2].Kind != llm.EventUsage {
-			t.Errorf("usage does not come right before the end: %+v", rec.Events)
-		}
-	})
-	t.Run("length stop", func(t *testing.T) {
-		t.Parallel()
-		req := userRequest("a long story")
-		req.Params.MaxTokens = 16
-		rec, _, err := tg.run(t, req, tg.Stream(tg.fixture(t, "length")))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rec.Text() != ExpectLengthText {
-			t.Errorf("text %q", rec.Text())
-		}
-		if done := lastDone(t, rec); done.Stop != llm.StopLength {
-			t.Errorf("stop = %q, want %q", done.Stop, llm.StopLength)
-		}
-	})
-	t.Run("error inside the stream", func(t *testing.T) {
-		t.Parallel()
-		rec, _, err := tg.run(t, userRequest("hi"), tg.Stream(tg.fixture(t, "stream_error")))
-		e := llmtest.AsError(t, err)
-		if e.Provider != tg.Name || e.Message == "" || strings.ContainsAny(e.Message, "\n\r") {
-			t.Errorf("error = %+v", e)
-		}
-		if rec.Text() != ExpectErrorText {
-			t.Errorf("the text before the error was lost: %q", rec.Text())
-		}
-		if rec.Count(llm.EventDone) != 0 {
-			t.Error("EventDone after an error")
-		}
-	})
-	t.Run("429 with retry-after", func(t *testing.T) {
-		t.Parallel()
-		rec, srv, err := tg.run(t, userRequest("hi"),
-			llmtest.JSONError(http.StatusTooManyRequests, tg.RateLimitBody, map[string]string{"Retry-After": "7"}))
-		e := llmtest.AsError(t, err)
-		if e.Kind != llm.ErrorTransient || e.Status != 429 || e.Retry != 7*time.Second || e.Provider != tg.Name || e.Message == "" {
-			t.Errorf("error = %+v", e)
-		}
-		if len(rec.Events) != 0 {
-			t.Errorf("events = %+v", rec.Events)
-		}
-		if n := len(srv.Requests()); n != 1 {
-			t.Errorf("%d requests; the adapter must not retry on its own (the engine does)", n)
-		}
-	})
-	t.Run("provider_overflow", func(t *testing.T) {
-		// The API's refusal of a request over the model's context window
-		// (testdata/<dir>/overflow.json, as the API sends it) is told
-		// apart from other bad requests: jp names jp conversation compact.
-		t.Parallel()
-		_, srv, err := tg.run(t, userRequest("hi"), llmtest.JSONError(http.StatusBadRequest, tg.errorBody(t, "overflow"), nil))
-		e := llmtest.AsError(t, err)
-		if !e.Overflow || e.Kind != llm.ErrorFatal || e.Status != 400 || e.Provider != tg.Name || e.Message == "" || !llm.IsOverflow(err) {
-			t.Errorf("error = %+v; want a fatal overflow", e)
-		}
-		if n := len(srv.Requests()); n != 1 {
-			t.Errorf("%d requests; an overflow is not retried", n)
-		}
-		_, _, err = tg.run(t, userRequest("hi"), llmtest.JSONError(http.StatusBadRequest, tg.AuthBody, nil))
-		if llm.IsOverflow(err) {
-			t.Errorf("another 400 (%v) taken for an overflow", err)
-		}
-	})
-	t.Run("401 naming the key variable", func(t *testing.T) {
-		t.Parallel()
-		_, _, err := tg.run(t, userRequest("hi"), llmtest.JSONError(http.StatusUnauthorized, tg.AuthBody, nil))
-		e := llmtest.AsError(t, err)
-		if e.Kind != llm.ErrorAuth || e.Status != 401 || !strings.Contains(e.Error(), tg.KeyEnv) {
-			t.Errorf("error = %+v; want an auth error naming %s", e, tg.KeyEnv)
-		}
-		if strings.Contains(e.Error(), "test-key") {
-			t.Errorf("the key leaked into the error: %v", e)
-		}
-	})
+	}
+	lastDone(t, rec)
+}
+
+func (tg Target) caseOneToolCall(t *testing.T) {
+	t.Parallel()
+	req := userRequest("weather in Paris?")
+	req.Tools = weatherTools
+	rec, _, err := tg.run(t, req, tg.Stream(tg.fixture(t, "tool_call")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkCalls(t, rec.ToolCalls(), ExpectCalls[:1])
+	if done := lastDone(t, rec); done.Stop != llm.StopToolUse {
+		t.Errorf("stop = %q, want %q", done.Stop, llm.StopToolUse)
+	}
+}
+
+func (tg Target) caseTwoParallelToolCalls(t *testing.T) {
+	t.Parallel()
+	req := userRequest("weather and time in Paris?")
+	req.Tools = weatherTools
+	rec, _, err := tg.run(t, req, tg.Stream(tg.fixture(t, "parallel_tools")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := rec.ToolCalls()
+	checkCalls(t, calls, ExpectCalls)
+	if len(calls) == 2 && calls[0].ID == calls[1].ID {
+		t.Errorf("both calls have the ID %q", calls[0].ID)
+	}
+	if done := lastDone(t, rec); done.Stop != llm.StopToolUse {
+		t.Errorf("stop = %q, want %q", done.Stop, llm.StopToolUse)
+	}
+}
+
+func (tg Target) caseToolResultTurnedIntoTheNextRequest(t *testing.T) {
+	t.Parallel()
+	req := userRequest("weather in Paris?")
+	req.Tools = weatherTools
+	req.Messages = append(req.Messages,
+		llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: ToolResultCallID, Name: "get_weather", Arguments: json.RawMessage(`{"location":"Paris"}`)}}},
+		llm.Message{Role: llm.RoleTool, ToolCallID: ToolResultCallID, Text: ToolResultText},
+	)
+	rec, srv, err := tg.run(t, req, tg.Stream(tg.fixture(t, "text")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Text() != ExpectText {
+		t.Errorf("text %q", rec.Text())
+	}
+	body := srv.Requests()[0].JSON(t)
+	strs := map[string]bool{}
+	collectStrings(body, strs)
+	if !containsSub(strs, ToolResultText) {
+		t.Errorf("the tool result %q is not in the request: %s", ToolResultText, srv.Requests()[0].Body)
+	}
+	if !tg.NoCallIDs && !strs[ToolResultCallID] {
+		t.Errorf("the call ID %q is not in the request: %s", ToolResultCallID, srv.Requests()[0].Body)
+	}
+	if !strs["get_weather"] {
+		t.Errorf("the called tool is not in the request: %s", srv.Requests()[0].Body)
+	}
+	if tg.ToolResult != nil {
+		tg.ToolResult(t, body)
+	}
+}
+
+func (tg Target) caseUsage(t *testing.T) {
+	t.Parallel()
+	rec, _, err := tg.run(t, userRequest("hi"), tg.Stream(tg.fixture(t, "text")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	us := rec.Usages()
+	if len(us) != 1 || us[0] != tg.Usage || us[0].IsZero() {
+		t.Errorf("usage = %+v, want one %+v", us, tg.Usage)
+	}
+	n := len(rec.Events)
+	if n < 2 || rec.Events[n-2].Kind != llm.EventUsage {
+		t.Errorf("usage does not come right before the end: %+v", rec.Events)
+	}
+}
+
+func (tg Target) caseLengthStop(t *testing.T) {
+	t.Parallel()
+	req := userRequest("a long story")
+	req.Params.MaxTokens = 16
+	rec, _, err := tg.run(t, req, tg.Stream(tg.fixture(t, "length")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Text() != ExpectLengthText {
+		t.Errorf("text %q", rec.Text())
+	}
+	if done := lastDone(t, rec); done.Stop != llm.StopLength {
+		t.Errorf("stop = %q, want %q", done.Stop, llm.StopLength)
+	}
+}
+
+func (tg Target) caseErrorInsideTheStream(t *testing.T) {
+	t.Parallel()
+	rec, _, err := tg.run(t, userRequest("hi"), tg.Stream(tg.fixture(t, "stream_error")))
+	e := llmtest.AsError(t, err)
+	if e.Provider != tg.Name || e.Message == "" || strings.ContainsAny(e.Message, "\n\r") {
+		t.Errorf("error = %+v", e)
+	}
+	if rec.Text() != ExpectErrorText {
+		t.Errorf("the text before the error was lost: %q", rec.Text())
+	}
+	if rec.Count(llm.EventDone) != 0 {
+		t.Error("EventDone after an error")
+	}
+}
+
+func (tg Target) case429WithRetryAfter(t *testing.T) {
+	t.Parallel()
+	rec, srv, err := tg.run(t, userRequest("hi"),
+		llmtest.JSONError(http.StatusTooManyRequests, tg.RateLimitBody, map[string]string{"Retry-After": "7"}))
+	e := llmtest.AsError(t, err)
+	if e.Kind != llm.ErrorTransient || e.Status != 429 || e.Retry != 7*time.Second || e.Provider != tg.Name || e.Message == "" {
+		t.Errorf("error = %+v", e)
+	}
+	if len(rec.Events) != 0 {
+		t.Errorf("events = %+v", rec.Events)
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("%d requests; the adapter must not retry on its own (the engine does)", n)
+	}
+}
+
+func (tg Target) caseProviderOverflow(t *testing.T) {
+	// The API's refusal of a request over the model's context window
+	// (testdata/<dir>/overflow.json, as the API sends it) is told
+	// apart from other bad requests: jp names jp conversation compact.
+	t.Parallel()
+	_, srv, err := tg.run(t, userRequest("hi"), llmtest.JSONError(http.StatusBadRequest, tg.errorBody(t, "overflow"), nil))
+	e := llmtest.AsError(t, err)
+	if !e.Overflow || e.Kind != llm.ErrorFatal || e.Status != 400 || e.Provider != tg.Name || e.Message == "" || !llm.IsOverflow(err) {
+		t.Errorf("error = %+v; want a fatal overflow", e)
+	}
+	if n := len(srv.Requests()); n != 1 {
+		t.Errorf("%d requests; an overflow is not retried", n)
+	}
+	_, _, err = tg.run(t, userRequest("hi"), llmtest.JSONError(http.StatusBadRequest, tg.AuthBody, nil))
+	if llm.IsOverflow(err) {
+		t.Errorf("another 400 (%v) taken for an overflow", err)
+	}
+}
+
+func (tg Target) case401NamingTheKeyVariable(t *testing.T) {
+	t.Parallel()
+	_, _, err := tg.run(t, userRequest("hi"), llmtest.JSONError(http.StatusUnauthorized, tg.AuthBody, nil))
+	e := llmtest.AsError(t, err)
+	if e.Kind != llm.ErrorAuth || e.Status != 401 || !strings.Contains(e.Error(), tg.KeyEnv) {
+		t.Errorf("error = %+v; want an auth error naming %s", e, tg.KeyEnv)
+	}
+	if strings.Contains(e.Error(), "test-key") {
+		t.Errorf("the key leaked into the error: %v", e)
+	}
 }
 
 func lastDone(t testing.TB, rec *llmtest.Recorder) llm.Event {
