@@ -9,6 +9,7 @@ import (
 
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/plugin"
+	"github.com/jpcli/jp/domain/toolview"
 	"github.com/jpcli/jp/internal/difflines"
 )
 
@@ -26,6 +27,9 @@ type eventView struct {
 	Name     string
 	CallID   string
 	Args     string
+	Line     string     // a tool call as the terminal shows it (toolview.Line)
+	Diff     []diffLine // the change a write tool's call made
+	Fold     fold       // a tool result, folded after foldLines lines
 	IsError  bool
 	Outcome  string
 	Question string
@@ -53,9 +57,12 @@ func viewOf(ev conversation.Event) eventView {
 			v.Kind, v.Text, v.HTML = "assistant", ev.Message, Markdown(ev.Message)
 		}
 	case conversation.EventTypeToolCallRequest:
+		diff := historyDiff(ev.Name, ev.Arguments)
 		v.Kind, v.Name, v.CallID, v.Args = "tool_call", ev.Name, ev.CallID, prettyJSON(ev.Arguments)
+		v.Line, v.Diff = toolview.Line(ev.Name, ev.Arguments, diff, false), diffLines(diff)
 	case conversation.EventTypeToolCallResponse:
 		v.Kind, v.CallID, v.Text, v.IsError = "tool_result", ev.CallID, ev.Content, ev.IsError
+		v.Fold = foldText(ev.Content)
 	case conversation.EventTypeInquiryRequest:
 		v.Kind, v.Question = "inquiry", ev.Question
 	case conversation.EventTypeInquiryResponse:
@@ -74,10 +81,30 @@ func (s *Server) renderEvent(ev conversation.Event) (template.HTML, error) {
 	return s.fragment("event", viewOf(ev))
 }
 
+// foldLines is how many lines of a tool result show before "Show all".
+const foldLines = 20
+
+// fold is a text cut after foldLines lines: Head shows, Rest (Hidden
+// lines) is behind a "Show all" control.
+type fold struct {
+	Head, Rest string
+	Hidden     int
+}
+
+// foldText cuts s after foldLines lines.
+func foldText(s string) fold {
+	lines := strings.SplitAfter(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) <= foldLines {
+		return fold{Head: s}
+	}
+	return fold{Head: strings.TrimSuffix(strings.Join(lines[:foldLines], ""), "\n"), Rest: strings.Join(lines[foldLines:], ""), Hidden: len(lines) - foldLines}
+}
+
 // approvalView is a tool approval question.
 type approvalView struct {
 	CallID string
 	Name   string
+	Line   string // the call as the terminal shows it (toolview.Line)
 	Args   string
 	// Diff is the unified diff a write tool's call will apply, a line at
 	// a time with its class (add, del, hunk, head or ctx).
@@ -91,7 +118,8 @@ type diffLine struct {
 }
 
 func (s *Server) renderApproval(a plugin.ApprovalData) (template.HTML, error) {
-	return s.fragment("approval", approvalView{CallID: a.CallID, Name: a.Name, Args: prettyJSON(a.Arguments), Diff: diffLines(a.Diff)})
+	return s.fragment("approval", approvalView{CallID: a.CallID, Name: a.Name,
+		Line: toolview.Line(a.Name, a.Arguments, a.Diff, false), Args: prettyJSON(a.Arguments), Diff: diffLines(a.Diff)})
 }
 
 // diffClasses are the CSS classes of the kinds of diff line.

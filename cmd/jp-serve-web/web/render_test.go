@@ -1,0 +1,122 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jpcli/jp/domain/conversation"
+	"github.com/jpcli/jp/domain/plugin"
+)
+
+// A write tool's call in history shows the terminal's one-line summary
+// and the diff worked out from its arguments, each line classed for its
+// colour; its arguments are behind a <details>. Model text stays escaped.
+func TestRenderToolCallHistory(t *testing.T) {
+	t.Parallel()
+	s := New(fixture(), time.Now, nil)
+	defer s.Close()
+	args := `{"patterns":[{"old":"hello world\n","new":"hello <jp>\n","paths":["greet.txt"]}]}`
+	h, err := s.renderEvent(conversation.Event{Type: conversation.EventTypeToolCallRequest, ID: "e1",
+		CallID: "call_1", Name: "fs_modify_file", Arguments: json.RawMessage(args)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`<code class="summary">✎ fs_modify_file greet.txt (+1 −1)</code>`,
+		`<pre class="diff"><span class="head">--- a/greet.txt</span>`,
+		`<span class="head">+++ b/greet.txt</span>`,
+		`<span class="del">-hello world</span>`,
+		`<span class="add">+hello &lt;jp&gt;</span>`,
+		`<details class="args"><summary>Arguments</summary><pre class="args">`,
+	} {
+		if !strings.Contains(plus(h), want) {
+			t.Errorf("tool call lacks %q:\n%s", want, h)
+		}
+	}
+	if strings.Contains(string(h), "<jp>") {
+		t.Fatal("tool arguments reached the page unescaped")
+	}
+}
+
+func TestHistoryDiff(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, args, want string }{
+		{"fs_create_file", `{"path":"a.txt","content":"one\ntwo\n"}`, "--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1,2 @@\n+one\n+two\n"},
+		{"fs_modify_file", `{"path":"a.txt","patterns":[{"old":"x","new":"y"}]}`,
+			"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-x\n\\ No newline at end of file\n+y\n\\ No newline at end of file\n"},
+		{"fs_move_file", `{"path":"a","new_path":"b"}`, "diff --git a/a b/b\nrename from a\nrename to b\n"},
+		{"fs_delete_file", `{"path":"a"}`, ""},
+		{"echo", `{"path":"a","content":"x"}`, ""},
+		{"fs_modify_file", `not json`, ""},
+	} {
+		if got := historyDiff(tc.name, json.RawMessage(tc.args)); got != tc.want {
+			t.Errorf("historyDiff(%s, %s) =\n%q\nwant\n%q", tc.name, tc.args, got, tc.want)
+		}
+	}
+}
+
+// A long tool result shows its first 20 lines; the rest is behind a
+// <details> "Show all" control, which needs no script.
+func TestRenderToolResultFolds(t *testing.T) {
+	t.Parallel()
+	s := New(fixture(), time.Now, nil)
+	defer s.Close()
+	var lines []string
+	for i := 1; i <= 25; i++ {
+		lines = append(lines, fmt.Sprintf("line %d", i))
+	}
+	h, err := s.renderEvent(conversation.Event{Type: conversation.EventTypeToolCallResponse, ID: "e2", CallID: "c",
+		Content: strings.Join(lines, "\n") + "\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"<pre class=\"out\">line 1\n", "line 20</pre>",
+		`<details class="more"><summary><span class="show">Show all (5 more lines)</span>`,
+		"<pre class=\"out rest\">line 21\n", "line 25</pre>",
+	} {
+		if !strings.Contains(plus(h), want) {
+			t.Errorf("folded result lacks %q:\n%s", want, h)
+		}
+	}
+	short, err := s.renderEvent(conversation.Event{Type: conversation.EventTypeToolCallResponse, ID: "e3", CallID: "c", Content: "a\nb"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(short), "details class=\"more\"") {
+		t.Fatalf("a short result is folded:\n%s", short)
+	}
+}
+
+// An approval shows the call's summary with the diff's counts and the
+// diff itself; the arguments are open only when there is no diff.
+func TestRenderApproval(t *testing.T) {
+	t.Parallel()
+	s := New(fixture(), time.Now, nil)
+	defer s.Close()
+	h, err := s.renderApproval(plugin.ApprovalData{CallID: "c1", Name: "fs_create_file",
+		Arguments: json.RawMessage(`{"path":"web.txt","content":"x\n"}`), Diff: "--- /dev/null\n+++ b/web.txt\n@@ -0,0 +1 @@\n+x\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`<code class="summary">✎ fs_create_file web.txt (+1 −0)</code>`, `<span class="add">+x</span>`, `<details class="args"><summary>`} {
+		if !strings.Contains(plus(h), want) {
+			t.Errorf("approval lacks %q:\n%s", want, h)
+		}
+	}
+	h, err = s.renderApproval(plugin.ApprovalData{CallID: "c2", Name: "echo", Arguments: json.RawMessage(`{"text":"hi"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(h), `<details class="args" open>`) {
+		t.Errorf("an approval without a diff hides its arguments:\n%s", h)
+	}
+}
+
+// plus is rendered HTML with html/template's escaped "+" put back, so
+// the wants read as the page shows them.
+func plus(h template.HTML) string { return strings.ReplaceAll(string(h), "&#43;", "+") }
