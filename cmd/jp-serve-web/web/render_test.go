@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"html/template"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -120,3 +122,33 @@ func TestRenderApproval(t *testing.T) {
 // plus is rendered HTML with html/template's escaped "+" put back, so
 // the wants read as the page shows them.
 func plus(h template.HTML) string { return strings.ReplaceAll(string(h), "&#43;", "+") }
+
+// Every page, and the boot page they are shown in, forbids inline script
+// and anything from another origin.
+func TestContentSecurityPolicy(t *testing.T) {
+	t.Parallel()
+	s := New(fixture(), time.Now, nil)
+	ts := httptest.NewServer(s.Handler())
+	defer func() {
+		s.Close()
+		ts.Close()
+	}()
+	for _, auth := range []string{"", "Bearer " + s.Token()} {
+		req, err := http.NewRequest(http.MethodGet, ts.URL+"/", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		csp := resp.Header.Get("Content-Security-Policy")
+		if !strings.Contains(csp, "script-src 'self';") || !strings.Contains(csp, "default-src 'none'") || strings.Contains(csp, "unsafe") {
+			t.Errorf("GET / (token %v) = %d with Content-Security-Policy %q", auth != "", resp.StatusCode, csp)
+		}
+	}
+}

@@ -442,3 +442,47 @@ func TestWebDocsShowScreens(t *testing.T) {
 		}
 	}
 }
+
+// comparePNG counts a pixel as differing only past channelSlack, and
+// refuses images of another size.
+func TestComparePNG(t *testing.T) {
+	t.Parallel()
+	draw := func(w, h int, set func(img *image.RGBA)) []byte {
+		img := image.NewRGBA(image.Rect(0, 0, w, h))
+		for y := range h {
+			for x := range w {
+				img.Set(x, y, color.RGBA{R: 200, G: 200, B: 200, A: 255})
+			}
+		}
+		if set != nil {
+			set(img)
+		}
+		var b bytes.Buffer
+		if err := png.Encode(&b, img); err != nil {
+			t.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	ref := draw(10, 10, nil)
+	for _, tc := range []struct {
+		name  string
+		got   []byte
+		share float64
+	}{
+		{"same", draw(10, 10, nil), 0},
+		{"within the slack", draw(10, 10, func(img *image.RGBA) { img.Set(1, 1, color.RGBA{R: 200 + channelSlack, G: 200, B: 200, A: 255}) }), 0},
+		{"past the slack", draw(10, 10, func(img *image.RGBA) { img.Set(1, 1, color.RGBA{R: 200, G: 199 - channelSlack, B: 200, A: 255}) }), 0.01},
+		{"two pixels", draw(10, 10, func(img *image.RGBA) {
+			img.Set(0, 0, color.RGBA{A: 255})
+			img.Set(9, 9, color.RGBA{R: 255, G: 255, B: 255, A: 255})
+		}), 0.02},
+	} {
+		share, _, err := comparePNG(tc.got, ref)
+		if err != nil || share != tc.share {
+			t.Errorf("%s: share %v, %v; want %v", tc.name, share, err, tc.share)
+		}
+	}
+	if _, _, err := comparePNG(draw(10, 11, nil), ref); err == nil || !strings.Contains(err.Error(), "the screenshot is (10,11), the reference image (10,10)") {
+		t.Errorf("another size: %v", err)
+	}
+}
