@@ -29,10 +29,10 @@ func TestRenderToolCallHistory(t *testing.T) {
 	}
 	for _, want := range []string{
 		`<code class="summary">✎ fs_modify_file greet.txt (+1 −1)</code>`,
-		`<pre class="diff"><span class="head">--- a/greet.txt</span>`,
-		`<span class="head">+++ b/greet.txt</span>`,
-		`<span class="del">-hello world</span>`,
-		`<span class="add">+hello &lt;jp&gt;</span>`,
+		`<pre class="diff"><span class="head">--- a/greet.txt` + "\n</span>",
+		`<span class="head">+++ b/greet.txt` + "\n</span>",
+		`<span class="del">-hello world` + "\n</span>",
+		`<span class="add">+hello &lt;jp&gt;` + "\n</span>",
 		`<details class="args"><summary>Arguments</summary><pre class="args">`,
 	} {
 		if !strings.Contains(plus(h), want) {
@@ -105,7 +105,7 @@ func TestRenderApproval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`<code class="summary">✎ fs_create_file web.txt (+1 −0)</code>`, `<span class="add">+x</span>`, `<details class="args"><summary>`} {
+	for _, want := range []string{`<code class="summary">✎ fs_create_file web.txt (+1 −0)</code>`, `<span class="add">+x` + "\n</span>", `<details class="args"><summary>`} {
 		if !strings.Contains(plus(h), want) {
 			t.Errorf("approval lacks %q:\n%s", want, h)
 		}
