@@ -54,6 +54,8 @@ func TestHistoryDiff(t *testing.T) {
 		{"fs_delete_file", `{"path":"a"}`, ""},
 		{"echo", `{"path":"a","content":"x"}`, ""},
 		{"fs_modify_file", `not json`, ""},
+		{"fs_modify_file", `{"path":"big","patterns":[{"old":"` + strings.Repeat(`o\n`, 2001) + `","new":"` + strings.Repeat(`n\n`, 2000) + `"}]}`,
+			"--- a/big\n+++ b/big\n@@ -1,2001 +1,2000 @@\n" + strings.Repeat("-o\n", 2001) + strings.Repeat("+n\n", 2000)},
 	} {
 		if got := historyDiff(tc.name, json.RawMessage(tc.args)); got != tc.want {
 			t.Errorf("historyDiff(%s, %s) =\n%q\nwant\n%q", tc.name, tc.args, got, tc.want)
@@ -149,6 +151,36 @@ func TestContentSecurityPolicy(t *testing.T) {
 		csp := resp.Header.Get("Content-Security-Policy")
 		if !strings.Contains(csp, "script-src 'self';") || !strings.Contains(csp, "default-src 'none'") || strings.Contains(csp, "unsafe") {
 			t.Errorf("GET / (token %v) = %d with Content-Security-Policy %q", auth != "", resp.StatusCode, csp)
+		}
+	}
+}
+
+// BenchmarkRenderToolEvents renders a write call with its history diff
+// and a 2,000-line tool result, folded: what a page load does per call.
+func BenchmarkRenderToolEvents(b *testing.B) {
+	s := New(fixture(), time.Now, nil)
+	defer s.Close()
+	var old, repl, out strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&old, "line %d of the old text\n", i)
+		fmt.Fprintf(&repl, "line %d of the new text\n", i)
+	}
+	for i := range 2000 {
+		fmt.Fprintf(&out, "result line %d\n", i)
+	}
+	args, err := json.Marshal(map[string]any{"path": "a.go", "patterns": []map[string]string{{"old": old.String(), "new": repl.String()}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	call := conversation.Event{Type: conversation.EventTypeToolCallRequest, ID: "e1", CallID: "c", Name: "fs_modify_file", Arguments: args}
+	result := conversation.Event{Type: conversation.EventTypeToolCallResponse, ID: "e2", CallID: "c", Content: out.String()}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.renderEvent(call); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.renderEvent(result); err != nil {
+			b.Fatal(err)
 		}
 	}
 }

@@ -69,15 +69,31 @@ func modifyDiff(args json.RawMessage) string {
 // textDiff is the unified diff of before -> after, as jp's write tools
 // show theirs (three lines of context; a last line without a newline
 // marked as git marks it).
+// Texts longer than maxMatchedLines together are shown as all their old
+// lines removed and all their new ones added: difflib's matching grows
+// with the product of their lengths, and the page draws every call.
 func textDiff(from, to, before, after string) string {
-	text, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{
-		A: diffSplit(before), B: diffSplit(after), FromFile: from, ToFile: to, Context: 3,
-	})
+	a, b := diffSplit(before), diffSplit(after)
+	if len(a)+len(b) > maxMatchedLines {
+		var out strings.Builder
+		fmt.Fprintf(&out, "--- %s\n+++ %s\n@@ -1,%d +1,%d @@\n", from, to, len(a), len(b))
+		for _, l := range a {
+			out.WriteString("-" + l)
+		}
+		for _, l := range b {
+			out.WriteString("+" + l)
+		}
+		return out.String()
+	}
+	text, err := difflib.GetUnifiedDiffString(difflib.UnifiedDiff{A: a, B: b, FromFile: from, ToFile: to, Context: 3})
 	if err != nil {
 		return ""
 	}
 	return text
 }
+
+// maxMatchedLines bounds the texts textDiff matches line by line.
+const maxMatchedLines = 4000
 
 func diffSplit(s string) []string {
 	if s == "" {
