@@ -85,19 +85,45 @@ func (s *Server) renderEvent(ev conversation.Event) (template.HTML, error) {
 const foldLines = 20
 
 // fold is a text cut after foldLines lines: Head shows, Rest (Hidden
-// lines) is behind a "Show all" control.
+// lines) is behind a "Show all" control. When the text holds a unified
+// diff (a write tool's result), HeadDiff and RestDiff are its lines
+// classed for colour instead.
 type fold struct {
-	Head, Rest string
-	Hidden     int
+	Head, Rest         string
+	HeadDiff, RestDiff []diffLine
+	Hidden             int
 }
 
 // foldText cuts s after foldLines lines.
 func foldText(s string) fold {
 	lines := strings.SplitAfter(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) <= foldLines {
-		return fold{Head: s}
+	f := fold{Head: s}
+	if len(lines) > foldLines {
+		f = fold{Head: strings.TrimSuffix(strings.Join(lines[:foldLines], ""), "\n"), Rest: strings.Join(lines[foldLines:], ""), Hidden: len(lines) - foldLines}
 	}
-	return fold{Head: strings.TrimSuffix(strings.Join(lines[:foldLines], ""), "\n"), Rest: strings.Join(lines[foldLines:], ""), Hidden: len(lines) - foldLines}
+	if holdsDiff(lines) {
+		f.HeadDiff, f.RestDiff = resultLines(f.Head), resultLines(f.Rest)
+	}
+	return f
+}
+
+// holdsDiff reports whether lines hold a unified diff: a "--- " line,
+// then a "+++ " line, then a hunk header.
+func holdsDiff(lines []string) bool {
+	for i := 0; i+2 < len(lines); i++ {
+		if strings.HasPrefix(lines[i], "--- ") && strings.HasPrefix(lines[i+1], "+++ ") && strings.HasPrefix(lines[i+2], "@@") {
+			return true
+		}
+	}
+	return false
+}
+
+// resultLines classes the lines of a result that holds a diff; "" has none.
+func resultLines(s string) []diffLine {
+	if s == "" {
+		return nil
+	}
+	return diffLines(s)
 }
 
 // approvalView is a tool approval question.

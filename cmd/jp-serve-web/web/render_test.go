@@ -49,7 +49,9 @@ func TestHistoryDiff(t *testing.T) {
 	for _, tc := range []struct{ name, args, want string }{
 		{"fs_create_file", `{"path":"a.txt","content":"one\ntwo\n"}`, "--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1,2 @@\n+one\n+two\n"},
 		{"fs_modify_file", `{"path":"a.txt","patterns":[{"old":"x","new":"y"}]}`,
-			"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-x\n\\ No newline at end of file\n+y\n\\ No newline at end of file\n"},
+			"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-x\n+y\n"},
+		{"fs_modify_file", `{"path":"a.txt","patterns":[{"old":"x\n","new":"y"}]}`,
+			"--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-x\n+y\n\\ No newline at end of file\n"},
 		{"fs_move_file", `{"path":"a","new_path":"b"}`, "diff --git a/a b/b\nrename from a\nrename to b\n"},
 		{"fs_delete_file", `{"path":"a"}`, ""},
 		{"echo", `{"path":"a","content":"x"}`, ""},
@@ -182,5 +184,34 @@ func BenchmarkRenderToolEvents(b *testing.B) {
 		if _, err := s.renderEvent(result); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// A write tool's result that holds its diff shows it coloured, like the
+// call's; a result without one stays plain text.
+func TestRenderToolResultDiff(t *testing.T) {
+	t.Parallel()
+	s := New(fixture(), time.Now, nil)
+	defer s.Close()
+	h, err := s.renderEvent(conversation.Event{Type: conversation.EventTypeToolCallResponse, ID: "e1", CallID: "c",
+		Content: "Done: modify greet.txt (1 replacement).\n\n--- a/greet.txt\n+++ b/greet.txt\n@@ -1,2 +1,2 @@\n-Hello world\n+Hello <jp>\n Second line.\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`<pre class="out diff"><span class="ctx">Done: modify greet.txt (1 replacement).` + "\n</span>",
+		`<span class="del">-Hello world` + "\n</span>", `<span class="add">+Hello &lt;jp&gt;` + "\n</span>",
+		`<span class="hunk">@@ -1,2 +1,2 @@` + "\n</span>",
+	} {
+		if !strings.Contains(plus(h), want) {
+			t.Errorf("result lacks %q:\n%s", want, h)
+		}
+	}
+	plain, err := s.renderEvent(conversation.Event{Type: conversation.EventTypeToolCallResponse, ID: "e2", CallID: "c", Content: "-not a diff\n+either"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(plus(plain), "<pre class=\"out\">-not a diff\n+either</pre>") {
+		t.Errorf("a result without a diff is not plain:\n%s", plain)
 	}
 }

@@ -73,7 +73,8 @@ func screenFixture() *fakeHost {
 			"The program reads it like this:\n\n```go\nfunc main() {\n\tb, _ := os.ReadFile(\"greet.txt\")\n\tfmt.Print(string(b))\n}\n```\n\nI will change the greeting now."},
 		{Type: conversation.EventTypeToolCallRequest, ID: "e4", Timestamp: at(2), CallID: "call_0_0", Name: "fs_modify_file",
 			Arguments: json.RawMessage(`{"patterns":[{"old":"hello world\n","new":"hello jp\n","paths":["greet.txt"]}]}`)},
-		{Type: conversation.EventTypeToolCallResponse, ID: "e5", Timestamp: at(2), CallID: "call_0_0", Content: "modified greet.txt (1 replacement)"},
+		{Type: conversation.EventTypeToolCallResponse, ID: "e5", Timestamp: at(2), CallID: "call_0_0",
+			Content: "Done: modify greet.txt (1 replacement).\n\n--- a/greet.txt\n+++ b/greet.txt\n@@ -1 +1 @@\n-hello world\n+hello jp\n"},
 		{Type: conversation.EventTypeToolCallRequest, ID: "e6", Timestamp: at(3), CallID: "call_0_1", Name: "fs_grep_files",
 			Arguments: json.RawMessage(`{"pattern":"hello","paths":["."]}`)},
 		{Type: conversation.EventTypeToolCallResponse, ID: "e7", Timestamp: at(3), CallID: "call_0_1", Content: long.String()},
@@ -285,11 +286,12 @@ func checkNoSideways(t *testing.T, ctx context.Context, width int) {
 
 // checkStickyHeader scrolls the page down and checks that the header
 // sits at the top of the window with nothing above it: its first row of
-// pixels is the header's. (A blank band above it showed in screenshots
-// captured "beyond the viewport" of a scrolled page: Chromium widens the
-// viewport and the sticky header stays where the scroll put it. A real
-// window never showed it; fullShot sizes the viewport to the page
-// instead, unscrolled.)
+// pixels is the header's. (A blank band above it showed in headless
+// Chromium's screenshots of a scrolled page: its --screenshot captures the
+// whole window while the viewport is 87 px shorter (room for a browser's
+// bar it does not draw), and a capture "beyond the viewport" keeps the
+// sticky header where the scroll put it. A real window shows no band;
+// fullShot sizes the viewport to the page instead, unscrolled.)
 func checkStickyHeader(t *testing.T, ctx context.Context, width int) {
 	t.Helper()
 	run(t, ctx, "scroll down", chromedp.Evaluate[bool](`window.scrollTo(0, 600); true`))

@@ -59,8 +59,13 @@ func modifyDiff(args json.RawMessage) string {
 		if len(paths) == 0 && a.Path != "" {
 			paths = []string{a.Path}
 		}
+		old, repl := p.Old, p.New
+		if !strings.HasSuffix(old, "\n") && !strings.HasSuffix(repl, "\n") {
+			// Text within a line: not a file's last line without a newline.
+			old, repl = old+"\n", repl+"\n"
+		}
 		for _, path := range paths {
-			b.WriteString(textDiff("a/"+path, "b/"+path, p.Old, p.New))
+			b.WriteString(textDiff("a/"+path, "b/"+path, old, repl))
 		}
 	}
 	return b.String()
