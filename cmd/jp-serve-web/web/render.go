@@ -16,7 +16,7 @@ import (
 // eventView is one stored conversation event as the "event" fragment
 // renders it.
 type eventView struct {
-	Kind     string // turn, user, assistant, reasoning, tool_call, tool_result, turn_end, inquiry, answer
+	Kind     string // turn, user, assistant, reasoning, tool_call, tool_result, turn_end, inquiry, answer, note, foreign
 	ID       string
 	Time     time.Time
 	Root     string
@@ -69,6 +69,13 @@ func viewOf(ev conversation.Event) eventView {
 		v.Kind, v.Text = "answer", prettyJSON(ev.Answer)
 	case conversation.EventTypeTurnEnd:
 		v.Kind, v.Outcome = "turn_end", string(ev.Outcome)
+	case conversation.EventTypeForeign:
+		// Kept for jp, not for reading: a --cfg that stuck to the
+		// conversation is a line; another version's events are skipped.
+		v.Kind = "foreign"
+		if ev.Kind == "config_delta" {
+			v.Kind, v.Text = "note", "The conversation's configuration changed (jp q --cfg)."
+		}
 	default:
 		v.Kind = "unknown"
 	}

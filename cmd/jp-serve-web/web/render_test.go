@@ -215,3 +215,20 @@ func TestRenderToolResultDiff(t *testing.T) {
 		t.Errorf("a result without a diff is not plain:\n%s", plain)
 	}
 }
+
+// Events jp keeps but the page has nothing to say about are not shown as
+// unknown: a --cfg that stuck is a line, another version's event hidden.
+func TestRenderForeignEvents(t *testing.T) {
+	t.Parallel()
+	s := New(fixture(), time.Now, nil)
+	defer s.Close()
+	for kind, want := range map[string]string{
+		"config_delta": `<div class="ev note" data-event-id="e1">The conversation&#39;s configuration changed (jp q --cfg).</div>`,
+		"compaction":   `<div class="ev foreign" data-event-id="e1" hidden></div>`,
+	} {
+		h, err := s.renderEvent(conversation.Event{Type: conversation.EventTypeForeign, Kind: kind, ID: "e1"})
+		if err != nil || string(h) != want {
+			t.Errorf("%s = %s, %v; want %s", kind, h, err, want)
+		}
+	}
+}
