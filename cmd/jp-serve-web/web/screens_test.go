@@ -319,7 +319,7 @@ var goldenDir = filepath.Join("testdata", "screens")
 // compareGolden compares a screenshot with its reference image, or with
 // JP_WEB_GOLDEN=1 (make web-golden) writes it as the new reference. A
 // mismatch saves the screenshot and a picture of the differing pixels
-// (red) under $JP_WEB_SHOTS or the test's temporary directory.
+// (red) under $JP_WEB_SHOTS or a new directory in $TMPDIR, and says where.
 func compareGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join(goldenDir, name)
@@ -341,10 +341,15 @@ func compareGolden(t *testing.T, name string, got []byte) {
 	if err == nil && share <= maxDiffShare {
 		return
 	}
+	// Kept after the test (not t.TempDir) so the failure can be looked at.
 	dir := os.Getenv("JP_WEB_SHOTS")
 	if dir == "" || !filepath.IsAbs(dir) {
-		dir = t.TempDir()
+		var mkErr error
+		if dir, mkErr = os.MkdirTemp("", "jp-web-screens-"); mkErr != nil {
+			t.Fatal(mkErr)
+		}
 	}
+	_ = os.MkdirAll(dir, 0o755)
 	saved := filepath.Join(dir, "got-"+name)
 	_ = os.WriteFile(saved, got, 0o644)
 	if diff != nil {
