@@ -29,7 +29,7 @@ install -m 0644 $(MANIFESTS) $(1)/
 cd $(1) && $(SHA256SUM) $(PLUGIN_BINS) > .jp-plugins.sha256.tmp && chmod 0644 .jp-plugins.sha256.tmp && mv -f .jp-plugins.sha256.tmp jp-plugins.sha256
 endef
 
-.PHONY: all build install test test-deps check generate demo bench fuzz clean
+.PHONY: all build install test test-deps check generate demo bench fuzz web-golden clean
 
 all: build
 
@@ -90,6 +90,17 @@ fuzz:
 	  echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
 	  $(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) $$pkg; \
 	done
+
+## web-golden: draw the web page's reference screenshots again
+## (cmd/jp-serve-web/web/testdata/screens, compared by TestWebScreens and
+## TestWebApprovalDiff in make test) and copy them to docs/images/web-*.png,
+## which docs/web.md shows. Run it after a change to the page's look.
+WEB_SCREENS := cmd/jp-serve-web/web/testdata/screens
+web-golden:
+	JP_WEB_GOLDEN=1 $(GO) test -count=1 -run '^(TestWebScreens|TestWebApprovalDiff)$$' ./cmd/jp-serve-web/web/
+	@mkdir -p docs/images
+	@for f in $(WEB_SCREENS)/*.png; do cp "$$f" "docs/images/web-$$(basename "$$f")"; done
+	@echo "web-golden: wrote $(WEB_SCREENS)/*.png and docs/images/web-*.png"
 
 ## demo: build jp and tour it offline on the built-in demo model
 demo: build

@@ -273,7 +273,9 @@ description = "Echo the arguments back"
 	dID := strings.TrimSpace(e.read(filepath.Join(e.d, ".jp", ".id")))
 	b.open(srv + "/")
 	b.follow(fmt.Sprintf(`//section[@id="ws-%s"]//a[code[text()=%q]]`, dID, e.d))
-	b.waitJS(`document.querySelector('form.new') !== null`, "the new-conversation form")
+	// The page's script sends the form with the token: wait for it too (the
+	// page is in place a moment before its scripts ran).
+	b.waitJS(`document.querySelector('form.new') !== null && typeof window.jpFetch === 'function'`, "the new-conversation form")
 	b.setValue(`form.new input[name="title"]`, "Tool test")
 	b.click(`form.new button`) // sent by the page's script, with the token
 	b.waitJS(`document.getElementById('composer') !== null && document.querySelector('h1').textContent === 'Tool test'`, "the new conversation")

@@ -164,6 +164,31 @@ page=$(get "$token")
 echo "${dim}(GET with the token: $(printf '%s' "$page" | head -n 1 | tr -d '\r'); the page lists workspace 'project' with its checkout)${off}"
 printf '%s' "$page" | grep -q 'project' || { echo "the page does not list the workspace" >&2; exit 1; }
 echo "${dim}(open that address in a browser while jp serve web runs: docs/web.md)${off}"
+# A picture of step 3b's conversation (its file edit shows as the terminal's
+# line with its diff), drawn by headless Chromium when there is one. The
+# window is taller than the page: headless Chromium's viewport is 87 px
+# shorter than its window, and a page it scrolled is captured with a blank
+# band above its sticky header (a capture artefact, not in a real window).
+chrome=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+if [ -n "$chrome" ]; then
+  conv=""
+  # --all: step 7's prune archived the earlier conversations.
+  for id in $("$JP" conversation ls --all --format json | jq -r '.[].id'); do
+    if "$JP" conversation show "$id" 2>/dev/null | grep -q fs_modify_file; then conv=$id; break; fi
+  done
+  [ -n "$conv" ] || { echo "step 3b's conversation is not listed" >&2; exit 1; }
+  shot="${TMPDIR:-/tmp}/jp-demo-web.png"
+  sandbox=""; [ "$(id -u)" != 0 ] || sandbox="--no-sandbox" # root cannot use Chromium's sandbox
+  timeout 60 "$chrome" --headless $sandbox --disable-gpu --hide-scrollbars --no-first-run --disable-background-networking \
+    --disable-component-update --disable-sync --user-data-dir="$tour/chromium" --window-size=1100,2200 \
+    --virtual-time-budget=5000 --screenshot="$shot" \
+    "http://127.0.0.1:$port/w/$(cat .jp/.id)/c/$conv?root=$(jq -rn --arg p "$PWD" '$p|@uri')#token=$token" > "$tour/chromium.log" 2>&1 ||
+    { cat "$tour/chromium.log"; echo "chromium could not draw the page" >&2; exit 1; }
+  [ -s "$shot" ] || { echo "chromium saved no screenshot" >&2; exit 1; }
+  echo "${dim}(headless Chromium drew the conversation from step 3b: saved as $shot)${off}"
+else
+  echo "${dim}(no Chromium here: install it to have the tour save a picture of the page)${off}"
+fi
 kill -INT "$web"; wait "$web" || true
 
 step "10. A session: jp chat keeps the conversation open (a script types here; Ctrl-D or an empty message ends it)"

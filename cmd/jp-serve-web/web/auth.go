@@ -89,6 +89,13 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) bool {
 	return false
 }
 
+// contentSecurityPolicy lets the page load scripts, styles and images
+// from this server alone and run no inline script or style: what a model,
+// tool or file wrote cannot run even if it slipped past the escaping. The
+// boot page carries it too: the pages are shown inside its document.
+const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
+	"connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+
 // needsToken is the refusal of a request without the token.
 const needsToken = "jp serve web needs its token: open the address it printed (http://127.0.0.1:PORT/#token=...), or send Authorization: Bearer <token>"
 
@@ -101,6 +108,7 @@ func (s *Server) bootPage(w http.ResponseWriter) {
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Referrer-Policy", "no-referrer")
 	w.Header().Set("X-Frame-Options", "DENY")
+	w.Header().Set("Content-Security-Policy", contentSecurityPolicy)
 	w.WriteHeader(http.StatusUnauthorized)
 	_, _ = w.Write(bootHTML)
 }

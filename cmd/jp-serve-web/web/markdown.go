@@ -70,19 +70,21 @@ func renderHeading(w util.BufWriter, _ []byte, node ast.Node, entering bool) (as
 	return ast.WalkContinue, nil
 }
 
-// renderFencedCode writes a code block with its language as a label.
+// renderFencedCode writes a code block under a bar with its language
+// and a copy button.
 func renderFencedCode(w util.BufWriter, source []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
 	if !entering {
 		return ast.WalkContinue, nil
 	}
 	n := node.(*ast.FencedCodeBlock)
-	_, _ = w.WriteString(`<div class="code">`)
+	_, _ = w.WriteString(`<div class="code"><div class="codehead">`)
 	if lang := n.Language(source); len(lang) > 0 {
 		_, _ = w.WriteString(`<span class="lang">`)
 		_, _ = w.Write(util.EscapeHTML(lang))
 		_, _ = w.WriteString(`</span>`)
 	}
-	_, _ = w.WriteString("<pre><code>")
+	// The button is wired by page.js (the page runs no inline script).
+	_, _ = w.WriteString(`<button type="button" class="copy" title="Copy the code">Copy</button></div><pre><code>`)
 	var code []byte
 	for i := range n.Lines().Len() {
 		seg := n.Lines().At(i)

@@ -19,7 +19,9 @@ var (
 		"table": {}, "thead": {}, "tbody": {}, "tr": {}, "th": {"align": true}, "td": {"align": true},
 		"div":  {"class": true},
 		"span": {"class": true},
-		"a":    {"href": true, "rel": true, "target": true},
+		// A code block's copy button: page.js wires it, by its class.
+		"button": {"type": true, "class": true, "title": true},
+		"a":      {"href": true, "rel": true, "target": true},
 	}
 )
 

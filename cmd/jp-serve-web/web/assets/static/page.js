@@ -2,6 +2,7 @@
 // (kept in this tab's sessionStorage by boot.js) in the Authorization
 // header: the token is never in a cookie or an address. A form that posts
 // (a new conversation) is sent with it, and the page it leads to opened.
+// A code block's Copy button copies its code.
 'use strict';
 (function () {
   if (window.jpFetch) return; // a page shown in place of another: set up already
@@ -14,6 +15,20 @@
     o.headers = Object.assign({}, o.headers || {}, { Authorization: 'Bearer ' + token() });
     return fetch(url, o);
   };
+  // A code block's Copy button puts the block's text on the clipboard
+  // (the page runs no inline script: the button is wired here).
+  document.addEventListener('click', async (ev) => {
+    const btn = ev.target instanceof Element && ev.target.closest('.code button.copy');
+    if (!btn) return;
+    const code = btn.closest('.code').querySelector('pre code');
+    try {
+      await navigator.clipboard.writeText(code ? code.textContent : '');
+      btn.textContent = 'Copied';
+    } catch (e) {
+      btn.textContent = 'Copy failed';
+    }
+    setTimeout(() => { btn.textContent = 'Copy'; }, 1500);
+  });
   document.addEventListener('submit', async (ev) => {
     const form = ev.target;
     if (!(form instanceof HTMLFormElement) || form.method.toLowerCase() !== 'post' || ev.defaultPrevented) return;
