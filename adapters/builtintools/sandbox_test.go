@@ -77,22 +77,7 @@ func runShell(t testing.TB, s *Server, command string) ports.ToolResult {
 // result says so; build-like work inside the checkout succeeds.
 func TestShellSandboxDenies(t *testing.T) {
 	needSandbox(t)
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			_, _ = c.Write([]byte("CONNECTED\n"))
-			_ = c.Close()
-		}
-	}()
-	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	port := connectedListener(t)
 	s, home, outside := shellServer(t, config.Tool{})
 	if k := s.ToolKind(Shell); k != ports.ToolKindSandboxedCommand {
 		t.Fatalf("ToolKind(shell) = %v, want sandboxed command", k)
@@ -156,6 +141,27 @@ func TestShellSandboxDenies(t *testing.T) {
 			t.Fatalf("the API key reached the command: %s", r.Content)
 		}
 	})
+}
+
+// connectedListener listens on a local port, answering each connection
+// with CONNECTED; it stops when the test ends. It returns the port.
+func connectedListener(t *testing.T) string {
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			_, _ = c.Write([]byte("CONNECTED\n"))
+			_ = c.Close()
+		}
+	}()
+	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 }
 
 // TestShellSandboxOff: sandbox = "off" runs the command as it is, and

@@ -77,19 +77,7 @@ func TestLongConversationTurnEndLeavesTheLog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := 0; ; i++ {
-		next := sc.ev.Turn(sc.root, "more", 1)
-		if err := fresh.Append(t.Context(), sc.loc, id, next...); err != nil {
-			t.Fatalf("turn %d: %v", i, err)
-		}
-		all = append(all, next...)
-		if _, err := os.Stat(logPath); os.IsNotExist(err) {
-			break // folded past the threshold
-		}
-		if i > 100 {
-			t.Fatal("the log was never folded")
-		}
-	}
+	all = append(all, appendUntilFolded(t, sc, fresh, id, logPath)...)
 	evs, err = fresh.Events(t.Context(), sc.loc, id)
 	if err != nil {
 		t.Fatal(err)
@@ -109,5 +97,25 @@ func TestLongConversationTurnEndLeavesTheLog(t *testing.T) {
 	var ce *ports.CorruptError
 	if err := again.Append(t.Context(), sc.loc, id, sc.ev.TurnStart(sc.root)); !errors.As(err, &ce) || ce.Path != proj {
 		t.Fatalf("append with a broken checkout copy = %v, want a *ports.CorruptError naming %s", err, proj)
+	}
+}
+
+// appendUntilFolded appends turns through store until the log at logPath
+// is folded away, and returns their events.
+func appendUntilFolded(t *testing.T, sc *scene, store *Store, id conversation.ID, logPath string) []conversation.Event {
+	t.Helper()
+	var all []conversation.Event
+	for i := 0; ; i++ {
+		next := sc.ev.Turn(sc.root, "more", 1)
+		if err := store.Append(t.Context(), sc.loc, id, next...); err != nil {
+			t.Fatalf("turn %d: %v", i, err)
+		}
+		all = append(all, next...)
+		if _, err := os.Stat(logPath); os.IsNotExist(err) {
+			return all // folded past the threshold
+		}
+		if i > 100 {
+			t.Fatal("the log was never folded")
+		}
 	}
 }

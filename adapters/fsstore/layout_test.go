@@ -40,19 +40,7 @@ func TestLayout(t *testing.T) {
 	if want := filepath.Join(sc.s.DataDir(), "workspace", "project-one-"+string(sc.ws.ID)); silo != want {
 		t.Fatalf("silo = %s, want %s", silo, want)
 	}
-	if got := string(readFile(t, filepath.Join(sc.root, ".jp", ".id"))); got != string(sc.ws.ID)+"\n" {
-		t.Errorf(".jp/.id = %q", got)
-	}
-	if cfg := string(readFile(t, filepath.Join(sc.root, ".jp", "config.toml"))); !strings.HasPrefix(cfg, "#") {
-		t.Errorf(".jp/config.toml = %q, want a commented template", cfg)
-	}
-	var rec map[string]any
-	if err := json.Unmarshal(readFile(t, filepath.Join(silo, "roots", workspace.RootKey(sc.root)+".json")), &rec); err != nil {
-		t.Fatal(err)
-	}
-	if len(rec) != 2 || rec["path"] != sc.root || rec["last_used"] != storetest.Start.Format(time.RFC3339) {
-		t.Errorf("roots record = %v, want path and last_used", rec)
-	}
+	checkWorkspaceFiles(t, sc, silo)
 
 	id := sc.create(t, ports.NewConversation{Title: "layout"})
 	sc.append(t, sc.loc, id, sc.ev.Turn(sc.root, "hi", 1)...)
@@ -112,6 +100,25 @@ func TestLayout(t *testing.T) {
 	}
 	if n, err := sc.s.CountConversations(ctx, sc.ws.ID); err != nil || n != 2 {
 		t.Errorf("CountConversations = %d, %v; want 2", n, err)
+	}
+}
+
+// checkWorkspaceFiles checks a new workspace's files: .jp/.id,
+// .jp/config.toml's template and the checkout's roots record.
+func checkWorkspaceFiles(t *testing.T, sc *scene, silo string) {
+	t.Helper()
+	if got := string(readFile(t, filepath.Join(sc.root, ".jp", ".id"))); got != string(sc.ws.ID)+"\n" {
+		t.Errorf(".jp/.id = %q", got)
+	}
+	if cfg := string(readFile(t, filepath.Join(sc.root, ".jp", "config.toml"))); !strings.HasPrefix(cfg, "#") {
+		t.Errorf(".jp/config.toml = %q, want a commented template", cfg)
+	}
+	var rec map[string]any
+	if err := json.Unmarshal(readFile(t, filepath.Join(silo, "roots", workspace.RootKey(sc.root)+".json")), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec) != 2 || rec["path"] != sc.root || rec["last_used"] != storetest.Start.Format(time.RFC3339) {
+		t.Errorf("roots record = %v, want path and last_used", rec)
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/jpcli/jp/domain/config"
 )
 
 // A checkout's keys that run or send apply only when the trust record
@@ -51,31 +53,7 @@ run = "unattended"
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := r.Config
-	if !r.Trust.Ignored() || r.Trust.Trusted {
-		t.Fatalf("trust = %+v, want ignored keys", r.Trust)
-	}
-	if c.Assistant.SystemPrompt != "from the repository" {
-		t.Errorf("system_prompt = %q: what neither runs nor sends must apply", c.Assistant.SystemPrompt)
-	}
-	if len(c.Conversation.Attachments) != 1 || c.Conversation.Attachments[0] != "user.txt" {
-		t.Errorf("attachments = %q, want the user's only", c.Conversation.Attachments)
-	}
-	if c.Conversation.Tools.Defaults.Run.String() != "ask" {
-		t.Errorf("defaults.run = %v", c.Conversation.Tools.Defaults.Run)
-	}
-	if lint := c.Conversation.Tools.Named["lint"]; lint.IsLocal() || lint.Run.String() != "deny" {
-		t.Errorf("lint = %+v: the command must go, the stricter run stay", lint)
-	}
-	if len(c.MCP.Servers) != 0 || c.Providers.Anthropic.BaseURL != "" || len(c.Providers.Named) != 0 || c.Editor.Cmd != "" {
-		t.Errorf("held keys applied: mcp %v, anthropic %q, named %v, editor %q", c.MCP.Servers, c.Providers.Anthropic.BaseURL, c.Providers.Named, c.Editor.Cmd)
-	}
-	if p := c.Plugins.Command["p"]; p.Run.String() == "unattended" {
-		t.Errorf("plugin p run = %v", p.Run)
-	}
-	if got := strings.Count(notice.String(), "\n"); got != 1 || !strings.Contains(notice.String(), "this checkout is not trusted, so 8 configuration keys") {
-		t.Errorf("notice = %q", notice.String())
-	}
+	checkHeldBack(t, r, notice.String())
 
 	// Trusted: all of it applies, and no notice.
 	if err := trust.Trust(context.Background(), r.Trust.Root, r.Trust.Hash); err != nil {
@@ -107,6 +85,38 @@ run = "unattended"
 	r4, _ := l.Load(context.Background(), w.source(nil, nil))
 	if r4.Trust.Trusted || r4.Config.Editor.Cmd != "" {
 		t.Errorf("a changed editor.cmd still trusted: %+v", r4.Trust)
+	}
+}
+
+// checkHeldBack checks an untrusted load of TestUntrustedCheckoutKeysAreHeldBack's
+// checkout: the keys that neither run nor send apply, the others do not,
+// and the notice counts them.
+func checkHeldBack(t *testing.T, r config.Resolved, notice string) {
+	t.Helper()
+	c := r.Config
+	if !r.Trust.Ignored() || r.Trust.Trusted {
+		t.Fatalf("trust = %+v, want ignored keys", r.Trust)
+	}
+	if c.Assistant.SystemPrompt != "from the repository" {
+		t.Errorf("system_prompt = %q: what neither runs nor sends must apply", c.Assistant.SystemPrompt)
+	}
+	if len(c.Conversation.Attachments) != 1 || c.Conversation.Attachments[0] != "user.txt" {
+		t.Errorf("attachments = %q, want the user's only", c.Conversation.Attachments)
+	}
+	if c.Conversation.Tools.Defaults.Run.String() != "ask" {
+		t.Errorf("defaults.run = %v", c.Conversation.Tools.Defaults.Run)
+	}
+	if lint := c.Conversation.Tools.Named["lint"]; lint.IsLocal() || lint.Run.String() != "deny" {
+		t.Errorf("lint = %+v: the command must go, the stricter run stay", lint)
+	}
+	if len(c.MCP.Servers) != 0 || c.Providers.Anthropic.BaseURL != "" || len(c.Providers.Named) != 0 || c.Editor.Cmd != "" {
+		t.Errorf("held keys applied: mcp %v, anthropic %q, named %v, editor %q", c.MCP.Servers, c.Providers.Anthropic.BaseURL, c.Providers.Named, c.Editor.Cmd)
+	}
+	if p := c.Plugins.Command["p"]; p.Run.String() == "unattended" {
+		t.Errorf("plugin p run = %v", p.Run)
+	}
+	if got := strings.Count(notice, "\n"); got != 1 || !strings.Contains(notice, "this checkout is not trusted, so 8 configuration keys") {
+		t.Errorf("notice = %q", notice)
 	}
 }
 

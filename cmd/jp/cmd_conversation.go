@@ -244,12 +244,7 @@ func (c *ConversationShowCmd) Run(rt *Runtime) error {
 		if err := checkTurn(id, c.Turn, c.Last, count); err != nil {
 			return err
 		}
-		switch {
-		case c.Last:
-			totalOf = fmt.Sprintf("last turn, %d of %d", count, count)
-		case c.Turn != 0:
-			totalOf = fmt.Sprintf("turn %d of %d", c.Turn, count)
-		}
+		totalOf = oneTurnOf(c.Turn, c.Last, count)
 		if c.JSON() {
 			return writeJSON(rt.Streams.Out, struct {
 				eventcodec.Summary
@@ -275,6 +270,15 @@ func (c *ConversationShowCmd) Run(rt *Runtime) error {
 		rt.writeMeter(w, a, lastModel, sizer.Tokens())
 	}
 	return nil
+}
+
+// oneTurnOf is what the footer of one turn of count totals: "last turn,
+// N of N" or "turn T of N".
+func oneTurnOf(turn int, last bool, count int) string {
+	if last {
+		return fmt.Sprintf("last turn, %d of %d", count, count)
+	}
+	return fmt.Sprintf("turn %d of %d", turn, count)
 }
 
 // turnFiles gathers the files one turn's tool calls changed, for the

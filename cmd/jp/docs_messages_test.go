@@ -17,98 +17,63 @@ import (
 // docMessage makes the value a protocol message of docs/plugins.md decodes
 // into, by its type; fields tells apart the two messages one type names.
 func docMessage(typ string, fields map[string]json.RawMessage) (any, bool) {
-	switch typ {
-	case plugin.TypeDescribe:
+	if typ == plugin.TypeDescribe {
 		if _, ok := fields["name"]; ok {
 			return &plugin.Description{}, true // the plugin's answer
 		}
 		return &plugin.DescribeRequest{}, true // jp's request
-	case plugin.TypeReady:
-		return &plugin.Ready{}, true
-	case plugin.TypeExit:
-		return &plugin.Exit{}, true
-	case plugin.TypePrint:
-		return &plugin.Print{}, true
-	case plugin.TypeLog:
-		return &plugin.Log{}, true
-	case plugin.TypeListConversations:
-		return &plugin.ListConversations{}, true
-	case plugin.TypeReadEvents:
-		return &plugin.ReadEvents{}, true
-	case plugin.TypeReadConfig:
-		return &plugin.ReadConfig{}, true
-	case plugin.TypeReadDraft:
-		return &plugin.ReadDraft{}, true
-	case plugin.TypeWriteDraft:
-		return &plugin.WriteDraft{}, true
-	case plugin.TypeCreateConversation:
-		return &plugin.CreateConversation{}, true
-	case plugin.TypeSetTitle:
-		return &plugin.SetTitle{}, true
-	case plugin.TypeArchive:
-		return &plugin.Archive{}, true
-	case plugin.TypeUnarchive:
-		return &plugin.Unarchive{}, true
-	case plugin.TypeLock:
-		return &plugin.Lock{}, true
-	case plugin.TypeUnlock:
-		return &plugin.Unlock{}, true
-	case plugin.TypePushEvents:
-		return &plugin.PushEvents{}, true
-	case plugin.TypeQuery:
-		return &plugin.Query{}, true
-	case plugin.TypeInterrupt:
-		return &plugin.Interrupt{}, true
-	case plugin.TypeRespond:
-		return &plugin.Respond{}, true
-	case plugin.TypePrompt:
-		return &plugin.Prompt{}, true
-	case plugin.TypeListWorkspaces:
-		return &plugin.ListWorkspaces{}, true
-	case plugin.TypeInit:
-		return &plugin.Init{}, true
-	case plugin.TypeShutdown:
-		return &plugin.Shutdown{}, true
-	case plugin.TypeConversations:
-		return &plugin.Conversations{}, true
-	case plugin.TypeEvents:
-		return &plugin.Events{}, true
-	case plugin.TypeConfig:
-		return &plugin.Config{}, true
-	case plugin.TypeDraft:
-		return &plugin.Draft{}, true
-	case plugin.TypeDraftWritten:
-		return &plugin.DraftWritten{}, true
-	case plugin.TypeCreated:
-		return &plugin.Created{}, true
-	case plugin.TypeTitleSet:
-		return &plugin.TitleSet{}, true
-	case plugin.TypeArchived:
-		return &plugin.Archived{}, true
-	case plugin.TypeUnarchived:
-		return &plugin.Unarchived{}, true
-	case plugin.TypeLocked:
-		return &plugin.Locked{}, true
-	case plugin.TypeUnlocked:
-		return &plugin.Unlocked{}, true
-	case plugin.TypeEventsPushed:
-		return &plugin.EventsPushed{}, true
-	case plugin.TypeQueryStarted:
-		return &plugin.QueryStarted{}, true
-	case plugin.TypeEvent:
-		return &plugin.Event{}, true
-	case plugin.TypeQueryComplete:
-		return &plugin.QueryComplete{}, true
-	case plugin.TypeInterrupted:
-		return &plugin.Interrupted{}, true
-	case plugin.TypePromptResponse:
-		return &plugin.PromptResponse{}, true
-	case plugin.TypeWorkspaces:
-		return &plugin.Workspaces{}, true
-	case plugin.TypeError:
-		return &plugin.Error{}, true
 	}
-	return nil, false
+	mk, ok := docMessages[typ]
+	if !ok {
+		return nil, false
+	}
+	return mk(), true
+}
+
+// docMessages make the message of each type but describe (docMessage).
+var docMessages = map[string]func() any{
+	plugin.TypeReady:              func() any { return &plugin.Ready{} },
+	plugin.TypeExit:               func() any { return &plugin.Exit{} },
+	plugin.TypePrint:              func() any { return &plugin.Print{} },
+	plugin.TypeLog:                func() any { return &plugin.Log{} },
+	plugin.TypeListConversations:  func() any { return &plugin.ListConversations{} },
+	plugin.TypeReadEvents:         func() any { return &plugin.ReadEvents{} },
+	plugin.TypeReadConfig:         func() any { return &plugin.ReadConfig{} },
+	plugin.TypeReadDraft:          func() any { return &plugin.ReadDraft{} },
+	plugin.TypeWriteDraft:         func() any { return &plugin.WriteDraft{} },
+	plugin.TypeCreateConversation: func() any { return &plugin.CreateConversation{} },
+	plugin.TypeSetTitle:           func() any { return &plugin.SetTitle{} },
+	plugin.TypeArchive:            func() any { return &plugin.Archive{} },
+	plugin.TypeUnarchive:          func() any { return &plugin.Unarchive{} },
+	plugin.TypeLock:               func() any { return &plugin.Lock{} },
+	plugin.TypeUnlock:             func() any { return &plugin.Unlock{} },
+	plugin.TypePushEvents:         func() any { return &plugin.PushEvents{} },
+	plugin.TypeQuery:              func() any { return &plugin.Query{} },
+	plugin.TypeInterrupt:          func() any { return &plugin.Interrupt{} },
+	plugin.TypeRespond:            func() any { return &plugin.Respond{} },
+	plugin.TypePrompt:             func() any { return &plugin.Prompt{} },
+	plugin.TypeListWorkspaces:     func() any { return &plugin.ListWorkspaces{} },
+	plugin.TypeInit:               func() any { return &plugin.Init{} },
+	plugin.TypeShutdown:           func() any { return &plugin.Shutdown{} },
+	plugin.TypeConversations:      func() any { return &plugin.Conversations{} },
+	plugin.TypeEvents:             func() any { return &plugin.Events{} },
+	plugin.TypeConfig:             func() any { return &plugin.Config{} },
+	plugin.TypeDraft:              func() any { return &plugin.Draft{} },
+	plugin.TypeDraftWritten:       func() any { return &plugin.DraftWritten{} },
+	plugin.TypeCreated:            func() any { return &plugin.Created{} },
+	plugin.TypeTitleSet:           func() any { return &plugin.TitleSet{} },
+	plugin.TypeArchived:           func() any { return &plugin.Archived{} },
+	plugin.TypeUnarchived:         func() any { return &plugin.Unarchived{} },
+	plugin.TypeLocked:             func() any { return &plugin.Locked{} },
+	plugin.TypeUnlocked:           func() any { return &plugin.Unlocked{} },
+	plugin.TypeEventsPushed:       func() any { return &plugin.EventsPushed{} },
+	plugin.TypeQueryStarted:       func() any { return &plugin.QueryStarted{} },
+	plugin.TypeEvent:              func() any { return &plugin.Event{} },
+	plugin.TypeQueryComplete:      func() any { return &plugin.QueryComplete{} },
+	plugin.TypeInterrupted:        func() any { return &plugin.Interrupted{} },
+	plugin.TypePromptResponse:     func() any { return &plugin.PromptResponse{} },
+	plugin.TypeWorkspaces:         func() any { return &plugin.Workspaces{} },
+	plugin.TypeError:              func() any { return &plugin.Error{} },
 }
 
 // TestPluginDocMessages reads every JSON block of docs/plugins.md as the

@@ -32,20 +32,7 @@ func TestMCPOAuthLoginTokensAndLogout(t *testing.T) {
 	// loopback listener, as a user's would after consenting.
 	e.env = append(e.env, "BROWSER=curl -fsSL --max-time 20 -o /dev/null")
 	var logs strings.Builder
-	jp := func(wantOK bool, args ...string) (string, string) {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		cmd := e.command(ctx, args...)
-		var out, errb strings.Builder
-		cmd.Stdout, cmd.Stderr = &out, &errb
-		err := cmd.Run()
-		logs.WriteString(errb.String())
-		if (err == nil) != wantOK {
-			t.Fatalf("jp %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, out.String(), errb.String())
-		}
-		return out.String(), errb.String()
-	}
+	jp := jpRecorder(t, e, &logs)
 
 	// A turn meeting the server before any login fails at once, in one
 	// line naming the command to run.
@@ -81,17 +68,7 @@ func TestMCPOAuthLoginTokensAndLogout(t *testing.T) {
 
 	// Time passes: the stored access token expired. The next run
 	// refreshes it and stores the new one, keeping what it does not know.
-	var raw map[string]any
-	b, _ := os.ReadFile(tokenFile)
-	if err := json.Unmarshal(b, &raw); err != nil {
-		t.Fatal(err)
-	}
-	raw["token"].(map[string]any)["expiry"] = "2001-01-01T00:00:00Z"
-	raw["x_from_a_later_jp"] = "kept"
-	b, _ = json.Marshal(raw)
-	if err := os.WriteFile(tokenFile, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	expireToken(t, tokenFile)
 	e.write("echo.json", `{"responses": [{"events": [{"tool_call": {"name": "remote__echo", "arguments": {"message": "refreshed"}}}]}, {"events": [{"text": "ok"}]}]}`)
 	out, _ = jp(true, "-vvvv", "q", "--new", "--cfg", "conversation.tools.defaults.run=unattended", "--cfg", "providers.demo.script="+filepath.Join(e.dir, "echo.json"), "go")
 	if !strings.Contains(out, "ok") {
@@ -110,16 +87,7 @@ func TestMCPOAuthLoginTokensAndLogout(t *testing.T) {
 	}
 
 	// No token in any log line.
-	jl, _ := os.ReadFile(filepath.Join(e.data, "jp", "logs", "jp.log"))
-	all := logs.String() + string(jl)
-	if !strings.Contains(all, "MCP") {
-		t.Fatalf("the -vvvv logs say nothing about MCP; is the log captured?\n%s", all)
-	}
-	for _, tok := range srv.Issued() {
-		if strings.Contains(all, tok) {
-			t.Fatalf("token %s reached a log", tok)
-		}
-	}
+	checkNoTokenLogged(t, logs.String(), filepath.Join(e.data, "jp", "logs", "jp.log"), srv.Issued())
 
 	out, _ = jp(true, "mcp", "logout", "remote")
 	if !strings.Contains(out, "Logged out of MCP server remote") {
@@ -131,6 +99,58 @@ func TestMCPOAuthLoginTokensAndLogout(t *testing.T) {
 	out, _ = jp(true, "mcp", "logout", "remote")
 	if !strings.Contains(out, "No stored login for MCP server remote") {
 		t.Fatalf("second logout said %q", out)
+	}
+}
+
+// jpRecorder runs jp in e, failing the test when it does not succeed or
+// fail as wanted; every run's stderr goes to logs.
+func jpRecorder(t *testing.T, e *jpEnv, logs *strings.Builder) func(wantOK bool, args ...string) (string, string) {
+	return func(wantOK bool, args ...string) (string, string) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cmd := e.command(ctx, args...)
+		var out, errb strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		logs.WriteString(errb.String())
+		if (err == nil) != wantOK {
+			t.Fatalf("jp %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, out.String(), errb.String())
+		}
+		return out.String(), errb.String()
+	}
+}
+
+// expireToken makes the stored access token expired and adds a field a
+// later jp might write.
+func expireToken(t *testing.T, tokenFile string) {
+	t.Helper()
+	var raw map[string]any
+	b, _ := os.ReadFile(tokenFile)
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	raw["token"].(map[string]any)["expiry"] = "2001-01-01T00:00:00Z"
+	raw["x_from_a_later_jp"] = "kept"
+	b, _ = json.Marshal(raw)
+	if err := os.WriteFile(tokenFile, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkNoTokenLogged: no issued token is in stderr or jp.log, which do
+// say something about MCP.
+func checkNoTokenLogged(t *testing.T, stderr, logFile string, issued []string) {
+	t.Helper()
+	jl, _ := os.ReadFile(logFile)
+	all := stderr + string(jl)
+	if !strings.Contains(all, "MCP") {
+		t.Fatalf("the -vvvv logs say nothing about MCP; is the log captured?\n%s", all)
+	}
+	for _, tok := range issued {
+		if strings.Contains(all, tok) {
+			t.Fatalf("token %s reached a log", tok)
+		}
 	}
 }
 

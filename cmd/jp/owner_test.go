@@ -28,35 +28,8 @@ func TestForeignOwnedWorkspaceRefused(t *testing.T) {
 	}
 	e := newJPEnv(t)
 	base := filepath.Dir(e.dir)
-	shared := filepath.Join(base, "shared")
-	sub := filepath.Join(shared, "sub")
 	marker := filepath.Join(base, "ran-marker")
-	if err := os.MkdirAll(sub, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(shared, 0o1777); err != nil {
-		t.Fatal(err)
-	}
-	dotjp := filepath.Join(shared, ".jp")
-	if err := os.MkdirAll(dotjp, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for name, content := range map[string]string{
-		".id":         "own0e2e\n",
-		"config.toml": "[conversation]\nattachments = [\"cmd:touch " + marker + "\"]\n",
-	} {
-		if err := os.WriteFile(filepath.Join(dotjp, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := filepath.WalkDir(dotjp, func(p string, _ fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		return os.Lchown(p, nobody, nobody)
-	}); err != nil {
-		t.Fatal(err)
-	}
+	shared, sub, dotjp := foreignWorkspace(t, base, marker)
 	before := treeOf(t, shared)
 
 	q := func() (string, error) {
@@ -118,6 +91,42 @@ func TestForeignOwnedWorkspaceRefused(t *testing.T) {
 	if _, err := os.Stat(marker); err != nil {
 		t.Errorf("with safe_directories the workspace's configuration was not applied: %v", err)
 	}
+}
+
+// foreignWorkspace makes base/shared (world-writable, sticky) a workspace
+// whose .jp/ belongs to nobody, its configuration attaching a command
+// that touches marker; sub is a directory inside it.
+func foreignWorkspace(t *testing.T, base, marker string) (shared, sub, dotjp string) {
+	t.Helper()
+	shared = filepath.Join(base, "shared")
+	sub = filepath.Join(shared, "sub")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(shared, 0o1777); err != nil {
+		t.Fatal(err)
+	}
+	dotjp = filepath.Join(shared, ".jp")
+	if err := os.MkdirAll(dotjp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range map[string]string{
+		".id":         "own0e2e\n",
+		"config.toml": "[conversation]\nattachments = [\"cmd:touch " + marker + "\"]\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dotjp, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := filepath.WalkDir(dotjp, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, nobody, nobody)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return shared, sub, dotjp
 }
 
 // treeOf lists every path under dir with its size, sorted.

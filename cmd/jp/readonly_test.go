@@ -32,46 +32,7 @@ func TestReadOnlyDataDir(t *testing.T) {
 	}
 	convID := jsonField(t, id, "id")
 
-	exe := os.Args[0]
-	var cred *syscall.Credential
-	if os.Geteuid() == 0 {
-		// Root writes through any mode: run jp as nobody, owning the files
-		// (so that it may read them) and unable to write where a-w.
-		cred = &syscall.Credential{Uid: nobody, Gid: nobody}
-		base := filepath.Dir(e.dir)
-		bin := filepath.Join(base, "bin")
-		if err := os.MkdirAll(bin, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(exe)
-		if err != nil {
-			t.Fatal(err)
-		}
-		exe = filepath.Join(bin, "jp")
-		if err := os.WriteFile(exe, b, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		// Let nobody reach the base directory and own everything under it.
-		for d := base; d != "/" && d != "."; d = filepath.Dir(d) {
-			fi, err := os.Stat(d)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if fi.Mode().Perm()&0o001 == 0 {
-				if err := os.Chmod(d, fi.Mode().Perm()|0o011); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-		if err := filepath.WalkDir(base, func(p string, _ fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			return os.Lchown(p, nobody, nobody)
-		}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	exe, cred := jpAsNobody(t, e)
 	chmodTree(t, e.data, false)
 	t.Cleanup(func() { chmodTree(t, e.data, true) })
 
@@ -140,6 +101,53 @@ func TestReadOnlyDataDir(t *testing.T) {
 	if p := testkit.RepeatedPrefix(msg); p != "" {
 		t.Fatalf("error repeats %q: %s", p, msg)
 	}
+}
+
+// jpAsNobody is the jp binary to run and the credentials to run it with:
+// as root, which writes through any mode, a copy run as nobody owning the
+// test's files (so that it may read them and cannot write where a-w);
+// otherwise this binary as the user.
+func jpAsNobody(t *testing.T, e *jpEnv) (string, *syscall.Credential) {
+	t.Helper()
+	exe := os.Args[0]
+	if os.Geteuid() != 0 {
+		return exe, nil
+	}
+	cred := &syscall.Credential{Uid: nobody, Gid: nobody}
+	base := filepath.Dir(e.dir)
+	bin := filepath.Join(base, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(exe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe = filepath.Join(bin, "jp")
+	if err := os.WriteFile(exe, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// Let nobody reach the base directory and own everything under it.
+	for d := base; d != "/" && d != "."; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm()&0o001 == 0 {
+			if err := os.Chmod(d, fi.Mode().Perm()|0o011); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := filepath.WalkDir(base, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Lchown(p, nobody, nobody)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return exe, cred
 }
 
 // chmodTree removes (writable false) or restores the write bits of every

@@ -130,22 +130,9 @@ func Main(args []string, raw Streams, environ []string) int {
 	if code, ok := dispatchPlugin(parser, args, raw, environ); ok {
 		return code // a command plugin (docs/plugins.md); built-ins win
 	}
-	var kctx *kong.Context
-	code, done := func() (code int, done bool) {
-		defer func() {
-			if r := recover(); r != nil {
-				if _, ok := r.(exitSentinel); ok {
-					code, done = exitCode, true
-					return
-				}
-				panic(r)
-			}
-		}()
-		kctx, err = parser.Parse(args)
-		return 0, false
-	}()
+	kctx, done, err := parseArgs(parser, args)
 	if done {
-		return code
+		return exitCode // kong exited (--help, --version)
 	}
 	if err != nil {
 		fmt.Fprintf(s.Err, "jp: %s\n", usageMessage(err))
@@ -188,6 +175,22 @@ func Main(args []string, raw Streams, environ []string) int {
 	logger.Debug("command", "name", kctx.Command())
 	err = rt.finish(kctx.Run(rt))
 	return reportError(s.Err, err)
+}
+
+// parseArgs parses args; done is true when kong exited instead (its
+// exit function panics with exitSentinel after recording the code).
+func parseArgs(parser *kong.Kong, args []string) (kctx *kong.Context, done bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(exitSentinel); ok {
+				done = true
+				return
+			}
+			panic(r)
+		}
+	}()
+	kctx, err = parser.Parse(args)
+	return kctx, false, err
 }
 
 type exitSentinel struct{}

@@ -33,235 +33,249 @@ func TestTmux(t *testing.T) {
 
 	// [q] during streaming: the reply is composed, streaming resumes, the
 	// countdown runs and the queued reply is sent as the second turn.
-	t.Run("QueueReplyDuringStreaming", func(t *testing.T) {
-		t.Parallel()
-		w := newTmuxWorld(t, jp)
-		script := w.file("slow.json", slowScript)
-		p := w.startJP("q", "--new",
-			"--cfg", "providers.demo.script="+script,
-			"--cfg", "interrupt.loop_countdown.duration_secs=2",
-			"write a long answer")
-
-		p.queueReply("now summarise it")
-
-		// The composer closed and the stream goes on where it was.
-		p.waitForAfter(queuedNote, "word word word")
-		p.waitFor(countdownText)
-		scr := p.waitFor("You said: now summarise it")
-		if code := p.exitCode(); code != 0 {
-			t.Fatalf("jp exited with %d; the screen shows:\n%s", code, p.screen())
-		}
-		// The countdown came after the first turn's answer, before the
-		// second turn.
-		if cd, said := strings.Index(scr, countdownText), strings.Index(scr, "You said:"); cd < 0 || said < cd {
-			t.Errorf("the countdown line is not between the turns:\n%s", scr)
-		}
-
-		w.checkQueuedReplySent("user:write a long answer", "queued:now summarise it")
-	})
+	t.Run("QueueReplyDuringStreaming", func(t *testing.T) { tmuxQueueReplyDuringStreaming(t, jp) })
 
 	// The countdown redraws its line in place: going from 10s to 9s (one
 	// character shorter) leaves nothing of the longer line behind.
-	t.Run("CountdownRedrawClearsLine", func(t *testing.T) {
-		t.Parallel()
-		w := newTmuxWorld(t, jp)
-		script := w.file("slow.json", slowScript)
-		p := w.startJP("q", "--new",
-			"--cfg", "providers.demo.script="+script,
-			"--cfg", "interrupt.loop_countdown.duration_secs=10",
-			"write a long answer")
-
-		p.queueReply("then this")
-		p.waitFor(queuedNote)
-		p.waitFor("Sending queued reply in 10s")
-		scr := p.waitFor("Sending queued reply in 9s")
-		const want = "⏳ Sending queued reply in 9s… (^C to review)"
-		found := false
-		for _, line := range strings.Split(scr, "\n") {
-			if strings.Contains(line, countdownText) {
-				found = true
-				if got := strings.TrimRight(line, " "); got != want {
-					t.Errorf("the countdown line reads %q, want %q", got, want)
-				}
-			}
-		}
-		if !found {
-			t.Fatalf("no countdown line on the screen:\n%s", scr)
-		}
-		// Send it now rather than wait out the countdown.
-		p.keys("C-c")
-		p.waitFor(countdownMenuLine)
-		p.keys("n")
-		p.waitForAfter("› Send now", "You said: then this")
-		if code := p.exitCode(); code != 0 {
-			t.Fatalf("jp exited with %d; the screen shows:\n%s", code, p.screen())
-		}
-	})
+	t.Run("CountdownRedrawClearsLine", func(t *testing.T) { tmuxCountdownRedrawClearsLine(t, jp) })
 
 	// Ctrl-C during the countdown opens the countdown menu; [e] edits the
 	// queued reply (the composer is seeded with it) and returns to the menu
 	// with no countdown running; [n] sends the edited text.
-	t.Run("CountdownMenuEditThenSend", func(t *testing.T) {
-		t.Parallel()
-		const duration = 5 * time.Second
-		w := newTmuxWorld(t, jp)
-		script := w.file("slow.json", slowScript)
-		p := w.startJP("q", "--new",
-			"--cfg", "providers.demo.script="+script,
-			"--cfg", "interrupt.loop_countdown.duration_secs=5",
-			"write a long answer")
-
-		p.queueReply("first text")
-		p.waitFor(queuedNote)
-
-		p.waitFor(countdownText)
-		countdownSeen := time.Now()
-		p.keys("C-c")
-		p.waitFor(countdownMenuLine)
-		p.keys("e")
-		// The composer opens seeded with the queued text.
-		p.waitForAfter("› Edit draft", "first text")
-		p.keys("C-u")
-		p.waitUntil("the composer emptied", func(scr string) bool {
-			after, ok := afterLast(scr, "› Edit draft")
-			return ok && !strings.Contains(after, "first text")
-		})
-		p.literal("second text")
-		p.waitForAfter("› Edit draft", "second text")
-		p.keys("Enter")
-
-		// Back to the menu, with no countdown running: nothing is sent
-		// while the menu waits, even past the countdown's end.
-		menuAgain := func(scr string) bool { return strings.Count(scr, countdownMenuLine) >= 2 }
-		p.waitUntil("the countdown menu a second time", menuAgain)
-		for time.Since(countdownSeen) < duration+time.Second {
-			time.Sleep(100 * time.Millisecond)
-		}
-		scr := p.screen()
-		after, _ := afterLast(scr, countdownMenuLine)
-		if !menuAgain(scr) || strings.Contains(after, countdownText) || strings.Contains(scr, "You said:") {
-			t.Fatalf("after [e], the countdown menu should wait with no countdown running; the screen shows:\n%s", scr)
-		}
-		p.keys("n")
-		p.waitForAfter("› Send now", "You said: second text")
-		if code := p.exitCode(); code != 0 {
-			t.Fatalf("jp exited with %d; the screen shows:\n%s", code, p.screen())
-		}
-
-		w.checkQueuedReplySent("user:write a long answer", "queued:second text")
-	})
+	t.Run("CountdownMenuEditThenSend", func(t *testing.T) { tmuxCountdownMenuEditThenSend(t, jp) })
 
 	// Three quick Ctrl-C presses during the stream: the first opens the
 	// menu, the second (a key on the raw-mode menu) begins a graceful
 	// shutdown, the third (a signal again) exits at once if jp is still
 	// running. Either way jp exits 130 and leaves the terminal as it found
 	// it.
-	t.Run("TripleCtrlCExits130", func(t *testing.T) {
-		t.Parallel()
-		w := newTmuxWorld(t, jp)
-		script := w.file("slow.json", slowScript)
-		p := w.startJP("q", "--new", "--cfg", "providers.demo.script="+script, "write a long answer")
-
-		p.waitFor("word word word")
-		p.keys("C-c")
-		// The menu is drawn after the terminal is put in raw mode, so the
-		// next press reaches it as a key. (Presses sent back to back, before
-		// jp reacts, merge into one SIGINT, as the kernel and the Go runtime
-		// coalesce a pending signal.)
-		p.waitFor(streamingMenuLine)
-		p.keys("C-c")
-		time.Sleep(100 * time.Millisecond) // pace the presses like fingers do
-		p.keys("C-c")
-		if code := p.exitCode(); code != 130 {
-			t.Fatalf("jp exited with %d, want 130; the screen shows:\n%s", code, p.screen())
-		}
-		p.checkTerminalRestored()
-	})
+	t.Run("TripleCtrlCExits130", func(t *testing.T) { tmuxTripleCtrlCExits130(t, jp) })
 
 	// [c] Continue: the menu and the answer stay on screen, and the
 	// stream goes on below them without rewriting what is above.
-	t.Run("ContinueKeepsTheMenuOnScreen", func(t *testing.T) {
-		t.Parallel()
-		w := newTmuxWorld(t, jp)
-		script := w.file("slow.json", slowScript)
-		p := w.startJP("q", "--new", "--cfg", "providers.demo.script="+script, "write a long answer")
-
-		p.waitFor("word word word")
-		p.keys("C-c")
-		p.waitFor(streamingMenuLine)
-		p.keys("c")
-		p.waitFor("› Continue")
-		if code := p.exitCode(); code != 0 {
-			t.Fatalf("jp exited with %d; the screen shows:\n%s", code, p.screen())
-		}
-		all := p.tmux(nil, "capture-pane", "-p", "-J", "-S", "-", "-t", p.session)
-		if !strings.Contains(all, streamingMenuLine+" › Continue") {
-			t.Errorf("the menu and its answer are gone from the terminal:\n%s", all)
-		}
-		if n := strings.Count(all, "word"); n != 400 {
-			t.Errorf("the terminal shows %d words, want the 400 streamed once each:\n%s", n, all)
-		}
-	})
+	t.Run("ContinueKeepsTheMenuOnScreen", func(t *testing.T) { tmuxContinueKeepsTheMenuOnScreen(t, jp) })
 
 	// The third press exits at once, even while the graceful shutdown
 	// begun by the second is still waiting: here for a tool that ignores
 	// SIGTERM (jp waits 2 s before it kills it). The router restores the
 	// terminal before it exits with 130.
-	t.Run("ThirdCtrlCExitsWhileShutdownWaits", func(t *testing.T) {
-		t.Parallel()
-		w := newTmuxWorld(t, jp)
-		if err := os.WriteFile(filepath.Join(w.proj, ".jp", "config.toml"), []byte(stubbornTool), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		w.run("workspace", "trust")
-		script := w.file("tool.json", `{"responses": [{"events": [{"tool_call": {"name": "stubborn", "arguments": {}}}]}]}`)
-		p := w.startJP("q", "--new", "--cfg", "providers.demo.script="+script, "run the tool")
-
-		p.waitFor("$ stubborn")
-		p.keys("C-c")
-		// The title is drawn after the terminal is put in raw mode. (The
-		// menu line under it is soon overwritten by the "running stubborn"
-		// spinner: see ToolCallMenuStaysOnScreen.)
-		p.waitFor("Interrupted")
-		p.keys("C-c") // a key on the raw-mode menu: graceful shutdown, which waits for the tool
-		p.waitFor("› interrupted")
-		p.keys("C-c") // a signal again: exit now
-		if code := p.exitCode(); code != 130 {
-			t.Fatalf("jp exited with %d, want 130; the screen shows:\n%s", code, p.screen())
-		}
-		p.checkTerminalRestored()
-		// A graceful shutdown would have ended with jp's error line; the
-		// third press does not wait for it.
-		if scr := p.screen(); strings.Contains(scr, "jp: interrupted") {
-			t.Errorf("jp finished its graceful shutdown instead of exiting at the third press:\n%s", scr)
-		}
-	})
+	t.Run("ThirdCtrlCExitsWhileShutdownWaits", func(t *testing.T) { tmuxThirdCtrlCExitsWhileShutdownWaits(t, jp) })
 
 	// The tool-call menu stays readable while the tools it interrupted keep
 	// running.
-	t.Run("ToolCallMenuStaysOnScreen", func(t *testing.T) {
-		t.Parallel()
-		w := newTmuxWorld(t, jp)
-		if err := os.WriteFile(filepath.Join(w.proj, ".jp", "config.toml"), []byte(stubbornTool), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		w.run("workspace", "trust")
-		script := w.file("tool.json", `{"responses": [{"events": [{"tool_call": {"name": "stubborn", "arguments": {}}}]}]}`)
-		p := w.startJP("q", "--new", "--cfg", "providers.demo.script="+script, "run the tool")
+	t.Run("ToolCallMenuStaysOnScreen", func(t *testing.T) { tmuxToolCallMenuStaysOnScreen(t, jp) })
+}
 
-		p.waitFor("$ stubborn")
-		p.keys("C-c")
-		p.waitFor(toolCallMenuLine)
-		// The spinner draws every 100 ms: give it a few frames.
-		time.Sleep(500 * time.Millisecond)
-		if scr := p.screen(); !strings.Contains(scr, toolCallMenuLine) {
-			t.Errorf("the tool-call menu was overwritten while it waited for a key:\n%s", scr)
+func tmuxQueueReplyDuringStreaming(t *testing.T, jp string) {
+	t.Parallel()
+	w := newTmuxWorld(t, jp)
+	script := w.file("slow.json", slowScript)
+	p := w.startJP("q", "--new",
+		"--cfg", "providers.demo.script="+script,
+		"--cfg", "interrupt.loop_countdown.duration_secs=2",
+		"write a long answer")
+
+	p.queueReply("now summarise it")
+
+	// The composer closed and the stream goes on where it was.
+	p.waitForAfter(queuedNote, "word word word")
+	p.waitFor(countdownText)
+	scr := p.waitFor("You said: now summarise it")
+	if code := p.exitCode(); code != 0 {
+		t.Fatalf("jp exited with %d; the screen shows:\n%s", code, p.screen())
+	}
+	// The countdown came after the first turn's answer, before the
+	// second turn.
+	if cd, said := strings.Index(scr, countdownText), strings.Index(scr, "You said:"); cd < 0 || said < cd {
+		t.Errorf("the countdown line is not between the turns:\n%s", scr)
+	}
+
+	w.checkQueuedReplySent("user:write a long answer", "queued:now summarise it")
+}
+
+func tmuxCountdownRedrawClearsLine(t *testing.T, jp string) {
+	t.Parallel()
+	w := newTmuxWorld(t, jp)
+	script := w.file("slow.json", slowScript)
+	p := w.startJP("q", "--new",
+		"--cfg", "providers.demo.script="+script,
+		"--cfg", "interrupt.loop_countdown.duration_secs=10",
+		"write a long answer")
+
+	p.queueReply("then this")
+	p.waitFor(queuedNote)
+	p.waitFor("Sending queued reply in 10s")
+	scr := p.waitFor("Sending queued reply in 9s")
+	const want = "⏳ Sending queued reply in 9s… (^C to review)"
+	found := false
+	for _, line := range strings.Split(scr, "\n") {
+		if strings.Contains(line, countdownText) {
+			found = true
+			if got := strings.TrimRight(line, " "); got != want {
+				t.Errorf("the countdown line reads %q, want %q", got, want)
+			}
 		}
-		p.keys("s")
-		if code := p.exitCode(); code != 0 {
-			t.Errorf("jp exited with %d after [s] Stop; the screen shows:\n%s", code, p.screen())
-		}
+	}
+	if !found {
+		t.Fatalf("no countdown line on the screen:\n%s", scr)
+	}
+	// Send it now rather than wait out the countdown.
+	p.keys("C-c")
+	p.waitFor(countdownMenuLine)
+	p.keys("n")
+	p.waitForAfter("› Send now", "You said: then this")
+	if code := p.exitCode(); code != 0 {
+		t.Fatalf("jp exited with %d; the screen shows:\n%s", code, p.screen())
+	}
+}
+
+func tmuxCountdownMenuEditThenSend(t *testing.T, jp string) {
+	t.Parallel()
+	const duration = 5 * time.Second
+	w := newTmuxWorld(t, jp)
+	script := w.file("slow.json", slowScript)
+	p := w.startJP("q", "--new",
+		"--cfg", "providers.demo.script="+script,
+		"--cfg", "interrupt.loop_countdown.duration_secs=5",
+		"write a long answer")
+
+	p.queueReply("first text")
+	p.waitFor(queuedNote)
+
+	p.waitFor(countdownText)
+	countdownSeen := time.Now()
+	p.keys("C-c")
+	p.waitFor(countdownMenuLine)
+	p.keys("e")
+	// The composer opens seeded with the queued text.
+	p.waitForAfter("› Edit draft", "first text")
+	p.keys("C-u")
+	p.waitUntil("the composer emptied", func(scr string) bool {
+		after, ok := afterLast(scr, "› Edit draft")
+		return ok && !strings.Contains(after, "first text")
 	})
+	p.literal("second text")
+	p.waitForAfter("› Edit draft", "second text")
+	p.keys("Enter")
+
+	// Back to the menu, with no countdown running: nothing is sent
+	// while the menu waits, even past the countdown's end.
+	menuAgain := func(scr string) bool { return strings.Count(scr, countdownMenuLine) >= 2 }
+	p.waitUntil("the countdown menu a second time", menuAgain)
+	for time.Since(countdownSeen) < duration+time.Second {
+		time.Sleep(100 * time.Millisecond)
+	}
+	scr := p.screen()
+	after, _ := afterLast(scr, countdownMenuLine)
+	if !menuAgain(scr) || strings.Contains(after, countdownText) || strings.Contains(scr, "You said:") {
+		t.Fatalf("after [e], the countdown menu should wait with no countdown running; the screen shows:\n%s", scr)
+	}
+	p.keys("n")
+	p.waitForAfter("› Send now", "You said: second text")
+	if code := p.exitCode(); code != 0 {
+		t.Fatalf("jp exited with %d; the screen shows:\n%s", code, p.screen())
+	}
+
+	w.checkQueuedReplySent("user:write a long answer", "queued:second text")
+}
+
+func tmuxTripleCtrlCExits130(t *testing.T, jp string) {
+	t.Parallel()
+	w := newTmuxWorld(t, jp)
+	script := w.file("slow.json", slowScript)
+	p := w.startJP("q", "--new", "--cfg", "providers.demo.script="+script, "write a long answer")
+
+	p.waitFor("word word word")
+	p.keys("C-c")
+	// The menu is drawn after the terminal is put in raw mode, so the
+	// next press reaches it as a key. (Presses sent back to back, before
+	// jp reacts, merge into one SIGINT, as the kernel and the Go runtime
+	// coalesce a pending signal.)
+	p.waitFor(streamingMenuLine)
+	p.keys("C-c")
+	time.Sleep(100 * time.Millisecond) // pace the presses like fingers do
+	p.keys("C-c")
+	if code := p.exitCode(); code != 130 {
+		t.Fatalf("jp exited with %d, want 130; the screen shows:\n%s", code, p.screen())
+	}
+	p.checkTerminalRestored()
+}
+
+func tmuxContinueKeepsTheMenuOnScreen(t *testing.T, jp string) {
+	t.Parallel()
+	w := newTmuxWorld(t, jp)
+	script := w.file("slow.json", slowScript)
+	p := w.startJP("q", "--new", "--cfg", "providers.demo.script="+script, "write a long answer")
+
+	p.waitFor("word word word")
+	p.keys("C-c")
+	p.waitFor(streamingMenuLine)
+	p.keys("c")
+	p.waitFor("› Continue")
+	if code := p.exitCode(); code != 0 {
+		t.Fatalf("jp exited with %d; the screen shows:\n%s", code, p.screen())
+	}
+	all := p.tmux(nil, "capture-pane", "-p", "-J", "-S", "-", "-t", p.session)
+	if !strings.Contains(all, streamingMenuLine+" › Continue") {
+		t.Errorf("the menu and its answer are gone from the terminal:\n%s", all)
+	}
+	if n := strings.Count(all, "word"); n != 400 {
+		t.Errorf("the terminal shows %d words, want the 400 streamed once each:\n%s", n, all)
+	}
+}
+
+func tmuxThirdCtrlCExitsWhileShutdownWaits(t *testing.T, jp string) {
+	t.Parallel()
+	w := newTmuxWorld(t, jp)
+	if err := os.WriteFile(filepath.Join(w.proj, ".jp", "config.toml"), []byte(stubbornTool), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.run("workspace", "trust")
+	script := w.file("tool.json", `{"responses": [{"events": [{"tool_call": {"name": "stubborn", "arguments": {}}}]}]}`)
+	p := w.startJP("q", "--new", "--cfg", "providers.demo.script="+script, "run the tool")
+
+	p.waitFor("$ stubborn")
+	p.keys("C-c")
+	// The title is drawn after the terminal is put in raw mode. (The
+	// menu line under it is soon overwritten by the "running stubborn"
+	// spinner: see ToolCallMenuStaysOnScreen.)
+	p.waitFor("Interrupted")
+	p.keys("C-c") // a key on the raw-mode menu: graceful shutdown, which waits for the tool
+	p.waitFor("› interrupted")
+	p.keys("C-c") // a signal again: exit now
+	if code := p.exitCode(); code != 130 {
+		t.Fatalf("jp exited with %d, want 130; the screen shows:\n%s", code, p.screen())
+	}
+	p.checkTerminalRestored()
+	// A graceful shutdown would have ended with jp's error line; the
+	// third press does not wait for it.
+	if scr := p.screen(); strings.Contains(scr, "jp: interrupted") {
+		t.Errorf("jp finished its graceful shutdown instead of exiting at the third press:\n%s", scr)
+	}
+}
+
+func tmuxToolCallMenuStaysOnScreen(t *testing.T, jp string) {
+	t.Parallel()
+	w := newTmuxWorld(t, jp)
+	if err := os.WriteFile(filepath.Join(w.proj, ".jp", "config.toml"), []byte(stubbornTool), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.run("workspace", "trust")
+	script := w.file("tool.json", `{"responses": [{"events": [{"tool_call": {"name": "stubborn", "arguments": {}}}]}]}`)
+	p := w.startJP("q", "--new", "--cfg", "providers.demo.script="+script, "run the tool")
+
+	p.waitFor("$ stubborn")
+	p.keys("C-c")
+	p.waitFor(toolCallMenuLine)
+	// The spinner draws every 100 ms: give it a few frames.
+	time.Sleep(500 * time.Millisecond)
+	if scr := p.screen(); !strings.Contains(scr, toolCallMenuLine) {
+		t.Errorf("the tool-call menu was overwritten while it waited for a key:\n%s", scr)
+	}
+	p.keys("s")
+	if code := p.exitCode(); code != 0 {
+		t.Errorf("jp exited with %d after [s] Stop; the screen shows:\n%s", code, p.screen())
+	}
 }
 
 // queueReply waits for the stream, presses Ctrl-C, picks [q] Queue reply

@@ -5,10 +5,10 @@
 // closing brace. One rule exempts table-driven test data: in a _test.go
 // file, the lines a composite literal spans beyond its first are not
 // counted (a table of cases counts as one line), since a table grows by
-// rows, not by steps a reader must follow. Production code gets no such
-// exemption, and neither does a literal holding a function literal (a
-// table of closures is steps, not data): its own data tables still count
-// as one line each.
+// rows, not by steps a reader must follow. A function literal inside such
+// a table (a case's scripted steps) is measured as a function of its own,
+// named after the enclosing one, so a long procedure cannot hide in a
+// table. Production code gets no such exemption.
 //
 // Generated code is skipped: any file whose header carries the standard
 // "Code generated ... DO NOT EDIT." line (this covers wire_gen.go and the
@@ -100,12 +100,13 @@ func scanFile(root, path string) ([]Func, error) {
 		if !ok || fn.Body == nil {
 			continue
 		}
-		out = append(out, Func{
-			Name:  funcName(fn),
-			File:  filepath.ToSlash(rel),
-			Line:  fset.Position(fn.Pos()).Line,
-			Lines: length(fset, fn, isTest),
-		})
+		name, file := funcName(fn), filepath.ToSlash(rel)
+		n, closures := length(fset, fn, isTest)
+		out = append(out, Func{Name: name, File: file, Line: fset.Position(fn.Pos()).Line, Lines: n})
+		for _, c := range closures {
+			start, end := fset.Position(c.Pos()).Line, fset.Position(c.End()).Line
+			out = append(out, Func{Name: name + " (a closure in a table)", File: file, Line: start, Lines: end - start + 1})
+		}
 	}
 	return out, nil
 }
@@ -136,34 +137,38 @@ func funcName(fn *ast.FuncDecl) string {
 }
 
 // length counts fn's lines; in a test file the lines a composite literal
-// without function literals spans beyond its first are not counted
-// (outermost such literals only, so a nested one is not subtracted twice).
-func length(fset *token.FileSet, fn *ast.FuncDecl, isTest bool) int {
+// spans beyond its first are not counted (outermost literals only, so a
+// nested one is not subtracted twice), and the function literals inside
+// such literals are returned, to be measured on their own.
+func length(fset *token.FileSet, fn *ast.FuncDecl, isTest bool) (int, []*ast.FuncLit) {
 	start := fset.Position(fn.Pos()).Line
 	end := fset.Position(fn.End()).Line
 	n := end - start + 1
 	if !isTest {
-		return n
+		return n, nil
 	}
+	var closures []*ast.FuncLit
 	ast.Inspect(fn.Body, func(node ast.Node) bool {
 		lit, ok := node.(*ast.CompositeLit)
-		if !ok || holdsFunc(lit) {
+		if !ok {
 			return true
 		}
 		n -= fset.Position(lit.End()).Line - fset.Position(lit.Pos()).Line
+		closures = append(closures, funcLits(lit)...)
 		return false
 	})
-	return n
+	return n, closures
 }
 
-// holdsFunc reports whether a function literal appears inside lit.
-func holdsFunc(lit *ast.CompositeLit) bool {
-	found := false
+// funcLits are the outermost function literals inside lit.
+func funcLits(lit *ast.CompositeLit) []*ast.FuncLit {
+	var out []*ast.FuncLit
 	ast.Inspect(lit, func(node ast.Node) bool {
-		if _, ok := node.(*ast.FuncLit); ok {
-			found = true
+		if f, ok := node.(*ast.FuncLit); ok {
+			out = append(out, f)
+			return false
 		}
-		return !found
+		return true
 	})
-	return found
+	return out
 }

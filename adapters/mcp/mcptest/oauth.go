@@ -77,76 +77,88 @@ func NewOAuthServer(lifetime time.Duration) *OAuthServer {
 			"token_endpoint_auth_methods_supported": []string{"none"},
 		})
 	})
-	mux.HandleFunc("/register", func(w http.ResponseWriter, r *http.Request) {
-		var md map[string]any
-		_ = json.NewDecoder(r.Body).Decode(&md)
-		s.mu.Lock()
-		s.registers++
-		s.mu.Unlock()
-		md["client_id"] = "client-" + randText()
-		w.WriteHeader(http.StatusCreated)
-		writeJSON(w, md)
-	})
-	mux.HandleFunc("/authorize", func(w http.ResponseWriter, r *http.Request) {
-		q := r.URL.Query()
-		if q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "" {
-			http.Error(w, "PKCE S256 required", http.StatusBadRequest)
-			return
-		}
-		code := randText()
-		s.mu.Lock()
-		s.authorize++
-		s.codes[code] = codeGrant{challenge: q.Get("code_challenge"), redirect: q.Get("redirect_uri")}
-		s.mu.Unlock()
-		u, err := url.Parse(q.Get("redirect_uri"))
-		if err != nil {
-			http.Error(w, "bad redirect_uri", http.StatusBadRequest)
-			return
-		}
-		rq := u.Query()
-		rq.Set("code", code)
-		rq.Set("state", q.Get("state"))
-		u.RawQuery = rq.Encode()
-		http.Redirect(w, r, u.String(), http.StatusFound)
-	})
-	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
-		_ = r.ParseForm()
-		grant := r.PostForm.Get("grant_type")
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		s.grants[grant]++
-		switch grant {
-		case "authorization_code":
-			g, ok := s.codes[r.PostForm.Get("code")]
-			delete(s.codes, r.PostForm.Get("code"))
-			sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
-			if !ok || base64.RawURLEncoding.EncodeToString(sum[:]) != g.challenge {
-				w.WriteHeader(http.StatusBadRequest)
-				writeJSON(w, map[string]string{"error": "invalid_grant"})
-				return
-			}
-		case "refresh_token":
-			rt := r.PostForm.Get("refresh_token")
-			if !s.refresh[rt] {
-				w.WriteHeader(http.StatusBadRequest)
-				writeJSON(w, map[string]string{"error": "invalid_grant"})
-				return
-			}
-			delete(s.refresh, rt) // rotated
-		default:
-			w.WriteHeader(http.StatusBadRequest)
-			writeJSON(w, map[string]string{"error": "unsupported_grant_type"})
-			return
-		}
-		at, rt := "at-"+randText(), "rt-"+randText()
-		s.access[at], s.refresh[rt] = true, true
-		s.issued = append(s.issued, at, rt)
-		writeJSON(w, map[string]any{"access_token": at, "token_type": "Bearer", "refresh_token": rt, "expires_in": int(s.lifetime.Seconds())})
-	})
+	mux.HandleFunc("/register", s.handleRegister)
+	mux.HandleFunc("/authorize", s.handleAuthorize)
+	mux.HandleFunc("/token", s.handleToken)
 	// Started only once s.Server is set: the handlers read s.URL.
 	s.Server = httptest.NewUnstartedServer(mux)
 	s.Start()
 	return s
+}
+
+// handleRegister is dynamic client registration: any metadata, a new
+// client ID.
+func (s *OAuthServer) handleRegister(w http.ResponseWriter, r *http.Request) {
+	var md map[string]any
+	_ = json.NewDecoder(r.Body).Decode(&md)
+	s.mu.Lock()
+	s.registers++
+	s.mu.Unlock()
+	md["client_id"] = "client-" + randText()
+	w.WriteHeader(http.StatusCreated)
+	writeJSON(w, md)
+}
+
+// handleAuthorize grants a code for a PKCE S256 challenge and redirects
+// back with it.
+func (s *OAuthServer) handleAuthorize(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	if q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "" {
+		http.Error(w, "PKCE S256 required", http.StatusBadRequest)
+		return
+	}
+	code := randText()
+	s.mu.Lock()
+	s.authorize++
+	s.codes[code] = codeGrant{challenge: q.Get("code_challenge"), redirect: q.Get("redirect_uri")}
+	s.mu.Unlock()
+	u, err := url.Parse(q.Get("redirect_uri"))
+	if err != nil {
+		http.Error(w, "bad redirect_uri", http.StatusBadRequest)
+		return
+	}
+	rq := u.Query()
+	rq.Set("code", code)
+	rq.Set("state", q.Get("state"))
+	u.RawQuery = rq.Encode()
+	http.Redirect(w, r, u.String(), http.StatusFound)
+}
+
+// handleToken exchanges a code (checking its PKCE verifier) or a refresh
+// token (rotated) for new tokens.
+func (s *OAuthServer) handleToken(w http.ResponseWriter, r *http.Request) {
+	_ = r.ParseForm()
+	grant := r.PostForm.Get("grant_type")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.grants[grant]++
+	switch grant {
+	case "authorization_code":
+		g, ok := s.codes[r.PostForm.Get("code")]
+		delete(s.codes, r.PostForm.Get("code"))
+		sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
+		if !ok || base64.RawURLEncoding.EncodeToString(sum[:]) != g.challenge {
+			w.WriteHeader(http.StatusBadRequest)
+			writeJSON(w, map[string]string{"error": "invalid_grant"})
+			return
+		}
+	case "refresh_token":
+		rt := r.PostForm.Get("refresh_token")
+		if !s.refresh[rt] {
+			w.WriteHeader(http.StatusBadRequest)
+			writeJSON(w, map[string]string{"error": "invalid_grant"})
+			return
+		}
+		delete(s.refresh, rt) // rotated
+	default:
+		w.WriteHeader(http.StatusBadRequest)
+		writeJSON(w, map[string]string{"error": "unsupported_grant_type"})
+		return
+	}
+	at, rt := "at-"+randText(), "rt-"+randText()
+	s.access[at], s.refresh[rt] = true, true
+	s.issued = append(s.issued, at, rt)
+	writeJSON(w, map[string]any{"access_token": at, "token_type": "Bearer", "refresh_token": rt, "expires_in": int(s.lifetime.Seconds())})
 }
 
 // SetLifetime changes the lifetime of the tokens issued from now on.
