@@ -176,16 +176,7 @@ func fromStored(e *conversation.Event, w *storedEvent, raw json.RawMessage) erro
 	}
 	typ, err := conversation.ParseEventType(w.Type)
 	if err != nil {
-		*e = conversation.Event{Type: conversation.EventTypeForeign, Kind: w.Type, Timestamp: w.Timestamp.Time, Raw: raw}
-		if w.Type == conversation.KindCompaction {
-			// One that does not read as an overlay is kept, and ignored.
-			e.Compaction, _ = parseCompaction(raw)
-		}
-		e.ID = w.EventID
-		if e.ID == "" {
-			e.ID = stringID(w.ID)
-		}
-		e.Legacy = e.ID == ""
+		foreignFromStored(e, w, raw)
 		return nil
 	}
 	*e = conversation.Event{
@@ -202,15 +193,46 @@ func fromStored(e *conversation.Event, w *storedEvent, raw json.RawMessage) erro
 	if w.IsError != nil {
 		e.IsError = *w.IsError
 	}
-	id := stringID(w.ID)
-	switch typ {
+	id := callOrInquiryID(e, w, stringID(w.ID))
+	if typ == conversation.EventTypeInquiryRequest {
+		if err := decodeQuestion(e, w.Question); err != nil {
+			return err
+		}
+	}
+	if len(w.Metadata) > 0 && string(w.Metadata) != "null" {
+		e.Metadata = decodeBase64Strings(w.Metadata)
+	}
+	fromMetadata(e, w)
+	e.ID = cmp.Or(w.EventID, id)
+	e.Legacy = e.ID == ""
+	return nil
+}
+
+// foreignFromStored makes an event of a type this jp does not know: kept
+// as stored, a compaction read as its overlay when it reads as one.
+func foreignFromStored(e *conversation.Event, w *storedEvent, raw json.RawMessage) {
+	*e = conversation.Event{Type: conversation.EventTypeForeign, Kind: w.Type, Timestamp: w.Timestamp.Time, Raw: raw}
+	if w.Type == conversation.KindCompaction {
+		// One that does not read as an overlay is kept, and ignored.
+		e.Compaction, _ = parseCompaction(raw)
+	}
+	e.ID = w.EventID
+	if e.ID == "" {
+		e.ID = stringID(w.ID)
+	}
+	e.Legacy = e.ID == ""
+}
+
+// callOrInquiryID sets a tool or inquiry event's call or inquiry ID; in
+// the Rust jp's shape that is "id" (and a tool event's payload is base64),
+// so id, the stored "id", is then no event ID: the one returned is.
+func callOrInquiryID(e *conversation.Event, w *storedEvent, id string) string {
+	switch e.Type {
 	case conversation.EventTypeToolCallRequest, conversation.EventTypeToolCallResponse:
 		e.CallID = w.CallID
 		if w.CallID == "" {
-			// The Rust jp's shape: "id" is the call ID and the payload is
-			// base64 encoded.
 			e.CallID, id = id, ""
-			if typ == conversation.EventTypeToolCallRequest {
+			if e.Type == conversation.EventTypeToolCallRequest {
 				e.Arguments = decodeBase64Strings(w.Arguments)
 			} else {
 				e.Content = decodeBase64String(e.Content)
@@ -222,16 +244,15 @@ func fromStored(e *conversation.Event, w *storedEvent, raw json.RawMessage) erro
 			e.InquiryID, id = id, ""
 		}
 	}
-	if typ == conversation.EventTypeInquiryRequest {
-		if err := decodeQuestion(e, w.Question); err != nil {
-			return err
-		}
-	}
-	if len(w.Metadata) > 0 && string(w.Metadata) != "null" {
-		e.Metadata = decodeBase64Strings(w.Metadata)
-	}
+	return id
+}
+
+// fromMetadata reads what jp keeps in an event's metadata for the Rust
+// jp's reader: an inquiry's answer type the Rust jp does not know, and a
+// turn_start's root and event ID.
+func fromMetadata(e *conversation.Event, w *storedEvent) {
+	typ := e.Type
 	if (typ == conversation.EventTypeInquiryRequest || typ == conversation.EventTypeInquiryResponse) && len(e.Metadata) > 0 {
-		// jp keeps an answer type the Rust jp does not know in metadata.
 		var jm struct {
 			AnswerType string `json:"answer_type"`
 		}
@@ -240,8 +261,6 @@ func fromStored(e *conversation.Event, w *storedEvent, raw json.RawMessage) erro
 		}
 	}
 	if typ == conversation.EventTypeTurnStart && w.Root == nil {
-		// jp in a Rust jp workspace keeps the root and the event ID of a
-		// turn_start in its metadata.
 		var jm struct {
 			EventID string `json:"event_id"`
 			Root    string `json:"root"`
@@ -250,9 +269,6 @@ func fromStored(e *conversation.Event, w *storedEvent, raw json.RawMessage) erro
 			e.Root, w.EventID = jm.Root, cmp.Or(jm.EventID, w.EventID)
 		}
 	}
-	e.ID = cmp.Or(w.EventID, id)
-	e.Legacy = e.ID == ""
-	return nil
 }
 
 // decodeQuestion reads an inquiry question: jp's string, or the Rust jp's

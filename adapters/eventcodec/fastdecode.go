@@ -115,30 +115,93 @@ func keyIndex(key []byte) int {
 
 // setField sets the field of key index k from the JSON value v (not null).
 func (w *storedEvent) setField(k int, v []byte) bool {
-	str := func(dst *string) bool {
+	key := storedKeys[k]
+	if dst := w.stringField(key); dst != nil {
 		s, ok := scanString(v)
 		*dst = s
 		return ok
 	}
-	strPtr := func(dst **string) bool {
+	if dst := w.stringPtrField(key); dst != nil {
 		s, ok := scanString(v)
 		*dst = &s
 		return ok
 	}
-	raw := func(dst *json.RawMessage) bool {
+	if dst := w.rawField(key); dst != nil {
 		if !json.Valid(v) {
 			return false
 		}
 		*dst = v
 		return true
 	}
-	switch storedKeys[k] {
+	return w.setOther(key, v)
+}
+
+// stringField is the string field of key, nil when it is of another kind.
+func (w *storedEvent) stringField(key string) *string {
+	switch key {
 	case "type":
-		return str(&w.Type)
-	case "id":
-		return raw(&w.ID)
+		return &w.Type
 	case "event_id":
-		return str(&w.EventID)
+		return &w.EventID
+	case "author":
+		return &w.Author
+	case "signature":
+		return &w.Signature
+	case "model":
+		return &w.Model
+	case "stop_reason":
+		return &w.StopReason
+	case "call_id":
+		return &w.CallID
+	case "name":
+		return &w.Name
+	case "inquiry_id":
+		return &w.InquiryID
+	case "answer_type":
+		return &w.AnswerType
+	}
+	return nil
+}
+
+// stringPtrField is the *string field of key (present, maybe empty), nil
+// when it is of another kind.
+func (w *storedEvent) stringPtrField(key string) **string {
+	switch key {
+	case "root":
+		return &w.Root
+	case "content":
+		return &w.Content
+	case "message":
+		return &w.Message
+	case "reasoning":
+		return &w.Reasoning
+	}
+	return nil
+}
+
+// rawField is the raw JSON field of key, nil when it is of another kind.
+func (w *storedEvent) rawField(key string) *json.RawMessage {
+	switch key {
+	case "id":
+		return &w.ID
+	case "schema":
+		return &w.Schema
+	case "arguments":
+		return &w.Arguments
+	case "question":
+		return &w.Question
+	case "answer":
+		return &w.Answer
+	case "metadata":
+		return &w.Metadata
+	}
+	return nil
+}
+
+// setOther sets the fields of their own kinds: the timestamp, the
+// decoded lists and objects, is_error and outcome.
+func (w *storedEvent) setOther(key string, v []byte) bool {
+	switch key {
 	case "timestamp":
 		s, ok := scanString(v)
 		if !ok {
@@ -147,34 +210,12 @@ func (w *storedEvent) setField(k int, v []byte) bool {
 		t, _, err := ParseTime(s)
 		w.Timestamp.Time = t
 		return err == nil
-	case "root":
-		return strPtr(&w.Root)
-	case "content":
-		return strPtr(&w.Content)
-	case "author":
-		return str(&w.Author)
-	case "schema":
-		return raw(&w.Schema)
 	case "attachments":
 		return json.Unmarshal(v, &w.Attach) == nil
-	case "message":
-		return strPtr(&w.Message)
-	case "reasoning":
-		return strPtr(&w.Reasoning)
-	case "signature":
-		return str(&w.Signature)
-	case "model":
-		return str(&w.Model)
 	case "usage":
 		return json.Unmarshal(v, &w.Usage) == nil
-	case "stop_reason":
-		return str(&w.StopReason)
-	case "call_id":
-		return str(&w.CallID)
-	case "name":
-		return str(&w.Name)
-	case "arguments":
-		return raw(&w.Arguments)
+	case "files":
+		return json.Unmarshal(v, &w.Files) == nil
 	case "is_error":
 		switch string(v) {
 		case "true", "false":
@@ -183,23 +224,10 @@ func (w *storedEvent) setField(k int, v []byte) bool {
 			return true
 		}
 		return false
-	case "files":
-		return json.Unmarshal(v, &w.Files) == nil
-	case "inquiry_id":
-		return str(&w.InquiryID)
-	case "question":
-		return raw(&w.Question)
-	case "answer":
-		return raw(&w.Answer)
-	case "answer_type":
-		return str(&w.AnswerType)
 	case "outcome":
-		var s string
-		ok := str(&s)
+		s, ok := scanString(v)
 		w.Outcome = conversation.Outcome(s)
 		return ok
-	case "metadata":
-		return raw(&w.Metadata)
 	}
 	return false
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/jpcli/jp/adapters/eventcodec"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -74,9 +76,9 @@ func TestShowJSONStreamsTheDocument(t *testing.T) {
 		}
 		var want bytes.Buffer
 		if err := writeJSON(&want, struct {
-			conversation.Summary
-			Events []conversation.Event `json:"events"`
-		}{s, all}); err != nil {
+			eventcodec.Summary
+			Events []eventcodec.JSON `json:"events"`
+		}{eventcodec.SummaryOf(s), eventcodec.Events(all)}); err != nil {
 			t.Fatal(err)
 		}
 		got := run("conversation", "show", "--format", "json", string(id))

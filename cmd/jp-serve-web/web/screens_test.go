@@ -64,7 +64,7 @@ func screenFixture() *fakeHost {
 	for i := 1; i <= 32; i++ {
 		fmt.Fprintf(&long, "greet.txt:%d: hello world, line %d of a long tool result that goes on well past the width of a phone\n", i, i)
 	}
-	f.events[screenConv] = plugin.Events{LastRoot: recHereA, Data: []conversation.Event{
+	f.events[screenConv] = plugin.Events{LastRoot: recHereA, Data: asStored([]conversation.Event{
 		{Type: conversation.EventTypeTurnStart, ID: "e1", Timestamp: at(0), Root: "/src/a"},
 		{Type: conversation.EventTypeChatRequest, ID: "e2", Timestamp: at(0), Author: "user",
 			Content: "Change the greeting in greet.txt to say hello to jp, and show me what the files hold."},
@@ -84,7 +84,7 @@ func screenFixture() *fakeHost {
 			Content: "The tool fs_create_file needs the user's permission, but there is no terminal to ask on. The user can allow it with conversation.tools.fs_create_file.run = \"unattended\" in the configuration, or run the turn where jp can ask."},
 		{Type: conversation.EventTypeChatResponse, ID: "e10", Timestamp: at(5), Message: "Done: **greet.txt** now says `hello jp`. I could not write the notes file: it needs your permission."},
 		{Type: conversation.EventTypeTurnEnd, ID: "e11", Timestamp: at(5), Outcome: conversation.OutcomeCompleted},
-	}}
+	})}
 	return f
 }
 
