@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"sync"
@@ -29,6 +30,8 @@ type fakeHost struct {
 	draftSeq    int                     // the last revision given
 	draftErr    error                   // answers every draft request when set
 	draftWrites []draftWrite
+
+	config map[string]string // read_config answers (JSON) by path
 }
 
 type draftWrite struct {
@@ -229,4 +232,15 @@ func (s *fakeStream) isClosed() bool {
 	default:
 		return false
 	}
+}
+
+// ReadConfig answers from config (by dot path); a path it lacks is jp's
+// "no such key" refusal.
+func (f *fakeHost) ReadConfig(_ context.Context, _ workspace.Ref, path string) (json.RawMessage, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if v, ok := f.config[path]; ok {
+		return json.RawMessage(v), nil
+	}
+	return nil, plugin.Error{Request: "read_config", Message: "no configuration key " + path}
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/jpcli/jp/adapters/pluginsdk"
 	"github.com/jpcli/jp/domain/plugin"
@@ -33,6 +34,9 @@ type Host interface {
 	// section, and returns the new revision. With revision set it fails
 	// (a plugin.Error) unless the draft still has that revision.
 	WriteDraft(ctx context.Context, ref workspace.Ref, conversation, text, revision string) (string, error)
+	// ReadConfig reads the value at a dot path of the configuration a
+	// turn in the checkout starts from, as JSON.
+	ReadConfig(ctx context.Context, ref workspace.Ref, path string) (json.RawMessage, error)
 }
 
 // Stream is a running delegated turn (pluginsdk.QueryStream).
@@ -85,4 +89,8 @@ func (h sdkHost) ReadDraft(ctx context.Context, ref workspace.Ref, conversation 
 
 func (h sdkHost) WriteDraft(ctx context.Context, ref workspace.Ref, conversation, text, revision string) (string, error) {
 	return h.c.At(ref).WriteDraft(ctx, conversation, text, revision)
+}
+
+func (h sdkHost) ReadConfig(ctx context.Context, ref workspace.Ref, path string) (json.RawMessage, error) {
+	return h.c.At(ref).ReadConfig(ctx, path)
 }

@@ -308,6 +308,11 @@ type pageState struct {
 	// run with root "".
 	Default bool   `json:"default,omitempty"`
 	Running string `json:"running"`
+	// Count is how many stored events the page shows: its watch
+	// (live.go) follows the conversation from there.
+	Count int `json:"count"`
+	// Queue is how a reply queued during a turn is sent (live.go).
+	Queue queueRules `json:"queue"`
 	// Draft is the conversation's draft, which the message box starts
 	// from and saves into; DraftError says why jp could not read it (the
 	// box then starts from what the browser kept).
@@ -361,10 +366,11 @@ func (s *Server) conversationPage(w http.ResponseWriter, r *http.Request) {
 		record.Live = &live
 	}
 	st := pageState{Workspace: e.ID, Viewed: root, Conversation: conv, Record: record,
-		Fresh: len(evs.Data) == 0, Running: s.turns.runningOn(e.ID, conv), Default: e.Default || isDefault(e.ID)}
+		Fresh: len(evs.Data) == 0, Count: len(evs.Data), Running: s.turns.runningOn(e.ID, conv), Default: e.Default || isDefault(e.ID)}
 	for _, rt := range e.Roots {
 		st.Roots = append(st.Roots, rootState{Path: rt.Path, LastUsed: rt.LastUsed})
 	}
+	st.Queue = s.readQueueRules(ctx, ref)
 	if d, err := s.host.ReadDraft(ctx, ref, conv); err != nil {
 		s.log("read the draft of " + conv + ": " + err.Error())
 		st.DraftError = "jp could not read the conversation's draft: " + hostMessage(err)

@@ -1,0 +1,195 @@
+// jp serve web: what keeps the conversation page live, beside app.js.
+//
+// The watch: every event jp stores in this conversation shows here as it
+// is stored, whoever runs the turn (jp q in a terminal, another page), by
+// following GET /api/watch. Events the page has already (its own turn's
+// stream shows them too) are skipped by their ID.
+//
+// The queued reply, by the terminal's rules (docs/interrupts.md): Send
+// while a turn runs queues the box's text (the box is the draft, and the
+// draft is the slot); when the turn completes, a countdown runs and then
+// sends it, unless the user sends it now, edits, keeps or discards it.
+'use strict';
+(function () {
+  const page = document.getElementById('conv');
+  if (!page) return;
+  const state = JSON.parse(page.dataset.state);
+  const events = document.getElementById('events');
+  const box = document.getElementById('message');
+  const composer = document.getElementById('composer');
+  const queuePanel = document.getElementById('queue');
+  const liveLine = document.getElementById('live');
+
+  function h(tag, attrs, ...kids) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === 'class') e.className = v;
+      else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+      else e.setAttribute(k, v);
+    }
+    for (const k of kids) if (k != null) e.append(k);
+    return e;
+  }
+  const btn = (id, text, onclick) => h('button', { type: 'button', id, class: 'linkish', onclick }, text);
+
+  // ---- the watch ----
+
+  const nearBottom = () => window.innerHeight + window.scrollY >= document.body.scrollHeight - 80;
+
+  function insert(html) {
+    const t = document.createElement('template');
+    t.innerHTML = html;
+    const node = t.content.firstElementChild;
+    if (node) events.append(node);
+  }
+
+  // elsewhere says a turn this page does not run is running (a turn_start
+  // arrived with no turn of the page's), until it ends.
+  function elsewhere(on) {
+    if (!liveLine) return;
+    liveLine.hidden = !on;
+    liveLine.textContent = on ? 'A turn started in another place (a terminal?) is running: its events appear as jp stores them.' : '';
+  }
+
+  function watched(v) {
+    switch (v.kind) {
+      case 'event': {
+        if (v.id && events.querySelector('[data-event-id="' + CSS.escape(v.id) + '"]')) return;
+        const empty = document.getElementById('noevents');
+        if (empty) empty.remove();
+        const follow = nearBottom();
+        const mine = page.classList.contains('running');
+        if (v.type === 'turn_start' && !mine) elsewhere(true);
+        if (v.type === 'turn_end') elsewhere(false);
+        insert(v.html);
+        if (follow) window.scrollTo({ top: document.body.scrollHeight });
+        return;
+      }
+      case 'reset':
+      case 'notice':
+        if (liveLine) { liveLine.hidden = false; liveLine.textContent = v.text; }
+    }
+  }
+
+  // watch follows /api/watch with fetch (it sends the token in a header,
+  // which EventSource cannot), reconnecting from the last event it got.
+  function watch() {
+    const ctl = new AbortController();
+    window.addEventListener('pagehide', () => ctl.abort());
+    let after = state.count || 0;
+    let ended = false;
+    const url = () => '/api/watch?workspace=' + encodeURIComponent(state.workspace) + '&root=' + encodeURIComponent(state.viewed) +
+      '&conversation=' + encodeURIComponent(state.conversation) + '&after=' + after;
+    (async () => {
+      while (!ended && page.isConnected) {
+        try {
+          const resp = await jpFetch(url(), { headers: { Accept: 'text/event-stream' }, cache: 'no-store', signal: ctl.signal });
+          if (!resp.ok) return; // the server refused: nothing to follow (reload)
+          const reader = resp.body.pipeThrough(new TextDecoderStream()).getReader();
+          let buf = '';
+          for (;;) {
+            const { value, done } = await reader.read();
+            if (done) break;
+            buf += value;
+            let i;
+            while ((i = buf.indexOf('\n\n')) >= 0) {
+              const block = buf.slice(0, i);
+              buf = buf.slice(i + 2);
+              let data = '';
+              for (const line of block.split('\n')) {
+                if (line.startsWith('id:')) after = Number(line.slice(3).trim()) + 1;
+                else if (line.startsWith('data:')) data += line.slice(5).replace(/^ /, '');
+              }
+              if (!data) continue;
+              const v = JSON.parse(data);
+              if (v.kind === 'reset') ended = true;
+              watched(v);
+            }
+          }
+        } catch (e) {
+          if (ctl.signal.aborted) return;
+        }
+        if (!ended) await new Promise((r) => setTimeout(r, 2000));
+      }
+    })();
+  }
+
+  // ---- the queued reply ----
+
+  const rules = state.queue || { loop: 'if_pending', countdown_secs: 10 };
+  const queue = { on: false, timer: null, left: 0 };
+
+  function showQueue(...content) {
+    queuePanel.replaceChildren(...content);
+    queuePanel.hidden = content.length === 0;
+  }
+
+  function stopCountdown() {
+    clearTimeout(queue.timer);
+    queue.timer = null;
+  }
+
+  // withdraw ends the queue with a line (or none).
+  function withdraw(line) {
+    stopCountdown();
+    queue.on = false;
+    showQueue(...(line ? [line] : []));
+  }
+
+  page.addEventListener('jp:queue', () => {
+    if (!box.value.trim()) {
+      withdraw(queue.on ? 'Queued reply withdrawn.' : 'Type a reply to queue it: it is sent when this turn ends.');
+      return;
+    }
+    queue.on = true;
+    showQueue('Reply queued: it is sent when this turn ends. Editing the box edits it. ',
+      btn('queue-withdraw', 'Withdraw', () => withdraw('Queued reply withdrawn; it stays in the box.')));
+  });
+
+  function sendNow() {
+    withdraw('');
+    composer.requestSubmit();
+  }
+
+  // menu is the countdown's menu, as the terminal's: with the countdown
+  // running, or without it (after Edit).
+  function menu() {
+    const line = queue.timer !== null
+      ? h('span', { id: 'countdown' }, 'Sending queued reply in ' + queue.left + 's… ')
+      : h('span', { id: 'countdown' }, 'Queued reply (no countdown): ');
+    showQueue(line,
+      btn('queue-send', 'Send now', sendNow), ' · ',
+      btn('queue-edit', 'Edit', () => { stopCountdown(); menu(); box.focus(); }), ' · ',
+      btn('queue-keep', 'Keep draft', () => withdraw('Queued reply kept as the draft: send it when you are ready.')), ' · ',
+      btn('queue-discard', 'Discard draft', () => {
+        box.value = '';
+        box.dispatchEvent(new Event('input')); // app.js saves the emptied draft
+        withdraw('Queued reply discarded.');
+      }));
+  }
+
+  function tick() {
+    if (queue.left <= 0) { sendNow(); return; }
+    menu();
+    queue.left--;
+    queue.timer = setTimeout(tick, 1000);
+  }
+
+  page.addEventListener('jp:turn-complete', (e) => {
+    if (!queue.on) return;
+    if (!box.value.trim()) { withdraw('Queued reply withdrawn (the box is empty).'); return; }
+    if (e.detail.outcome !== 'completed') {
+      withdraw('Your queued reply is kept as the draft (the turn ended ' + (e.detail.outcome || 'early') + '): send it when you are ready.');
+      return;
+    }
+    if (rules.loop === 'never') {
+      withdraw('A reply is queued; query.loop = "never" keeps it as the draft: send it when you are ready.');
+      return;
+    }
+    queue.left = rules.countdown_secs;
+    queue.timer = 0; // running
+    tick();
+  });
+
+  watch();
+})();
