@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jpcli/jp/domain/conversation"
@@ -24,6 +25,12 @@ type watchRequest struct {
 	ref   workspace.Ref
 	conv  string
 	after int
+	// partial is the block in flight last sent (its ID and size), ""
+	// when none.
+	partial string
+	// record is the last-root record last sent (JSON); "" before the
+	// first.
+	record string
 }
 
 // parseWatch reads the watch's query parameters; Last-Event-ID (the index
@@ -57,7 +64,8 @@ func parseWatch(r *http.Request) (watchRequest, string) {
 // notification to push) and ends when the page goes away or the server
 // stops. The request's own goroutine does the work: nothing else runs for
 // a watch. Each event is {kind: "event", type, id, html} with the event's
-// index as its SSE id; {kind: "reset"} says the conversation now holds
+// index as its SSE id; {kind: "partial"} is the answer in flight
+// (watchPartial); {kind: "record"} the last-root record (watchRecord); {kind: "reset"} says the conversation now holds
 // fewer events than the page shows (rewound elsewhere), and ends the
 // stream; {kind: "notice", text} says jp could not read it (the watch
 // keeps trying).
@@ -97,6 +105,21 @@ func (s *Server) apiWatch(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// partialPrefix starts the ID of the block in flight: while an answer
+// streams, read_events ends with the text so far as a chat_response with
+// such an ID (jp checkpoints it every 200 ms), replaced by the stored
+// event when the block ends (docs/plugins.md, read_events).
+const partialPrefix = "partial-"
+
+// splitPartial splits the block in flight, when there is one, from the
+// stored events.
+func splitPartial(evs []conversation.Event) ([]conversation.Event, *conversation.Event) {
+	if n := len(evs); n > 0 && strings.HasPrefix(evs[n-1].ID, partialPrefix) {
+		return evs[:n-1], &evs[n-1]
+	}
+	return evs, nil
+}
+
 // watchStep reads the conversation once and writes what is new. It
 // returns false when the watch is over (a reset was sent), and an error
 // when the page went away.
@@ -116,22 +139,62 @@ func (s *Server) watchStep(ctx context.Context, w http.ResponseWriter, wr *watch
 		return true, nil
 	}
 	*failing = false
-	if len(evs.Data) < wr.after {
+	stored, partial := splitPartial(evs.Data)
+	if len(stored) < wr.after {
 		return false, writeWatch(w, -1, viewEvent{Kind: "reset", Text: "This conversation changed in another place (rewound?): reload the page to see it as it is now."})
 	}
-	for i := wr.after; i < len(evs.Data); i++ {
-		ev := evs.Data[i]
-		html, err := s.renderEvent(ev)
-		v := viewEvent{Kind: "event", Type: ev.Type.String(), ID: ev.ID, HTML: string(html), CallID: ev.CallID}
-		if err != nil {
-			v = viewEvent{Kind: "notice", Text: err.Error()}
-		}
-		if err := writeWatch(w, i, v); err != nil {
+	for i := wr.after; i < len(stored); i++ {
+		if err := writeWatch(w, i, s.watchView("event", stored[i])); err != nil {
 			return false, err
 		}
 		wr.after = i + 1
 	}
-	return true, nil
+	if err := s.watchRecord(w, wr, evs.LastRoot); err != nil {
+		return false, err
+	}
+	return true, s.watchPartial(w, wr, partial)
+}
+
+// watchRecord sends the conversation's last-root record on the first
+// read and whenever it changed: {kind: "record", last_root}. A turn run
+// elsewhere moves it, and the page's next send must expect the new one.
+func (s *Server) watchRecord(w http.ResponseWriter, wr *watchRequest, lr *conversation.LastRoot) error {
+	b, err := json.Marshal(lr)
+	if err != nil {
+		return err
+	}
+	if string(b) == wr.record {
+		return nil
+	}
+	wr.record = string(b)
+	return writeWatch(w, -1, viewEvent{Kind: "record", LastRoot: lr})
+}
+
+// watchPartial sends the block in flight when it changed since the last
+// one sent: {kind: "partial", id, html}, or with no html when it is gone
+// (stored, or dropped). It has no SSE id: a reconnect gets it anew.
+func (s *Server) watchPartial(w http.ResponseWriter, wr *watchRequest, partial *conversation.Event) error {
+	key := ""
+	if partial != nil {
+		key = fmt.Sprintf("%s/%d/%d", partial.ID, len(partial.Message), len(partial.Reasoning))
+	}
+	if key == wr.partial {
+		return nil
+	}
+	wr.partial = key
+	if partial == nil {
+		return writeWatch(w, -1, viewEvent{Kind: "partial"})
+	}
+	return writeWatch(w, -1, s.watchView("partial", *partial))
+}
+
+// watchView renders one event for the watch.
+func (s *Server) watchView(kind string, ev conversation.Event) viewEvent {
+	html, err := s.renderEvent(ev)
+	if err != nil {
+		return viewEvent{Kind: "notice", Text: err.Error()}
+	}
+	return viewEvent{Kind: kind, Type: ev.Type.String(), ID: ev.ID, HTML: string(html), CallID: ev.CallID}
 }
 
 // writeWatch writes one server-sent event; id < 0 writes none (the event
@@ -175,4 +238,11 @@ func (s *Server) readQueueRules(ctx context.Context, ref workspace.Ref) queueRul
 		q.CountdownSecs = secs
 	}
 	return q
+}
+
+// storedCount is how many stored events evs holds: the block in flight,
+// when there is one, is not one yet.
+func storedCount(evs []conversation.Event) int {
+	stored, _ := splitPartial(evs)
+	return len(stored)
 }

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/jpcli/jp/domain/conversation"
@@ -37,54 +38,89 @@ func watchQuery(after string) string {
 	return "workspace=a1b2c3d&root=" + url.QueryEscape("/src/a") + "&conversation=" + watchConv + "&after=" + after
 }
 
-// setEvents replaces the fake's stored events, as another jp appending
-// (or rewinding) would.
-func setEvents(f *fakeHost, evs []conversation.Event) {
+// setEvents replaces the fake's stored events and record, as another jp
+// appending (or rewinding) would.
+func setEvents(f *fakeHost, evs []conversation.Event, lr *conversation.LastRoot) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.events[watchConv] = plugin.Events{Conversation: watchConv, Data: evs}
+	f.events[watchConv] = plugin.Events{Conversation: watchConv, Data: evs, LastRoot: lr}
+}
+
+// expect reads the next watch event and checks its SSE id, kind and
+// event ID.
+func (s *sseReader) expect(id, kind, evID string) viewEvent {
+	s.t.Helper()
+	gotID, v, err := s.next()
+	if err != nil || gotID != id || v.Kind != kind || v.ID != evID {
+		s.t.Fatalf("watch sent %q %+v %v, want id %q kind %s event %q", gotID, v, err, id, kind, evID)
+	}
+	return v
 }
 
 // TestWatchFollowsStoredEvents: the watch sends each stored event after
-// the ones the page shows, rendered, with its index as the event ID; it
-// follows events stored later (by a terminal's jp q), resumes after
-// Last-Event-ID, and says reset (and ends) when the conversation holds
-// fewer events than the page shows.
+// the ones the page shows, rendered, with its index as the event ID; the
+// record, first and when it moves; the answer in flight as it grows, and
+// its end. It follows what is stored later (by a terminal's jp q),
+// resumes after Last-Event-ID, and says reset (and ends) when the
+// conversation holds fewer events than the page shows.
 func TestWatchFollowsStoredEvents(t *testing.T) {
 	f := fixture()
 	all := storedEvents()
-	setEvents(f, all[:2])
+	setEvents(f, all[:2], nil)
 	_, ts := newServer(t, f)
 
 	w := openWatch(t, ts, watchQuery("1"), "")
-	id, v, err := w.next()
-	if err != nil || id != "1" || v.Kind != "event" || v.ID != "e2" || v.Type != "chat_request" {
-		t.Fatalf("first = %q %+v %v", id, v, err)
+	v := w.expect("1", "event", "e2")
+	if v.Type != "chat_request" || !strings.Contains(v.HTML, `&lt;script&gt;alert(1)&lt;/script&gt; hi`) {
+		t.Fatalf("event = %+v", v)
 	}
-	if want := `&lt;script&gt;alert(1)&lt;/script&gt; hi`; !regexp.MustCompile(regexp.QuoteMeta(want)).MatchString(v.HTML) {
-		t.Fatalf("html = %s", v.HTML)
+	if v := w.expect("", "record", ""); v.LastRoot != nil {
+		t.Fatalf("record = %+v, want none", v.LastRoot)
 	}
-	setEvents(f, all[:4]) // a terminal's turn stores two more
-	for _, want := range []struct{ id, ev string }{{"2", "e3"}, {"3", "e4"}} {
-		id, v, err := w.next()
-		if err != nil || id != want.id || v.ID != want.ev {
-			t.Fatalf("next = %q %+v %v, want %s %s", id, v, err, want.id, want.ev)
-		}
+
+	// A terminal's turn: the answer in flight, growing, then stored.
+	inFlight := func(text string) conversation.Event {
+		return conversation.Event{Type: conversation.EventTypeChatResponse, ID: partialPrefix + "ab12", Timestamp: t0, Message: text}
+	}
+	setEvents(f, append(all[:2:2], inFlight("so far")), recHereA)
+	if v := w.expect("", "record", ""); v.LastRoot == nil || v.LastRoot.Path != "/src/a" {
+		t.Fatalf("record = %+v", v.LastRoot)
+	}
+	if v := w.expect("", "partial", partialPrefix+"ab12"); !strings.Contains(v.HTML, "so far") {
+		t.Fatalf("partial = %s", v.HTML)
+	}
+	setEvents(f, append(all[:2:2], inFlight("so far, and more")), recHereA)
+	if v := w.expect("", "partial", partialPrefix+"ab12"); !strings.Contains(v.HTML, "so far, and more") {
+		t.Fatalf("partial = %s", v.HTML)
+	}
+	setEvents(f, all[:4], recHereA)
+	w.expect("2", "event", "e3")
+	w.expect("3", "event", "e4")
+	if v := w.expect("", "partial", ""); v.HTML != "" {
+		t.Fatalf("the end of the block in flight = %+v", v)
 	}
 
 	// A reconnect names the last event it got: it gets the rest only.
 	r := openWatch(t, ts, watchQuery("0"), "2")
-	if id, v, err := r.next(); err != nil || id != "3" || v.ID != "e4" {
-		t.Fatalf("resumed = %q %+v %v", id, v, err)
-	}
+	r.expect("3", "event", "e4")
 
 	// Rewound elsewhere: reset, and the stream ends.
-	setEvents(f, all[:1])
-	if _, v, err := w.next(); err != nil || v.Kind != "reset" {
-		t.Fatalf("after a rewind = %+v %v", v, err)
-	}
+	setEvents(f, all[:1], recHereA)
+	w.expect("", "reset", "")
 	if _, _, err := w.next(); err != io.EOF {
 		t.Fatalf("after reset: %v, want the end", err)
+	}
+}
+
+// TestPageCountsStoredEventsOnly: the answer in flight is shown but not
+// counted: the watch starts after the stored events.
+func TestPageCountsStoredEventsOnly(t *testing.T) {
+	evs := append(storedEvents(), conversation.Event{Type: conversation.EventTypeChatResponse, ID: partialPrefix + "1", Message: "so far"})
+	if n := storedCount(evs); n != len(evs)-1 {
+		t.Fatalf("storedCount = %d, want %d", n, len(evs)-1)
+	}
+	if n := storedCount(storedEvents()); n != len(storedEvents()) {
+		t.Fatalf("storedCount = %d", n)
 	}
 }
 
@@ -97,20 +133,20 @@ func TestWatchSaysOnceWhenJPCannotRead(t *testing.T) {
 	if _, v, err := w.next(); err != nil || v.Kind != "notice" || v.Text != "jp could not read this conversation to follow it: conversation "+watchConv+" not found" {
 		t.Fatalf("notice = %+v %v", v, err)
 	}
-	setEvents(f, storedEvents()[:1])
-	if id, v, err := w.next(); err != nil || id != "0" || v.ID != "e1" {
-		t.Fatalf("after the failure = %q %+v %v (want the event, no second notice)", id, v, err)
-	}
+	setEvents(f, storedEvents()[:1], nil)
+	w.expect("0", "event", "e1") // no second notice
+
 }
 
 // TestWatchClosesWithTheServer: Close ends a watch (goleak checks the
 // handler is gone).
 func TestWatchClosesWithTheServer(t *testing.T) {
 	f := fixture()
-	setEvents(f, storedEvents()[:1])
+	setEvents(f, storedEvents()[:1], nil)
 	s, ts := newServer(t, f)
 	w := openWatch(t, ts, watchQuery("0"), "")
-	w.must()
+	w.expect("0", "event", "e1")
+	w.expect("", "record", "")
 	s.Close()
 	if _, _, err := w.next(); err != io.EOF {
 		t.Fatalf("after Close: %v, want the end", err)

@@ -366,7 +366,7 @@ func (s *Server) conversationPage(w http.ResponseWriter, r *http.Request) {
 		record.Live = &live
 	}
 	st := pageState{Workspace: e.ID, Viewed: root, Conversation: conv, Record: record,
-		Fresh: len(evs.Data) == 0, Count: len(evs.Data), Running: s.turns.runningOn(e.ID, conv), Default: e.Default || isDefault(e.ID)}
+		Fresh: len(evs.Data) == 0, Count: storedCount(evs.Data), Running: s.turns.runningOn(e.ID, conv), Default: e.Default || isDefault(e.ID)}
 	for _, rt := range e.Roots {
 		st.Roots = append(st.Roots, rootState{Path: rt.Path, LastUsed: rt.LastUsed})
 	}

@@ -585,6 +585,18 @@
     }
   });
 
+  // The record moved by a turn elsewhere (a terminal), as live.js's
+  // watch saw it: the next send runs where it says, and expects it.
+  page.addEventListener('jp:record', (e) => {
+    const r = e.detail;
+    const cur = state.record;
+    if (turn || sending || (!r && !cur) || (r && cur && r.path === cur.path && r.last_used === cur.last_used)) return;
+    state.record = r;
+    if (r) state.fresh = false;
+    defaults();
+    render();
+  });
+
   document.getElementById('composer').addEventListener('submit', send);
   stopBtn.addEventListener('click', stop);
   box.addEventListener('keydown', (e) => { if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) send(e); });

@@ -3,7 +3,8 @@
 // The watch: every event jp stores in this conversation shows here as it
 // is stored, whoever runs the turn (jp q in a terminal, another page), by
 // following GET /api/watch. Events the page has already (its own turn's
-// stream shows them too) are skipped by their ID.
+// stream shows them too) are skipped by their ID. The answer a terminal's
+// turn is streaming shows as it grows (jp checkpoints it every 200 ms).
 //
 // The queued reply, by the terminal's rules (docs/interrupts.md): Send
 // while a turn runs queues the box's text (the box is the draft, and the
@@ -41,6 +42,17 @@
     t.innerHTML = html;
     const node = t.content.firstElementChild;
     if (node) events.append(node);
+    return node;
+  }
+
+  // The block in flight of a turn this page does not run: the answer so
+  // far, replaced as it grows and removed when jp stores the answer.
+  const partialSel = '[data-event-id^="partial-"]';
+  function partial(v) {
+    for (const old of events.querySelectorAll(partialSel)) old.remove();
+    if (!v.html || page.classList.contains('running')) return; // the page's own turn streams its deltas
+    const node = insert(v.html);
+    if (node) node.classList.add('streaming');
   }
 
   // elsewhere says a turn this page does not run is running (a turn_start
@@ -54,6 +66,7 @@
   function watched(v) {
     switch (v.kind) {
       case 'event': {
+        if (v.type === 'chat_response') for (const old of events.querySelectorAll(partialSel)) old.remove();
         if (v.id && events.querySelector('[data-event-id="' + CSS.escape(v.id) + '"]')) return;
         const empty = document.getElementById('noevents');
         if (empty) empty.remove();
@@ -62,6 +75,16 @@
         if (v.type === 'turn_start' && !mine) elsewhere(true);
         if (v.type === 'turn_end') elsewhere(false);
         insert(v.html);
+        if (follow) window.scrollTo({ top: document.body.scrollHeight });
+        return;
+      }
+      case 'record':
+        // app.js shows where the next turn runs from it.
+        page.dispatchEvent(new CustomEvent('jp:record', { detail: v.last_root || null }));
+        return;
+      case 'partial': {
+        const follow = nearBottom();
+        partial(v);
         if (follow) window.scrollTo({ top: document.body.scrollHeight });
         return;
       }
