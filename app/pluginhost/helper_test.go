@@ -224,6 +224,8 @@ type host struct {
 	// protocol is the protocol_version of the test plugin's manifest
 	// (0: 2).
 	protocol int
+	// scope is its workspace_scope ("": single).
+	scope string
 }
 
 // stepClock is a clock that moves one second per reading, from t.
@@ -320,7 +322,7 @@ func (h *host) input(steps ...step) pluginhost.RunInput {
 		protocol = 2
 	}
 	return pluginhost.RunInput{
-		Binary:    plugin.Binary{Path: exe, Manifest: &plugin.Manifest{Name: "t", Version: "1", ProtocolVersion: protocol}, ManifestFrom: "file"},
+		Binary:    plugin.Binary{Path: exe, Manifest: &plugin.Manifest{Name: "t", Version: "1", ProtocolVersion: protocol, WorkspaceScope: h.scope}, ManifestFrom: "file"},
 		Args:      []string{"--flag", "arg"},
 		LaunchDir: h.loc.Root,
 		Environ:   append(os.Environ(), pluginStepsEnv+"="+string(b), pluginOutEnv+"="+h.out, "GORACE=atexit_sleep_ms=0"),
