@@ -30,7 +30,8 @@ const liveScript = `{ "responses": [
 // without a reload: the terminal's message while its turn still runs,
 // then the answer. Then a reply queued on the page while its own turn
 // streams is sent after the countdown (interrupt.loop_countdown), as the
-// terminal sends a queued reply.
+// terminal sends a queued reply. Then the context meter, and Compact
+// with its preview.
 func TestWebLive(t *testing.T) {
 	if _, err := os.Stat(chromiumPath); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -137,7 +138,36 @@ duration_secs = 2
 		return ids.length > 0 && new Set(ids).size === ids.length; })()`) {
 		t.Fatal("an event shows twice")
 	}
+
+	// The context meter, and Compact: a preview of what the configured
+	// rules change, then the compaction, stored in the conversation.
+	b.waitJS(`/^ctx \d+(k)?\/\d+k \(\d+%\)$/.test(document.getElementById('meter').textContent)`, "the context meter")
+	b.click("#compact")
+	b.waitJS(`document.getElementById('compact-preview') !== null`, "the compaction preview")
+	if got := b.text("#compact-preview"); !strings.Contains(got, "Compacting by conversation.compaction.rules adds 1 overlay over 4 turns") {
+		t.Fatalf("preview = %q", got)
+	}
+	if n := countType(e.show(l, conv), "compaction"); n != 0 {
+		t.Fatalf("the preview stored %d compactions", n)
+	}
+	b.shot("live-compact-preview")
+	b.click("#compact-confirm")
+	b.waitJS(`document.getElementById('compact-done') !== null`, "the compaction done")
+	if n := countType(e.show(l, conv), "compaction"); n != 1 {
+		t.Fatalf("%d compactions stored, want 1", n)
+	}
 	e.interrupt()
+}
+
+// countType counts the conversation's events of a type.
+func countType(s shown, typ string) int {
+	n := 0
+	for _, ev := range s.Events {
+		if ev.Type == typ {
+			n++
+		}
+	}
+	return n
 }
 
 // waitQuery waits until the draft's query text is want ("" also when

@@ -32,6 +32,9 @@ type fakeHost struct {
 	draftWrites []draftWrite
 
 	config map[string]string // read_config answers (JSON) by path
+
+	meter    plugin.Meter // context_meter's answer
+	compacts []compactCall
 }
 
 type draftWrite struct {
@@ -243,4 +246,33 @@ func (f *fakeHost) ReadConfig(_ context.Context, _ workspace.Ref, path string) (
 		return json.RawMessage(v), nil
 	}
 	return nil, plugin.Error{Request: "read_config", Message: "no configuration key " + path}
+}
+
+// ContextMeter answers meter, or jp's refusal for an unknown conversation.
+func (f *fakeHost) ContextMeter(_ context.Context, _ workspace.Ref, conv string) (plugin.Meter, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.events[conv]; !ok {
+		return plugin.Meter{}, plugin.Error{Request: "context_meter", Message: "conversation " + conv + " not found"}
+	}
+	m := f.meter
+	m.Conversation = conv
+	return m, nil
+}
+
+// Compact records the call and answers compacted.
+func (f *fakeHost) Compact(_ context.Context, ref workspace.Ref, conv string, dryRun bool) (plugin.Compacted, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.compacts = append(f.compacts, compactCall{Ref: ref, Conv: conv, DryRun: dryRun})
+	if _, ok := f.events[conv]; !ok {
+		return plugin.Compacted{}, plugin.Error{Request: "compact", Message: "conversation " + conv + " not found"}
+	}
+	return plugin.Compacted{Conversation: conv, DryRun: dryRun, Added: 1, Turns: 3, TokensBefore: 1200, TokensAfter: 300}, nil
+}
+
+type compactCall struct {
+	Ref    workspace.Ref
+	Conv   string
+	DryRun bool
 }

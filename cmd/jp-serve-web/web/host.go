@@ -37,6 +37,11 @@ type Host interface {
 	// ReadConfig reads the value at a dot path of the configuration a
 	// turn in the checkout starts from, as JSON.
 	ReadConfig(ctx context.Context, ref workspace.Ref, path string) (json.RawMessage, error)
+	// ContextMeter reads a conversation's context meter.
+	ContextMeter(ctx context.Context, ref workspace.Ref, conversation string) (plugin.Meter, error)
+	// Compact compacts a conversation by its configured rules (dryRun:
+	// only say what would change).
+	Compact(ctx context.Context, ref workspace.Ref, conversation string, dryRun bool) (plugin.Compacted, error)
 }
 
 // Stream is a running delegated turn (pluginsdk.QueryStream).
@@ -93,4 +98,12 @@ func (h sdkHost) WriteDraft(ctx context.Context, ref workspace.Ref, conversation
 
 func (h sdkHost) ReadConfig(ctx context.Context, ref workspace.Ref, path string) (json.RawMessage, error) {
 	return h.c.At(ref).ReadConfig(ctx, path)
+}
+
+func (h sdkHost) ContextMeter(ctx context.Context, ref workspace.Ref, conversation string) (plugin.Meter, error) {
+	return h.c.At(ref).ContextMeter(ctx, conversation)
+}
+
+func (h sdkHost) Compact(ctx context.Context, ref workspace.Ref, conversation string, dryRun bool) (plugin.Compacted, error) {
+	return h.c.At(ref).Compact(ctx, conversation, dryRun)
 }

@@ -74,6 +74,7 @@
         const mine = page.classList.contains('running');
         if (v.type === 'turn_start' && !mine) elsewhere(true);
         if (v.type === 'turn_end') elsewhere(false);
+        page.dispatchEvent(new CustomEvent('jp:stored', { detail: v.type }));
         insert(v.html);
         if (follow) window.scrollTo({ top: document.body.scrollHeight });
         return;
@@ -214,5 +215,85 @@
     tick();
   });
 
+  // ---- the context meter and Compact ----
+
+  const meterLine = document.getElementById('meter');
+  const compactBtn = document.getElementById('compact');
+  const compactPanel = document.getElementById('compact-panel');
+  const where = () => ({ workspace: state.workspace, root: state.viewed, conversation: state.conversation });
+
+  // meter shows the conversation's context meter as jp conversation show
+  // ends with; a failure leaves the line empty and says why on hover.
+  async function meter() {
+    const q = new URLSearchParams(where());
+    try {
+      const resp = await jpFetch('/api/meter?' + q, { cache: 'no-store' });
+      const data = await resp.json();
+      if (!resp.ok) throw new Error(data.error || resp.statusText);
+      const pct = data.window ? ' (' + Math.round(100 * data.tokens / data.window) + '%)' : '';
+      meterLine.textContent = data.text + pct;
+      meterLine.classList.toggle('high', !!data.window && data.tokens > 0.8 * data.window);
+      meterLine.removeAttribute('data-error');
+    } catch (e) {
+      meterLine.textContent = '';
+      meterLine.dataset.error = 'No context meter: ' + e.message;
+    }
+  }
+
+  function showCompact(...content) {
+    compactPanel.replaceChildren(...content);
+    compactPanel.hidden = content.length === 0;
+  }
+
+  async function compactCall(dryRun) {
+    const resp = await jpFetch('/api/compact', { method: 'POST', headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(Object.assign(where(), { dry_run: dryRun })) });
+    let data = {};
+    try { data = await resp.json(); } catch (e) { data = { error: resp.status + ' ' + resp.statusText }; }
+    if (!resp.ok) throw new Error(data.error || resp.statusText);
+    return data;
+  }
+
+  const tokens = (n) => (n >= 1000 ? Math.round(n / 1000) + 'k' : String(n));
+
+  // Compact first shows what the configured rules would change (a dry
+  // run), then compacts on confirmation.
+  async function compactPreview() {
+    if (page.classList.contains('running')) { showCompact('Compact when the turn is over.'); return; }
+    compactBtn.disabled = true;
+    try {
+      const d = await compactCall(true);
+      if (!d.added) {
+        showCompact('Nothing to compact: conversation.compaction.rules change nothing in these ' + d.turns + ' turns.');
+        return;
+      }
+      showCompact(h('span', { id: 'compact-preview' }, 'Compacting by conversation.compaction.rules adds ' + d.added +
+        ' overlay' + (d.added === 1 ? '' : 's') + ' over ' + d.turns + ' turns: the model would see ~' + tokens(d.tokens_before) +
+        ' → ~' + tokens(d.tokens_after) + ' tokens of history. Nothing is removed. '),
+      btn('compact-confirm', 'Compact', compactConfirm), ' · ', btn('compact-cancel', 'Cancel', () => showCompact()));
+    } catch (e) {
+      showCompact('jp did not compact: ' + e.message + '.');
+    } finally {
+      compactBtn.disabled = false;
+    }
+  }
+
+  async function compactConfirm() {
+    showCompact('Compacting…');
+    try {
+      const d = await compactCall(false);
+      showCompact(h('span', { id: 'compact-done' }, 'Compacted: ~' + tokens(d.tokens_before) + ' → ~' + tokens(d.tokens_after) +
+        ' tokens of history (jp conversation compact --reset undoes it).'));
+    } catch (e) {
+      showCompact('jp did not compact: ' + e.message + '.');
+    }
+    meter();
+  }
+
+  compactBtn.addEventListener('click', compactPreview);
+  page.addEventListener('jp:turn-complete', meter);
+  page.addEventListener('jp:stored', (e) => { if (e.detail === 'turn_end') meter(); });
+
+  meter();
   watch();
 })();
