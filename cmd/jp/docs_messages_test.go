@@ -65,6 +65,14 @@ func docMessage(typ string, fields map[string]json.RawMessage) (any, bool) {
 		return &plugin.Prompt{}, true
 	case plugin.TypeListWorkspaces:
 		return &plugin.ListWorkspaces{}, true
+	case plugin.TypeContextMeter:
+		return &plugin.ContextMeter{}, true
+	case plugin.TypeCompact:
+		return &plugin.Compact{}, true
+	case plugin.TypeMeter:
+		return &plugin.Meter{}, true
+	case plugin.TypeCompacted:
+		return &plugin.Compacted{}, true
 	case plugin.TypeInit:
 		return &plugin.Init{}, true
 	case plugin.TypeShutdown:
