@@ -86,6 +86,7 @@ func InitializeCLI(opts Options) (*App, func(), error) {
 		Clock:    clock,
 		IDs:      iDs,
 		Query:    query,
+		History:  file,
 	}
 	host := pluginhost.New(plugins, workspaces, config, deps)
 	mcp := app.NewMCP(workspaces, loader, pool)
@@ -184,6 +185,7 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 		Clock:    clock,
 		IDs:      iDs,
 		Query:    query,
+		History:  file,
 	}
 	host := pluginhost.New(plugins, workspaces, config, deps)
 	mcp := app.NewMCP(workspaces, loader, pool)

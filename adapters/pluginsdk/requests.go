@@ -266,3 +266,21 @@ func (w Checkout) Compact(ctx context.Context, conversation string, dryRun bool)
 		return plugin.Compact{ID: id, Workspace: w.ref, Conversation: conversation, DryRun: dryRun}
 	})
 }
+
+// ReadHistory returns the session's message history, oldest first: the
+// messages Up recalls in jp's composer, from every workspace.
+// Multi-scope plugins only.
+func (c *Client) ReadHistory(ctx context.Context) ([]string, error) {
+	resp, err := request[plugin.History](ctx, c, func(id string) plugin.Message {
+		return plugin.ReadHistory{ID: id}
+	})
+	return resp.Data, err
+}
+
+// AddHistory records a message the plugin sent in the message history,
+// as the terminal session records one. Multi-scope plugins only.
+func (c *Client) AddHistory(ctx context.Context, text string) error {
+	return ack[plugin.HistoryAdded](ctx, c, func(id string) plugin.Message {
+		return plugin.AddHistory{ID: id, Text: text}
+	})
+}

@@ -84,6 +84,8 @@ var routes = map[string]route{
 	plugin.TypePushEvents:         {serve: handleAt((*session).pushEvents)},
 	plugin.TypeContextMeter:       {serve: handleAt((*session).contextMeter)},
 	plugin.TypeCompact:            {serve: handleAt((*session).compact), wait: true},
+	plugin.TypeReadHistory:        {serve: handle((*session).readHistory)},
+	plugin.TypeAddHistory:         {serve: handle((*session).addHistory)},
 }
 
 // version2Types are the requests only protocol version 2 serves: what
@@ -94,6 +96,8 @@ var version2Types = map[string]bool{
 	plugin.TypeListWorkspaces: true,
 	plugin.TypeContextMeter:   true,
 	plugin.TypeCompact:        true,
+	plugin.TypeReadHistory:    true,
+	plugin.TypeAddHistory:     true,
 }
 
 // multiOnlyTypes are the requests of a frontend to jp (a page that
@@ -102,6 +106,8 @@ var version2Types = map[string]bool{
 var multiOnlyTypes = map[string]bool{
 	plugin.TypeContextMeter: true,
 	plugin.TypeCompact:      true,
+	plugin.TypeReadHistory:  true,
+	plugin.TypeAddHistory:   true,
 }
 
 // handleLine routes one line. It reports whether the loop ends (exit).

@@ -31,6 +31,8 @@ const (
 	TypeWorkspaces     = "workspaces"
 	TypeMeter          = "meter"
 	TypeCompacted      = "compacted"
+	TypeHistory        = "history"
+	TypeHistoryAdded   = "history_added"
 	TypeError          = "error"
 )
 
@@ -152,6 +154,17 @@ type Compacted struct {
 	Turns        int    `json:"turns"`
 	TokensBefore int    `json:"tokens_before"`
 	TokensAfter  int    `json:"tokens_after"`
+}
+
+// History answers ReadHistory: the kept messages, oldest first.
+type History struct {
+	ID   string   `json:"id,omitempty"`
+	Data []string `json:"data"`
+}
+
+// HistoryAdded answers AddHistory.
+type HistoryAdded struct {
+	ID string `json:"id,omitempty"`
 }
 
 // Draft answers ReadDraft: the draft's query text (not its meta section)
@@ -350,6 +363,8 @@ func (Config) MessageType() string          { return TypeConfig }
 func (Draft) MessageType() string           { return TypeDraft }
 func (Meter) MessageType() string           { return TypeMeter }
 func (Compacted) MessageType() string       { return TypeCompacted }
+func (History) MessageType() string         { return TypeHistory }
+func (HistoryAdded) MessageType() string    { return TypeHistoryAdded }
 func (DraftWritten) MessageType() string    { return TypeDraftWritten }
 func (Created) MessageType() string         { return TypeCreated }
 func (TitleSet) MessageType() string        { return TypeTitleSet }

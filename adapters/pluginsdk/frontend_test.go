@@ -46,3 +46,34 @@ func TestContextMeterAndCompact(t *testing.T) {
 		t.Fatalf("compacted = %+v", compacted)
 	}
 }
+
+// TestHistory: read_history and add_history round trips.
+func TestHistory(t *testing.T) {
+	var got []string
+	f := start(t, initLine, func(ctx context.Context, c *pluginsdk.Client) error {
+		var err error
+		if got, err = c.ReadHistory(ctx); err != nil {
+			t.Error(err)
+		}
+		if err := c.AddHistory(ctx, "sent"); err != nil {
+			t.Error(err)
+		}
+		return nil
+	})
+	f.Recv() // ready
+	r := f.Recv()
+	if r["type"] != "read_history" {
+		t.Fatalf("request = %v", r)
+	}
+	f.Send(fmt.Sprintf(`{"type":"history","id":%q,"data":["one","two"]}`, r["id"]))
+	r = f.Recv()
+	if r["type"] != "add_history" || r["text"] != "sent" {
+		t.Fatalf("request = %v", r)
+	}
+	f.Send(fmt.Sprintf(`{"type":"history_added","id":%q}`, r["id"]))
+	f.Recv() // exit
+	f.End()
+	if len(got) != 2 || got[0] != "one" || got[1] != "two" {
+		t.Fatalf("history = %q", got)
+	}
+}

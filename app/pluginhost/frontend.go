@@ -2,6 +2,7 @@ package pluginhost
 
 import (
 	"context"
+	"errors"
 
 	"github.com/jpcli/jp/app"
 	"github.com/jpcli/jp/domain/conversation"
@@ -56,4 +57,36 @@ func (s *session) compact(ctx context.Context, c *checkout, req plugin.Compact) 
 	}
 	return plugin.Compacted{ID: req.ID, Conversation: req.Conversation, DryRun: req.DryRun, Added: len(res.Added),
 		Turns: res.Turns, TokensBefore: res.TokensBefore, TokensAfter: res.TokensAfter}, nil
+}
+
+// errNoHistory answers the history requests when jp keeps no history.
+var errNoHistory = errors.New("jp keeps no message history here")
+
+// readHistory is the session's message history, the messages Up recalls
+// in jp's composer (docs/session.md): machine-wide, so it names no
+// checkout.
+func (s *session) readHistory(ctx context.Context, req plugin.ReadHistory) (plugin.Message, error) {
+	if s.h.history == nil {
+		return nil, errNoHistory
+	}
+	msgs, err := s.h.history.Recent(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if msgs == nil {
+		msgs = []string{}
+	}
+	return plugin.History{ID: req.ID, Data: msgs}, nil
+}
+
+// addHistory records a message a frontend sent, as the terminal session
+// records one (the history's own bounds apply).
+func (s *session) addHistory(ctx context.Context, req plugin.AddHistory) (plugin.Message, error) {
+	if s.h.history == nil {
+		return nil, errNoHistory
+	}
+	if err := s.h.history.Add(ctx, req.Text); err != nil {
+		return nil, err
+	}
+	return plugin.HistoryAdded{ID: req.ID}, nil
 }

@@ -71,20 +71,59 @@ func TestPluginContextMeterAndCompact(t *testing.T) {
 	}
 }
 
-// TestPluginSingleScopeRefusedCompact: the frontend's requests are for
-// multi-scope plugins only.
+// TestPluginSingleScopeRefusedCompact: the frontend's requests (meter,
+// compact, history) are for multi-scope plugins only.
 func TestPluginSingleScopeRefusedCompact(t *testing.T) {
 	h := newHost(t)
 	a := h.conv("alpha")
 	err := h.run(ready,
 		send(fmt.Sprintf(`{"type":"context_meter","id":"m","conversation":"%s"}`, a)), read(1),
-		send(fmt.Sprintf(`{"type":"compact","id":"c","conversation":"%s"}`, a)), read(1), exit0)
+		send(fmt.Sprintf(`{"type":"compact","id":"c","conversation":"%s"}`, a)), read(1),
+		send(`{"type":"read_history","id":"h"}`), read(1), exit0)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if n := len(h.answers()); n != 3 {
+		t.Fatalf("%d answers, want 3", n)
 	}
 	for _, m := range h.answers() {
 		if m["type"] != "error" || !strings.Contains(fmt.Sprint(m["message"]), `is for plugins with workspace_scope "multi"`) {
 			t.Fatalf("answer = %v", m)
 		}
+	}
+}
+
+// TestPluginMessageHistory: a multi-scope plugin reads the session's
+// message history (what Up recalls) and adds the messages it sent; an
+// empty message is refused.
+func TestPluginMessageHistory(t *testing.T) {
+	h := newHost(t)
+	h.scope = "multi"
+	if err := h.history.Add(t.Context(), "from the terminal"); err != nil {
+		t.Fatal(err)
+	}
+	err := h.run(ready,
+		send(`{"type":"add_history","id":"a","text":"from the page"}`), read(1),
+		send(`{"type":"add_history","id":"e","text":""}`), read(1),
+		send(`{"type":"read_history","id":"r"}`), read(1), exit0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := h.transcript()[1:]
+	want := []string{
+		`{"type":"history_added","id":"a"}`,
+		`{"type":"error","id":"e","request":"add_history","message":"`,
+		`{"type":"history","id":"r","data":["from the terminal","from the page"]}`,
+	}
+	if len(got) != len(want) {
+		t.Fatalf("answers = %q", got)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(got[i], w) {
+			t.Errorf("answer %d = %s\nwant prefix %s", i, got[i], w)
+		}
+	}
+	if msgs, _ := h.history.Recent(t.Context()); len(msgs) != 2 || msgs[1] != "from the page" {
+		t.Fatalf("history file = %q", msgs)
 	}
 }
