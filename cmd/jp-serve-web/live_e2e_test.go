@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/jpcli/jp/domain/draft"
 )
@@ -30,8 +31,8 @@ const liveScript = `{ "responses": [
 // without a reload: the terminal's message while its turn still runs,
 // then the answer. Then a reply queued on the page while its own turn
 // streams is sent after the countdown (interrupt.loop_countdown), as the
-// terminal sends a queued reply. Then the context meter, and Compact
-// with its preview.
+// terminal sends a queued reply. Then Up recalling sent messages, the
+// context meter, and Compact with its preview.
 func TestWebLive(t *testing.T) {
 	if _, err := os.Stat(chromiumPath); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -137,6 +138,18 @@ duration_secs = 2
 	if !b.eval(`(() => { const ids = [...document.querySelectorAll('[data-event-id]')].map(e => e.dataset.eventId);
 		return ids.length > 0 && new Set(ids).size === ids.length; })()`) {
 		t.Fatal("an event shows twice")
+	}
+
+	// Up in the empty box recalls what was sent, newest first (the page's
+	// and the terminal's messages of this conversation); Down goes back
+	// to the box's own (empty) text.
+	b.do("focus the box", chromedp.Focus(chromedp.ID("message")))
+	for _, step := range []struct{ key, want string }{
+		{kb.ArrowUp, "queued reply"}, {kb.ArrowUp, "slow please"}, {kb.ArrowUp, "from the terminal"},
+		{kb.ArrowDown, "slow please"}, {kb.ArrowDown, "queued reply"}, {kb.ArrowDown, ""},
+	} {
+		b.do("press a key", chromedp.KeyEvent(step.key))
+		b.waitJS(fmt.Sprintf(`document.getElementById('message').value === %q`, step.want), "the recalled "+step.want)
 	}
 
 	// The context meter, and Compact: a preview of what the configured

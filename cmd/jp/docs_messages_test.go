@@ -65,14 +65,6 @@ func docMessage(typ string, fields map[string]json.RawMessage) (any, bool) {
 		return &plugin.Prompt{}, true
 	case plugin.TypeListWorkspaces:
 		return &plugin.ListWorkspaces{}, true
-	case plugin.TypeContextMeter:
-		return &plugin.ContextMeter{}, true
-	case plugin.TypeCompact:
-		return &plugin.Compact{}, true
-	case plugin.TypeMeter:
-		return &plugin.Meter{}, true
-	case plugin.TypeCompacted:
-		return &plugin.Compacted{}, true
 	case plugin.TypeInit:
 		return &plugin.Init{}, true
 	case plugin.TypeShutdown:
@@ -115,6 +107,30 @@ func docMessage(typ string, fields map[string]json.RawMessage) (any, bool) {
 		return &plugin.Workspaces{}, true
 	case plugin.TypeError:
 		return &plugin.Error{}, true
+	}
+	return frontendDocMessage(typ)
+}
+
+// frontendDocMessage is docMessage for the requests of a frontend
+// (context_meter, compact, read_history, add_history) and their answers.
+func frontendDocMessage(typ string) (any, bool) {
+	switch typ {
+	case plugin.TypeContextMeter:
+		return &plugin.ContextMeter{}, true
+	case plugin.TypeCompact:
+		return &plugin.Compact{}, true
+	case plugin.TypeMeter:
+		return &plugin.Meter{}, true
+	case plugin.TypeCompacted:
+		return &plugin.Compacted{}, true
+	case plugin.TypeReadHistory:
+		return &plugin.ReadHistory{}, true
+	case plugin.TypeAddHistory:
+		return &plugin.AddHistory{}, true
+	case plugin.TypeHistory:
+		return &plugin.History{}, true
+	case plugin.TypeHistoryAdded:
+		return &plugin.HistoryAdded{}, true
 	}
 	return nil, false
 }

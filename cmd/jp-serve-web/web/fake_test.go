@@ -35,6 +35,7 @@ type fakeHost struct {
 
 	meter    plugin.Meter // context_meter's answer
 	compacts []compactCall
+	history  []string // the message history, oldest first
 }
 
 type draftWrite struct {
@@ -275,4 +276,17 @@ type compactCall struct {
 	Ref    workspace.Ref
 	Conv   string
 	DryRun bool
+}
+
+func (f *fakeHost) ReadHistory(context.Context) ([]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.history...), nil
+}
+
+func (f *fakeHost) AddHistory(_ context.Context, text string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.history = append(f.history, text)
+	return nil
 }

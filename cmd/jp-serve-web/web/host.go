@@ -42,6 +42,10 @@ type Host interface {
 	// Compact compacts a conversation by its configured rules (dryRun:
 	// only say what would change).
 	Compact(ctx context.Context, ref workspace.Ref, conversation string, dryRun bool) (plugin.Compacted, error)
+	// ReadHistory reads the session's message history, oldest first.
+	ReadHistory(ctx context.Context) ([]string, error)
+	// AddHistory records a sent message in it.
+	AddHistory(ctx context.Context, text string) error
 }
 
 // Stream is a running delegated turn (pluginsdk.QueryStream).
@@ -107,3 +111,7 @@ func (h sdkHost) ContextMeter(ctx context.Context, ref workspace.Ref, conversati
 func (h sdkHost) Compact(ctx context.Context, ref workspace.Ref, conversation string, dryRun bool) (plugin.Compacted, error) {
 	return h.c.At(ref).Compact(ctx, conversation, dryRun)
 }
+
+func (h sdkHost) ReadHistory(ctx context.Context) ([]string, error) { return h.c.ReadHistory(ctx) }
+
+func (h sdkHost) AddHistory(ctx context.Context, text string) error { return h.c.AddHistory(ctx, text) }

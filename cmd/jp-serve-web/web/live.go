@@ -194,7 +194,11 @@ func (s *Server) watchView(kind string, ev conversation.Event) viewEvent {
 	if err != nil {
 		return viewEvent{Kind: "notice", Text: err.Error()}
 	}
-	return viewEvent{Kind: kind, Type: ev.Type.String(), ID: ev.ID, HTML: string(html), CallID: ev.CallID}
+	v := viewEvent{Kind: kind, Type: ev.Type.String(), ID: ev.ID, HTML: string(html), CallID: ev.CallID}
+	if ev.Type == conversation.EventTypeChatRequest {
+		v.Text = ev.Content // what Up recalls in the page's message box
+	}
+	return v
 }
 
 // writeWatch writes one server-sent event; id < 0 writes none (the event
@@ -245,4 +249,45 @@ func (s *Server) readQueueRules(ctx context.Context, ref workspace.Ref) queueRul
 func storedCount(evs []conversation.Event) int {
 	stored, _ := splitPartial(evs)
 	return len(stored)
+}
+
+// recallMax bounds what a page gets to recall with Up.
+const recallMax = 200
+
+// recall is what Up recalls in the message box, newest first, as in the
+// terminal's composer (docs/session.md): this conversation's messages,
+// then the session's history (every conversation's), each once. A history
+// jp cannot read leaves the conversation's own (logged).
+func (s *Server) recall(ctx context.Context, evs []conversation.Event) []string {
+	out := []string{}
+	seen := map[string]bool{}
+	add := func(m string) {
+		if strings.TrimSpace(m) != "" && !seen[m] && len(out) < recallMax {
+			seen[m] = true
+			out = append(out, m)
+		}
+	}
+	for i := len(evs) - 1; i >= 0; i-- {
+		if evs[i].Type == conversation.EventTypeChatRequest {
+			add(evs[i].Content)
+		}
+	}
+	hist, err := s.host.ReadHistory(ctx)
+	if err != nil {
+		s.log("read the message history: " + err.Error())
+	}
+	for i := len(hist) - 1; i >= 0; i-- {
+		add(hist[i])
+	}
+	return out
+}
+
+// remember records a message the page sent in the session's history, as
+// the terminal's composer does; a failure is logged (the turn runs).
+func (s *Server) remember(ctx context.Context, text string) {
+	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), requestTimeout)
+	defer cancel()
+	if err := s.host.AddHistory(hctx, text); err != nil {
+		s.log("add to the message history: " + err.Error())
+	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/plugin"
+	"github.com/jpcli/jp/domain/workspace"
 )
 
 func openWatch(t *testing.T, ts *httptest.Server, query, lastID string) *sseReader {
@@ -71,7 +72,7 @@ func TestWatchFollowsStoredEvents(t *testing.T) {
 
 	w := openWatch(t, ts, watchQuery("1"), "")
 	v := w.expect("1", "event", "e2")
-	if v.Type != "chat_request" || !strings.Contains(v.HTML, `&lt;script&gt;alert(1)&lt;/script&gt; hi`) {
+	if v.Type != "chat_request" || v.Text != "<script>alert(1)</script> hi" || !strings.Contains(v.HTML, `&lt;script&gt;alert(1)&lt;/script&gt; hi`) {
 		t.Fatalf("event = %+v", v)
 	}
 	if v := w.expect("", "record", ""); v.LastRoot != nil {
@@ -202,5 +203,46 @@ func TestConversationPageQueueRules(t *testing.T) {
 				t.Fatal("the page does not load live.js")
 			}
 		})
+	}
+}
+
+// TestRecallAndRemember: the page recalls this conversation's messages,
+// newest first, then the session's history, each once; a message sent
+// from the page is added to the history once jp started its turn, and a
+// refused one is not.
+func TestRecallAndRemember(t *testing.T) {
+	f := fixture()
+	f.history = []string{"old", "<script>alert(1)</script> hi", "from the terminal"}
+	f.events[watchConv] = plugin.Events{Conversation: watchConv, Data: storedEvents()}
+	st := newFakeStream()
+	f.queryFn = func(workspace.Ref, plugin.Query) (Stream, error) { return st, nil }
+	_, ts := newServer(t, f)
+	code, page := get(t, ts, "/w/a1b2c3d/c/"+watchConv+"?root="+url.QueryEscape("/src/a"))
+	m := regexp.MustCompile(`data-state="([^"]*)"`).FindStringSubmatch(page)
+	var state pageState
+	if code != http.StatusOK || m == nil || json.Unmarshal([]byte(htmlUnescape(m[1])), &state) != nil {
+		t.Fatalf("page %d %s", code, page)
+	}
+	want := []string{"<script>alert(1)</script> hi", "from the terminal", "old"}
+	if strings.Join(state.Recall, "|") != strings.Join(want, "|") {
+		t.Fatalf("recall = %q, want %q", state.Recall, want)
+	}
+
+	if code, ans := postJSON(t, ts, "/api/query", map[string]any{"workspace": "a1b2c3d", "root": "/src/a", "conversation": watchConv, "content": "sent from the page"}); code != http.StatusOK {
+		t.Fatalf("query = %d %v", code, ans)
+	}
+	st.end(plugin.QueryComplete{Outcome: conversation.OutcomeCompleted})
+	f.mu.Lock()
+	f.queryFn = func(workspace.Ref, plugin.Query) (Stream, error) {
+		return nil, plugin.Error{Request: "query", Message: "refused"}
+	}
+	f.mu.Unlock()
+	if code, _ := postJSON(t, ts, "/api/query", map[string]any{"workspace": "a1b2c3d", "root": "/src/a", "conversation": watchConv, "content": "refused one"}); code != http.StatusConflict {
+		t.Fatalf("refused query = %d", code)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if got := f.history[len(f.history)-1]; got != "sent from the page" || len(f.history) != 4 {
+		t.Fatalf("history = %q", f.history)
 	}
 }

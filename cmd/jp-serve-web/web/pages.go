@@ -313,6 +313,9 @@ type pageState struct {
 	Count int `json:"count"`
 	// Queue is how a reply queued during a turn is sent (live.go).
 	Queue queueRules `json:"queue"`
+	// Recall is what Up recalls in the message box, newest first: this
+	// conversation's messages, then the session's history (live.go).
+	Recall []string `json:"recall"`
 	// Draft is the conversation's draft, which the message box starts
 	// from and saves into; DraftError says why jp could not read it (the
 	// box then starts from what the browser kept).
@@ -371,6 +374,7 @@ func (s *Server) conversationPage(w http.ResponseWriter, r *http.Request) {
 		st.Roots = append(st.Roots, rootState{Path: rt.Path, LastUsed: rt.LastUsed})
 	}
 	st.Queue = s.readQueueRules(ctx, ref)
+	st.Recall = s.recall(ctx, evs.Data)
 	if d, err := s.host.ReadDraft(ctx, ref, conv); err != nil {
 		s.log("read the draft of " + conv + ": " + err.Error())
 		st.DraftError = "jp could not read the conversation's draft: " + hostMessage(err)

@@ -66,6 +66,7 @@
   function watched(v) {
     switch (v.kind) {
       case 'event': {
+        if (v.type === 'chat_request' && v.text) page.dispatchEvent(new CustomEvent('jp:sent', { detail: v.text }));
         if (v.type === 'chat_response') for (const old of events.querySelectorAll(partialSel)) old.remove();
         if (v.id && events.querySelector('[data-event-id="' + CSS.escape(v.id) + '"]')) return;
         const empty = document.getElementById('noevents');
@@ -293,6 +294,52 @@
   compactBtn.addEventListener('click', compactPreview);
   page.addEventListener('jp:turn-complete', meter);
   page.addEventListener('jp:stored', (e) => { if (e.detail === 'turn_end') meter(); });
+
+  // ---- Up recalls earlier messages ----
+
+  // recall is newest first: this conversation's messages, then the
+  // session's history (the terminal composer's order), and what this page
+  // sends is put in front. Up on the box's first line goes back, Down on
+  // its last line forward, past the newest to what was in the box.
+  const recall = state.recall || [];
+  let ri = -1;      // the recalled message shown, -1: the box's own text
+  let stash = '';   // the box's own text, while recalling
+
+  function showRecalled(text, atStart) {
+    box.value = text;
+    const at = atStart ? 0 : text.length;
+    box.setSelectionRange(at, at);
+    box.dispatchEvent(new Event('input')); // the box is the draft: app.js saves it
+  }
+
+  box.addEventListener('keydown', (e) => {
+    if (e.altKey || e.ctrlKey || e.metaKey || e.shiftKey || e.isComposing) return;
+    if (e.key === 'ArrowUp') {
+      if (box.value.slice(0, box.selectionStart).includes('\n') || ri + 1 >= recall.length) return;
+      if (ri === -1) stash = box.value;
+      ri++;
+      showRecalled(recall[ri], true);
+      e.preventDefault();
+    } else if (e.key === 'ArrowDown') {
+      if (ri === -1 || box.value.slice(box.selectionEnd).includes('\n')) return;
+      ri--;
+      showRecalled(ri === -1 ? stash : recall[ri], false);
+      e.preventDefault();
+    }
+  });
+  box.addEventListener('input', (e) => { if (e.isTrusted) ri = -1; }); // typing makes the text the box's own
+  // remember puts a sent message in front (once).
+  function remember(text) {
+    if (!text.trim()) return;
+    const i = recall.indexOf(text);
+    if (i === 0) return;
+    if (i > 0) recall.splice(i, 1);
+    recall.unshift(text);
+    if (ri >= 0) ri = Math.min(ri + 1, recall.length - 1); // the recalled message stays the one shown
+  }
+  composer.addEventListener('submit', () => { remember(box.value); ri = -1; });
+  // A message stored by a turn elsewhere (a terminal) joins the recall too.
+  page.addEventListener('jp:sent', (e) => remember(e.detail));
 
   meter();
   watch();
