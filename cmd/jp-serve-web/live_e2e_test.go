@@ -43,10 +43,21 @@ func TestWebLive(t *testing.T) {
 	if testing.Short() && os.Getenv("CI") != "true" {
 		t.Skip("the browser test builds jp and runs Chromium; skipped with -short (never under CI=true)")
 	}
-	e := newEnv(t)
-	l := filepath.Join(e.tmp, "L")
+	e, b, l, lID, conv := startLive(t)
+	liveTerminalTurn(t, e, b, l, conv)
+	liveQueue(t, e, b, lID, conv)
+	liveRecall(b)
+	liveCompact(t, e, b, l, conv)
+	e.interrupt()
+}
+
+// startLive makes workspace L with a scripted model and a 2 s countdown,
+// a conversation from a terminal, and a page of it in jp serve web.
+func startLive(t *testing.T) (e *env, b *browser, l, lID, conv string) {
+	e = newEnv(t)
+	l = filepath.Join(e.tmp, "L")
 	e.jp(e.tmp, "init", "L")
-	lID := strings.TrimSpace(e.read(filepath.Join(l, ".jp", ".id")))
+	lID = strings.TrimSpace(e.read(filepath.Join(l, ".jp", ".id")))
 	script := filepath.Join(e.tmp, "live-script.json")
 	must(t, os.WriteFile(script, []byte(liveScript), 0o644))
 	e.appendFile(filepath.Join(l, ".jp", "config.toml"), fmt.Sprintf(`
@@ -62,17 +73,21 @@ duration_secs = 2
 	if out := e.jp(l, "q", "first"); !strings.Contains(out, "first answer") {
 		t.Fatalf("jp q first printed %q", out)
 	}
-	conv := e.lastConversation(l)
+	conv = e.lastConversation(l)
 
 	srv := e.serve(l)
-	b := newBrowser(t, e)
+	b = newBrowser(t, e)
 	b.open(srv + "/#token=" + e.token)
 	b.waitJS(`location.hash === ''`, "the token taken")
 	b.open(srv + "/w/" + lID + "/c/" + conv + "?root=" + urlQuery(l))
 	b.waitJS(`document.getElementById('composer') !== null && [...document.querySelectorAll('.ev.msg.assistant')].some(e => e.textContent.includes('first answer'))`, "the conversation page")
 	// A mark a reload would lose.
 	b.do("mark the page", chromedp.Evaluate[chromedp.Void](`window.__notReloaded = true`))
+	return e, b, l, lID, conv
+}
 
+// liveTerminalTurn: a turn in a terminal shows live in the open page.
+func liveTerminalTurn(t *testing.T, e *env, b *browser, l, conv string) {
 	// A turn in a terminal: its message shows while it still runs, then
 	// its answer, in the same page.
 	ctx, cancel := context.WithTimeout(context.Background(), waitLong)
@@ -113,7 +128,11 @@ duration_secs = 2
 	if !b.eval(`window.__notReloaded === true`) {
 		t.Fatal("the page was reloaded")
 	}
+}
 
+// liveQueue: a reply queued while the page's own turn streams is sent
+// after the countdown.
+func liveQueue(t *testing.T, e *env, b *browser, lID, conv string) {
 	// A reply queued while the page's own turn streams: sent after the
 	// countdown.
 	draftFile := e.draftPath(lID, conv)
@@ -139,7 +158,10 @@ duration_secs = 2
 		return ids.length > 0 && new Set(ids).size === ids.length; })()`) {
 		t.Fatal("an event shows twice")
 	}
+}
 
+// liveRecall: Up and Down in the message box.
+func liveRecall(b *browser) {
 	// Up in the empty box recalls what was sent, newest first (the page's
 	// and the terminal's messages of this conversation); Down goes back
 	// to the box's own (empty) text.
@@ -151,7 +173,10 @@ duration_secs = 2
 		b.do("press a key", chromedp.KeyEvent(step.key))
 		b.waitJS(fmt.Sprintf(`document.getElementById('message').value === %q`, step.want), "the recalled "+step.want)
 	}
+}
 
+// liveCompact: the context meter, and Compact with its preview.
+func liveCompact(t *testing.T, e *env, b *browser, l, conv string) {
 	// The context meter, and Compact: a preview of what the configured
 	// rules change, then the compaction, stored in the conversation.
 	b.waitJS(`/^ctx \d+(k)?\/\d+k \(\d+%\)$/.test(document.getElementById('meter').textContent)`, "the context meter")
@@ -169,7 +194,6 @@ duration_secs = 2
 	if n := countType(e.show(l, conv), "compaction"); n != 1 {
 		t.Fatalf("%d compactions stored, want 1", n)
 	}
-	e.interrupt()
 }
 
 // countType counts the conversation's events of a type.
