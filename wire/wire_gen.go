@@ -89,6 +89,7 @@ func InitializeCLI(opts Options) (*App, func(), error) {
 		IDs:      iDs,
 		Events:   codec,
 		Query:    query,
+		History:  file,
 	}
 	host := pluginhost.New(plugins, workspaces, config, deps)
 	mcp := app.NewMCP(workspaces, loader, pool)
@@ -192,6 +193,7 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 		IDs:      iDs,
 		Events:   codec,
 		Query:    query,
+		History:  file,
 	}
 	host := pluginhost.New(plugins, workspaces, config, deps)
 	mcp := app.NewMCP(workspaces, loader, pool)

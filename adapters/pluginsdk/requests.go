@@ -248,3 +248,39 @@ func (c *Client) Log(level plugin.LogLevel, message string, fields map[string]an
 func (c *Client) Exit(code int, reason string) error {
 	return c.send(plugin.Exit{Code: code, Reason: reason})
 }
+
+// ContextMeter returns the conversation's context meter: the estimated
+// tokens of its next request and the model's window (0 when jp does not
+// know it). Multi-scope plugins only.
+func (w Checkout) ContextMeter(ctx context.Context, conversation string) (plugin.Meter, error) {
+	return request[plugin.Meter](ctx, w.c, func(id string) plugin.Message {
+		return plugin.ContextMeter{ID: id, Workspace: w.ref, Conversation: conversation}
+	})
+}
+
+// Compact compacts the conversation by its configured rules, as jp
+// conversation compact without flags; with dryRun it only says what would
+// change. Multi-scope plugins only.
+func (w Checkout) Compact(ctx context.Context, conversation string, dryRun bool) (plugin.Compacted, error) {
+	return request[plugin.Compacted](ctx, w.c, func(id string) plugin.Message {
+		return plugin.Compact{ID: id, Workspace: w.ref, Conversation: conversation, DryRun: dryRun}
+	})
+}
+
+// ReadHistory returns the session's message history, oldest first: the
+// messages Up recalls in jp's composer, from every workspace.
+// Multi-scope plugins only.
+func (c *Client) ReadHistory(ctx context.Context) ([]string, error) {
+	resp, err := request[plugin.History](ctx, c, func(id string) plugin.Message {
+		return plugin.ReadHistory{ID: id}
+	})
+	return resp.Data, err
+}
+
+// AddHistory records a message the plugin sent in the message history,
+// as the terminal session records one. Multi-scope plugins only.
+func (c *Client) AddHistory(ctx context.Context, text string) error {
+	return ack[plugin.HistoryAdded](ctx, c, func(id string) plugin.Message {
+		return plugin.AddHistory{ID: id, Text: text}
+	})
+}

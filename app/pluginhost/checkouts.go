@@ -166,7 +166,7 @@ var addressedTypes = map[string]bool{
 	plugin.TypeReadDraft: true, plugin.TypeWriteDraft: true, plugin.TypeCreateConversation: true,
 	plugin.TypeSetTitle: true, plugin.TypeArchive: true, plugin.TypeUnarchive: true,
 	plugin.TypeLock: true, plugin.TypeUnlock: true, plugin.TypeQuery: true, plugin.TypeInterrupt: true,
-	plugin.TypePushEvents: true,
+	plugin.TypePushEvents: true, plugin.TypeContextMeter: true, plugin.TypeCompact: true,
 }
 
 // listOrNone is names joined with commas, or "none".

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/jpcli/jp/adapters/history"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -226,6 +227,10 @@ type host struct {
 	// protocol is the protocol_version of the test plugin's manifest
 	// (0: 2).
 	protocol int
+	// scope is its workspace_scope ("": single).
+	scope string
+	// history is the session's message history.
+	history *history.File
 }
 
 // stepClock is a clock that moves one second per reading, from t.
@@ -258,7 +263,7 @@ func newHostWith(t *testing.T, spawner ports.PluginSpawner) *host {
 	h := &host{
 		t: t, store: store, loc: workspace.Location{ID: f.ID, Root: f.Root}, data: data,
 		catalog: pluginproc.NewCatalog(data), printer: newPluginPrinter(), log: &testkit.SyncBuffer{},
-		out: filepath.Join(t.TempDir(), "transcript"),
+		out: filepath.Join(t.TempDir(), "transcript"), history: history.New(data),
 		attacher: &mocks.AttacherMock{
 			AttachFunc: func(ctx context.Context, req ports.AttachRequest) ([]conversation.Attachment, error) {
 				var out []conversation.Attachment
@@ -295,6 +300,7 @@ func newHostWith(t *testing.T, spawner ports.PluginSpawner) *host {
 	h.host = pluginhost.New(app.NewPlugins(h.catalog), ws, app.NewConfig(ws, loader, tomlconfig.NewEditor()), pluginhost.Deps{
 		Registry: store, Loader: loader, Store: store, Drafts: store, Locker: store, Printer: h.printer,
 		Prompter: h.prompter, Catalog: h.catalog, Spawner: spawner, Clock: clock, IDs: ids, Events: eventcodec.Codec{}, Query: query,
+		History: h.history,
 	})
 	return h
 }
@@ -322,7 +328,7 @@ func (h *host) input(steps ...step) pluginhost.RunInput {
 		protocol = 2
 	}
 	return pluginhost.RunInput{
-		Binary:    plugin.Binary{Path: exe, Manifest: &plugin.Manifest{Name: "t", Version: "1", ProtocolVersion: protocol}, ManifestFrom: "file"},
+		Binary:    plugin.Binary{Path: exe, Manifest: &plugin.Manifest{Name: "t", Version: "1", ProtocolVersion: protocol, WorkspaceScope: h.scope}, ManifestFrom: "file"},
 		Args:      []string{"--flag", "arg"},
 		LaunchDir: h.loc.Root,
 		Environ:   append(os.Environ(), pluginStepsEnv+"="+string(b), pluginOutEnv+"="+h.out, "GORACE=atexit_sleep_ms=0"),

@@ -41,6 +41,7 @@ type Host struct {
 	ids      ports.IDGenerator
 	events   ports.EventCodec
 	query    *app.Query
+	history  ports.MessageHistory
 }
 
 // Deps are Host's ports.
@@ -62,13 +63,16 @@ type Deps struct {
 	Events ports.EventCodec
 	// Query runs delegated turns.
 	Query *app.Query
+	// History is the session's message history (read_history,
+	// add_history); nil refuses those requests.
+	History ports.MessageHistory
 }
 
 // New builds the use case.
 func New(plugins *app.Plugins, ws *app.Workspaces, cfg *app.Config, d Deps) *Host {
 	return &Host{plugins: plugins, ws: ws, cfg: cfg, reg: d.Registry, loader: d.Loader, store: d.Store,
 		drafts: d.Drafts, locker: d.Locker, printer: d.Printer, prompter: d.Prompter, catalog: d.Catalog,
-		spawner: d.Spawner, clock: d.Clock, ids: d.IDs, events: d.Events, query: d.Query}
+		spawner: d.Spawner, clock: d.Clock, ids: d.IDs, events: d.Events, query: d.Query, history: d.History}
 }
 
 // RunInput is one run of a routed plugin.

@@ -82,6 +82,10 @@ var routes = map[string]route{
 	plugin.TypeRespond:            {serve: handle((*session).respond)},
 	plugin.TypeListWorkspaces:     {serve: handle((*session).listWorkspaces)},
 	plugin.TypePushEvents:         {serve: handleAt((*session).pushEvents)},
+	plugin.TypeContextMeter:       {serve: handleAt((*session).contextMeter)},
+	plugin.TypeCompact:            {serve: handleAt((*session).compact), wait: true},
+	plugin.TypeReadHistory:        {serve: handle((*session).readHistory)},
+	plugin.TypeAddHistory:         {serve: handle((*session).addHistory)},
 }
 
 // version2Types are the requests only protocol version 2 serves: what
@@ -90,6 +94,20 @@ var routes = map[string]route{
 // respond) are requests of the base protocol, served to every plugin.
 var version2Types = map[string]bool{
 	plugin.TypeListWorkspaces: true,
+	plugin.TypeContextMeter:   true,
+	plugin.TypeCompact:        true,
+	plugin.TypeReadHistory:    true,
+	plugin.TypeAddHistory:     true,
+}
+
+// multiOnlyTypes are the requests of a frontend to jp (a page that
+// stands in for the terminal session: compact.go), served to multi-scope
+// plugins only.
+var multiOnlyTypes = map[string]bool{
+	plugin.TypeContextMeter: true,
+	plugin.TypeCompact:      true,
+	plugin.TypeReadHistory:  true,
+	plugin.TypeAddHistory:   true,
 }
 
 // handleLine routes one line. It reports whether the loop ends (exit).
@@ -119,6 +137,8 @@ func (s *session) handleLine(line []byte, readyTimer *time.Timer) (stop bool) {
 		err = errors.New("send ready (the answer to init) before any request")
 	case version2Types[hdr.Type] && s.version.Load() < 2:
 		err = fmt.Errorf("%s needs plugin protocol version 2, and this plugin speaks version 1 (it declared no protocol_version, which means 1): declare \"protocol_version\": 2 in its manifest and describe answer, or answer init with {\"type\":\"ready\",\"protocol\":2}", hdr.Type)
+	case multiOnlyTypes[hdr.Type] && s.scope != workspace.ScopeMulti:
+		err = fmt.Errorf(`%s is for plugins with workspace_scope "multi" (frontends such as jp serve web); this plugin is single-scope`, hdr.Type)
 	case hdr.Workspace != nil && s.scope == workspace.ScopeSingle:
 		err = errors.New(`workspace is only for plugins with workspace_scope "multi"; this plugin is single-scope: leave it out`)
 		if s.version.Load() < 2 {

@@ -74,6 +74,14 @@ var docMessages = map[string]func() any{
 	plugin.TypePromptResponse:     func() any { return &plugin.PromptResponse{} },
 	plugin.TypeWorkspaces:         func() any { return &plugin.Workspaces{} },
 	plugin.TypeError:              func() any { return &plugin.Error{} },
+	plugin.TypeContextMeter:       func() any { return &plugin.ContextMeter{} },
+	plugin.TypeCompact:            func() any { return &plugin.Compact{} },
+	plugin.TypeMeter:              func() any { return &plugin.Meter{} },
+	plugin.TypeCompacted:          func() any { return &plugin.Compacted{} },
+	plugin.TypeReadHistory:        func() any { return &plugin.ReadHistory{} },
+	plugin.TypeAddHistory:         func() any { return &plugin.AddHistory{} },
+	plugin.TypeHistory:            func() any { return &plugin.History{} },
+	plugin.TypeHistoryAdded:       func() any { return &plugin.HistoryAdded{} },
 }
 
 // TestPluginDocMessages reads every JSON block of docs/plugins.md as the

@@ -32,6 +32,10 @@ const (
 	TypePrompt             = "prompt"
 	TypeListWorkspaces     = "list_workspaces"
 	TypePushEvents         = "push_events"
+	TypeContextMeter       = "context_meter"
+	TypeCompact            = "compact"
+	TypeReadHistory        = "read_history"
+	TypeAddHistory         = "add_history"
 )
 
 // Ready answers init: the plugin is up. Protocol, when set, is the lowest
@@ -88,6 +92,36 @@ type ConversationRequest struct {
 
 // ReadEvents asks for a conversation's events; the answer is Events.
 type ReadEvents ConversationRequest
+
+// ContextMeter asks for a conversation's context meter: the estimated
+// size of its next request against the model's window, as jp
+// conversation show ends with. The answer is Meter.
+type ContextMeter ConversationRequest
+
+// ReadHistory asks for the session's message history (the messages Up
+// recalls in jp's composer, every workspace's): the answer is History.
+type ReadHistory struct {
+	ID string `json:"id,omitempty"`
+}
+
+// AddHistory records a message sent from a frontend in the message
+// history, as the terminal session records one; the answer is
+// HistoryAdded.
+type AddHistory struct {
+	ID   string `json:"id,omitempty"`
+	Text string `json:"text"`
+}
+
+// Compact compacts a conversation by its configured rules
+// (conversation.compaction.rules), as jp conversation compact without
+// flags does; DryRun only says what would change. The answer is
+// Compacted.
+type Compact struct {
+	ID           string         `json:"id,omitempty"`
+	Workspace    *workspace.Ref `json:"workspace,omitempty"`
+	Conversation string         `json:"conversation"`
+	DryRun       bool           `json:"dry_run,omitempty"`
+}
 
 // ReadConfig asks for the resolved configuration, or the subtree at Path
 // (a dot path as in --cfg); the answer is Config.
@@ -219,6 +253,10 @@ func (Respond) MessageType() string            { return TypeRespond }
 func (ListWorkspaces) MessageType() string     { return TypeListWorkspaces }
 func (Prompt) MessageType() string             { return TypePrompt }
 func (PushEvents) MessageType() string         { return TypePushEvents }
+func (ContextMeter) MessageType() string       { return TypeContextMeter }
+func (Compact) MessageType() string            { return TypeCompact }
+func (ReadHistory) MessageType() string        { return TypeReadHistory }
+func (AddHistory) MessageType() string         { return TypeAddHistory }
 
 // Validate implementations: required fields and closed values. A
 // conversation ID must be well-formed (digits only, no path characters).
@@ -245,8 +283,19 @@ func (l Log) Validate() error {
 	return nil
 }
 
-func (ListConversations) Validate() error  { return nil }
-func (r ReadEvents) Validate() error       { return checkConversation(r.Conversation) }
+func (ListConversations) Validate() error { return nil }
+func (r ReadEvents) Validate() error      { return checkConversation(r.Conversation) }
+func (r ContextMeter) Validate() error    { return checkConversation(r.Conversation) }
+func (r Compact) Validate() error         { return checkConversation(r.Conversation) }
+func (ReadHistory) Validate() error       { return nil }
+
+// Validate checks there is a message to record.
+func (r AddHistory) Validate() error {
+	if r.Text == "" {
+		return fmt.Errorf("%w: text is required", ErrBadField)
+	}
+	return nil
+}
 func (ReadConfig) Validate() error         { return nil }
 func (r ReadDraft) Validate() error        { return checkConversation(r.Conversation) }
 func (CreateConversation) Validate() error { return nil }

@@ -29,6 +29,10 @@ const (
 	TypeInterrupted    = "interrupted"
 	TypePromptResponse = "prompt_response"
 	TypeWorkspaces     = "workspaces"
+	TypeMeter          = "meter"
+	TypeCompacted      = "compacted"
+	TypeHistory        = "history"
+	TypeHistoryAdded   = "history_added"
 	TypeError          = "error"
 )
 
@@ -126,6 +130,42 @@ type Config struct {
 	ID   string          `json:"id,omitempty"`
 	Path string          `json:"path,omitempty"`
 	Data json.RawMessage `json:"data"`
+}
+
+// Meter answers ContextMeter: Tokens estimates the conversation's next
+// request (its history as compacted, and the system prompt; tools are
+// not counted) for Model, whose context window is Window (0 when jp does
+// not know it).
+type Meter struct {
+	ID           string `json:"id,omitempty"`
+	Conversation string `json:"conversation"`
+	Model        string `json:"model,omitempty"`
+	Tokens       int    `json:"tokens"`
+	Window       int    `json:"window,omitempty"`
+}
+
+// Compacted answers Compact: the overlays added (with DryRun: planned,
+// nothing written), the conversation's turns, and the estimated tokens
+// of its history before and after.
+type Compacted struct {
+	ID           string `json:"id,omitempty"`
+	Conversation string `json:"conversation"`
+	DryRun       bool   `json:"dry_run,omitempty"`
+	Added        int    `json:"added"`
+	Turns        int    `json:"turns"`
+	TokensBefore int    `json:"tokens_before"`
+	TokensAfter  int    `json:"tokens_after"`
+}
+
+// History answers ReadHistory: the kept messages, oldest first.
+type History struct {
+	ID   string   `json:"id,omitempty"`
+	Data []string `json:"data"`
+}
+
+// HistoryAdded answers AddHistory.
+type HistoryAdded struct {
+	ID string `json:"id,omitempty"`
 }
 
 // Draft answers ReadDraft: the draft's query text (not its meta section)
@@ -322,6 +362,10 @@ func (Conversations) MessageType() string   { return TypeConversations }
 func (Events) MessageType() string          { return TypeEvents }
 func (Config) MessageType() string          { return TypeConfig }
 func (Draft) MessageType() string           { return TypeDraft }
+func (Meter) MessageType() string           { return TypeMeter }
+func (Compacted) MessageType() string       { return TypeCompacted }
+func (History) MessageType() string         { return TypeHistory }
+func (HistoryAdded) MessageType() string    { return TypeHistoryAdded }
 func (DraftWritten) MessageType() string    { return TypeDraftWritten }
 func (Created) MessageType() string         { return TypeCreated }
 func (TitleSet) MessageType() string        { return TypeTitleSet }

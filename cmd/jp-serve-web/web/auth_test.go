@@ -74,6 +74,9 @@ func TestAuth(t *testing.T) {
 		{"GET", "/api/turns/1/events", ""},
 		{"POST", "/api/turns/1/interrupt", "{}"},
 		{"POST", "/api/turns/1/respond", `{"call_id":"call_0_0","action":"approve"}`},
+		{"GET", "/api/watch?workspace=a1b2c3d&root=%2Fsrc%2Fa&conversation=17127583920&after=0", ""},
+		{"GET", "/api/meter?workspace=a1b2c3d&root=%2Fsrc%2Fa&conversation=17127583920", ""},
+		{"POST", "/api/compact", `{"workspace":"a1b2c3d","root":"/src/a","conversation":"17127583920"}`},
 		{"GET", "/nope", ""},
 	}
 	send := func(c *http.Client, r req, auth, cookie string) (int, string) {
@@ -130,7 +133,7 @@ func TestAuth(t *testing.T) {
 			}
 		}
 	}
-	if f.created != nil || len(f.drafts) != 0 {
+	if f.created != nil || len(f.drafts) != 0 || f.compacts != nil {
 		t.Fatalf("a refused request reached jp: created %v, drafts %v", f.created, f.drafts)
 	}
 
@@ -147,7 +150,7 @@ func TestAuth(t *testing.T) {
 	}
 	// The static assets hold nothing of the user's: a page's <script> and
 	// <link> cannot carry the header, so they are served without it.
-	for _, p := range []string{"/static/app.js", "/static/boot.js", "/static/page.js", "/static/style.css"} {
+	for _, p := range []string{"/static/app.js", "/static/boot.js", "/static/page.js", "/static/live.js", "/static/style.css"} {
 		if code, _ := send(anon, req{"GET", p, ""}, "", ""); code != http.StatusOK {
 			t.Errorf("GET %s without the token = %d", p, code)
 		}

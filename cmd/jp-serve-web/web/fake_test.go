@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"sync"
@@ -29,6 +30,12 @@ type fakeHost struct {
 	draftSeq    int                     // the last revision given
 	draftErr    error                   // answers every draft request when set
 	draftWrites []draftWrite
+
+	config map[string]string // read_config answers (JSON) by path
+
+	meter    plugin.Meter // context_meter's answer
+	compacts []compactCall
+	history  []string // the message history, oldest first
 }
 
 type draftWrite struct {
@@ -229,4 +236,57 @@ func (s *fakeStream) isClosed() bool {
 	default:
 		return false
 	}
+}
+
+// ReadConfig answers from config (by dot path); a path it lacks is jp's
+// "no such key" refusal.
+func (f *fakeHost) ReadConfig(_ context.Context, _ workspace.Ref, path string) (json.RawMessage, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if v, ok := f.config[path]; ok {
+		return json.RawMessage(v), nil
+	}
+	return nil, plugin.Error{Request: "read_config", Message: "no configuration key " + path}
+}
+
+// ContextMeter answers meter, or jp's refusal for an unknown conversation.
+func (f *fakeHost) ContextMeter(_ context.Context, _ workspace.Ref, conv string) (plugin.Meter, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.events[conv]; !ok {
+		return plugin.Meter{}, plugin.Error{Request: "context_meter", Message: "conversation " + conv + " not found"}
+	}
+	m := f.meter
+	m.Conversation = conv
+	return m, nil
+}
+
+// Compact records the call and answers compacted.
+func (f *fakeHost) Compact(_ context.Context, ref workspace.Ref, conv string, dryRun bool) (plugin.Compacted, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.compacts = append(f.compacts, compactCall{Ref: ref, Conv: conv, DryRun: dryRun})
+	if _, ok := f.events[conv]; !ok {
+		return plugin.Compacted{}, plugin.Error{Request: "compact", Message: "conversation " + conv + " not found"}
+	}
+	return plugin.Compacted{Conversation: conv, DryRun: dryRun, Added: 1, Turns: 3, TokensBefore: 1200, TokensAfter: 300}, nil
+}
+
+type compactCall struct {
+	Ref    workspace.Ref
+	Conv   string
+	DryRun bool
+}
+
+func (f *fakeHost) ReadHistory(context.Context) ([]string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.history...), nil
+}
+
+func (f *fakeHost) AddHistory(_ context.Context, text string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.history = append(f.history, text)
+	return nil
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/jpcli/jp/adapters/pluginsdk"
 	"github.com/jpcli/jp/domain/plugin"
@@ -33,6 +34,18 @@ type Host interface {
 	// section, and returns the new revision. With revision set it fails
 	// (a plugin.Error) unless the draft still has that revision.
 	WriteDraft(ctx context.Context, ref workspace.Ref, conversation, text, revision string) (string, error)
+	// ReadConfig reads the value at a dot path of the configuration a
+	// turn in the checkout starts from, as JSON.
+	ReadConfig(ctx context.Context, ref workspace.Ref, path string) (json.RawMessage, error)
+	// ContextMeter reads a conversation's context meter.
+	ContextMeter(ctx context.Context, ref workspace.Ref, conversation string) (plugin.Meter, error)
+	// Compact compacts a conversation by its configured rules (dryRun:
+	// only say what would change).
+	Compact(ctx context.Context, ref workspace.Ref, conversation string, dryRun bool) (plugin.Compacted, error)
+	// ReadHistory reads the session's message history, oldest first.
+	ReadHistory(ctx context.Context) ([]string, error)
+	// AddHistory records a sent message in it.
+	AddHistory(ctx context.Context, text string) error
 }
 
 // Stream is a running delegated turn (pluginsdk.QueryStream).
@@ -86,3 +99,19 @@ func (h sdkHost) ReadDraft(ctx context.Context, ref workspace.Ref, conversation 
 func (h sdkHost) WriteDraft(ctx context.Context, ref workspace.Ref, conversation, text, revision string) (string, error) {
 	return h.c.At(ref).WriteDraft(ctx, conversation, text, revision)
 }
+
+func (h sdkHost) ReadConfig(ctx context.Context, ref workspace.Ref, path string) (json.RawMessage, error) {
+	return h.c.At(ref).ReadConfig(ctx, path)
+}
+
+func (h sdkHost) ContextMeter(ctx context.Context, ref workspace.Ref, conversation string) (plugin.Meter, error) {
+	return h.c.At(ref).ContextMeter(ctx, conversation)
+}
+
+func (h sdkHost) Compact(ctx context.Context, ref workspace.Ref, conversation string, dryRun bool) (plugin.Compacted, error) {
+	return h.c.At(ref).Compact(ctx, conversation, dryRun)
+}
+
+func (h sdkHost) ReadHistory(ctx context.Context) ([]string, error) { return h.c.ReadHistory(ctx) }
+
+func (h sdkHost) AddHistory(ctx context.Context, text string) error { return h.c.AddHistory(ctx, text) }

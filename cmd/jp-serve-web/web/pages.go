@@ -308,6 +308,14 @@ type pageState struct {
 	// run with root "".
 	Default bool   `json:"default,omitempty"`
 	Running string `json:"running"`
+	// Count is how many stored events the page shows: its watch
+	// (live.go) follows the conversation from there.
+	Count int `json:"count"`
+	// Queue is how a reply queued during a turn is sent (live.go).
+	Queue queueRules `json:"queue"`
+	// Recall is what Up recalls in the message box, newest first: this
+	// conversation's messages, then the session's history (live.go).
+	Recall []string `json:"recall"`
 	// Draft is the conversation's draft, which the message box starts
 	// from and saves into; DraftError says why jp could not read it (the
 	// box then starts from what the browser kept).
@@ -344,6 +352,11 @@ func (s *Server) conversationPage(w http.ResponseWriter, r *http.Request) {
 		s.hostProblem(w, "read conversation "+conv, err, back)
 		return
 	}
+	events, err := decodeEvents(evs.Data)
+	if err != nil {
+		s.problem(w, http.StatusInternalServerError, err.Error(), back)
+		return
+	}
 	convs, err := s.host.ListConversations(ctx, ref)
 	if err != nil {
 		s.hostProblem(w, "list the conversations of "+rootLabel(root), err, back)
@@ -361,10 +374,12 @@ func (s *Server) conversationPage(w http.ResponseWriter, r *http.Request) {
 		record.Live = &live
 	}
 	st := pageState{Workspace: e.ID, Viewed: root, Conversation: conv, Record: record,
-		Fresh: len(evs.Data) == 0, Running: s.turns.runningOn(e.ID, conv), Default: e.Default || isDefault(e.ID)}
+		Fresh: len(evs.Data) == 0, Count: storedCount(events), Running: s.turns.runningOn(e.ID, conv), Default: e.Default || isDefault(e.ID)}
 	for _, rt := range e.Roots {
 		st.Roots = append(st.Roots, rootState{Path: rt.Path, LastUsed: rt.LastUsed})
 	}
+	st.Queue = s.readQueueRules(ctx, ref)
+	st.Recall = s.recall(ctx, events)
 	if d, err := s.host.ReadDraft(ctx, ref, conv); err != nil {
 		s.log("read the draft of " + conv + ": " + err.Error())
 		st.DraftError = "jp could not read the conversation's draft: " + hostMessage(err)
@@ -377,11 +392,6 @@ func (s *Server) conversationPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := conversationView{Workspace: e, Root: root, Summary: sum, Where: whereOf(record, root, e.Roots), State: string(stateJSON)}
-	events, err := decodeEvents(evs.Data)
-	if err != nil {
-		s.problem(w, http.StatusInternalServerError, err.Error(), back)
-		return
-	}
 	for _, ev := range events {
 		h, err := s.renderEvent(ev)
 		if err != nil {

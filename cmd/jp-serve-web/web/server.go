@@ -90,6 +90,9 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/turns/{turn}/events", s.apiTurnEvents)
 	mux.HandleFunc("POST /api/turns/{turn}/interrupt", s.apiInterrupt)
 	mux.HandleFunc("POST /api/turns/{turn}/respond", s.apiRespond)
+	mux.HandleFunc("GET /api/watch", s.apiWatch)
+	mux.HandleFunc("GET /api/meter", s.apiMeter)
+	mux.HandleFunc("POST /api/compact", s.apiCompact)
 	mux.Handle("GET /static/", s.static)
 	return s.guard(mux)
 }

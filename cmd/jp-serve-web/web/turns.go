@@ -265,6 +265,7 @@ func (s *Server) apiQuery(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusServiceUnavailable, apiError{Error: "jp serve web is shutting down"})
 		return
 	}
+	s.remember(r.Context(), q.Content)
 	ans := queryAnswer{Turn: t.id}
 	if q.DraftRevision != "" {
 		// The turn started: the message is sent, and the draft it was

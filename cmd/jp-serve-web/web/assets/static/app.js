@@ -137,8 +137,11 @@
 
   function scrollDown() { window.scrollTo({ top: document.body.scrollHeight }); }
 
+  // busy: while a turn runs, Send queues the box's text as the reply
+  // sent when the turn ends (live.js).
   function busy(on) {
-    sendBtn.disabled = on;
+    sendBtn.disabled = false;
+    sendBtn.textContent = on ? 'Queue reply' : 'Send';
     stopBtn.hidden = !on;
     stopBtn.disabled = false;
     stopBtn.textContent = 'Stop';
@@ -335,6 +338,7 @@
 
   async function send(ev) {
     if (ev) ev.preventDefault();
+    if (turn) page.dispatchEvent(new CustomEvent('jp:queue'));
     if (turn || sending) return;
     const text = box.value;
     if (!text.trim()) { say('Type a message first.', 'warn'); box.focus(); return; }
@@ -480,6 +484,7 @@
       if (!t.sawRequest && t.text && !box.value) restore(t.text);
     }
     scrollDown();
+    page.dispatchEvent(new CustomEvent('jp:turn-complete', { detail: v }));
   }
 
   // follow reads the turn's event stream (server-sent events) with fetch,
@@ -499,6 +504,7 @@
       busy(false);
       say('Lost this turn (jp serve web stopped or restarted): reload the page to see what it saved.', 'error');
       if (!mine.sawRequest && mine.text && !box.value) restore(mine.text);
+      page.dispatchEvent(new CustomEvent('jp:turn-complete', { detail: { outcome: 'lost' } }));
     };
     const reconnecting = () => say('Connection to jp serve web lost; reconnecting…', 'warn');
     (async () => {
@@ -577,6 +583,18 @@
       answer.textContent = 'Not answered: ' + err.message;
       for (const b of card.querySelectorAll('button')) b.disabled = false;
     }
+  });
+
+  // The record moved by a turn elsewhere (a terminal), as live.js's
+  // watch saw it: the next send runs where it says, and expects it.
+  page.addEventListener('jp:record', (e) => {
+    const r = e.detail;
+    const cur = state.record;
+    if (turn || sending || (!r && !cur) || (r && cur && r.path === cur.path && r.last_used === cur.last_used)) return;
+    state.record = r;
+    if (r) state.fresh = false;
+    defaults();
+    render();
   });
 
   document.getElementById('composer').addEventListener('submit', send);
