@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -68,10 +69,13 @@ func benchWorkspace(b *testing.B, bin string, n int) (dir string, env []string) 
 	return dir, env
 }
 
-// timeRuns runs the command b.N times and reports the median wall time.
+// timeRuns runs the command b.N times and reports the median wall time
+// and the median of each run's peak resident memory (the kernel's
+// accounting of the finished process, as /usr/bin/time's %M).
 func timeRuns(b *testing.B, dir string, env []string, bin string, args ...string) {
 	b.Helper()
 	durs := make([]time.Duration, 0, b.N)
+	rss := make([]float64, 0, b.N)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		cmd := exec.Command(bin, args...)
@@ -81,13 +85,26 @@ func timeRuns(b *testing.B, dir string, env []string, bin string, args ...string
 			b.Fatalf("jp %v: %v\n%s", args, err, out)
 		}
 		durs = append(durs, time.Since(start))
+		rss = append(rss, peakRSSMiB(cmd.ProcessState))
 	}
 	b.StopTimer()
 	slices.Sort(durs)
+	slices.Sort(rss)
 	b.ReportMetric(float64(durs[len(durs)/2].Microseconds())/1000, "median-ms")
+	b.ReportMetric(rss[len(rss)/2], "peak-RSS-MiB")
 }
 
-// BenchmarkStartupVersion: jp --version (target: median under 15 ms).
+// peakRSSMiB is a finished process's maximum resident set size in MiB
+// (Linux reports ru_maxrss in KiB); 0 where the platform gives none.
+func peakRSSMiB(ps *os.ProcessState) float64 {
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		return float64(ru.Maxrss) / 1024
+	}
+	return 0
+}
+
+// BenchmarkStartupVersion: jp --version as a whole process (target:
+// median under 10 ms and 30 MiB peak).
 func BenchmarkStartupVersion(b *testing.B) {
 	bin := buildJPBinary(b, b.TempDir())
 	dir, env := benchWorkspace(b, bin, 0)

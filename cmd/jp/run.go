@@ -108,6 +108,9 @@ func (rt *Runtime) finish(err error) error {
 func Main(args []string, raw Streams, environ []string) int {
 	s, flush := safeStreams(raw)
 	defer flush()
+	if code, ok := quickVersion(args, environ, s); ok {
+		return code
+	}
 	cli := &CLI{}
 	exitCode := -1
 	parser, err := kong.New(cli,
