@@ -47,11 +47,13 @@ func TestMCPServersInstalled(t *testing.T) {
 // as a graceful shutdown) while an MCP tool runs: jp must stop the server
 // before it exits.
 func TestMCPServersStopWhenJPIsInterrupted(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat(filepath.Join(mcpBin, "mcp-server-everything")); err != nil {
 		t.Skip("mcp-server-everything is not installed; run .ci/install-deps")
 	}
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
 			e := newJPEnv(t)
 			e.run("init")
 			tmp := t.TempDir()

@@ -30,6 +30,7 @@ import (
 // complete JSON array (what the Rust jp reads), every metadata file
 // parses, and the stream is valid: nothing is lost but the turn in flight.
 func TestSIGKILLOnALongConversation(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("kills processes on a long conversation")
 	}

@@ -65,6 +65,7 @@ const (
 // A normal turn afterwards folds everything into both copies. A run that
 // is not killed leaves both turns folded and the checkout copy synced.
 func TestSIGKILLQueuedDispatch(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("kills processes")
 	}

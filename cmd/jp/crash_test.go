@@ -155,6 +155,7 @@ func multiToolScript(n int) string {
 // call answered, or the turn visibly unfinished), the next run works, and
 // the draft is byte for byte what it was.
 func TestSIGKILLDuringTurnsLeavesValidConversation(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("kills processes in a loop")
 	}
@@ -243,6 +244,7 @@ run = "unattended"
 // answer, kills jp once the draft holds it, and checks the queued text
 // survives in QUERY_MESSAGE.md and the conversation is valid.
 func TestSIGKILLAfterQueueingKeepsTheDraft(t *testing.T) {
+	t.Parallel()
 	e := newJPEnv(t)
 	e.run("init")
 	e.write("slow.json", `{"responses": [{"events": [{"text": "word ", "repeat": 400, "sleep_ms": 10}]}]}`)

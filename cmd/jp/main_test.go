@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -35,6 +38,7 @@ func TestMain(m *testing.M) {
 type sharedBinaryCleanup struct{ m *testing.M }
 
 func (c sharedBinaryCleanup) Run() int {
+	raiseParallel()
 	code := c.m.Run()
 	if sharedJP.dir != "" {
 		_ = os.RemoveAll(sharedJP.dir)
@@ -42,10 +46,45 @@ func (c sharedBinaryCleanup) Run() int {
 	return code
 }
 
+// defaultParallel is how many of this package's parallel tests run at
+// once when go test is not given -parallel. Go's default is GOMAXPROCS,
+// two on a small machine, but these tests spend most of their time
+// waiting: on a jp process, a tmux pane polled for a line, a demo model's
+// pauses, a file that signals a kill point. Every test that can run beside
+// the others calls t.Parallel (a tmux test through newTmuxWorld), and
+// testscript runs each script in parallel.
+const defaultParallel = 8
+
+// parallelSetByFlag records that the command line gave -parallel.
+var parallelSetByFlag bool
+
+// raiseParallel sets -test.parallel to defaultParallel unless the command
+// line set it (go test -parallel N) or GOMAXPROCS is larger already.
+func raiseParallel() {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	flag.Visit(func(f *flag.Flag) { parallelSetByFlag = parallelSetByFlag || f.Name == "test.parallel" })
+	if !parallelSetByFlag && runtime.GOMAXPROCS(0) < defaultParallel {
+		_ = flag.Set("test.parallel", strconv.Itoa(defaultParallel))
+	}
+}
+
+// TestParallelDefaultRaised pins raiseParallel: unless the command line
+// said otherwise, at least defaultParallel tests of this package run at
+// once.
+func TestParallelDefaultRaised(t *testing.T) {
+	got := flag.Lookup("test.parallel").Value.(flag.Getter).Get().(int)
+	if !parallelSetByFlag && got < defaultParallel {
+		t.Fatalf("-test.parallel is %d with no -parallel given; want at least %d", got, defaultParallel)
+	}
+}
+
 // TestScripts runs the end-to-end scenarios in testdata/script: each is a
 // txtar archive run against the real jp binary in a fresh temp directory
 // with its own XDG data and config directories.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,

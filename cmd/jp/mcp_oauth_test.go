@@ -20,6 +20,7 @@ import (
 // another version wrote); jp mcp logout removes them; and no token
 // reaches stderr or jp.log at -vvvv.
 func TestMCPOAuthLoginTokensAndLogout(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Fatalf("curl (installed by .ci/install-deps) plays the browser: %v", err)
 	}

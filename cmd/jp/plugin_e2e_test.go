@@ -100,6 +100,7 @@ func buildPrunePlugin(t *testing.T, dir string) string {
 // them: the jp-titles script and the built jp-prune, each with its
 // manifest beside it on $PATH.
 func TestExamplePlugins(t *testing.T) {
+	t.Parallel()
 	e := newPluginSandbox(t)
 	prune := buildPrunePlugin(t, t.TempDir())
 	e.install("../jp-titles/jp-titles")

@@ -80,6 +80,7 @@ func newPromptSandbox(t *testing.T) *pluginSandbox {
 }
 
 func TestPluginPromptsInTmux(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		kinds  []string
@@ -109,6 +110,7 @@ func TestPluginPromptsInTmux(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			e := newPromptSandbox(t)
 			p := startPluginPrompts(t, e, tt.kinds...)
 			tt.keys(p)
@@ -124,6 +126,7 @@ func TestPluginPromptsInTmux(t *testing.T) {
 // mask that grows with each key, and its value is absent from the log
 // file written at the highest verbosity.
 func TestPluginSecretInTmux(t *testing.T) {
+	t.Parallel()
 	const secret = "hunter2-SECRET-f00d"
 	e := newPromptSandbox(t)
 	p := startPluginPrompts(t, e, "secret")

@@ -89,12 +89,12 @@ func (p *tmuxPane) history() string {
 	return p.tmux(nil, "capture-pane", "-p", "-J", "-S", "-", "-t", p.session)
 }
 
-// record starts copying every byte the pane's program writes to a file,
-// and returns a function reading it.
+// record returns a function reading every byte the pane's program has
+// written: tmux copies them to the pane's output file from its start
+// (startJPSize), one file per pane.
 func (p *tmuxPane) record() func() string {
 	p.t.Helper()
-	out := filepath.Join(p.dir, "raw.out")
-	p.tmux(nil, "pipe-pane", "-o", "-t", p.session, "cat > "+shQuote(out))
+	out := p.out
 	return func() string {
 		b, err := os.ReadFile(out)
 		if err != nil {

@@ -198,6 +198,10 @@ type tmuxPane struct {
 	// session is the tmux session (and target) the command runs in.
 	session string
 	dir     string
+	// out is the file tmux copies the pane's output to from the start
+	// (pipe-pane), "" when there is none: waitUntil reads the screen
+	// again only when it grew (see there).
+	out string
 }
 
 var tmuxSockets atomic.Int64
@@ -221,11 +225,13 @@ func (w *tmuxWorld) startJPSize(cols, rows int, args ...string) *tmuxPane {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		w.t.Fatal(err)
 	}
+	n := tmuxSockets.Add(1)
 	p := &tmuxPane{
 		t:       w.t,
-		server:  []string{"-L", fmt.Sprintf("jp-test-%d-%d", os.Getpid(), tmuxSockets.Add(1))},
+		server:  []string{"-L", fmt.Sprintf("jp-test-%d-%d", os.Getpid(), n)},
 		session: "jp",
 		dir:     dir,
+		out:     filepath.Join(dir, fmt.Sprintf("pane-%d.out", n)),
 	}
 	var s strings.Builder
 	s.WriteString("# A trapped SIGINT: a Ctrl-C that lands after jp exited must not\n")
@@ -258,6 +264,7 @@ func (w *tmuxWorld) startJPSize(cols, rows int, args ...string) *tmuxPane {
 	}
 	p.tmux(env, "-f", "/dev/null", "new-session", "-d", "-s", p.session, "-x", strconv.Itoa(cols), "-y", strconv.Itoa(rows),
 		"sh "+shQuote(script),
+		";", "pipe-pane", "-t", p.session, "cat >> "+shQuote(p.out),
 		";", "set-option", "-t", p.session, "remain-on-exit", "on")
 	var sockPath string
 	w.t.Cleanup(func() {
@@ -295,20 +302,44 @@ func (p *tmuxPane) screen() string {
 	return p.tmux(nil, "capture-pane", "-p", "-J", "-t", p.session)
 }
 
-// waitUntil polls the screen until ok holds, and returns that screen.
+// waitUntil polls until ok holds on the screen, and returns that screen.
+// A capture is a tmux client process (milliseconds of CPU, tens of them
+// on a busy machine, and dozens of tmux tests poll at once), so the
+// screen is read again only when the pane's output file grew (a stat),
+// or a second after the last read (a resize reflows the screen with no
+// output); ok is checked every tick, for conditions that read files.
 func (p *tmuxPane) waitUntil(what string, ok func(screen string) bool) string {
 	p.t.Helper()
 	deadline := time.Now().Add(tmuxDeadline)
+	var scr string
+	seen, read := int64(-1), time.Time{}
 	for {
-		scr := p.screen()
+		if n := p.outputSize(); n < 0 || n != seen || time.Since(read) >= time.Second {
+			// The size is taken before the capture: output after it
+			// changes the size again, and so the next tick reads again.
+			seen, read, scr = n, time.Now(), p.screen()
+		}
 		if ok(scr) {
 			return scr
 		}
 		if time.Now().After(deadline) {
-			p.t.Fatalf("after %s the screen never showed %s; it shows:\n%s", tmuxDeadline, what, scr)
+			p.t.Fatalf("after %s the screen never showed %s; it shows:\n%s", tmuxDeadline, what, p.screen())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// outputSize is the size of the pane's output file, -1 when the pane has
+// none (every tick reads the screen).
+func (p *tmuxPane) outputSize() int64 {
+	if p.out == "" {
+		return -1
+	}
+	fi, err := os.Stat(p.out)
+	if err != nil {
+		return -1
+	}
+	return fi.Size()
 }
 
 // waitFor polls the screen until it contains s.

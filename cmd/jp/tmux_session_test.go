@@ -19,6 +19,7 @@ var sessionWidths = []int{80, 120}
 // eachWidth runs f at 80 and 120 columns, in parallel, each in a fresh
 // world.
 func eachWidth(t *testing.T, f func(t *testing.T, w *tmuxWorld, start func(args ...string) *tmuxPane)) {
+	parallel(t)
 	requireTmux(t)
 	jp := buildJPBinary(t, t.TempDir())
 	for _, width := range sessionWidths {

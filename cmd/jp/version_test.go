@@ -33,6 +33,7 @@ func TestFormatVersionPrefersTheStampedCommit(t *testing.T) {
 // TestMakefileStampsTheCommit: make build, install and demo pass the
 // checkout's commit to the linker, so jp version names it.
 func TestMakefileStampsTheCommit(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Skip("make is not installed")
 	}
