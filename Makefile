@@ -71,11 +71,11 @@ test-deps:
 
 ## test: install test dependencies, run check, then the whole suite with -race
 test: test-deps check
-	$(GO) test -race -count=1 -timeout 30m $(PKGS)
+	$(GO) test -race -count=1 -timeout 45m $(PKGS)
 
 ## bench: run every Go benchmark
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -timeout 30m $(PKGS)
+	$(GO) test -run '^$$' -bench . -benchmem -timeout 45m $(PKGS)
 
 ## fuzz: run every fuzz target for FUZZTIME each (make test runs their
 ## committed seed corpora, testdata/fuzz/..., as plain tests)
