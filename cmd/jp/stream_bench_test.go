@@ -106,6 +106,9 @@ func BenchmarkShowBigConversation(b *testing.B) {
 			measureFirstByte(b, dir, env, wrap, bin, "conversation", "show", "--format", format, string(id))
 		})
 	}
+	// The same measure of jp --version: what of the first byte is the
+	// process's start, measured side by side on the same machine.
+	b.Run("version", func(b *testing.B) { measureFirstByte(b, dir, env, wrap, bin, "--version") })
 }
 
 // measureFirstByte runs jp b.N times (through rsswrap) and reports the
