@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -116,7 +117,7 @@ func BenchmarkShowBigConversation(b *testing.B) {
 // largest peak resident memory.
 func measureFirstByte(b *testing.B, dir string, env []string, wrap, bin string, args ...string) {
 	b.Helper()
-	var first, total []time.Duration
+	var first, total, cpus []time.Duration
 	var rss int64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -144,12 +145,21 @@ func measureFirstByte(b *testing.B, dir string, env []string, wrap, bin string, 
 			b.Fatalf("jp %v: %v %s", args, err, stderr.Bytes())
 		}
 		total = append(total, time.Since(start))
+		cpus = append(cpus, cpuTime(cmd))
 		rss = max(rss, peak())
 	}
 	b.StopTimer()
 	slices.Sort(first)
 	slices.Sort(total)
+	slices.Sort(cpus)
 	b.ReportMetric(float64(first[len(first)/2].Microseconds())/1000, "first-byte-ms")
 	b.ReportMetric(float64(total[len(total)/2].Microseconds())/1000, "median-ms")
+	b.ReportMetric(float64(cpus[len(cpus)/2].Microseconds())/1000, "median-cpu-ms")
 	b.ReportMetric(float64(rss)/1024, "peak-MB")
+}
+
+// cpuTime is the user and system CPU time of a command that ran,
+// its children it waited for included (jp under rsswrap).
+func cpuTime(cmd *exec.Cmd) time.Duration {
+	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 }
