@@ -382,6 +382,33 @@ func CompileGrep(p GrepPattern) (*regexp.Regexp, error) {
 	return re, nil
 }
 
+// grepEvents gives add the text of each of conversation id's events
+// with its turn's number (1 is the first, counted as Turns splits them)
+// as the store reads them: a long conversation is never held whole.
+func grepEvents(ctx context.Context, store ports.ConversationStore, loc workspace.Location, id conversation.ID, add func(turn int, who, text string)) error {
+	turn := 0
+	return store.ScanEvents(ctx, loc, id, func(e conversation.Event) error {
+		if e.Type == conversation.EventTypeTurnStart || turn == 0 {
+			turn++
+		}
+		switch e.Type {
+		case conversation.EventTypeChatRequest:
+			add(turn, "you", e.Content)
+		case conversation.EventTypeChatResponse:
+			if e.Reasoning != "" {
+				add(turn, "reasoning", e.Reasoning)
+			} else {
+				add(turn, "assistant", e.Message)
+			}
+		case conversation.EventTypeToolCallRequest:
+			add(turn, "tool_call", e.Name+" "+string(e.Arguments))
+		case conversation.EventTypeToolCallResponse:
+			add(turn, "tool_result", e.Content)
+		}
+		return nil
+	})
+}
+
 // Grep returns the lines of the conversations visible from each location
 // (titles, messages, answers, reasoning, tool calls and results) that match
 // re, newest conversation first, each with up to around lines of its
@@ -398,6 +425,7 @@ func (c *Conversations) Grep(ctx context.Context, locs []workspace.Location, re 
 		SortSummaries(list)
 		for _, s := range list {
 			m := GrepMatch{Workspace: loc.ID, Conversation: s.ID, Title: s.Metadata.Title}
+			var found []GrepMatch // kept when the whole conversation was read
 			add := func(turn int, who, text string) {
 				lines := strings.Split(text, "\n")
 				next := 0 // the first line not yet added
@@ -406,15 +434,16 @@ func (c *Conversations) Grep(ctx context.Context, locs []workspace.Location, re 
 						continue
 					}
 					for j := max(next, i-around); j <= min(len(lines)-1, i+around); j++ {
-						m.Turn, m.Who, m.Line = turn, who, lines[j]
+						// A copy: the event's text shares the buffer it was read in.
+						m.Turn, m.Who, m.Line = turn, who, strings.Clone(lines[j])
 						m.Context = j != i && !re.MatchString(lines[j])
-						out = append(out, m)
+						found = append(found, m)
 						next = j + 1
 					}
 				}
 			}
 			add(0, "title", s.Metadata.Title)
-			evs, err := c.store.Events(ctx, loc, s.ID)
+			err := grepEvents(ctx, c.store, loc, s.ID, add)
 			if err != nil && s.Storage == conversation.StorageWorkspaceOnly && errors.Is(err, ports.ErrCorrupt) {
 				skipped = append(skipped, fmt.Sprintf("conversation %s is left out: %v", s.ID, err))
 				continue
@@ -422,24 +451,7 @@ func (c *Conversations) Grep(ctx context.Context, locs []workspace.Location, re 
 			if err != nil {
 				return nil, nil, err
 			}
-			for i, t := range Turns(evs) {
-				for _, e := range t {
-					switch e.Type {
-					case conversation.EventTypeChatRequest:
-						add(i+1, "you", e.Content)
-					case conversation.EventTypeChatResponse:
-						if e.Reasoning != "" {
-							add(i+1, "reasoning", e.Reasoning)
-						} else {
-							add(i+1, "assistant", e.Message)
-						}
-					case conversation.EventTypeToolCallRequest:
-						add(i+1, "tool_call", e.Name+" "+string(e.Arguments))
-					case conversation.EventTypeToolCallResponse:
-						add(i+1, "tool_result", e.Content)
-					}
-				}
-			}
+			out = append(out, found...)
 		}
 	}
 	return out, skipped, nil

@@ -81,6 +81,9 @@ type Options struct {
 	// MaxEventsBytes is the largest events.json jp reads
 	// ($JP_MAX_EVENTS_BYTES); 0 is the default, 256 MiB.
 	MaxEventsBytes int64
+	// Environ is the process's environment (KEY=VALUE): its JP_CFG_*
+	// variables apply to conversation.limits.conversation_bytes.
+	Environ []string
 	// Log is jp's logger (stderr at the -v level, and <data>/logs/jp.log);
 	// nil logs warnings to Stderr only.
 	Log *slog.Logger
@@ -113,11 +116,27 @@ func provideTrustFile(o Options) *tomlconfig.TrustFile {
 }
 
 func provideStore(o Options, c ports.Clock) (*fsstore.Store, error) {
-	return fsstore.New(o.DataDir, c, fsstore.WithMaxEventsBytes(o.MaxEventsBytes), fsstore.WithHome(o.Home),
+	return fsstore.New(o.DataDir, c, fsstore.WithMaxEventsBytes(o.MaxEventsBytes), fsstore.WithEventsLimit(userEventsLimit(o)), fsstore.WithHome(o.Home),
 		fsstore.WithSession(o.Session),
 		fsstore.WithSafeDirectories(func() ([]string, string, error) {
 			return tomlconfig.SafeDirectories(o.ConfigDir)
 		}))
+}
+
+// userEventsLimit reads conversation.limits.conversation_bytes from the
+// user's configuration and the JP_CFG_* variables alone, quietly (the
+// command's own configuration reports what is wrong in it): a checkout's
+// files cannot raise the limit that keeps its events.json from being
+// read. 0 (the default applies) when it cannot be read.
+func userEventsLimit(o Options) func() int64 {
+	return func() int64 {
+		res, err := tomlconfig.NewWithOptions(tomlconfig.Options{}).Load(context.Background(),
+			ports.ConfigSource{UserConfigDir: o.ConfigDir, Env: o.Environ})
+		if err != nil {
+			return 0
+		}
+		return int64(res.Config.Conversation.Limits.ConversationBytes)
+	}
 }
 
 // provideProviders resolves demo script paths from the launch directory

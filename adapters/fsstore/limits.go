@@ -8,28 +8,63 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 
+	"github.com/jpcli/jp/domain/config"
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/ports"
 )
 
 // DefaultMaxEventsBytes is the largest events.json the store reads
-// (256 MiB): a bigger one, in the user-local copy or in a checkout (where
-// anyone who can commit can put one), is refused before it is read
-// rather than exhausting memory.
-const DefaultMaxEventsBytes = 256 << 20
+// (conversation.limits.conversation_bytes's default, 256 MiB): a bigger
+// one, in the user-local copy or in a checkout (where anyone who can
+// commit can put one), is refused before it is read rather than
+// exhausting memory.
+const DefaultMaxEventsBytes = config.DefaultConversationBytes
 
 // MaxEventsEnv is the environment variable that sets the limit, in bytes.
 const MaxEventsEnv = "JP_MAX_EVENTS_BYTES"
 
+// LimitKey is the configuration key of the limit.
+const LimitKey = "conversation.limits.conversation_bytes"
+
 // WithMaxEventsBytes sets the largest events.json the store reads
-// (default DefaultMaxEventsBytes; 0 or less keeps the default).
+// ($JP_MAX_EVENTS_BYTES): it wins over WithEventsLimit. 0 or less keeps
+// the default.
 func WithMaxEventsBytes(n int64) Option {
 	return func(s *Store) {
 		if n > 0 {
-			s.maxEvents = n
+			s.maxEvents, s.limit.fixed = n, true
 		}
 	}
+}
+
+// WithEventsLimit gives the store the configured limit
+// (conversation.limits.conversation_bytes): fn is called once, when the
+// first events.json is checked, unless WithMaxEventsBytes set one; 0 or
+// less keeps the default.
+func WithEventsLimit(fn func() int64) Option {
+	return func(s *Store) { s.limit.fn = fn }
+}
+
+// eventsLimit is how the store's limit was set.
+type eventsLimit struct {
+	fixed bool         // by WithMaxEventsBytes
+	fn    func() int64 // see WithEventsLimit
+	once  sync.Once
+}
+
+// maxEventsBytes is the limit, reading the configured one the first time.
+func (s *Store) maxEventsBytes() int64 {
+	s.limit.once.Do(func() {
+		if s.limit.fixed || s.limit.fn == nil {
+			return
+		}
+		if n := s.limit.fn(); n > 0 {
+			s.maxEvents = n
+		}
+	})
+	return s.maxEvents
 }
 
 // ParseMaxEventsBytes reads the value of JP_MAX_EVENTS_BYTES: a number of
@@ -58,11 +93,16 @@ func ParseMaxEventsBytes(v string) (int64, error) {
 func (s *Store) checkEventsSize(dir string) error {
 	path := filepath.Join(dir, eventsFile)
 	fi, err := os.Stat(path)
-	if err != nil || fi.Size() <= s.maxEvents {
+	limit := s.maxEventsBytes()
+	if err != nil || fi.Size() <= limit {
 		return nil // a read that follows reports what is wrong
 	}
-	return fmt.Errorf("%s is %s, more than the %s jp reads (%s); it was not read: raise the limit (e.g. %s=%dMiB) if you trust the file, or remove the conversation",
-		path, byteSize(fi.Size()), byteSize(s.maxEvents), MaxEventsEnv, MaxEventsEnv, nextLimit(fi.Size()))
+	if s.limit.fixed {
+		return fmt.Errorf("%s is %s, more than the %s jp reads (%s); it was not read: raise the limit (e.g. %s=%dMiB) if you trust the file, or remove the conversation",
+			path, byteSize(fi.Size()), byteSize(limit), MaxEventsEnv, MaxEventsEnv, nextLimit(fi.Size()))
+	}
+	return fmt.Errorf("%s is %s, more than the %s jp reads (%s); it was not read: raise %s in your user config.toml (or %s=%dMiB for one command) if you trust the file, or remove the conversation",
+		path, byteSize(fi.Size()), byteSize(limit), LimitKey, LimitKey, MaxEventsEnv, nextLimit(fi.Size()))
 }
 
 // nextLimit is a round limit above size, in MiB.

@@ -108,3 +108,48 @@ func TestParseMaxEventsBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestConfiguredEventsLimit: the configured limit
+// (conversation.limits.conversation_bytes) is read once, on the first
+// check, refuses a bigger events.json in one line naming the size, the
+// limit and the key, and gives way to JP_MAX_EVENTS_BYTES.
+func TestConfiguredEventsLimit(t *testing.T) {
+	sc := newScene(t)
+	id := sc.create(t, ports.NewConversation{})
+	sc.append(t, sc.loc, id, sc.ev.Turn(sc.root, "q", 1)...)
+	path := filepath.Join(sc.siloConv(t, id), "events.json")
+	size := int64(len(readFile(t, path)))
+	calls := 0
+	limit := func() int64 { calls++; return size - 1 }
+	s, err := New(sc.s.DataDir(), sc.clock, WithEventsLimit(limit))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		err = s.ScanEvents(bg, sc.loc, id, func(conversation.Event) error { return nil })
+		want := path + " is " + byteSize(size) + ", more than the " + byteSize(size-1) + " jp reads (" + LimitKey + "); it was not read: raise " + LimitKey
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "\n") {
+			t.Fatalf("ScanEvents = %v, want one line containing %q", err, want)
+		}
+	}
+	if calls != 1 {
+		t.Fatalf("the configured limit was read %d times, want once", calls)
+	}
+	// JP_MAX_EVENTS_BYTES wins, and the configuration is then not read.
+	calls = 0
+	s, err = New(sc.s.DataDir(), sc.clock, WithEventsLimit(limit), WithMaxEventsBytes(size))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Events(bg, sc.loc, id); err != nil || calls != 0 {
+		t.Fatalf("Events under JP_MAX_EVENTS_BYTES = %v (configuration read %d times)", err, calls)
+	}
+	// No configured limit (0) keeps the default.
+	s, err = New(sc.s.DataDir(), sc.clock, WithEventsLimit(func() int64 { return 0 }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Events(bg, sc.loc, id); err != nil {
+		t.Fatalf("Events under the default limit: %v", err)
+	}
+}

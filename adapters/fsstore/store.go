@@ -91,7 +91,8 @@ type Store struct {
 	longConv      int64 // see DefaultLongConversation
 	workers       int
 	fsync         bool
-	maxEvents     int64       // see DefaultMaxEventsBytes
+	maxEvents     int64       // see DefaultMaxEventsBytes; read through maxEventsBytes
+	limit         eventsLimit // how maxEvents is set
 	search        searchRules // see Find
 	session       string      // see WithSession
 

@@ -761,8 +761,10 @@ func showJSON(rt *Runtime, a *jpwire.App, loc workspace.Location, id conversatio
 		} else {
 			b = []byte("{") // a summary without fields: "{}"
 		}
-		_, err = w.Write(append(safetext.JSON(b), "\n  \"events\": ["...))
-		return err
+		if _, err = w.Write(append(safetext.JSON(b), "\n  \"events\": ["...)); err != nil {
+			return err
+		}
+		return w.Flush() // the first bytes before the events are read
 	}
 	each := func(e conversation.Event) error {
 		b, err := json.MarshalIndent(eventcodec.JSON(e), "    ", "  ")

@@ -260,6 +260,7 @@ func processSetup(s Streams, environ []string, verbosity int, logFile string, lo
 		Editor:  findEditor(env),
 		Pager:   env["PAGER"],
 		Session: terminalSession(env),
+		Environ: environ,
 	}
 	if v := strings.TrimSpace(env[fsstore.MaxEventsEnv]); v != "" {
 		if paths.MaxEventsBytes, err = fsstore.ParseMaxEventsBytes(v); err != nil {

@@ -211,7 +211,14 @@ const TitleModelNone = "none"
 type Limits struct {
 	MessageBytes int `toml:"message_bytes" min:"1" doc:"The largest message a turn sends (jp query's message, a plugin's query content), in bytes."`
 	DraftBytes   int `toml:"draft_bytes" min:"1" doc:"The largest draft query text (QUERY_MESSAGE.md) a plugin's write_draft (the web page's message box) may write, in bytes."`
+	// ConversationBytes is read from the user's configuration and the
+	// JP_CFG_* variables only: a checkout's files cannot raise it.
+	ConversationBytes int `toml:"conversation_bytes" min:"1" doc:"The largest conversation (its events.json, user-local or a checkout's copy) jp reads, in bytes: a bigger one is refused from its size, before anything of it is read. Read from your user configuration and JP_CFG_* variables only (a checkout's files cannot raise it); JP_MAX_EVENTS_BYTES overrides it."`
 }
+
+// DefaultConversationBytes is the default of
+// conversation.limits.conversation_bytes: 256 MiB.
+const DefaultConversationBytes = 256 << 20
 
 // DefaultLimitBytes is the default of conversation.limits.message_bytes
 // and conversation.limits.draft_bytes: 4 MiB.
@@ -378,7 +385,7 @@ func Default() Config {
 			Auto:      AutoModeOff,
 			Named:     map[string]Tool{},
 			Snapshots: Snapshots{MaxMB: DefaultSnapshotsMB}, GitCommit: GitCommitOff,
-		}, Limits: Limits{MessageBytes: DefaultLimitBytes, DraftBytes: DefaultLimitBytes},
+		}, Limits: Limits{MessageBytes: DefaultLimitBytes, DraftBytes: DefaultLimitBytes, ConversationBytes: DefaultConversationBytes},
 			Compaction: Compaction{Auto: CompactionAuto{MinTurns: 5}}},
 		MCP:     MCP{IdleShutdownSecs: 300, MaxInstances: 16, Servers: map[string]MCPServer{}},
 		Plugins: Plugins{ShutdownTimeoutSecs: 5, RespondTimeoutSecs: 300, WriteTimeoutSecs: 10, Command: map[string]PluginCommand{}},
