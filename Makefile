@@ -82,7 +82,7 @@ bench:
 FUZZTIME ?= 30s
 FUZZ_TARGETS := \
   ./domain/plugin:FuzzDecodeMessage \
-  ./domain/conversation:FuzzDecodeEvents ./domain/conversation:FuzzMetadata \
+  ./adapters/eventcodec:FuzzDecodeEvents ./adapters/eventcodec:FuzzMetadata ./adapters/eventcodec:FuzzEachEventRead \
   ./adapters/fsstore:FuzzReadSiloEvents ./adapters/fsstore:FuzzFastMetadata ./adapters/fsstore:FuzzFastLocal \
   ./adapters/headless:FuzzParse ./adapters/llm/demo:FuzzParseScript \
   ./adapters/tomlconfig:FuzzLoad ./domain/draft:FuzzRoundTrip \

@@ -1,6 +1,8 @@
 package attach
 
 import (
+	"github.com/jpcli/jp/adapters/eventcodec"
+
 	"bytes"
 	"context"
 	"encoding/json"
@@ -284,7 +286,7 @@ func rawEvents(evs []conversation.Event) ([]byte, error) {
 		b := e.Raw
 		if b == nil {
 			var err error
-			if b, err = json.Marshal(e); err != nil {
+			if b, err = json.Marshal(eventcodec.JSON(e)); err != nil {
 				return nil, err
 			}
 		}
