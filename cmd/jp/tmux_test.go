@@ -28,6 +28,7 @@ const (
 // from the keyboard, the raw-mode menus, the inline composer and the
 // countdown, as a user meets them.
 func TestTmux(t *testing.T) {
+	t.Parallel()
 	requireTmux(t)
 	jp := buildJPBinary(t, t.TempDir())
 
