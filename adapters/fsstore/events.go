@@ -195,11 +195,11 @@ func (s *Store) Append(ctx context.Context, loc workspace.Location, id conversat
 	if err := s.writeKept(p.siloConv, a.kept); err != nil {
 		return s.appendFailed(p, id, err)
 	}
-	foldNow, deferred, err := s.writeAppend(id, p, a)
+	foldNow, deferred, err := s.writeAppend(id, p, &a)
 	if err != nil {
 		return err
 	}
-	return s.finishAppend(loc, id, p, a, foldNow, deferred)
+	return s.finishAppend(loc, id, p, &a, foldNow, deferred)
 }
 
 // pendingAppend is an append checked against the stream and ready to
@@ -225,33 +225,33 @@ func (s *Store) appendFailed(p place, id conversation.ID, err error) error {
 // prepareAppend encodes evs, applies them to the conversation's stream
 // (refusing an invalid one before anything is written) and imports a
 // projection-only conversation into the silo.
-func (s *Store) prepareAppend(loc workspace.Location, id conversation.ID, p *place, evs []conversation.Event) (*pendingAppend, error) {
+func (s *Store) prepareAppend(loc workspace.Location, id conversation.ID, p *place, evs []conversation.Event) (pendingAppend, error) {
 	evs, kept := keepLocal(evs)
 	if p.format == conversation.FormatRust {
 		kept = nil // the Rust jp's form records no attachments at all
 	}
 	batch, err := encodeBatch(evs, p.format)
 	if err != nil {
-		return nil, fmt.Errorf("append to conversation %s: %w", id, err)
+		return pendingAppend{}, fmt.Errorf("append to conversation %s: %w", id, err)
 	}
-	a := &pendingAppend{batch: batch, kept: kept, plan: planTurnWrites(evs), imported: !p.inSilo}
+	a := pendingAppend{batch: batch, kept: kept, plan: planTurnWrites(evs), imported: !p.inSilo}
 	src := p.siloConv
 	if !p.inSilo {
 		src = p.projConv
 	}
 	if a.meta, err = readMeta(src, id, p.archived()); err != nil {
-		return nil, fmt.Errorf("append to conversation %s: %w", id, err)
+		return pendingAppend{}, fmt.Errorf("append to conversation %s: %w", id, err)
 	}
 	if a.imported {
 		s.cleanImported(&a.meta)
 	}
 	if a.st, err = s.streamFor(*p); err != nil {
-		return nil, fmt.Errorf("append to conversation %s: %w", id, err)
+		return pendingAppend{}, fmt.Errorf("append to conversation %s: %w", id, err)
 	}
 	for _, e := range evs {
 		if err := a.st.stream.Apply(e); err != nil {
 			s.dropStream(p.siloConv)
-			return nil, fmt.Errorf("append to conversation %s: event %q: %w", id, e.ID, err)
+			return pendingAppend{}, fmt.Errorf("append to conversation %s: event %q: %w", id, e.ID, err)
 		}
 	}
 	if !a.imported {
@@ -259,10 +259,10 @@ func (s *Store) prepareAppend(loc workspace.Location, id conversation.ID, p *pla
 	}
 	if err := s.importConversation(loc, id, p); err != nil {
 		s.dropStream(p.siloConv)
-		return nil, err
+		return pendingAppend{}, err
 	}
 	if a.st.json, err = os.Stat(filepath.Join(p.siloConv, eventsFile)); err != nil {
-		return nil, s.appendFailed(*p, id, err)
+		return pendingAppend{}, s.appendFailed(*p, id, err)
 	}
 	return a, nil
 }

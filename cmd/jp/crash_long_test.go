@@ -47,19 +47,7 @@ run = "unattended"
 
 	store, loc := e.store(storetest.NewClock(storetest.Start))
 	ctx := context.Background()
-	id, err := store.Create(ctx, loc, ports.NewConversation{Title: "long"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	const n = 20000
-	ev := storetest.NewEventMaker("gen-", storetest.Start)
-	var history []conversation.Event
-	for i := 0; len(history) < n; i++ {
-		history = append(history, ev.Turn(loc.Root, fmt.Sprintf("question %d about the code", i), 2)...)
-	}
-	if err := store.Append(ctx, loc, id, history...); err != nil {
-		t.Fatal(err)
-	}
+	id, history := seedLongConversation(t, store, loc, 20000)
 	// The demo model plays the response of the call's index: the
 	// history's calls are padding, the kills' turns get tool calls.
 	pad := strings.Repeat(`{"events": [{"text": "x"}]},`, turn.ProviderSteps(history))
@@ -128,6 +116,26 @@ run = "unattended"
 	// After the kills a normal turn completes.
 	e.run("q", "-i", string(id), "--cfg", "providers.demo.script=", "final words")
 	checkLongConversation(t, store, loc, id, silo, checkout, history, "final turn")
+}
+
+// seedLongConversation stores a conversation of at least n events (turns
+// of two tool calls) and returns it and its events.
+func seedLongConversation(t *testing.T, store *fsstore.Store, loc workspace.Location, n int) (conversation.ID, []conversation.Event) {
+	t.Helper()
+	ctx := context.Background()
+	id, err := store.Create(ctx, loc, ports.NewConversation{Title: "long"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := storetest.NewEventMaker("gen-", storetest.Start)
+	var history []conversation.Event
+	for i := 0; len(history) < n; i++ {
+		history = append(history, ev.Turn(loc.Root, fmt.Sprintf("question %d about the code", i), 2)...)
+	}
+	if err := store.Append(ctx, loc, id, history...); err != nil {
+		t.Fatal(err)
+	}
+	return id, history
 }
 
 // fileHas reports whether the file at path exists and holds s.

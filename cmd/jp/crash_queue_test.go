@@ -81,16 +81,7 @@ func TestSIGKILLQueuedDispatch(t *testing.T) {
 		return siloConv(store, loc, id)
 	}
 	checkoutOf := func(id conversation.ID) string { return filepath.Join(e.dir, ".jp", "conversations", string(id)) }
-	// fresh makes a conversation of one completed turn (the padding).
-	fresh := func() conversation.ID {
-		t.Helper()
-		e.run("q", "--new", "--cfg", "providers.demo.script=", "first")
-		id, err := store.Active(ctx, loc)
-		if err != nil || id == "" {
-			t.Fatalf("active conversation: %q, %v", id, err)
-		}
-		return id
-	}
+	fresh := func() conversation.ID { return freshConversation(t, e, store, loc) }
 
 	points := []struct {
 		name string
@@ -117,15 +108,7 @@ func TestSIGKILLQueuedDispatch(t *testing.T) {
 		id := fresh()
 		silo, checkout := siloOf(id), checkoutOf(id)
 		args := []string{"q", "-i", string(id), "--headless", "queue.jph", "--cfg", "providers.demo.script=kill.json", "go"}
-		var cmd *exec.Cmd
-		if pt.strace {
-			draftPath := filepath.Join(silo, "QUERY_MESSAGE.md")
-			cmd = exec.CommandContext(ctx, "strace", append([]string{"-f", "-qq", "-o", "/dev/null",
-				"-P", draftPath, "-e", "trace=unlinkat,unlink", "-e", "inject=unlinkat,unlink:signal=SIGKILL", os.Args[0]}, args...)...)
-			cmd.Dir, cmd.Env = e.dir, e.env
-		} else {
-			cmd = e.command(ctx, args...)
-		}
+		cmd := queuedKillCommand(ctx, e, silo, pt.strace, args)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Start(); err != nil {
@@ -173,6 +156,31 @@ func TestSIGKILLQueuedDispatch(t *testing.T) {
 	if n := len(evs); n != 13 {
 		t.Fatalf("not killed: %d events, want 13 (the first turn, the configuration change, then two turns)", n)
 	}
+}
+
+// freshConversation makes a conversation of one completed turn (the
+// padding) and returns it.
+func freshConversation(t *testing.T, e *jpEnv, store *fsstore.Store, loc workspace.Location) conversation.ID {
+	t.Helper()
+	e.run("q", "--new", "--cfg", "providers.demo.script=", "first")
+	id, err := store.Active(context.Background(), loc)
+	if err != nil || id == "" {
+		t.Fatalf("active conversation: %q, %v", id, err)
+	}
+	return id
+}
+
+// queuedKillCommand is jp with args; withStrace runs it under strace,
+// which kills it on entering the unlink of the draft in silo.
+func queuedKillCommand(ctx context.Context, e *jpEnv, silo string, withStrace bool, args []string) *exec.Cmd {
+	if !withStrace {
+		return e.command(ctx, args...)
+	}
+	draftPath := filepath.Join(silo, "QUERY_MESSAGE.md")
+	cmd := exec.CommandContext(ctx, "strace", append([]string{"-f", "-qq", "-o", "/dev/null",
+		"-P", draftPath, "-e", "trace=unlinkat,unlink", "-e", "inject=unlinkat,unlink:signal=SIGKILL", os.Args[0]}, args...)...)
+	cmd.Dir, cmd.Env = e.dir, e.env
+	return cmd
 }
 
 // killWhen polls ready (the files jp writes are the readiness signal) and

@@ -197,19 +197,8 @@ run = "unattended"
 		}
 		_ = cmd.Wait()
 
-		for _, p := range []string{
-			filepath.Join(e.dir, ".jp", "conversations", string(id), "events.json"),
-			filepath.Join(siloConv(store, loc, id), "events.json"),
-		} {
-			b, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatalf("iteration %d: %v", i, err)
-			}
-			var raw []json.RawMessage
-			if err := json.Unmarshal(b, &raw); err != nil {
-				t.Fatalf("iteration %d: %s does not parse: %v", i, p, err)
-			}
-		}
+		checkArraysParse(t, i, filepath.Join(e.dir, ".jp", "conversations", string(id), "events.json"),
+			filepath.Join(siloConv(store, loc, id), "events.json"))
 		evs, err := store.Events(ctx, loc, id)
 		if err != nil {
 			t.Fatalf("iteration %d: read events: %v", i, err)
@@ -238,6 +227,22 @@ run = "unattended"
 		t.Fatalf("last event %+v", last)
 	}
 	t.Logf("killed %d runs; %d events stored", killed, len(evs))
+}
+
+// checkArraysParse fails iteration i of a kill loop when a file of paths
+// is not a JSON array.
+func checkArraysParse(t *testing.T, i int, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatalf("iteration %d: %v", i, err)
+		}
+		var raw []json.RawMessage
+		if err := json.Unmarshal(b, &raw); err != nil {
+			t.Fatalf("iteration %d: %s does not parse: %v", i, p, err)
+		}
+	}
 }
 
 // TestSIGKILLAfterQueueingKeepsTheDraft queues a reply during a slow

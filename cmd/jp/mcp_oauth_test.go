@@ -37,13 +37,7 @@ func TestMCPOAuthLoginTokensAndLogout(t *testing.T) {
 
 	// A turn meeting the server before any login fails at once, in one
 	// line naming the command to run.
-	_, stderr := jp(false, "q", "--new", "hello")
-	if want := "MCP server remote needs a login (it asks for a login): run jp mcp login remote"; !strings.Contains(stderr, want) {
-		t.Fatalf("stderr = %q, want the line %q", stderr, want)
-	}
-	if n, _, _ := srv.Counts(); n != 0 {
-		t.Fatalf("a turn started %d authorization requests", n)
-	}
+	checkLoginNeeded(t, jp, srv)
 
 	out, _ := jp(true, "-vvvv", "mcp", "login", "remote")
 	if !strings.Contains(out, "Logged in to MCP server remote (1 tools)") {
@@ -119,6 +113,20 @@ func jpRecorder(t *testing.T, e *jpEnv, logs *strings.Builder) func(wantOK bool,
 			t.Fatalf("jp %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, out.String(), errb.String())
 		}
 		return out.String(), errb.String()
+	}
+}
+
+// checkLoginNeeded: a turn meeting the server before any login fails at
+// once, in one line naming the command to run, and asks for no
+// authorization.
+func checkLoginNeeded(t *testing.T, jp func(bool, ...string) (string, string), srv *mcptest.OAuthServer) {
+	t.Helper()
+	_, stderr := jp(false, "q", "--new", "hello")
+	if want := "MCP server remote needs a login (it asks for a login): run jp mcp login remote"; !strings.Contains(stderr, want) {
+		t.Fatalf("stderr = %q, want the line %q", stderr, want)
+	}
+	if n, _, _ := srv.Counts(); n != 0 {
+		t.Fatalf("a turn started %d authorization requests", n)
 	}
 }
 
