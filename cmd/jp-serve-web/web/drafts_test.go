@@ -264,14 +264,10 @@ func TestSendEmptiesTheDraft(t *testing.T) {
 		}
 		return postJSON(t, ts, "/api/query", body)
 	}
-	draftOf := func(ans map[string]any) map[string]any {
-		d, _ := ans["draft"].(map[string]any)
-		return d
-	}
 
 	rev := f.setDraft(draftConv, "Run the tests")
 	code, ans := query(rev)
-	d := draftOf(ans)
+	d := answeredDraft(ans)
 	if code != http.StatusOK || ans["turn"] == "" || d["cleared"] != true || d["revision"] == "" {
 		t.Fatalf("send = %d %v", code, ans)
 	}
@@ -286,7 +282,7 @@ func TestSendEmptiesTheDraft(t *testing.T) {
 	// A terminal wrote the draft after the page last saw it: it stays.
 	f.setDraft(draftConv, "written in a terminal meanwhile")
 	code, ans = query(got.Revision)
-	d = draftOf(ans)
+	d = answeredDraft(ans)
 	if code != http.StatusOK || d["cleared"] != false || d["code"] != codeDraftChanged || !strings.Contains(fmt.Sprint(d["error"]), "left as it is") {
 		t.Fatalf("send over a changed draft = %d %v", code, ans)
 	}
@@ -304,13 +300,34 @@ func TestSendEmptiesTheDraft(t *testing.T) {
 		t.Fatal("a send without a revision wrote the draft")
 	}
 
+	sendFailuresKeepTheDraft(t, f, ts, query)
+
+	f.mu.Lock()
+	started := len(streams)
+	f.mu.Unlock()
+	if started != 4 {
+		t.Fatalf("%d turns started, want 4", started)
+	}
+}
+
+// answeredDraft is the "draft" object of an /api/query answer.
+func answeredDraft(ans map[string]any) map[string]any {
+	d, _ := ans["draft"].(map[string]any)
+	return d
+}
+
+// sendFailuresKeepTheDraft: jp failing to empty the draft does not undo
+// the send, a refused turn keeps the text, a bad draft_revision is refused
+// (TestSendEmptiesTheDraft's last steps).
+func sendFailuresKeepTheDraft(t *testing.T, f *fakeHost, ts *httptest.Server, query func(rev string) (int, map[string]any)) {
+	t.Helper()
 	// jp failing to empty it does not undo the send: the page is told.
-	rev = f.setDraft(draftConv, "again")
+	rev := f.setDraft(draftConv, "again")
 	f.mu.Lock()
 	f.draftErr = errors.New("pluginsdk: the connection to jp is closed")
 	f.mu.Unlock()
-	code, ans = query(rev)
-	d = draftOf(ans)
+	code, ans := query(rev)
+	d := answeredDraft(ans)
 	if code != http.StatusOK || d["cleared"] != false || d["code"] != nil || d["error"] != "jp could not empty the draft: pluginsdk: the connection to jp is closed" {
 		t.Fatalf("send with a failing draft = %d %v", code, ans)
 	}
@@ -322,7 +339,7 @@ func TestSendEmptiesTheDraft(t *testing.T) {
 	f.queryFn = func(workspace.Ref, plugin.Query) (Stream, error) {
 		return nil, plugin.Error{Request: "query", Message: "conversation 17127583920 is locked by another jp"}
 	}
-	n = len(f.writes())
+	n := len(f.writes())
 	if code, ans = query(rev); code != http.StatusConflict || ans["draft"] != nil {
 		t.Fatalf("refused send = %d %v", code, ans)
 	}
@@ -332,12 +349,5 @@ func TestSendEmptiesTheDraft(t *testing.T) {
 	if code, ans = postJSON(t, ts, "/api/query", map[string]any{"workspace": "a1b2c3d", "root": "/src/a", "conversation": draftConv,
 		"content": "x", "draft_revision": "r1\x00"}); code != http.StatusBadRequest || !strings.Contains(fmt.Sprint(ans["error"]), "draft_revision: revision is not one jp gave") {
 		t.Fatalf("bad draft_revision = %d %v", code, ans)
-	}
-
-	f.mu.Lock()
-	started := len(streams)
-	f.mu.Unlock()
-	if started != 4 {
-		t.Fatalf("%d turns started, want 4", started)
 	}
 }
