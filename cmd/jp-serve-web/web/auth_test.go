@@ -63,8 +63,7 @@ func TestAuth(t *testing.T) {
 
 	query := `{"workspace":"a1b2c3d","root":"/src/a","conversation":"17127583920","content":"x"}`
 	draft := `{"workspace":"a1b2c3d","root":"/src/a","conversation":"17127583920","text":"mine","revision":""}`
-	type req struct{ method, path, body string }
-	all := []req{
+	all := []authReq{
 		{"GET", "/", ""},
 		{"GET", "/w/a1b2c3d?root=%2Fsrc%2Fa", ""},
 		{"GET", "/w/a1b2c3d/c/17127583920?root=%2Fsrc%2Fa", ""},
@@ -79,60 +78,11 @@ func TestAuth(t *testing.T) {
 		{"POST", "/api/compact", `{"workspace":"a1b2c3d","root":"/src/a","conversation":"17127583920"}`},
 		{"GET", "/nope", ""},
 	}
-	send := func(c *http.Client, r req, auth, cookie string) (int, string) {
+	send := func(c *http.Client, r authReq, auth, cookie string) (int, string) {
 		t.Helper()
-		hr, _ := http.NewRequest(r.method, ts.URL+r.path, strings.NewReader(r.body))
-		if r.method != "GET" {
-			if r.body == "title=x" {
-				hr.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-			} else {
-				hr.Header.Set("Content-Type", "application/json")
-			}
-		}
-		if auth != "" {
-			hr.Header.Set("Authorization", auth)
-		}
-		if cookie != "" {
-			hr.Header.Set("Cookie", cookie)
-		}
-		resp, err := c.Do(hr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		if len(resp.Cookies()) > 0 {
-			t.Errorf("%s %s set cookies %v", r.method, r.path, resp.Cookies())
-		}
-		return resp.StatusCode, string(b)
+		return authSend(t, c, ts, r, auth, cookie)
 	}
-	port := ts.URL[strings.LastIndexByte(ts.URL, ':')+1:]
-	for _, r := range all {
-		// Without a token; with only a cookie holding the right token (as
-		// the old server set it, or under any name); with it in the query.
-		withQuery := r
-		withQuery.path += map[bool]string{true: "&", false: "?"}[strings.Contains(r.path, "?")] + "token=" + s.Token()
-		for _, try := range []struct {
-			what   string
-			r      req
-			cookie string
-		}{
-			{"no token", r, ""},
-			{"only a cookie", r, "jp_serve_web_" + port + "=" + s.Token()},
-			{"only cookies", r, "token=" + s.Token() + "; jp_token=" + s.Token()},
-			{"the token in the query", withQuery, ""},
-		} {
-			code, body := send(anon, try.r, "", try.cookie)
-			if code != http.StatusUnauthorized || !strings.Contains(body, "needs its token") || strings.Contains(body, "proj") || strings.Contains(body, "/src/a") {
-				t.Errorf("%s %s with %s = %d %q, want 401 and no data", try.r.method, try.r.path, try.what, code, body)
-			}
-		}
-		for _, bad := range []string{"Bearer " + strings.Repeat("0", 64), "Bearer " + s.Token()[:63], "Basic " + s.Token(), s.Token()} {
-			if code, _ := send(anon, r, bad, ""); code != http.StatusForbidden {
-				t.Errorf("%s %s with %q = %d, want 403", r.method, r.path, bad, code)
-			}
-		}
-	}
+	refusesWithoutToken(t, s, ts, anon, all)
 	if f.created != nil || len(f.drafts) != 0 || f.compacts != nil {
 		t.Fatalf("a refused request reached jp: created %v, drafts %v", f.created, f.drafts)
 	}
@@ -151,11 +101,11 @@ func TestAuth(t *testing.T) {
 	// The static assets hold nothing of the user's: a page's <script> and
 	// <link> cannot carry the header, so they are served without it.
 	for _, p := range []string{"/static/app.js", "/static/boot.js", "/static/page.js", "/static/live.js", "/static/style.css"} {
-		if code, _ := send(anon, req{"GET", p, ""}, "", ""); code != http.StatusOK {
+		if code, _ := send(anon, authReq{"GET", p, ""}, "", ""); code != http.StatusOK {
 			t.Errorf("GET %s without the token = %d", p, code)
 		}
 	}
-	if code, _ := send(anon, req{"POST", "/static/app.js", ""}, "", ""); code == http.StatusOK {
+	if code, _ := send(anon, authReq{"POST", "/static/app.js", ""}, "", ""); code == http.StatusOK {
 		t.Errorf("POST /static/app.js without the token = %d", code)
 	}
 
@@ -165,7 +115,83 @@ func TestAuth(t *testing.T) {
 		t.Fatalf("URL = %q, want %q", got, want)
 	}
 
-	// Turn IDs are random, not sequential.
+	turnIDsAreRandom(t, s, ts, anon, query)
+}
+
+// authReq is one request TestAuth sends.
+type authReq struct{ method, path, body string }
+
+// authSend sends r to ts with the given Authorization and Cookie headers
+// (empty: none), and fails the test if the answer sets a cookie.
+func authSend(t *testing.T, c *http.Client, ts *httptest.Server, r authReq, auth, cookie string) (int, string) {
+	t.Helper()
+	hr, _ := http.NewRequest(r.method, ts.URL+r.path, strings.NewReader(r.body))
+	if r.method != "GET" {
+		if r.body == "title=x" {
+			hr.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		} else {
+			hr.Header.Set("Content-Type", "application/json")
+		}
+	}
+	if auth != "" {
+		hr.Header.Set("Authorization", auth)
+	}
+	if cookie != "" {
+		hr.Header.Set("Cookie", cookie)
+	}
+	resp, err := c.Do(hr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if len(resp.Cookies()) > 0 {
+		t.Errorf("%s %s set cookies %v", r.method, r.path, resp.Cookies())
+	}
+	return resp.StatusCode, string(b)
+}
+
+// refusesWithoutToken: every request in all is refused with 401 and no
+// data without the token (or with it only in a cookie or the query), and
+// with 403 for a wrong one.
+func refusesWithoutToken(t *testing.T, s *Server, ts *httptest.Server, anon *http.Client, all []authReq) {
+	t.Helper()
+	send := func(c *http.Client, r authReq, auth, cookie string) (int, string) {
+		t.Helper()
+		return authSend(t, c, ts, r, auth, cookie)
+	}
+	port := ts.URL[strings.LastIndexByte(ts.URL, ':')+1:]
+	for _, r := range all {
+		// Without a token; with only a cookie holding the right token (as
+		// the old server set it, or under any name); with it in the query.
+		withQuery := r
+		withQuery.path += map[bool]string{true: "&", false: "?"}[strings.Contains(r.path, "?")] + "token=" + s.Token()
+		for _, try := range []struct {
+			what   string
+			r      authReq
+			cookie string
+		}{
+			{"no token", r, ""},
+			{"only a cookie", r, "jp_serve_web_" + port + "=" + s.Token()},
+			{"only cookies", r, "token=" + s.Token() + "; jp_token=" + s.Token()},
+			{"the token in the query", withQuery, ""},
+		} {
+			code, body := send(anon, try.r, "", try.cookie)
+			if code != http.StatusUnauthorized || !strings.Contains(body, "needs its token") || strings.Contains(body, "proj") || strings.Contains(body, "/src/a") {
+				t.Errorf("%s %s with %s = %d %q, want 401 and no data", try.r.method, try.r.path, try.what, code, body)
+			}
+		}
+		for _, bad := range []string{"Bearer " + strings.Repeat("0", 64), "Bearer " + s.Token()[:63], "Basic " + s.Token(), s.Token()} {
+			if code, _ := send(anon, r, bad, ""); code != http.StatusForbidden {
+				t.Errorf("%s %s with %q = %d, want 403", r.method, r.path, bad, code)
+			}
+		}
+	}
+}
+
+// turnIDsAreRandom: turn IDs are random, not sequential.
+func turnIDsAreRandom(t *testing.T, s *Server, ts *httptest.Server, anon *http.Client, query string) {
+	t.Helper()
 	ids := map[string]bool{}
 	for i := 0; i < 2; i++ {
 		conv := []string{"17127583920", "17127583921"}[i]
