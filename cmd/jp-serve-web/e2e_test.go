@@ -50,6 +50,29 @@ const waitLong = 45 * time.Second
 // With JP_WEB_SHOTS set, it saves a screenshot of each page to
 // /tmp/web-shots (or to JP_WEB_SHOTS when that is an absolute path).
 func TestWebEndToEnd(t *testing.T) {
+	webNeeds(t)
+	e := newEnv(t)
+	wsID, conv := webCheckouts(e)
+	srv := e.serve(e.a)
+	w := &webRun{t: t, e: e, b: newBrowser(t, e), srv: srv, wsID: wsID, conv: conv}
+	w.tokenAndWorkspaces()
+	w.conversationsOfB()
+	w.sendFromTheDraft()
+	w.noTokenLeaks()
+	w.draftConflict()
+	w.movedRecord()
+	w.deadRecord()
+	w.toolApproval()
+	w.stopTurn()
+
+	// Ctrl-C: jp relays shutdown, the server closes, jp exits 0.
+	e.interrupt()
+}
+
+// webNeeds skips (or, under CI=true, fails) without Chromium, and skips
+// with -short outside CI.
+func webNeeds(t *testing.T) {
+	t.Helper()
 	if _, err := os.Stat(chromiumPath); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("%s is missing and CI=true: run .ci/install-deps (it installs Debian's chromium)", chromiumPath)
@@ -59,13 +82,17 @@ func TestWebEndToEnd(t *testing.T) {
 	if testing.Short() && os.Getenv("CI") != "true" {
 		t.Skip("the browser test builds jp and runs Chromium; skipped with -short (never under CI=true)")
 	}
-	e := newEnv(t)
+}
 
-	// Two checkouts A and B of one workspace, a second workspace D with a
-	// scripted model and an "ask" tool, and a conversation from a terminal
-	// in A.
+// webCheckouts makes two checkouts A and B of one workspace, a second
+// workspace D with a scripted model and an "ask" tool, and a
+// conversation from a terminal in A. It returns the workspace's ID and
+// the conversation's.
+func webCheckouts(e *env) (wsID, conv string) {
+	t := e.t
+	t.Helper()
 	e.jp(e.tmp, "init", "A")
-	wsID := strings.TrimSpace(e.read(filepath.Join(e.a, ".jp", ".id")))
+	wsID = strings.TrimSpace(e.read(filepath.Join(e.a, ".jp", ".id")))
 	must(t, os.MkdirAll(filepath.Join(e.b, ".jp"), 0o755))
 	must(t, os.WriteFile(filepath.Join(e.b, ".jp", ".id"), []byte(wsID+"\n"), 0o644))
 	e.jp(e.b, "conversation", "ls") // registers B
@@ -87,11 +114,25 @@ description = "Echo the arguments back"
 	if out := e.jp(e.a, "q", "hello"); !strings.Contains(out, "You said: hello") {
 		t.Fatalf("jp q hello printed %q", out)
 	}
-	conv := e.lastConversation(e.a)
+	conv = e.lastConversation(e.a)
+	return wsID, conv
+}
 
-	srv := e.serve(e.a)
-	b := newBrowser(t, e)
+// webRun is the state TestWebEndToEnd passes between its steps, one
+// story in order.
+type webRun struct {
+	t                          *testing.T
+	e                          *env
+	b                          *browser
+	srv, wsID, conv, draftFile string
+	row                        string // the conversation's row in B's list
+}
 
+// tokenAndWorkspaces: the page without the token shows nothing; with
+// it, the workspaces page shows the workspace and both checkouts.
+func (w *webRun) tokenAndWorkspaces() {
+	t, e, b, srv, wsID := w.t, w.e, w.b, w.srv, w.wsID
+	t.Helper()
 	// Without its token the server shows nothing.
 	b.open(srv + "/")
 	if got := b.text("body"); !strings.Contains(got, "needs its token") || strings.Contains(got, wsID) {
@@ -112,19 +153,32 @@ description = "Echo the arguments back"
 		}
 	}
 	b.shot("workspaces")
+}
 
+// conversationsOfB: B's list shows the conversation from A, "in A".
+func (w *webRun) conversationsOfB() {
+	t, e, b, wsID, conv := w.t, w.e, w.b, w.wsID, w.conv
+	t.Helper()
 	// B's conversations: the one from A, "in A".
 	b.follow(fmt.Sprintf(`//section[@id="ws-%s"]//a[code[text()=%q]]`, wsID, e.b))
-	row := fmt.Sprintf(`tr[data-conversation="%s"]`, conv)
+	w.row = fmt.Sprintf(`tr[data-conversation="%s"]`, conv)
+	row := w.row
 	b.waitJS(fmt.Sprintf(`document.querySelector('%s') !== null`, row), "the conversation row")
 	if where := b.text(row + " td.where"); where != "in "+e.a {
 		t.Fatalf("B's list says the conversation last ran %q, want %q", where, "in "+e.a)
 	}
 	b.shot("conversations")
+}
 
+// sendFromTheDraft: the message box starts from a terminal's draft,
+// saves into it, and a send (run in A, streamed) empties it.
+func (w *webRun) sendFromTheDraft() {
+	t, e, b, wsID, conv := w.t, w.e, w.b, w.wsID, w.conv
+	t.Helper()
 	// The message box is the conversation's draft: a draft left in a
 	// terminal (QUERY_MESSAGE.md, with a meta section) is in the box.
-	draftFile := e.draftPath(wsID, conv)
+	w.draftFile = e.draftPath(wsID, conv)
+	draftFile := w.draftFile
 	e.writeDraft(draftFile, "draft from the terminal\n\nsecond line")
 
 	// Open it and send: it continues in A, and the answer streams in.
@@ -156,7 +210,13 @@ description = "Echo the arguments back"
 	if root := e.lastTurnRoot(e.b, conv); root != e.a {
 		t.Fatalf("the web turn ran in %q, want %q (the last root)", root, e.a)
 	}
+}
 
+// noTokenLeaks: another server on 127.0.0.1 never receives the token
+// or a cookie, from a link in an answer or another tab.
+func (w *webRun) noTokenLeaks() {
+	t, e, b, draftFile := w.t, w.e, w.b, w.draftFile
+	t.Helper()
 	// Another server on 127.0.0.1, another port: cookies are not told
 	// apart by port, so a token in a cookie would reach it. A link in an
 	// answer opens it in a new tab, without a Referer; then the tab itself
@@ -191,7 +251,14 @@ description = "Echo the arguments back"
 	cancel()
 	closeTab()
 	other.check(t, e.token, "/visited")
+}
 
+// draftConflict: a draft changed in a terminal after the page saved
+// it is not overwritten; the page keeps its text and offers it after
+// a reload.
+func (w *webRun) draftConflict() {
+	t, e, b, wsID, conv, draftFile := w.t, w.e, w.b, w.wsID, w.conv, w.draftFile
+	t.Helper()
 	// The draft changes in a terminal after the page saved it: the page
 	// does not overwrite it, says so, and keeps its text (in the box and
 	// in the browser).
@@ -218,7 +285,13 @@ description = "Echo the arguments back"
 	b.click("#draft-use")
 	e.waitDraft(draftFile, "browser draft more")
 	b.waitJS(`document.getElementById('draft-notice').hidden && document.getElementById('draft-status').textContent === 'Draft saved'`, "the offered text saved")
+}
 
+// movedRecord: a terminal turn in B moves the record live; choosing A
+// again runs the turn in A.
+func (w *webRun) movedRecord() {
+	t, e, b, conv, draftFile := w.t, w.e, w.b, w.conv, w.draftFile
+	t.Helper()
 	// A terminal turn in B moves the record: the open page follows it
 	// live (docs/web.md, "Live across frontends"), shows the terminal's
 	// turn, and says the conversation now continues here, in B. (A send
@@ -241,7 +314,12 @@ description = "Echo the arguments back"
 	if root := e.lastTurnRoot(e.b, conv); root != e.a {
 		t.Fatalf("the picked turn ran in %q, want %q", root, e.a)
 	}
+}
 
+// deadRecord: after A is deleted, the record is dead, and confirming runs the turn in B.
+func (w *webRun) deadRecord() {
+	t, e, b, srv, wsID, conv, row := w.t, w.e, w.b, w.srv, w.wsID, w.conv, w.row
+	t.Helper()
 	// Delete A: the record is dead; confirming runs the turn here (B).
 	must(t, os.RemoveAll(e.a))
 	b.open(srv + "/w/" + wsID + "?root=" + urlQuery(e.b))
@@ -263,7 +341,13 @@ description = "Echo the arguments back"
 	if lr := e.lastRoot(e.b, conv); lr != e.b {
 		t.Fatalf("after confirming, the record names %q, want %q", lr, e.b)
 	}
+}
 
+// toolApproval: a conversation made on the page in workspace D
+// approves two tool calls, the second with its diff.
+func (w *webRun) toolApproval() {
+	t, e, b, srv := w.t, w.e, w.b, w.srv
+	t.Helper()
 	// A tool approval in workspace D, in a conversation made on the page.
 	dID := strings.TrimSpace(e.read(filepath.Join(e.d, ".jp", ".id")))
 	b.open(srv + "/")
@@ -303,7 +387,12 @@ description = "Echo the arguments back"
 		t.Fatalf("approval answer shown as %q", got)
 	}
 	b.shot("tool-result")
+}
 
+// stopTurn: a reload follows a running turn, and Stop stops it.
+func (w *webRun) stopTurn() {
+	t, b := w.t, w.b
+	t.Helper()
 	// Stop: a long answer, stopped once it streams.
 	b.typeMessage("a long one")
 	b.click("#send")
@@ -319,9 +408,6 @@ description = "Echo the arguments back"
 		t.Fatalf("notice after Stop = %q", got)
 	}
 	b.shot("stopped")
-
-	// Ctrl-C: jp relays shutdown, the server closes, jp exits 0.
-	e.interrupt()
 }
 
 // env is the test's jp installation and directories.
