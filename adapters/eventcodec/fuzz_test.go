@@ -106,13 +106,13 @@ func FuzzMetadata(f *testing.F) {
 			}
 		}
 		var l conversation.LocalMetadata
-		if json.Unmarshal(b, &l) == nil {
-			out, err := json.Marshal(l)
+		if json.Unmarshal(b, (*LocalJSON)(&l)) == nil {
+			out, err := json.Marshal(LocalJSON(l))
 			if err != nil {
 				t.Fatalf("local metadata does not encode: %v", err)
 			}
 			var again conversation.LocalMetadata
-			if err := json.Unmarshal(out, &again); err != nil {
+			if err := json.Unmarshal(out, (*LocalJSON)(&again)); err != nil {
 				t.Fatalf("rewritten local metadata does not decode: %v\n%s", err, out)
 			}
 		}

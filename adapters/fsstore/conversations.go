@@ -280,7 +280,7 @@ func (s *Store) initConversation(dir, name string, loc workspace.Location, id co
 		return fmt.Errorf("create conversation %s: %w", id, err)
 	}
 	if nc.Local {
-		if err := s.writeJSON(filepath.Join(dir, localMetaFile), conversation.LocalMetadata{Local: true}, 0o600); err != nil {
+		if err := s.writeJSON(filepath.Join(dir, localMetaFile), eventcodec.LocalJSON{Local: true}, 0o600); err != nil {
 			return fmt.Errorf("create conversation %s: %w", id, err)
 		}
 	}

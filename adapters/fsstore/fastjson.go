@@ -33,7 +33,7 @@ func decodeLocal(dir, rel string, b []byte, m *conversation.LocalMetadata) error
 		return nil
 	}
 	*m = conversation.LocalMetadata{}
-	return decodeJSON(filepath.Join(dir, rel), b, m)
+	return decodeJSON(filepath.Join(dir, rel), b, (*eventcodec.LocalJSON)(m))
 }
 
 // scanner reads JSON tokens from b.

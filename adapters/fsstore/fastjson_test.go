@@ -73,7 +73,7 @@ func FuzzFastLocal(f *testing.F) {
 		if !fastLocal(b, &fast) {
 			return
 		}
-		if err := json.Unmarshal(b, &slow); err != nil {
+		if err := json.Unmarshal(b, storedForm(&slow)); err != nil {
 			t.Fatalf("fast decoder accepted %q, encoding/json says %v", b, err)
 		}
 		if !sameEncoding(t, fast, slow) || !reflect.DeepEqual(fast.Extra, slow.Extra) || fast.Local != slow.Local || (fast.LastRoot == nil) != (slow.LastRoot == nil) {
@@ -106,7 +106,7 @@ func TestFastDecodersTakeWhatTheStoreWrites(t *testing.T) {
 			t.Fatalf("the fast decoder declined %s", s)
 		}
 	}
-	b, _ := json.MarshalIndent(conversation.LocalMetadata{Local: true, LastRoot: &conversation.LastRoot{Path: "/a"}}, "", "  ")
+	b, _ := json.MarshalIndent(storedForm(conversation.LocalMetadata{Local: true, LastRoot: &conversation.LastRoot{Path: "/a"}}), "", "  ")
 	if !fastLocal(b, &l) || !l.Local || l.LastRoot.Path != "/a" {
 		t.Fatalf("the fast decoder declined or misread %s", b)
 	}

@@ -135,6 +135,10 @@ func storedForm(v any) any {
 		return eventcodec.JSON(m)
 	case *conversation.Event:
 		return (*eventcodec.JSON)(m)
+	case conversation.LocalMetadata:
+		return eventcodec.LocalJSON(m)
+	case *conversation.LocalMetadata:
+		return (*eventcodec.LocalJSON)(m)
 	}
 	return v
 }

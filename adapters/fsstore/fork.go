@@ -57,7 +57,7 @@ func (s *Store) CreateFrom(ctx context.Context, loc workspace.Location, nc ports
 		return "", fmt.Errorf("create conversation: %w", err)
 	}
 	if nc.Local {
-		if err := s.replaceJSON(filepath.Join(stage, localMetaFile), conversation.LocalMetadata{Local: true}, 0o600); err != nil {
+		if err := s.replaceJSON(filepath.Join(stage, localMetaFile), eventcodec.LocalJSON{Local: true}, 0o600); err != nil {
 			return "", fmt.Errorf("create conversation: %w", err)
 		}
 	}

@@ -166,7 +166,7 @@ func (s *Store) UpdateLocalMetadata(ctx context.Context, loc workspace.Location,
 			return err
 		}
 	}
-	if err := s.writeJSON(filepath.Join(p.siloConv, localMetaFile), m, 0o600); err != nil {
+	if err := s.writeJSON(filepath.Join(p.siloConv, localMetaFile), eventcodec.LocalJSON(m), 0o600); err != nil {
 		return fmt.Errorf("update local metadata of conversation %s: %w", id, err)
 	}
 	s.mu.Lock()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/jpcli/jp/adapters/eventcodec"
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/workspace"
 	"github.com/jpcli/jp/ports"
@@ -67,7 +68,7 @@ func decodeLocal(b []byte) (conversation.LocalMetadata, error) {
 	if b == nil {
 		return m, nil
 	}
-	err := json.Unmarshal(b, &m)
+	err := json.Unmarshal(b, (*eventcodec.LocalJSON)(&m))
 	return m, err
 }
 
@@ -356,7 +357,7 @@ func (s *Store) UpdateLocalMetadata(ctx context.Context, loc workspace.Location,
 	}
 	var b []byte
 	if err == nil {
-		b, err = json.Marshal(m)
+		b, err = json.Marshal(eventcodec.LocalJSON(m))
 	}
 	if err != nil {
 		return fmt.Errorf("update local metadata of conversation %s: %w", id, err)

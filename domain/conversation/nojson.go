@@ -20,3 +20,10 @@ func (Metadata) MarshalJSON() ([]byte, error) { return nil, errNoJSON }
 
 // UnmarshalJSON refuses (see errNoJSON).
 func (*Metadata) UnmarshalJSON([]byte) error { return errNoJSON }
+
+// MarshalJSON refuses (see errNoJSON): metadata.local.json's form is
+// eventcodec.LocalJSON's.
+func (LocalMetadata) MarshalJSON() ([]byte, error) { return nil, errNoJSON }
+
+// UnmarshalJSON refuses (see errNoJSON).
+func (*LocalMetadata) UnmarshalJSON([]byte) error { return errNoJSON }
