@@ -38,7 +38,10 @@ type fakeHost struct {
 	rewinds  []rewindCall
 	trusts   []trustCall
 	trusted  map[string]bool // checkout roots trusted
-	history  []string // the message history, oldest first
+	// untrusted makes every checkout untrusted (holding one MCP server)
+	// until trusted; otherwise every checkout is.
+	untrusted bool
+	history   []string // the message history, oldest first
 }
 
 type draftWrite struct {
@@ -324,8 +327,8 @@ func (f *fakeHost) Rewind(_ context.Context, ref workspace.Ref, conv string, tur
 	return r, nil
 }
 
-// Trust records the call; a checkout is untrusted, holding one MCP
-// server, until a trust that is not a dry run.
+// Trust records the call; with untrusted, a checkout is untrusted,
+// holding one MCP server, until a trust that is not a dry run.
 func (f *fakeHost) Trust(_ context.Context, ref workspace.Ref, dryRun bool) (plugin.Trusted, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -336,6 +339,6 @@ func (f *fakeHost) Trust(_ context.Context, ref workspace.Ref, dryRun bool) (plu
 	if !dryRun {
 		f.trusted[ref.Root] = true
 	}
-	return plugin.Trusted{Root: ref.Root, DryRun: dryRun, Trusted: f.trusted[ref.Root],
+	return plugin.Trusted{Root: ref.Root, DryRun: dryRun, Trusted: !f.untrusted || f.trusted[ref.Root],
 		Held: []plugin.HeldKey{{Key: "mcp.servers.git", Does: "runs: git-mcp (an MCP server)"}}}, nil
 }

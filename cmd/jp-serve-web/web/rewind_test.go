@@ -52,6 +52,7 @@ func TestRewind(t *testing.T) {
 // reaches jp not at all.
 func TestTrust(t *testing.T) {
 	f := fixture()
+	f.untrusted = true
 	_, ts := newServer(t, f)
 	var st plugin.Trusted
 	if code := getJSON(t, ts, "/api/trust?workspace=a1b2c3d&root="+url.QueryEscape("/src/a"), &st); code != http.StatusOK || st.Trusted || len(st.Held) != 1 || st.Held[0].Key != "mcp.servers.git" {
