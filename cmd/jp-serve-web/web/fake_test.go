@@ -340,5 +340,5 @@ func (f *fakeHost) Trust(_ context.Context, ref workspace.Ref, dryRun bool) (plu
 		f.trusted[ref.Root] = true
 	}
 	return plugin.Trusted{Root: ref.Root, DryRun: dryRun, Trusted: !f.untrusted || f.trusted[ref.Root],
-		Held: []plugin.HeldKey{{Key: "mcp.servers.git", Does: "runs: git-mcp (an MCP server)"}}}, nil
+		Held: []plugin.HeldKey{{Key: "mcp.servers.git", Does: "runs: git-mcp (MCP server git)"}}}, nil
 }
