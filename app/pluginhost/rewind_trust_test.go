@@ -157,3 +157,42 @@ func TestPluginTrust(t *testing.T) {
 		t.Fatalf("the trusted checkout's configuration = %v, want the attachment", c)
 	}
 }
+
+// TestPluginTrustTurn: a delegated turn in an untrusted checkout runs
+// without the checkout's conversation.tools.fs_read.run = "unattended"
+// (the call asks for approval); after trust the next turn applies it (the
+// call runs without asking).
+func TestPluginTrustTurn(t *testing.T) {
+	h, ws := multiHost(t)
+	a := h.conv("alpha")
+	cfg := filepath.Join(h.loc.Root, ".jp", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte("[conversation.tools.fs_read]\nrun = \"unattended\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	call, text := `{"events":[{"tool_call":{"name":"fs_read","arguments":{"path":"a.txt"}}}]}`, `{"events":[{"text":"read it"}]}`
+	h.script = writeScript(t, call, text, call, text)
+	err := h.run(ready,
+		send(fmt.Sprintf(`{"type":"query","id":"q0",%s,"conversation":"%s","content":"before"}`, ws, a)),
+		untilText(`"respond":"tool_approval"`),
+		send(`{"type":"respond","call_id":"call_0_0","action":"reject"}`), until("query_complete"),
+		send(fmt.Sprintf(`{"type":"trust","id":"t",%s}`, ws)), read(1),
+		send(fmt.Sprintf(`{"type":"query","id":"q1",%s,"conversation":"%s","content":"after"}`, ws, a)), until("query_complete"),
+		exit0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := map[string]int{}
+	for _, id := range []string{"q0", "q1"} {
+		for _, m := range received(h.answers(), "event", id) {
+			if m["respond"] == "tool_approval" {
+				asked[id]++
+			}
+		}
+	}
+	if asked["q0"] != 1 || asked["q1"] != 0 {
+		t.Fatalf("approvals asked %v: want 1 before trust (the checkout's unattended held back), 0 after", asked)
+	}
+}
