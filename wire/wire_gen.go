@@ -75,6 +75,7 @@ func InitializeCLI(opts Options) (*App, func(), error) {
 	plugins := app.NewPlugins(catalog)
 	spawner := _wireSpawnerValue
 	codec := _wireCodecValue
+	rewind := app.NewRewind(store, store, store, clock, iDs)
 	deps := pluginhost.Deps{
 		Registry: store,
 		Loader:   loader,
@@ -90,10 +91,11 @@ func InitializeCLI(opts Options) (*App, func(), error) {
 		Events:   codec,
 		Query:    query,
 		History:  file,
+		Rewind:   rewind,
+		Trust:    trust,
 	}
 	host := pluginhost.New(plugins, workspaces, config, deps)
 	mcp := app.NewMCP(workspaces, loader, pool)
-	rewind := app.NewRewind(store, store, store, clock, iDs)
 	models := app.NewModels(workspaces, loader, factory)
 	wireApp := &App{
 		Workspaces:    workspaces,
@@ -179,6 +181,7 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 	plugins := app.NewPlugins(catalog)
 	spawner := _wireSpawnerValue
 	codec := _wireCodecValue
+	rewind := app.NewRewind(store, store, store, clock, iDs)
 	deps := pluginhost.Deps{
 		Registry: store,
 		Loader:   loader,
@@ -194,10 +197,11 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 		Events:   codec,
 		Query:    query,
 		History:  file,
+		Rewind:   rewind,
+		Trust:    trust,
 	}
 	host := pluginhost.New(plugins, workspaces, config, deps)
 	mcp := app.NewMCP(workspaces, loader, pool)
-	rewind := app.NewRewind(store, store, store, clock, iDs)
 	models := app.NewModels(workspaces, loader, factory)
 	wireApp := &App{
 		Workspaces:    workspaces,

@@ -77,3 +77,40 @@ func TestHistory(t *testing.T) {
 		t.Fatalf("history = %q", got)
 	}
 }
+
+// TestRewindAndTrust: rewind and trust name the checkout, carry their
+// options, and return jp's answers.
+func TestRewindAndTrust(t *testing.T) {
+	ref := workspace.Ref{ID: "a1b2c3d", Root: "/src/wt"}
+	var rw plugin.Rewound
+	var tr plugin.Trusted
+	f := start(t, initLine, func(ctx context.Context, c *pluginsdk.Client) error {
+		var err error
+		if rw, err = c.At(ref).Rewind(ctx, "17127583920", 1, pluginsdk.RewindOptions{DryRun: true}); err != nil {
+			t.Error(err)
+		}
+		if tr, err = c.At(ref).Trust(ctx, false); err != nil {
+			t.Error(err)
+		}
+		return nil
+	})
+	f.Recv() // ready
+	r := f.Recv()
+	if r["type"] != "rewind" || r["turn"] != float64(1) || r["dry_run"] != true || r["truncate"] != nil || fmt.Sprint(r["workspace"]) != "map[id:a1b2c3d root:/src/wt]" {
+		t.Fatalf("rewind request = %v", r)
+	}
+	f.Send(fmt.Sprintf(`{"type":"rewound","id":%q,"conversation":"17127583920","dry_run":true,"turns":2,"undone":[2],"files":[{"path":"f","action":"restore","turns":[2]}],"conflicts":[]}`, r["id"]))
+	r = f.Recv()
+	if r["type"] != "trust" || r["dry_run"] != nil || fmt.Sprint(r["workspace"]) != "map[id:a1b2c3d root:/src/wt]" {
+		t.Fatalf("trust request = %v", r)
+	}
+	f.Send(fmt.Sprintf(`{"type":"trusted","id":%q,"root":"/src/wt","trusted":true,"held":[{"key":"mcp.servers.x","does":"runs: x"}]}`, r["id"]))
+	f.Recv() // exit
+	f.End()
+	if !rw.DryRun || len(rw.Files) != 1 || rw.Files[0].Path != "f" || rw.Files[0].Action != "restore" || fmt.Sprint(rw.Undone) != "[2]" {
+		t.Fatalf("rewound = %+v", rw)
+	}
+	if !tr.Trusted || tr.Root != "/src/wt" || len(tr.Held) != 1 || tr.Held[0].Key != "mcp.servers.x" {
+		t.Fatalf("trusted = %+v", tr)
+	}
+}

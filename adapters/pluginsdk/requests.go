@@ -284,3 +284,29 @@ func (c *Client) AddHistory(ctx context.Context, text string) error {
 		return plugin.AddHistory{ID: id, Text: text}
 	})
 }
+
+// RewindOptions are jp conversation rewind's flags: Truncate instead of a
+// fork, Force to restore files changed since jp wrote them, DryRun to only
+// say what would change.
+type RewindOptions struct {
+	Truncate, Force, DryRun bool
+}
+
+// Rewind restores the files the conversation's tools changed after turn
+// (0 undoes every turn) and forks the conversation there (or truncates
+// it), as jp conversation rewind does. Multi-scope plugins only.
+func (w Checkout) Rewind(ctx context.Context, conversation string, turn int, o RewindOptions) (plugin.Rewound, error) {
+	return request[plugin.Rewound](ctx, w.c, func(id string) plugin.Message {
+		return plugin.Rewind{ID: id, Workspace: w.ref, Conversation: conversation, Turn: turn,
+			Truncate: o.Truncate, Force: o.Force, DryRun: o.DryRun}
+	})
+}
+
+// Trust trusts the checkout's configuration, as jp workspace trust does;
+// with dryRun it only reviews (whether it is trusted and what an
+// untrusted checkout holds back). Multi-scope plugins only.
+func (w Checkout) Trust(ctx context.Context, dryRun bool) (plugin.Trusted, error) {
+	return request[plugin.Trusted](ctx, w.c, func(id string) plugin.Message {
+		return plugin.TrustCheckout{ID: id, Workspace: w.ref, DryRun: dryRun}
+	})
+}

@@ -53,6 +53,15 @@ func (cs *checkouts) get(loc workspace.Location) *checkout {
 	return c
 }
 
+// reopen forgets the checkout at loc: its next reference opens it again
+// and resolves its configuration anew (after a trust). A turn already
+// running keeps the configuration it started with.
+func (cs *checkouts) reopen(loc workspace.Location) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	delete(cs.m, loc)
+}
+
 // configFor resolves (once) the configuration of c.
 func (s *session) configFor(ctx context.Context, c *checkout) (config.Resolved, error) {
 	c.cfgOnce.Do(func() {
@@ -167,6 +176,7 @@ var addressedTypes = map[string]bool{
 	plugin.TypeSetTitle: true, plugin.TypeArchive: true, plugin.TypeUnarchive: true,
 	plugin.TypeLock: true, plugin.TypeUnlock: true, plugin.TypeQuery: true, plugin.TypeInterrupt: true,
 	plugin.TypePushEvents: true, plugin.TypeContextMeter: true, plugin.TypeCompact: true,
+	plugin.TypeRewind: true, plugin.TypeTrust: true,
 }
 
 // listOrNone is names joined with commas, or "none".

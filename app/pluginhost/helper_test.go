@@ -231,6 +231,9 @@ type host struct {
 	scope string
 	// history is the session's message history.
 	history *history.File
+	// snaps are the file snapshots a rewind reads and restores (set its
+	// funcs in the test).
+	snaps *mocks.FileSnapshotsMock
 }
 
 // stepClock is a clock that moves one second per reading, from t.
@@ -282,7 +285,9 @@ func newHostWith(t *testing.T, spawner ports.PluginSpawner) *host {
 		},
 	}
 	ws := app.NewWorkspaces(store, store)
-	loader := tomlconfig.New()
+	trust := &tomlconfig.TrustFile{Path: filepath.Join(data, "trust.json")}
+	loader := tomlconfig.NewWithOptions(tomlconfig.Options{Trust: trust})
+	h.snaps = &mocks.FileSnapshotsMock{}
 	ids := counterIDs()
 	// Delegated turns run the real engine on the demo model (echo, or the
 	// script in h.script) with the echo tools.
@@ -300,7 +305,7 @@ func newHostWith(t *testing.T, spawner ports.PluginSpawner) *host {
 	h.host = pluginhost.New(app.NewPlugins(h.catalog), ws, app.NewConfig(ws, loader, tomlconfig.NewEditor()), pluginhost.Deps{
 		Registry: store, Loader: loader, Store: store, Drafts: store, Locker: store, Printer: h.printer,
 		Prompter: h.prompter, Catalog: h.catalog, Spawner: spawner, Clock: clock, IDs: ids, Events: eventcodec.Codec{}, Query: query,
-		History: h.history,
+		History: h.history, Rewind: app.NewRewind(store, store, h.snaps, clock, ids), Trust: app.NewTrust(ws, loader, trust),
 	})
 	return h
 }

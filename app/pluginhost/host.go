@@ -42,6 +42,8 @@ type Host struct {
 	events   ports.EventCodec
 	query    *app.Query
 	history  ports.MessageHistory
+	rewind   *app.Rewind
+	trustUC  *app.Trust
 }
 
 // Deps are Host's ports.
@@ -66,13 +68,18 @@ type Deps struct {
 	// History is the session's message history (read_history,
 	// add_history); nil refuses those requests.
 	History ports.MessageHistory
+	// Rewind and Trust serve a frontend's rewind and trust requests (nil
+	// refuses them).
+	Rewind *app.Rewind
+	Trust  *app.Trust
 }
 
 // New builds the use case.
 func New(plugins *app.Plugins, ws *app.Workspaces, cfg *app.Config, d Deps) *Host {
 	return &Host{plugins: plugins, ws: ws, cfg: cfg, reg: d.Registry, loader: d.Loader, store: d.Store,
 		drafts: d.Drafts, locker: d.Locker, printer: d.Printer, prompter: d.Prompter, catalog: d.Catalog,
-		spawner: d.Spawner, clock: d.Clock, ids: d.IDs, events: d.Events, query: d.Query, history: d.History}
+		spawner: d.Spawner, clock: d.Clock, ids: d.IDs, events: d.Events, query: d.Query, history: d.History,
+		rewind: d.Rewind, trustUC: d.Trust}
 }
 
 // RunInput is one run of a routed plugin.

@@ -86,6 +86,8 @@ var routes = map[string]route{
 	plugin.TypeCompact:            {serve: handleAt((*session).compact), wait: true},
 	plugin.TypeReadHistory:        {serve: handle((*session).readHistory)},
 	plugin.TypeAddHistory:         {serve: handle((*session).addHistory)},
+	plugin.TypeRewind:             {serve: handleAt((*session).rewind), wait: true},
+	plugin.TypeTrust:              {serve: handleAt((*session).trust), wait: true},
 }
 
 // version2Types are the requests only protocol version 2 serves: what
@@ -98,6 +100,8 @@ var version2Types = map[string]bool{
 	plugin.TypeCompact:        true,
 	plugin.TypeReadHistory:    true,
 	plugin.TypeAddHistory:     true,
+	plugin.TypeRewind:         true,
+	plugin.TypeTrust:          true,
 }
 
 // multiOnlyTypes are the requests of a frontend to jp (a page that
@@ -108,6 +112,8 @@ var multiOnlyTypes = map[string]bool{
 	plugin.TypeCompact:      true,
 	plugin.TypeReadHistory:  true,
 	plugin.TypeAddHistory:   true,
+	plugin.TypeRewind:       true,
+	plugin.TypeTrust:        true,
 }
 
 // handleLine routes one line. It reports whether the loop ends (exit).

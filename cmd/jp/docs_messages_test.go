@@ -82,6 +82,10 @@ var docMessages = map[string]func() any{
 	plugin.TypeAddHistory:         func() any { return &plugin.AddHistory{} },
 	plugin.TypeHistory:            func() any { return &plugin.History{} },
 	plugin.TypeHistoryAdded:       func() any { return &plugin.HistoryAdded{} },
+	plugin.TypeRewind:             func() any { return &plugin.Rewind{} },
+	plugin.TypeRewound:            func() any { return &plugin.Rewound{} },
+	plugin.TypeTrust:              func() any { return &plugin.TrustCheckout{} },
+	plugin.TypeTrusted:            func() any { return &plugin.Trusted{} },
 }
 
 // TestPluginDocMessages reads every JSON block of docs/plugins.md as the

@@ -36,6 +36,8 @@ const (
 	TypeCompact            = "compact"
 	TypeReadHistory        = "read_history"
 	TypeAddHistory         = "add_history"
+	TypeRewind             = "rewind"
+	TypeTrust              = "trust"
 )
 
 // Ready answers init: the plugin is up. Protocol, when set, is the lowest
@@ -121,6 +123,33 @@ type Compact struct {
 	Workspace    *workspace.Ref `json:"workspace,omitempty"`
 	Conversation string         `json:"conversation"`
 	DryRun       bool           `json:"dry_run,omitempty"`
+}
+
+// Rewind is jp conversation rewind: restore the files the conversation's
+// tools changed after turn Turn (complete turns, counted from 1; 0 undoes
+// every turn) and fork the conversation there (the fork becomes the
+// active conversation), or, with Truncate, hide the later turns from the
+// model. Force restores files changed since jp wrote them too; DryRun
+// only says what would change. The answer is Rewound.
+type Rewind struct {
+	ID           string         `json:"id,omitempty"`
+	Workspace    *workspace.Ref `json:"workspace,omitempty"`
+	Conversation string         `json:"conversation"`
+	Turn         int            `json:"turn"`
+	Truncate     bool           `json:"truncate,omitempty"`
+	Force        bool           `json:"force,omitempty"`
+	DryRun       bool           `json:"dry_run,omitempty"`
+}
+
+// TrustCheckout is jp workspace trust for the checkout the request names: record
+// that the user trusts its configuration's keys that run programs or send
+// data, so that they apply. DryRun only reviews: it says what the
+// configuration holds and whether it is trusted, and writes nothing. The
+// answer is Trusted.
+type TrustCheckout struct {
+	ID        string         `json:"id,omitempty"`
+	Workspace *workspace.Ref `json:"workspace,omitempty"`
+	DryRun    bool           `json:"dry_run,omitempty"`
 }
 
 // ReadConfig asks for the resolved configuration, or the subtree at Path
@@ -257,6 +286,8 @@ func (ContextMeter) MessageType() string       { return TypeContextMeter }
 func (Compact) MessageType() string            { return TypeCompact }
 func (ReadHistory) MessageType() string        { return TypeReadHistory }
 func (AddHistory) MessageType() string         { return TypeAddHistory }
+func (Rewind) MessageType() string             { return TypeRewind }
+func (TrustCheckout) MessageType() string      { return TypeTrust }
 
 // Validate implementations: required fields and closed values. A
 // conversation ID must be well-formed (digits only, no path characters).
@@ -288,6 +319,15 @@ func (r ReadEvents) Validate() error      { return checkConversation(r.Conversat
 func (r ContextMeter) Validate() error    { return checkConversation(r.Conversation) }
 func (r Compact) Validate() error         { return checkConversation(r.Conversation) }
 func (ReadHistory) Validate() error       { return nil }
+func (TrustCheckout) Validate() error     { return nil }
+
+// Validate checks the conversation and that the turn counts from 0.
+func (r Rewind) Validate() error {
+	if r.Turn < 0 {
+		return fmt.Errorf("%w: turn counts from 1 (0 undoes every turn), not %d", ErrBadField, r.Turn)
+	}
+	return checkConversation(r.Conversation)
+}
 
 // Validate checks there is a message to record.
 func (r AddHistory) Validate() error {

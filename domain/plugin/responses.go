@@ -33,6 +33,8 @@ const (
 	TypeCompacted      = "compacted"
 	TypeHistory        = "history"
 	TypeHistoryAdded   = "history_added"
+	TypeRewound        = "rewound"
+	TypeTrusted        = "trusted"
 	TypeError          = "error"
 )
 
@@ -166,6 +168,58 @@ type History struct {
 // HistoryAdded answers AddHistory.
 type HistoryAdded struct {
 	ID string `json:"id,omitempty"`
+}
+
+// Rewound answers Rewind: the complete turns the conversation had, the
+// turns undone, the files restored (with DryRun: that would be), the
+// conflicts (files changed since jp wrote them: restored only with
+// Force), the undone tool calls whose file changes jp did not record, and
+// the fork (a new conversation) or Truncated.
+type Rewound struct {
+	ID           string           `json:"id,omitempty"`
+	Conversation string           `json:"conversation"`
+	DryRun       bool             `json:"dry_run,omitempty"`
+	Turns        int              `json:"turns"`
+	Undone       []int            `json:"undone"`
+	Files        []RewoundFile    `json:"files"`
+	Conflicts    []RewoundFile    `json:"conflicts"`
+	Unrecorded   []UnrecordedCall `json:"unrecorded,omitempty"`
+	Fork         string           `json:"fork,omitempty"`
+	Truncated    bool             `json:"truncated,omitempty"`
+}
+
+// RewoundFile is one file of a rewind: its path (relative to the
+// checkout), what happens to it (restore, recreate, delete or unchanged),
+// and the undone turns that changed it.
+type RewoundFile struct {
+	Path   string `json:"path"`
+	Action string `json:"action"`
+	Turns  []int  `json:"turns,omitempty"`
+}
+
+// UnrecordedCall is an undone tool call whose file changes jp did not
+// record (shell, local command and MCP tools): a rewind cannot undo them.
+type UnrecordedCall struct {
+	Turn int    `json:"turn"`
+	Name string `json:"name"`
+}
+
+// Trusted answers Trust: the checkout's root, whether it is trusted (after
+// the request; with DryRun: now), and the keys of its configuration that
+// run or send (Held: what an untrusted checkout holds back).
+type Trusted struct {
+	ID      string    `json:"id,omitempty"`
+	Root    string    `json:"root"`
+	DryRun  bool      `json:"dry_run,omitempty"`
+	Trusted bool      `json:"trusted"`
+	Held    []HeldKey `json:"held"`
+}
+
+// HeldKey is one configuration key that runs a program or sends data,
+// and what it would make jp do.
+type HeldKey struct {
+	Key  string `json:"key"`
+	Does string `json:"does"`
 }
 
 // Draft answers ReadDraft: the draft's query text (not its meta section)
@@ -366,6 +420,8 @@ func (Meter) MessageType() string           { return TypeMeter }
 func (Compacted) MessageType() string       { return TypeCompacted }
 func (History) MessageType() string         { return TypeHistory }
 func (HistoryAdded) MessageType() string    { return TypeHistoryAdded }
+func (Rewound) MessageType() string         { return TypeRewound }
+func (Trusted) MessageType() string         { return TypeTrusted }
 func (DraftWritten) MessageType() string    { return TypeDraftWritten }
 func (Created) MessageType() string         { return TypeCreated }
 func (TitleSet) MessageType() string        { return TypeTitleSet }

@@ -76,6 +76,9 @@ func TestAuth(t *testing.T) {
 		{"GET", "/api/watch?workspace=a1b2c3d&root=%2Fsrc%2Fa&conversation=17127583920&after=0", ""},
 		{"GET", "/api/meter?workspace=a1b2c3d&root=%2Fsrc%2Fa&conversation=17127583920", ""},
 		{"POST", "/api/compact", `{"workspace":"a1b2c3d","root":"/src/a","conversation":"17127583920"}`},
+		{"POST", "/api/rewind", `{"workspace":"a1b2c3d","root":"/src/a","conversation":"17127583920","turn":1}`},
+		{"GET", "/api/trust?workspace=a1b2c3d&root=%2Fsrc%2Fa", ""},
+		{"POST", "/api/trust", `{"workspace":"a1b2c3d","root":"/src/a"}`},
 		{"GET", "/nope", ""},
 	}
 	send := func(c *http.Client, r authReq, auth, cookie string) (int, string) {

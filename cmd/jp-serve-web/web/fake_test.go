@@ -35,7 +35,13 @@ type fakeHost struct {
 
 	meter    plugin.Meter // context_meter's answer
 	compacts []compactCall
-	history  []string // the message history, oldest first
+	rewinds  []rewindCall
+	trusts   []trustCall
+	trusted  map[string]bool // checkout roots trusted
+	// untrusted makes every checkout untrusted (holding one MCP server)
+	// until trusted; otherwise every checkout is.
+	untrusted bool
+	history   []string // the message history, oldest first
 }
 
 type draftWrite struct {
@@ -289,4 +295,50 @@ func (f *fakeHost) AddHistory(_ context.Context, text string) error {
 	defer f.mu.Unlock()
 	f.history = append(f.history, text)
 	return nil
+}
+
+type rewindCall struct {
+	Ref    workspace.Ref
+	Conv   string
+	Turn   int
+	DryRun bool
+}
+
+type trustCall struct {
+	Ref    workspace.Ref
+	DryRun bool
+}
+
+// Rewind records the call and answers a rewind of turn 2 restoring
+// greet.txt (a fork unless dryRun), or jp's refusal for an unknown
+// conversation.
+func (f *fakeHost) Rewind(_ context.Context, ref workspace.Ref, conv string, turn int, dryRun bool) (plugin.Rewound, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.rewinds = append(f.rewinds, rewindCall{Ref: ref, Conv: conv, Turn: turn, DryRun: dryRun})
+	if _, ok := f.events[conv]; !ok {
+		return plugin.Rewound{}, plugin.Error{Request: "rewind", Message: "conversation " + conv + " not found"}
+	}
+	r := plugin.Rewound{Conversation: conv, DryRun: dryRun, Turns: 2, Undone: []int{2},
+		Files: []plugin.RewoundFile{{Path: "greet.txt", Action: "restore", Turns: []int{2}}}, Conflicts: []plugin.RewoundFile{}}
+	if !dryRun {
+		r.Fork = "17127583950"
+	}
+	return r, nil
+}
+
+// Trust records the call; with untrusted, a checkout is untrusted,
+// holding one MCP server, until a trust that is not a dry run.
+func (f *fakeHost) Trust(_ context.Context, ref workspace.Ref, dryRun bool) (plugin.Trusted, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.trusts = append(f.trusts, trustCall{Ref: ref, DryRun: dryRun})
+	if f.trusted == nil {
+		f.trusted = map[string]bool{}
+	}
+	if !dryRun {
+		f.trusted[ref.Root] = true
+	}
+	return plugin.Trusted{Root: ref.Root, DryRun: dryRun, Trusted: !f.untrusted || f.trusted[ref.Root],
+		Held: []plugin.HeldKey{{Key: "mcp.servers.git", Does: "runs: git-mcp (MCP server git)"}}}, nil
 }

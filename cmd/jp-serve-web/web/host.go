@@ -46,6 +46,11 @@ type Host interface {
 	ReadHistory(ctx context.Context) ([]string, error)
 	// AddHistory records a sent message in it.
 	AddHistory(ctx context.Context, text string) error
+	// Rewind restores the files a conversation's tools changed after turn
+	// and forks it there (dryRun: only say what would change).
+	Rewind(ctx context.Context, ref workspace.Ref, conversation string, turn int, dryRun bool) (plugin.Rewound, error)
+	// Trust trusts the checkout's configuration (dryRun: only review it).
+	Trust(ctx context.Context, ref workspace.Ref, dryRun bool) (plugin.Trusted, error)
 }
 
 // Stream is a running delegated turn (pluginsdk.QueryStream).
@@ -115,3 +120,11 @@ func (h sdkHost) Compact(ctx context.Context, ref workspace.Ref, conversation st
 func (h sdkHost) ReadHistory(ctx context.Context) ([]string, error) { return h.c.ReadHistory(ctx) }
 
 func (h sdkHost) AddHistory(ctx context.Context, text string) error { return h.c.AddHistory(ctx, text) }
+
+func (h sdkHost) Rewind(ctx context.Context, ref workspace.Ref, conversation string, turn int, dryRun bool) (plugin.Rewound, error) {
+	return h.c.At(ref).Rewind(ctx, conversation, turn, pluginsdk.RewindOptions{DryRun: dryRun})
+}
+
+func (h sdkHost) Trust(ctx context.Context, ref workspace.Ref, dryRun bool) (plugin.Trusted, error) {
+	return h.c.At(ref).Trust(ctx, dryRun)
+}

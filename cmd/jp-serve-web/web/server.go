@@ -93,6 +93,9 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/watch", s.apiWatch)
 	mux.HandleFunc("GET /api/meter", s.apiMeter)
 	mux.HandleFunc("POST /api/compact", s.apiCompact)
+	mux.HandleFunc("POST /api/rewind", s.apiRewind)
+	mux.HandleFunc("GET /api/trust", s.apiTrustState)
+	mux.HandleFunc("POST /api/trust", s.apiTrust)
 	mux.Handle("GET /static/", s.static)
 	return s.guard(mux)
 }

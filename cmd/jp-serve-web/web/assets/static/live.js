@@ -341,6 +341,63 @@
   // A message stored by a turn elsewhere (a terminal) joins the recall too.
   page.addEventListener('jp:sent', (e) => remember(e.detail));
 
+  // ---- Rewind to a turn ----
+
+  // Each turn's Rewind undoes it and every later turn, as jp conversation
+  // rewind --turn N does (N: the complete turns before it): it first shows
+  // the dry run (the files that would change, the conflicts), then asks
+  // Rewind / Cancel; the rewind restores the files and forks the
+  // conversation before the turn, and the page opens the fork.
+  const rewindPanel = document.getElementById('rewind-panel');
+  function showRewind(...content) {
+    rewindPanel.replaceChildren(...content);
+    rewindPanel.hidden = content.length === 0;
+  }
+  // kept is the number of complete turns before the turn row.
+  const kept = (row) => [...events.querySelectorAll('.ev.turn-end.completed')]
+    .filter((e) => row.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_PRECEDING).length;
+  function decorate() {
+    for (const row of events.querySelectorAll('.ev.turn:not([data-rewind])')) {
+      row.dataset.rewind = '1';
+      row.append(h('button', { type: 'button', class: 'linkish small rewind', title: 'Undo this turn and every later one: restore the files they changed and fork the conversation before it (jp conversation rewind). You see what would change first.',
+        onclick: () => rewindPreview(kept(row)) }, 'Rewind…'));
+    }
+  }
+  async function rewindCall(turn, dryRun) {
+    const resp = await jpFetch('/api/rewind', { method: 'POST', headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify(Object.assign(where(), { turn, dry_run: dryRun })) });
+    let data = {};
+    try { data = await resp.json(); } catch (e) { data = { error: resp.status + ' ' + resp.statusText }; }
+    if (!resp.ok) throw new Error(data.error || resp.statusText);
+    return data;
+  }
+  const fileList = (files) => h('ul', { class: 'rewind-files' }, ...files.map((f) => h('li', {}, f.action + ' ', h('code', {}, f.path))));
+  async function rewindPreview(turn) {
+    try {
+      const d = await rewindCall(turn, true);
+      const parts = [h('span', { id: 'rewind-preview' }, 'Rewind to turn ' + turn + ': undo turn ' + d.undone.join(', ') + ' and fork the conversation there (this one stays whole). ' +
+        (d.files.length ? 'Files:' : 'No file changes to undo.')), d.files.length ? fileList(d.files) : null];
+      if (d.conflicts.length) parts.push(h('span', { class: 'conflict' }, 'Changed since jp wrote them (the rewind refuses; jp conversation rewind --force restores them):'), fileList(d.conflicts));
+      if (d.unrecorded && d.unrecorded.length) parts.push(h('span', {}, 'Not undone (jp did not record their changes): ' + d.unrecorded.map((u) => u.name + ' (turn ' + u.turn + ')').join(', ') + '. '));
+      parts.push(btn('rewind-confirm', 'Rewind', () => rewindConfirm(turn)), ' · ', btn('rewind-cancel', 'Cancel', () => showRewind()));
+      showRewind(...parts);
+    } catch (e) {
+      showRewind('jp did not rewind: ' + e.message + '.');
+    }
+  }
+  async function rewindConfirm(turn) {
+    try {
+      const d = await rewindCall(turn, false);
+      if (!d.fork) { location.reload(); return; }
+      showRewind(h('span', { id: 'rewind-done' }, 'Rewound: opening the fork ' + d.fork + '…'));
+      location.assign(location.pathname.replace(/\/c\/[^/]+$/, '/c/' + d.fork) + location.search);
+    } catch (e) {
+      showRewind('jp did not rewind: ' + e.message + '.');
+    }
+  }
+  new MutationObserver(decorate).observe(events, { childList: true });
+  decorate();
+
   meter();
   watch();
 })();
