@@ -2,6 +2,7 @@ package pluginhost_test
 
 import (
 	"github.com/jpcli/jp/adapters/eventcodec"
+	"github.com/jpcli/jp/adapters/pluginwire"
 
 	"bufio"
 	"context"
@@ -299,7 +300,7 @@ func newHostWith(t *testing.T, spawner ports.PluginSpawner) *host {
 	})
 	h.host = pluginhost.New(app.NewPlugins(h.catalog), ws, app.NewConfig(ws, loader, tomlconfig.NewEditor()), pluginhost.Deps{
 		Registry: store, Loader: loader, Store: store, Drafts: store, Locker: store, Printer: h.printer,
-		Prompter: h.prompter, Catalog: h.catalog, Spawner: spawner, Clock: clock, IDs: ids, Events: eventcodec.Codec{}, Query: query,
+		Prompter: h.prompter, Catalog: h.catalog, Spawner: spawner, Clock: clock, IDs: ids, Events: eventcodec.Codec{}, Wire: pluginwire.Codec{}, Query: query,
 		History: h.history,
 	})
 	return h
