@@ -1,8 +1,3 @@
-// Package pluginwire is the plugin protocol's wire codec: a message as one
-// JSON line and back (docs/plugins.md). The messages themselves, their
-// validity rules and their errors are the protocol's model, in
-// domain/plugin; app/pluginhost reaches this codec through
-// ports.PluginCodec (Codec), and adapters/pluginsdk imports it directly.
 package pluginwire
 
 import (
@@ -44,8 +39,8 @@ func withType(typ string, body []byte) []byte {
 }
 
 // DecodeHeader reads the header of a line. A line that is not a JSON
-// object wraps plugin.ErrNotJSON; one without a type wraps plugin.ErrNoType; a header
-// field of the wrong type wraps ErrBadField. What it could read is
+// object wraps ErrNotJSON; one without a type wraps ErrNoType; a header
+// field of the wrong type wraps ErrBadField (all of domain/plugin). What it could read is
 // returned even with an error, so that an answer can echo the id.
 func DecodeHeader(line []byte) (plugin.Header, error) {
 	if h, ok := fastHeader(line); ok {
@@ -141,22 +136,4 @@ func Decode[T any, PT interface {
 		return v, err
 	}
 	return v, nil
-}
-
-// Codec is ports.PluginCodec: Encode, DecodeHeader and Unmarshal (with
-// field errors) for the use cases.
-type Codec struct{}
-
-// Encode is Encode.
-func (Codec) Encode(m plugin.Message) ([]byte, error) { return Encode(m) }
-
-// DecodeHeader is DecodeHeader.
-func (Codec) DecodeHeader(line []byte) (plugin.Header, error) { return DecodeHeader(line) }
-
-// Decode is Unmarshal, its errors naming the field.
-func (Codec) Decode(line []byte, v any) error {
-	if err := Unmarshal(line, v); err != nil {
-		return plugin.FieldError(err)
-	}
-	return nil
 }
