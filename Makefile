@@ -81,7 +81,7 @@ bench:
 ## committed seed corpora, testdata/fuzz/..., as plain tests)
 FUZZTIME ?= 30s
 FUZZ_TARGETS := \
-  ./domain/plugin:FuzzDecodeMessage \
+  ./adapters/pluginwire:FuzzDecodeMessage \
   ./adapters/eventcodec:FuzzDecodeEvents ./adapters/eventcodec:FuzzMetadata ./adapters/eventcodec:FuzzEachEventRead \
   ./adapters/fsstore:FuzzReadSiloEvents ./adapters/fsstore:FuzzFastMetadata ./adapters/fsstore:FuzzFastLocal \
   ./adapters/headless:FuzzParse ./adapters/llm/demo:FuzzParseScript \

@@ -154,3 +154,87 @@ func isTimeLayout(lit string) bool {
 	return strings.Contains(lit, "2006") && (strings.Contains(lit, "01") || strings.Contains(lit, "Jan")) ||
 		strings.Contains(lit, "15:04")
 }
+
+// TestPluginDomainHasNoCodec: domain/plugin is the protocol's model (its
+// messages, their Validate rules, the manifest, routing, admission); the
+// wire codec (a message as a JSON line and back, the fast paths) is
+// adapters/pluginwire's. So domain/plugin exports no top-level function
+// named Encode*, Decode*, Marshal* or Unmarshal* (a type's own
+// MarshalJSON or UnmarshalText method is its model's spelling, and is
+// allowed), and calls no json.Marshal or json.NewEncoder: writing a
+// message is the codec's.
+func TestPluginDomainHasNoCodec(t *testing.T) {
+	for _, v := range pluginCodecViolations(t, "plugin") {
+		t.Error(v)
+	}
+}
+
+// TestPluginCodecBanCatchesAPlantedViolation: the scan above finds an
+// exported decoder and an encoding call planted in a plugin-like tree.
+func TestPluginCodecBanCatchesAPlantedViolation(t *testing.T) {
+	dir := t.TempDir()
+	planted := `package planted
+
+import "encoding/json"
+
+type M struct{}
+
+func (M) MarshalJSON() ([]byte, error) { return nil, nil }
+
+func DecodeHeader(b []byte) error { return json.Unmarshal(b, &M{}) }
+
+func write(m M) []byte { b, _ := json.Marshal(m); return b }
+`
+	if err := os.WriteFile(filepath.Join(dir, "planted.go"), []byte(planted), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got := pluginCodecViolations(t, dir)
+	joined := strings.Join(got, "\n")
+	for _, want := range []string{"DecodeHeader", "json.Marshal"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("planted %s not found; the scan said:\n%s", want, joined)
+		}
+	}
+	if len(got) != 2 {
+		t.Errorf("found %d violations, want 2 (the MarshalJSON method is allowed):\n%s", len(got), joined)
+	}
+}
+
+// codecFuncPrefixes are the names of a codec's entry points.
+var codecFuncPrefixes = []string{"Encode", "Decode", "Marshal", "Unmarshal"}
+
+// pluginCodecViolations scans the Go files (tests excepted) under root.
+func pluginCodecViolations(t *testing.T, root string) []string {
+	t.Helper()
+	var out []string
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncDecl:
+				for _, p := range codecFuncPrefixes {
+					if n.Recv == nil && n.Name.IsExported() && strings.HasPrefix(n.Name.Name, p) {
+						out = append(out, fmt.Sprintf("%s: func %s: the plugin wire codec is adapters/pluginwire's", fset.Position(n.Pos()), n.Name.Name))
+					}
+				}
+			case *ast.SelectorExpr:
+				if x, ok := n.X.(*ast.Ident); ok && x.Name == "json" && (n.Sel.Name == "Marshal" || n.Sel.Name == "NewEncoder") {
+					out = append(out, fmt.Sprintf("%s: json.%s: encoding a plugin message is adapters/pluginwire's", fset.Position(n.Pos()), n.Sel.Name))
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

@@ -6291,3 +6291,163 @@ func (mock *ModelListerMock) ProvidersCalls() []struct {
 	mock.lockProviders.RUnlock()
 	return calls
 }
+
+// Ensure, that PluginCodecMock does implement ports.PluginCodec.
+// If this is not the case, regenerate this file with moq.
+var _ ports.PluginCodec = &PluginCodecMock{}
+
+// PluginCodecMock is a mock implementation of ports.PluginCodec.
+//
+//	func TestSomethingThatUsesPluginCodec(t *testing.T) {
+//
+//		// make and configure a mocked ports.PluginCodec
+//		mockedPluginCodec := &PluginCodecMock{
+//			DecodeFunc: func(line []byte, v any) error {
+//				panic("mock out the Decode method")
+//			},
+//			DecodeHeaderFunc: func(line []byte) (plugin.Header, error) {
+//				panic("mock out the DecodeHeader method")
+//			},
+//			EncodeFunc: func(m plugin.Message) ([]byte, error) {
+//				panic("mock out the Encode method")
+//			},
+//		}
+//
+//		// use mockedPluginCodec in code that requires ports.PluginCodec
+//		// and then make assertions.
+//
+//	}
+type PluginCodecMock struct {
+	// DecodeFunc mocks the Decode method.
+	DecodeFunc func(line []byte, v any) error
+
+	// DecodeHeaderFunc mocks the DecodeHeader method.
+	DecodeHeaderFunc func(line []byte) (plugin.Header, error)
+
+	// EncodeFunc mocks the Encode method.
+	EncodeFunc func(m plugin.Message) ([]byte, error)
+
+	// calls tracks calls to the methods.
+	calls struct {
+		// Decode holds details about calls to the Decode method.
+		Decode []struct {
+			// Line is the line argument value.
+			Line []byte
+			// V is the v argument value.
+			V any
+		}
+		// DecodeHeader holds details about calls to the DecodeHeader method.
+		DecodeHeader []struct {
+			// Line is the line argument value.
+			Line []byte
+		}
+		// Encode holds details about calls to the Encode method.
+		Encode []struct {
+			// M is the m argument value.
+			M plugin.Message
+		}
+	}
+	lockDecode       sync.RWMutex
+	lockDecodeHeader sync.RWMutex
+	lockEncode       sync.RWMutex
+}
+
+// Decode calls DecodeFunc.
+func (mock *PluginCodecMock) Decode(line []byte, v any) error {
+	if mock.DecodeFunc == nil {
+		panic("PluginCodecMock.DecodeFunc: method is nil but PluginCodec.Decode was just called")
+	}
+	callInfo := struct {
+		Line []byte
+		V    any
+	}{
+		Line: line,
+		V:    v,
+	}
+	mock.lockDecode.Lock()
+	mock.calls.Decode = append(mock.calls.Decode, callInfo)
+	mock.lockDecode.Unlock()
+	return mock.DecodeFunc(line, v)
+}
+
+// DecodeCalls gets all the calls that were made to Decode.
+// Check the length with:
+//
+//	len(mockedPluginCodec.DecodeCalls())
+func (mock *PluginCodecMock) DecodeCalls() []struct {
+	Line []byte
+	V    any
+} {
+	var calls []struct {
+		Line []byte
+		V    any
+	}
+	mock.lockDecode.RLock()
+	calls = mock.calls.Decode
+	mock.lockDecode.RUnlock()
+	return calls
+}
+
+// DecodeHeader calls DecodeHeaderFunc.
+func (mock *PluginCodecMock) DecodeHeader(line []byte) (plugin.Header, error) {
+	if mock.DecodeHeaderFunc == nil {
+		panic("PluginCodecMock.DecodeHeaderFunc: method is nil but PluginCodec.DecodeHeader was just called")
+	}
+	callInfo := struct {
+		Line []byte
+	}{
+		Line: line,
+	}
+	mock.lockDecodeHeader.Lock()
+	mock.calls.DecodeHeader = append(mock.calls.DecodeHeader, callInfo)
+	mock.lockDecodeHeader.Unlock()
+	return mock.DecodeHeaderFunc(line)
+}
+
+// DecodeHeaderCalls gets all the calls that were made to DecodeHeader.
+// Check the length with:
+//
+//	len(mockedPluginCodec.DecodeHeaderCalls())
+func (mock *PluginCodecMock) DecodeHeaderCalls() []struct {
+	Line []byte
+} {
+	var calls []struct {
+		Line []byte
+	}
+	mock.lockDecodeHeader.RLock()
+	calls = mock.calls.DecodeHeader
+	mock.lockDecodeHeader.RUnlock()
+	return calls
+}
+
+// Encode calls EncodeFunc.
+func (mock *PluginCodecMock) Encode(m plugin.Message) ([]byte, error) {
+	if mock.EncodeFunc == nil {
+		panic("PluginCodecMock.EncodeFunc: method is nil but PluginCodec.Encode was just called")
+	}
+	callInfo := struct {
+		M plugin.Message
+	}{
+		M: m,
+	}
+	mock.lockEncode.Lock()
+	mock.calls.Encode = append(mock.calls.Encode, callInfo)
+	mock.lockEncode.Unlock()
+	return mock.EncodeFunc(m)
+}
+
+// EncodeCalls gets all the calls that were made to Encode.
+// Check the length with:
+//
+//	len(mockedPluginCodec.EncodeCalls())
+func (mock *PluginCodecMock) EncodeCalls() []struct {
+	M plugin.Message
+} {
+	var calls []struct {
+		M plugin.Message
+	}
+	mock.lockEncode.RLock()
+	calls = mock.calls.Encode
+	mock.lockEncode.RUnlock()
+	return calls
+}

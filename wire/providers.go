@@ -26,6 +26,7 @@ import (
 	"github.com/jpcli/jp/adapters/history"
 	"github.com/jpcli/jp/adapters/mcp"
 	"github.com/jpcli/jp/adapters/pluginproc"
+	"github.com/jpcli/jp/adapters/pluginwire"
 	"github.com/jpcli/jp/adapters/providers"
 	"github.com/jpcli/jp/adapters/sysclock"
 	"github.com/jpcli/jp/adapters/terminal"
@@ -296,6 +297,8 @@ var pluginSet = wire.NewSet(
 	wire.Bind(new(ports.PluginSpawner), new(pluginproc.Spawner)),
 	wire.Value(eventcodec.Codec{}),
 	wire.Bind(new(ports.EventCodec), new(eventcodec.Codec)),
+	wire.Value(pluginwire.Codec{}),
+	wire.Bind(new(ports.PluginCodec), new(pluginwire.Codec)),
 	wire.Struct(new(pluginhost.Deps), "*"),
 	pluginhost.New,
 )

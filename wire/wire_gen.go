@@ -11,6 +11,7 @@ import (
 	"github.com/jpcli/jp/adapters/builtintools"
 	"github.com/jpcli/jp/adapters/eventcodec"
 	"github.com/jpcli/jp/adapters/pluginproc"
+	"github.com/jpcli/jp/adapters/pluginwire"
 	"github.com/jpcli/jp/adapters/sysclock"
 	"github.com/jpcli/jp/adapters/tomlconfig"
 	"github.com/jpcli/jp/app"
@@ -75,6 +76,7 @@ func InitializeCLI(opts Options) (*App, func(), error) {
 	plugins := app.NewPlugins(catalog)
 	spawner := _wireSpawnerValue
 	codec := _wireCodecValue
+	pluginwireCodec := _wirePluginwireCodecValue
 	rewind := app.NewRewind(store, store, store, clock, iDs)
 	deps := pluginhost.Deps{
 		Registry: store,
@@ -89,6 +91,7 @@ func InitializeCLI(opts Options) (*App, func(), error) {
 		Clock:    clock,
 		IDs:      iDs,
 		Events:   codec,
+		Wire:     pluginwireCodec,
 		Query:    query,
 		History:  file,
 		Rewind:   rewind,
@@ -114,10 +117,11 @@ func InitializeCLI(opts Options) (*App, func(), error) {
 }
 
 var (
-	_wireIDsValue       = sysclock.IDs{}
-	_wireCommitterValue = builtintools.Committer{}
-	_wireSpawnerValue   = pluginproc.Spawner{}
-	_wireCodecValue     = eventcodec.Codec{}
+	_wireIDsValue             = sysclock.IDs{}
+	_wireCommitterValue       = builtintools.Committer{}
+	_wireSpawnerValue         = pluginproc.Spawner{}
+	_wireCodecValue           = eventcodec.Codec{}
+	_wirePluginwireCodecValue = pluginwire.Codec{}
 )
 
 // InitializeHeadless builds the app for the headless front end: prompts
@@ -181,6 +185,7 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 	plugins := app.NewPlugins(catalog)
 	spawner := _wireSpawnerValue
 	codec := _wireCodecValue
+	pluginwireCodec := _wirePluginwireCodecValue
 	rewind := app.NewRewind(store, store, store, clock, iDs)
 	deps := pluginhost.Deps{
 		Registry: store,
@@ -195,6 +200,7 @@ func InitializeHeadless(opts Options) (*Headless, func(), error) {
 		Clock:    clock,
 		IDs:      iDs,
 		Events:   codec,
+		Wire:     pluginwireCodec,
 		Query:    query,
 		History:  file,
 		Rewind:   rewind,

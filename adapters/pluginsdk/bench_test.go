@@ -16,6 +16,7 @@ import (
 	"github.com/jpcli/jp/adapters/memstore"
 	"github.com/jpcli/jp/adapters/pluginproc"
 	"github.com/jpcli/jp/adapters/pluginsdk"
+	"github.com/jpcli/jp/adapters/pluginwire"
 	"github.com/jpcli/jp/adapters/sysclock"
 	"github.com/jpcli/jp/adapters/tomlconfig"
 	"github.com/jpcli/jp/app"
@@ -130,7 +131,7 @@ func startHostWith(b *testing.B, hs hostSetup) (*pluginsdk.Client, workspace.Ref
 	})
 	host := pluginhost.New(app.NewPlugins(pluginproc.NewCatalog(data)), ws, app.NewConfig(ws, loader, tomlconfig.NewEditor()), pluginhost.Deps{
 		Registry: store, Loader: loader, Store: store, Drafts: store, Locker: store, Printer: discardPrinter(),
-		Prompter: nil, Catalog: pluginproc.NewCatalog(data), Spawner: sp, Clock: benchClock(), IDs: sysclock.IDs{}, Events: eventcodec.Codec{}, Query: query,
+		Prompter: nil, Catalog: pluginproc.NewCatalog(data), Spawner: sp, Clock: benchClock(), IDs: sysclock.IDs{}, Events: eventcodec.Codec{}, Wire: pluginwire.Codec{}, Query: query,
 	})
 	if err := store.Register(b.Context(), f); err != nil {
 		b.Fatal(err)
@@ -212,7 +213,7 @@ func rawRoundTrips(b *testing.B, n int, req, reply []byte) time.Duration {
 }
 
 func line(m plugin.Message) []byte {
-	b, err := plugin.Encode(m)
+	b, err := pluginwire.Encode(m)
 	if err != nil {
 		panic(err)
 	}

@@ -70,6 +70,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/jpcli/jp/adapters/pluginwire"
 	"github.com/jpcli/jp/domain/plugin"
 	"github.com/jpcli/jp/internal/jsonl"
 )
@@ -136,7 +137,7 @@ func Start(ctx context.Context, r io.Reader, w io.Writer, m plugin.Manifest) (*C
 	if err != nil {
 		return nil, fmt.Errorf("pluginsdk: read the first message from jp: %w", err)
 	}
-	hdr, err := plugin.DecodeHeader(line)
+	hdr, err := pluginwire.DecodeHeader(line)
 	if err != nil {
 		return nil, fmt.Errorf("pluginsdk: first message from jp: %w", err)
 	}
@@ -184,7 +185,7 @@ func (c *Client) Wait() { <-c.readerDone }
 
 // send writes one message line.
 func (c *Client) send(m plugin.Message) error {
-	line, err := plugin.Encode(m)
+	line, err := pluginwire.Encode(m)
 	if err != nil {
 		return err
 	}
@@ -206,7 +207,7 @@ func (c *Client) read(br *bufio.Reader) {
 			c.closeAll(fmt.Errorf("%w (%v)", ErrClosed, err))
 			return
 		}
-		hdr, err := plugin.DecodeHeader(line)
+		hdr, err := pluginwire.DecodeHeader(line)
 		if err != nil {
 			continue // jp writes valid messages; ignore what is not one
 		}
@@ -353,7 +354,7 @@ func (c *Client) decode(req plugin.Message, a answer, want string, out any) erro
 	if out == nil {
 		return nil
 	}
-	if err := plugin.Unmarshal(a.line, out); err != nil {
+	if err := pluginwire.Unmarshal(a.line, out); err != nil {
 		return fmt.Errorf("pluginsdk: decode %s: %w", want, err)
 	}
 	return nil

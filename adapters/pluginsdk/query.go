@@ -8,6 +8,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/jpcli/jp/adapters/pluginwire"
 	"github.com/jpcli/jp/domain/plugin"
 )
 
@@ -113,7 +114,7 @@ func (s *QueryStream) deliver(typ string, line []byte) {
 	switch typ {
 	case plugin.TypeQueryStarted:
 		var qs plugin.QueryStarted
-		if err := plugin.Unmarshal(line, &qs); err != nil {
+		if err := pluginwire.Unmarshal(line, &qs); err != nil {
 			s.finish(nil, fmt.Errorf("pluginsdk: decode query_started: %w", err))
 			return
 		}
@@ -123,7 +124,7 @@ func (s *QueryStream) deliver(typ string, line []byte) {
 		s.startedOnce.Do(func() { close(s.started) })
 	case plugin.TypeEvent:
 		var ev plugin.Event
-		if err := plugin.Unmarshal(line, &ev); err != nil {
+		if err := pluginwire.Unmarshal(line, &ev); err != nil {
 			s.finish(nil, fmt.Errorf("pluginsdk: decode event: %w", err))
 			return
 		}
@@ -135,7 +136,7 @@ func (s *QueryStream) deliver(typ string, line []byte) {
 		s.signal()
 	case plugin.TypeQueryComplete:
 		var qc plugin.QueryComplete
-		if err := plugin.Unmarshal(line, &qc); err != nil {
+		if err := pluginwire.Unmarshal(line, &qc); err != nil {
 			s.finish(nil, fmt.Errorf("pluginsdk: decode query_complete: %w", err))
 			return
 		}

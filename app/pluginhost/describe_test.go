@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/jpcli/jp/adapters/pluginwire"
 	"github.com/jpcli/jp/app"
 	"github.com/jpcli/jp/domain/plugin"
 	"github.com/jpcli/jp/mocks"
@@ -19,11 +20,11 @@ import (
 // answer, closes its stdin once answered, and closes the process.
 func TestPluginHelpAsksDescribe(t *testing.T) {
 	t.Parallel()
-	describe, err := plugin.Encode(plugin.DescribeRequest{})
+	describe, err := pluginwire.Encode(plugin.DescribeRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	answer, err := plugin.Encode(plugin.Description{Manifest: plugin.Manifest{Name: "t", Version: "1", ProtocolVersion: 2, Help: "usage: jp t [--flag]"}})
+	answer, err := pluginwire.Encode(plugin.Description{Manifest: plugin.Manifest{Name: "t", Version: "1", ProtocolVersion: 2, Help: "usage: jp t [--flag]"}})
 	if err != nil {
 		t.Fatal(err)
 	}

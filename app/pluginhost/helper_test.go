@@ -2,6 +2,7 @@ package pluginhost_test
 
 import (
 	"github.com/jpcli/jp/adapters/eventcodec"
+	"github.com/jpcli/jp/adapters/pluginwire"
 
 	"bufio"
 	"context"
@@ -254,6 +255,11 @@ func newHost(t *testing.T) *host {
 
 // newHostWith is newHost starting plugins with spawner.
 func newHostWith(t *testing.T, spawner ports.PluginSpawner) *host {
+	return newHostWithCodec(t, spawner, pluginwire.Codec{})
+}
+
+// newHostWithCodec is newHostWith over another plugin wire codec.
+func newHostWithCodec(t *testing.T, spawner ports.PluginSpawner, wire ports.PluginCodec) *host {
 	t.Helper()
 	clock := stepClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 	store := memstore.New(clock)
@@ -304,7 +310,7 @@ func newHostWith(t *testing.T, spawner ports.PluginSpawner) *host {
 	})
 	h.host = pluginhost.New(app.NewPlugins(h.catalog), ws, app.NewConfig(ws, loader, tomlconfig.NewEditor()), pluginhost.Deps{
 		Registry: store, Loader: loader, Store: store, Drafts: store, Locker: store, Printer: h.printer,
-		Prompter: h.prompter, Catalog: h.catalog, Spawner: spawner, Clock: clock, IDs: ids, Events: eventcodec.Codec{}, Query: query,
+		Prompter: h.prompter, Catalog: h.catalog, Spawner: spawner, Clock: clock, IDs: ids, Events: eventcodec.Codec{}, Wire: wire, Query: query,
 		History: h.history, Rewind: app.NewRewind(store, store, h.snaps, clock, ids), Trust: app.NewTrust(ws, loader, trust),
 	})
 	return h

@@ -40,6 +40,7 @@ type Host struct {
 	clock    ports.Clock
 	ids      ports.IDGenerator
 	events   ports.EventCodec
+	codec    ports.PluginCodec
 	query    *app.Query
 	history  ports.MessageHistory
 	rewind   *app.Rewind
@@ -63,6 +64,9 @@ type Deps struct {
 	// Events is the events' stored form, which read_events, push_events
 	// and a delegated turn's events carry.
 	Events ports.EventCodec
+	// Wire is the plugin protocol's wire form: every line to and from a
+	// plugin goes through it.
+	Wire ports.PluginCodec
 	// Query runs delegated turns.
 	Query *app.Query
 	// History is the session's message history (read_history,
@@ -78,7 +82,7 @@ type Deps struct {
 func New(plugins *app.Plugins, ws *app.Workspaces, cfg *app.Config, d Deps) *Host {
 	return &Host{plugins: plugins, ws: ws, cfg: cfg, reg: d.Registry, loader: d.Loader, store: d.Store,
 		drafts: d.Drafts, locker: d.Locker, printer: d.Printer, prompter: d.Prompter, catalog: d.Catalog,
-		spawner: d.Spawner, clock: d.Clock, ids: d.IDs, events: d.Events, query: d.Query, history: d.History,
+		spawner: d.Spawner, clock: d.Clock, ids: d.IDs, events: d.Events, codec: d.Wire, query: d.Query, history: d.History,
 		rewind: d.Rewind, trustUC: d.Trust}
 }
 
@@ -430,7 +434,7 @@ func (h *Host) describe(ctx context.Context, in RunInput, dir string) (plugin.Ma
 		msg := fmt.Sprintf("plugin %s (%s) did not describe itself: %s", name, in.Binary.Path, why)
 		return &app.UserError{Msg: msg}
 	}
-	line, err := plugin.Encode(plugin.DescribeRequest{})
+	line, err := h.codec.Encode(plugin.DescribeRequest{})
 	if err != nil {
 		return plugin.Manifest{}, err
 	}
@@ -447,11 +451,11 @@ func (h *Host) describe(ctx context.Context, in RunInput, dir string) (plugin.Ma
 		case err != nil:
 			return plugin.Manifest{}, fail(err.Error())
 		}
-		hdr, err := plugin.DecodeHeader(line)
+		hdr, err := h.codec.DecodeHeader(line)
 		if err != nil || hdr.Type != plugin.TypeDescribe {
 			continue // a log line, or noise
 		}
-		d, err := plugin.Decode[plugin.Description](line)
+		d, err := decode[plugin.Description](h.codec, line)
 		if err != nil {
 			return plugin.Manifest{}, fail(err.Error())
 		}

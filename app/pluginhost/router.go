@@ -30,6 +30,22 @@ type route struct {
 	wait bool
 }
 
+// decode reads line through the codec as a request of type T and
+// validates it. Field errors wrap plugin.ErrBadField and name the field.
+func decode[T any, PT interface {
+	*T
+	plugin.Request
+}](c ports.PluginCodec, line []byte) (T, error) {
+	var v T
+	if err := c.Decode(line, &v); err != nil {
+		return v, err
+	}
+	if err := PT(&v).Validate(); err != nil {
+		return v, err
+	}
+	return v, nil
+}
+
 // handle adapts a typed handler of a request that names no checkout:
 // decode and validate the line as T, then call fn.
 func handle[T any, PT interface {
@@ -37,7 +53,7 @@ func handle[T any, PT interface {
 	plugin.Request
 }](fn func(*session, context.Context, T) (plugin.Message, error)) handlerFunc {
 	return func(s *session, ctx context.Context, _ *checkout, line []byte) (plugin.Message, error) {
-		req, err := plugin.Decode[T, PT](line)
+		req, err := decode[T, PT](s.h.codec, line)
 		if err != nil {
 			return nil, err
 		}
@@ -52,7 +68,7 @@ func handleAt[T any, PT interface {
 	plugin.Request
 }](fn func(*session, context.Context, *checkout, T) (plugin.Message, error)) handlerFunc {
 	return func(s *session, ctx context.Context, c *checkout, line []byte) (plugin.Message, error) {
-		req, err := plugin.Decode[T, PT](line)
+		req, err := decode[T, PT](s.h.codec, line)
 		if err != nil {
 			return nil, err
 		}
@@ -123,7 +139,7 @@ func (s *session) handleLine(line []byte, readyTimer *time.Timer) (stop bool) {
 		return false
 	}
 	s.trace("recv", line)
-	hdr, err := plugin.DecodeHeader(line)
+	hdr, err := s.h.codec.DecodeHeader(line)
 	if err != nil {
 		s.reply(errorReply(hdr, err))
 		return false

@@ -246,7 +246,7 @@ func (s *session) shutdown() {
 
 // onReady handles ready: the handshake is done.
 func (s *session) onReady(line []byte, readyTimer *time.Timer) {
-	r, err := plugin.Decode[plugin.Ready](line)
+	r, err := decode[plugin.Ready](s.h.codec, line)
 	if err != nil {
 		s.reply(errorReply(plugin.Header{Type: plugin.TypeReady}, err))
 		return
@@ -266,7 +266,7 @@ func (s *session) onReady(line []byte, readyTimer *time.Timer) {
 
 // onExit handles exit: the plugin is done. Its locks are released now.
 func (s *session) onExit(hdr plugin.Header, line []byte) bool {
-	e, err := plugin.Decode[plugin.Exit](line)
+	e, err := decode[plugin.Exit](s.h.codec, line)
 	if err != nil {
 		s.reply(errorReply(hdr, err))
 		return false
@@ -279,12 +279,12 @@ func (s *session) onExit(hdr plugin.Header, line []byte) bool {
 // send encodes m, traces it and queues it for the writer; it never waits
 // on the plugin. A secret prompt answer is traced with its value hidden.
 func (s *session) send(_ context.Context, m plugin.Message) error {
-	line, err := plugin.Encode(m)
+	line, err := s.h.codec.Encode(m)
 	if err != nil {
 		return err
 	}
 	if sa, ok := m.(secretAnswer); ok {
-		if red, err := plugin.Encode(sa.Redacted()); err == nil {
+		if red, err := s.h.codec.Encode(sa.Redacted()); err == nil {
 			s.trace("send", red)
 		}
 	} else {

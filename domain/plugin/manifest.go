@@ -99,7 +99,7 @@ func ParseManifest(b []byte) (Manifest, error) {
 	var m Manifest
 	dec := json.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&m); err != nil {
-		return Manifest{}, fmt.Errorf("%w: %v", ErrBadManifest, fieldError(err))
+		return Manifest{}, fmt.Errorf("%w: %v", ErrBadManifest, FieldError(err))
 	}
 	return m, m.Validate()
 }

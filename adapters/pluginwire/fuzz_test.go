@@ -1,7 +1,8 @@
-package plugin
+package pluginwire
 
 import (
 	"encoding/json"
+	. "github.com/jpcli/jp/domain/plugin"
 	"strings"
 	"testing"
 )

@@ -1,9 +1,10 @@
-package plugin
+package pluginwire
 
 import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	. "github.com/jpcli/jp/domain/plugin"
 	"reflect"
 	"strings"
 	"testing"
@@ -100,7 +101,7 @@ func TestGoldenDecode(t *testing.T) {
 				Config: json.RawMessage(`{"plugins": {}}`), Args: []string{"--web"}, LogLevel: LogLevelDebug, Options: json.RawMessage(`{}`),
 				OutputFormat: "text", Paths: Paths{UserData: "/d", UserConfig: "/c", UserWorkspace: "/d/workspace/p-a1b2c3d"}}},
 		{"describe", `{"type":"describe","name":"titles","version":"0.1.0","description":"List conversation titles","command":["titles"],"protocol_version":1,"help":"Usage: jp titles"}`,
-			Description{Manifest{Name: "titles", Version: "0.1.0", Description: "List conversation titles", Command: []string{"titles"}, ProtocolVersion: 1, Help: "Usage: jp titles"}}},
+			Description{Manifest: Manifest{Name: "titles", Version: "0.1.0", Description: "List conversation titles", Command: []string{"titles"}, ProtocolVersion: 1, Help: "Usage: jp titles"}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			h, err := DecodeHeader([]byte(tt.line))

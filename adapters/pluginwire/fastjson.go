@@ -1,19 +1,27 @@
-package plugin
+package pluginwire
 
 import (
 	"bytes"
 	"encoding/json"
 	"unicode/utf8"
+
+	"github.com/jpcli/jp/domain/plugin"
 )
 
 // Hot messages (read_config and its answer, the round trip plugins make
-// most) are written without reflection: appendJSON writes exactly what
+// most) are written without reflection: appendFast writes exactly what
 // json.Marshal would, or reports false to leave it to json.Marshal.
-type appender interface {
-	appendJSON(dst []byte) ([]byte, bool)
+func appendFast(dst []byte, m plugin.Message) ([]byte, bool) {
+	switch m := m.(type) {
+	case plugin.ReadConfig:
+		return appendReadConfig(dst, m)
+	case plugin.Config:
+		return appendConfig(dst, m)
+	}
+	return nil, false
 }
 
-func (r ReadConfig) appendJSON(dst []byte) ([]byte, bool) {
+func appendReadConfig(dst []byte, r plugin.ReadConfig) ([]byte, bool) {
 	if r.Workspace != nil {
 		return nil, false // addressed: the general encoder writes it
 	}
@@ -28,7 +36,7 @@ func (r ReadConfig) appendJSON(dst []byte) ([]byte, bool) {
 	return append(dst, '}'), true
 }
 
-func (c Config) appendJSON(dst []byte) ([]byte, bool) {
+func appendConfig(dst []byte, c plugin.Config) ([]byte, bool) {
 	if len(c.Data) == 0 || !json.Valid(c.Data) || !compact(c.Data) {
 		return nil, false
 	}
@@ -97,15 +105,15 @@ func compact(b []byte) bool {
 // Unmarshal decodes a message line into v, like json.Unmarshal, reading a
 // config answer in the form Encode writes without reflection.
 func Unmarshal(line []byte, v any) error {
-	if c, ok := v.(*Config); ok && c.fromJSON(line) {
+	if c, ok := v.(*plugin.Config); ok && configFromJSON(c, line) {
 		return nil
 	}
 	return json.Unmarshal(line, v)
 }
 
-// fromJSON reads a config answer written by Encode; false leaves it to
-// json.Unmarshal.
-func (c *Config) fromJSON(line []byte) bool {
+// configFromJSON reads a config answer written by Encode into c; false
+// leaves it to json.Unmarshal.
+func configFromJSON(c *plugin.Config, line []byte) bool {
 	rest, ok := bytes.CutPrefix(line, []byte(`{"type":"config"`))
 	if !ok {
 		return false
@@ -128,6 +136,6 @@ func (c *Config) fromJSON(line []byte) bool {
 	if !json.Valid(data) { // also refuses a field after data
 		return false
 	}
-	*c = Config{ID: id, Path: path, Data: append(json.RawMessage(nil), data...)}
+	*c = plugin.Config{ID: id, Path: path, Data: append(json.RawMessage(nil), data...)}
 	return true
 }
