@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/filesnap"
@@ -88,11 +89,12 @@ func readSnapFile(dir string) (snapFile, error) {
 		}
 	}
 	for _, raw := range raws {
-		var r filesnap.Record
+		var sr snapRecord
 		var m map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &r); err != nil {
+		if err := json.Unmarshal(raw, &sr); err != nil {
 			return f, fmt.Errorf("read file snapshots %s: %v: %w", filepath.Join(dir, snapIndex), err, ports.ErrCorrupt)
 		}
+		r := sr.record()
 		_ = json.Unmarshal(raw, &m)
 		for _, k := range snapKnown {
 			delete(m, k)
@@ -105,6 +107,36 @@ func readSnapFile(dir string) (snapFile, error) {
 	return f, nil
 }
 
+// snapRecord is a filesnap.Record as index.json stores it.
+type snapRecord struct {
+	Turn   string    `json:"turn"` // the turn_start event's ID
+	Seq    int       `json:"seq"`  // order of first capture in the conversation
+	Path   string    `json:"path"` // relative to the checkout, slash-separated
+	Tool   string    `json:"tool"` // the tool that first changed it in the turn
+	At     time.Time `json:"at"`
+	Before snapState `json:"before"`
+	After  snapState `json:"after"`
+	Wrote  bool      `json:"wrote"`
+}
+
+// snapState is a filesnap.State as index.json stores it. Its fields are
+// filesnap.State's, so the two convert into each other.
+type snapState struct {
+	Exists bool   `json:"exists"`
+	Hash   string `json:"sha256,omitempty"`
+	Size   int64  `json:"size,omitempty"`
+}
+
+func storedSnapRecord(r filesnap.Record) snapRecord {
+	return snapRecord{Turn: r.Turn, Seq: r.Seq, Path: r.Path, Tool: r.Tool, At: r.At,
+		Before: snapState(r.Before), After: snapState(r.After), Wrote: r.Wrote}
+}
+
+func (sr snapRecord) record() filesnap.Record {
+	return filesnap.Record{Turn: sr.Turn, Seq: sr.Seq, Path: sr.Path, Tool: sr.Tool, At: sr.At,
+		Before: filesnap.State(sr.Before), After: filesnap.State(sr.After), Wrote: sr.Wrote}
+}
+
 func (s *Store) writeSnapFile(dir string, f snapFile) error {
 	top := map[string]any{}
 	for k, v := range f.extra {
@@ -114,10 +146,10 @@ func (s *Store) writeSnapFile(dir string, f snapFile) error {
 	for _, r := range f.index.Records {
 		ext := f.recExt[[2]string{r.Turn, r.Path}]
 		if len(ext) == 0 {
-			recs = append(recs, r)
+			recs = append(recs, storedSnapRecord(r))
 			continue
 		}
-		b, err := json.Marshal(r)
+		b, err := json.Marshal(storedSnapRecord(r))
 		if err != nil {
 			return err
 		}

@@ -20,9 +20,9 @@ import (
 // State is a file's state: absent, or present with the SHA-256 of its
 // content (hex) and its size.
 type State struct {
-	Exists bool   `json:"exists"`
-	Hash   string `json:"sha256,omitempty"`
-	Size   int64  `json:"size,omitempty"`
+	Exists bool
+	Hash   string
+	Size   int64
 }
 
 // Same reports whether two states have the same content (or are both
@@ -50,22 +50,22 @@ func (s State) String() string {
 // first change (whose content the adapter keeps under Before.Hash), and
 // the state the last tool call of that turn left it in.
 type Record struct {
-	Turn   string    `json:"turn"` // the turn_start event's ID
-	Seq    int       `json:"seq"`  // order of first capture in the conversation
-	Path   string    `json:"path"` // relative to the checkout, slash-separated
-	Tool   string    `json:"tool"` // the tool that first changed it in the turn
-	At     time.Time `json:"at"`
-	Before State     `json:"before"`
-	After  State     `json:"after"`
+	Turn   string // the turn_start event's ID
+	Seq    int    // order of first capture in the conversation
+	Path   string // relative to the checkout, slash-separated
+	Tool   string // the tool that first changed it in the turn
+	At     time.Time
+	Before State
+	After  State
 	// Wrote is set once the state jp left the file in is known (After).
-	Wrote bool `json:"wrote"`
+	Wrote bool
 }
 
 // Index is a conversation's snapshot records, in capture order, and the
 // turns whose records were dropped to keep the storage bound.
 type Index struct {
-	Records []Record `json:"records"`
-	Dropped []string `json:"dropped,omitempty"`
+	Records []Record
+	Dropped []string
 }
 
 // Has reports whether the turn already has a record of path.
