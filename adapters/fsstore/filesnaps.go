@@ -229,16 +229,11 @@ func openCheckout(loc workspace.Location) (*os.Root, error) {
 
 // CaptureFiles implements ports.FileSnapshots.
 func (s *Store) CaptureFiles(ctx context.Context, loc workspace.Location, id conversation.ID, turn, tool string, files []string, maxBytes int64) ([]string, error) {
-	dir, unlock, err := s.snapDir(ctx, loc, id, "capture file snapshots")
+	dir, root, done, err := s.openSnaps(ctx, loc, id, "capture file snapshots")
 	if err != nil {
 		return nil, err
 	}
-	defer unlock()
-	root, err := openCheckout(loc)
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
+	defer done()
 	f, err := readSnapFile(dir)
 	if err != nil {
 		return nil, err
@@ -301,16 +296,11 @@ func (s *Store) sweepBlobs(dir string, keep map[string]bool) {
 
 // WroteFiles implements ports.FileSnapshots.
 func (s *Store) WroteFiles(ctx context.Context, loc workspace.Location, id conversation.ID, turn string, files []string) error {
-	dir, unlock, err := s.snapDir(ctx, loc, id, "record file snapshots")
+	dir, root, done, err := s.openSnaps(ctx, loc, id, "record file snapshots")
 	if err != nil {
 		return err
 	}
-	defer unlock()
-	root, err := openCheckout(loc)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
+	defer done()
 	f, err := readSnapFile(dir)
 	if err != nil {
 		return err
@@ -347,6 +337,21 @@ func (s *Store) SnapshotIndex(ctx context.Context, loc workspace.Location, id co
 	return f.index, err
 }
 
+// openSnaps locks the conversation's snapshot directory and opens the
+// checkout the snapshots are of; done closes both, in that order's reverse.
+func (s *Store) openSnaps(ctx context.Context, loc workspace.Location, id conversation.ID, what string) (dir string, root *os.Root, done func(), err error) {
+	dir, unlock, err := s.snapDir(ctx, loc, id, what)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	root, err = openCheckout(loc)
+	if err != nil {
+		unlock()
+		return "", nil, nil, err
+	}
+	return dir, root, func() { root.Close(); unlock() }, nil
+}
+
 // FileStates implements ports.FileSnapshots.
 func (s *Store) FileStates(_ context.Context, loc workspace.Location, files []string) (map[string]filesnap.State, error) {
 	root, err := openCheckout(loc)
@@ -367,16 +372,11 @@ func (s *Store) FileStates(_ context.Context, loc workspace.Location, files []st
 
 // RestoreFiles implements ports.FileSnapshots.
 func (s *Store) RestoreFiles(ctx context.Context, loc workspace.Location, id conversation.ID, restores []filesnap.Restore, undone map[string]bool) error {
-	dir, unlock, err := s.snapDir(ctx, loc, id, "rewind files")
+	dir, root, done, err := s.openSnaps(ctx, loc, id, "rewind files")
 	if err != nil {
 		return err
 	}
-	defer unlock()
-	root, err := openCheckout(loc)
-	if err != nil {
-		return err
-	}
-	defer root.Close()
+	defer done()
 	// Every content is read and checked before any file is written.
 	contents := make([][]byte, len(restores))
 	for i, r := range restores {
