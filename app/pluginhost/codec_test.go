@@ -3,8 +3,11 @@ package pluginhost_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
+	"github.com/jpcli/jp/adapters/pluginproc"
+	"github.com/jpcli/jp/adapters/pluginwire"
 	"github.com/jpcli/jp/domain/plugin"
 	"github.com/jpcli/jp/mocks"
 	"github.com/jpcli/jp/ports"
@@ -42,5 +45,30 @@ func TestPluginEncodeErrorIsReported(t *testing.T) {
 	}
 	if n := len(conn.CloseCalls()); n != 1 {
 		t.Errorf("transport closed %d times, want once", n)
+	}
+}
+
+// An answer jp cannot encode reaches the plugin as an error answer to its
+// request (same id), not as silence it would wait on forever.
+func TestPluginAnswerNotEncodedIsAnErrorAnswer(t *testing.T) {
+	t.Parallel()
+	real := pluginwire.Codec{}
+	wire := &mocks.PluginCodecMock{
+		EncodeFunc: func(m plugin.Message) ([]byte, error) {
+			if m.MessageType() == plugin.TypeConversations {
+				return nil, errors.New("cannot encode conversations")
+			}
+			return real.Encode(m)
+		},
+		DecodeHeaderFunc: real.DecodeHeader,
+		DecodeFunc:       real.Decode,
+	}
+	h := newHostWithCodec(t, pluginproc.Spawner{}, wire)
+	if err := h.run(ready, send(`{"type":"list_conversations","id":"7"}`), read(1), exit0); err != nil {
+		t.Fatal(err)
+	}
+	got := h.answers()
+	if len(got) != 1 || got[0]["type"] != "error" || got[0]["id"] != "7" || !strings.Contains(got[0]["message"].(string), "could not encode") {
+		t.Fatalf("answers = %v, want one error answer to request 7", got)
 	}
 }

@@ -198,7 +198,14 @@ func (s *session) serve(r route, hdr plugin.Header, c *checkout, line []byte) {
 		s.log.Debug("plugin request failed", "plugin", s.name, "type", hdr.Type, "error", err)
 		s.reply(errorReply(hdr, err))
 	case msg != nil:
-		s.reply(msg)
+		// An answer jp cannot encode is an error answer, so the plugin
+		// waiting on it hears why rather than nothing.
+		if err := s.send(s.hctx, msg); errors.Is(err, errEncode) {
+			s.log.Debug("plugin answer not encoded", "plugin", s.name, "type", msg.MessageType(), "error", err)
+			s.reply(errorReply(hdr, err))
+		} else if err != nil {
+			s.log.Debug("plugin answer not delivered", "plugin", s.name, "type", msg.MessageType(), "error", err)
+		}
 	}
 }
 

@@ -281,7 +281,7 @@ func (s *session) onExit(hdr plugin.Header, line []byte) bool {
 func (s *session) send(_ context.Context, m plugin.Message) error {
 	line, err := s.h.codec.Encode(m)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %w", errEncode, err)
 	}
 	if sa, ok := m.(secretAnswer); ok {
 		if red, err := s.h.codec.Encode(sa.Redacted()); err == nil {
@@ -296,6 +296,9 @@ func (s *session) send(_ context.Context, m plugin.Message) error {
 	}
 	return err
 }
+
+// errEncode marks a message jp could not encode: nothing was sent.
+var errEncode = errors.New("jp could not encode its answer")
 
 // reply sends an answer; a plugin that is gone is not an error of jp's.
 func (s *session) reply(m plugin.Message) {
