@@ -53,6 +53,25 @@ func (t *Trust) Trust(ctx context.Context, in ConfigInput) (config.TrustReview, 
 	return r, nil
 }
 
+// TrustShown is Trust for a review the user was shown: hash is that
+// review's Hash, and the checkout is trusted only if its configuration
+// still holds exactly those keys. A change since (a git pull, an edit)
+// is refused in one line, and nothing is recorded.
+func (t *Trust) TrustShown(ctx context.Context, in ConfigInput, hash string) (config.TrustReview, error) {
+	r, err := t.Review(ctx, in)
+	if err != nil {
+		return r, err
+	}
+	if r.Hash != hash {
+		return r, &UserError{Msg: fmt.Sprintf("the configuration of %s changed since it was shown: review it again before trusting it", r.Root)}
+	}
+	if err := t.record.Trust(ctx, r.Root, r.Hash); err != nil {
+		return r, err
+	}
+	r.Trusted = true
+	return r, nil
+}
+
 // BeforeInit reviews the configuration a directory already holds before
 // jp init makes it a workspace (a clone that ships .jp/config.toml or
 // .jp.toml), so that init can say what of it the user now trusts.

@@ -310,3 +310,12 @@ func (w Checkout) Trust(ctx context.Context, dryRun bool) (plugin.Trusted, error
 		return plugin.TrustCheckout{ID: id, Workspace: w.ref, DryRun: dryRun}
 	})
 }
+
+// TrustShown trusts the checkout only if its configuration still holds
+// what the review with this hash (a dry run's Trusted.Hash) showed the
+// user; jp refuses a configuration that changed since.
+func (w Checkout) TrustShown(ctx context.Context, hash string) (plugin.Trusted, error) {
+	return request[plugin.Trusted](ctx, w.c, func(id string) plugin.Message {
+		return plugin.TrustCheckout{ID: id, Workspace: w.ref, Hash: hash}
+	})
+}

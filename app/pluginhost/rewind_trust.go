@@ -58,7 +58,12 @@ func (s *session) trust(ctx context.Context, c *checkout, req plugin.TrustChecko
 	}
 	in := app.ConfigInput{LaunchDir: c.loc.Root, UserConfigDir: s.in.UserConfigDir, Environ: s.in.Environ, Overrides: s.in.Overrides}
 	review, err := s.h.trustUC.Review(ctx, in)
-	if err == nil && !req.DryRun {
+	switch {
+	case err != nil || req.DryRun:
+	case req.Hash != "":
+		review, err = s.h.trustUC.TrustShown(ctx, in, req.Hash)
+		s.checkouts.reopen(c.loc)
+	default:
 		review, err = s.h.trustUC.Trust(ctx, in)
 		s.checkouts.reopen(c.loc)
 	}
@@ -69,5 +74,5 @@ func (s *session) trust(ctx context.Context, c *checkout, req plugin.TrustChecko
 	for _, h := range review.Held {
 		held = append(held, plugin.HeldKey{Key: h.Key, Does: h.Does})
 	}
-	return plugin.Trusted{ID: req.ID, Root: review.Root, DryRun: req.DryRun, Trusted: review.Trusted || len(review.Held) == 0, Held: held}, nil
+	return plugin.Trusted{ID: req.ID, Root: review.Root, DryRun: req.DryRun, Trusted: review.Trusted || len(review.Held) == 0, Held: held, Hash: review.Hash}, nil
 }

@@ -196,3 +196,51 @@ func TestPluginTrustTurn(t *testing.T) {
 		t.Fatalf("approvals asked %v: want 1 before trust (the checkout's unattended held back), 0 after", asked)
 	}
 }
+
+// TestPluginTrustOnlyWhatWasShown: a trust that repeats a review's hash
+// trusts only that configuration: one changed since the review (another
+// key added) is refused and stays untrusted; the new review's hash
+// trusts it.
+func TestPluginTrustOnlyWhatWasShown(t *testing.T) {
+	h, ws := multiHost(t)
+	cfg := filepath.Join(h.loc.Root, ".jp", "config.toml")
+	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte("[conversation]\nattachments = [\"a.txt\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := h.run(ready, send(fmt.Sprintf(`{"type":"trust","id":"d",%s,"dry_run":true}`, ws)), read(1), exit0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown, _ := byID(h)["d"]["hash"].(string)
+	if shown == "" {
+		t.Fatalf("the review has no hash: %v", byID(h)["d"])
+	}
+	// The configuration changes between the question and the answer.
+	if err := os.WriteFile(cfg, []byte("[conversation]\nattachments = [\"a.txt\", \"secret.txt\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err = h.run(ready,
+		send(fmt.Sprintf(`{"type":"trust","id":"t",%s,"hash":%q}`, ws, shown)), read(1),
+		send(fmt.Sprintf(`{"type":"trust","id":"d2",%s,"dry_run":true}`, ws)), read(1),
+		exit0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := byID(h)
+	if tr := got["t"]; tr["type"] != "error" || !strings.Contains(fmt.Sprint(tr["message"]), "changed since it was shown") {
+		t.Fatalf("trust of a changed configuration = %v, want a refusal", tr)
+	}
+	if d2 := got["d2"]; d2["trusted"] != false || d2["hash"] == shown {
+		t.Fatalf("after the refusal: %v, want still untrusted with a new hash", d2)
+	}
+	err = h.run(ready, send(fmt.Sprintf(`{"type":"trust","id":"t2",%s,"hash":%q}`, ws, got["d2"]["hash"])), read(1), exit0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr := byID(h)["t2"]; tr["type"] != "trusted" || tr["trusted"] != true {
+		t.Fatalf("trust of what the new review showed = %v", tr)
+	}
+}

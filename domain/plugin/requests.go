@@ -150,6 +150,11 @@ type TrustCheckout struct {
 	ID        string         `json:"id,omitempty"`
 	Workspace *workspace.Ref `json:"workspace,omitempty"`
 	DryRun    bool           `json:"dry_run,omitempty"`
+	// Hash, when given, is the Hash of the review the user was shown (a
+	// dry run's Trusted): jp trusts only if the configuration still
+	// holds exactly those keys, and refuses otherwise, so a change made
+	// between the question and the answer is never trusted unseen.
+	Hash string `json:"hash,omitempty"`
 }
 
 // ReadConfig asks for the resolved configuration, or the subtree at Path

@@ -213,6 +213,8 @@ type Trusted struct {
 	DryRun  bool      `json:"dry_run,omitempty"`
 	Trusted bool      `json:"trusted"`
 	Held    []HeldKey `json:"held"`
+	// Hash identifies Held; a trust request may repeat it (TrustCheckout.Hash).
+	Hash string `json:"hash,omitempty"`
 }
 
 // HeldKey is one configuration key that runs a program or sends data,

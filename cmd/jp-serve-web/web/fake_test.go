@@ -340,5 +340,19 @@ func (f *fakeHost) Trust(_ context.Context, ref workspace.Ref, dryRun bool) (plu
 		f.trusted[ref.Root] = true
 	}
 	return plugin.Trusted{Root: ref.Root, DryRun: dryRun, Trusted: !f.untrusted || f.trusted[ref.Root],
-		Held: []plugin.HeldKey{{Key: "mcp.servers.git", Does: "runs: git-mcp (MCP server git)"}}}, nil
+		Held: []plugin.HeldKey{{Key: "mcp.servers.git", Does: "runs: git-mcp (MCP server git)"}}, Hash: fakeTrustHash}, nil
+}
+
+// fakeTrustHash is the fake checkout's review hash.
+const fakeTrustHash = "h1"
+
+// TrustShown trusts as jp does: only the configuration the hash names.
+func (f *fakeHost) TrustShown(ctx context.Context, ref workspace.Ref, hash string) (plugin.Trusted, error) {
+	if hash != fakeTrustHash {
+		f.mu.Lock()
+		f.trusts = append(f.trusts, trustCall{Ref: ref, DryRun: false})
+		f.mu.Unlock()
+		return plugin.Trusted{}, plugin.Error{Request: plugin.TypeTrust, Message: "the configuration of " + ref.Root + " changed since it was shown: review it again before trusting it"}
+	}
+	return f.Trust(ctx, ref, false)
 }

@@ -51,6 +51,9 @@ type Host interface {
 	Rewind(ctx context.Context, ref workspace.Ref, conversation string, turn int, dryRun bool) (plugin.Rewound, error)
 	// Trust trusts the checkout's configuration (dryRun: only review it).
 	Trust(ctx context.Context, ref workspace.Ref, dryRun bool) (plugin.Trusted, error)
+	// TrustShown trusts the checkout if its configuration is still the
+	// one the review with hash showed.
+	TrustShown(ctx context.Context, ref workspace.Ref, hash string) (plugin.Trusted, error)
 }
 
 // Stream is a running delegated turn (pluginsdk.QueryStream).
@@ -127,4 +130,8 @@ func (h sdkHost) Rewind(ctx context.Context, ref workspace.Ref, conversation str
 
 func (h sdkHost) Trust(ctx context.Context, ref workspace.Ref, dryRun bool) (plugin.Trusted, error) {
 	return h.c.At(ref).Trust(ctx, dryRun)
+}
+
+func (h sdkHost) TrustShown(ctx context.Context, ref workspace.Ref, hash string) (plugin.Trusted, error) {
+	return h.c.At(ref).TrustShown(ctx, hash)
 }

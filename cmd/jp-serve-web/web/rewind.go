@@ -62,13 +62,16 @@ func (s *Server) apiRewind(w http.ResponseWriter, r *http.Request) {
 type trustRequest struct {
 	Workspace string `json:"workspace"`
 	Root      string `json:"root"`
+	// Hash is the review's the page showed (GET /api/trust): jp trusts
+	// only that configuration.
+	Hash string `json:"hash"`
 }
 
 // apiTrustState answers whether the checkout is trusted and what its
 // configuration holds that runs or sends (jp's trust with dry_run).
 func (s *Server) apiTrustState(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	s.trust(w, r, q.Get("workspace"), q.Get("root"), true)
+	s.trust(w, r, q.Get("workspace"), q.Get("root"), true, "")
 }
 
 // apiTrust trusts the checkout, as jp workspace trust does; the page asks
@@ -78,12 +81,16 @@ func (s *Server) apiTrust(w http.ResponseWriter, r *http.Request) {
 	if !readJSON(w, r, &q) {
 		return
 	}
-	s.trust(w, r, q.Workspace, q.Root, false)
+	if q.Hash == "" {
+		writeJSON(w, http.StatusBadRequest, apiError{Error: "hash is required: the review the user was shown (GET /api/trust)"})
+		return
+	}
+	s.trust(w, r, q.Workspace, q.Root, false, q.Hash)
 }
 
 // trust asks jp to review (dryRun) or trust the checkout and answers jp's
 // trusted.
-func (s *Server) trust(w http.ResponseWriter, r *http.Request, ws, root string, dryRun bool) {
+func (s *Server) trust(w http.ResponseWriter, r *http.Request, ws, root string, dryRun bool, hash string) {
 	ref := workspace.Ref{ID: ws, Root: root}
 	if _, err := workspace.ValidateRef(ref); err != nil || root == "" {
 		msg := "root is required: the checkout to trust"
@@ -95,7 +102,13 @@ func (s *Server) trust(w http.ResponseWriter, r *http.Request, ws, root string, 
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
-	t, err := s.host.Trust(ctx, ref, dryRun)
+	var t plugin.Trusted
+	var err error
+	if dryRun {
+		t, err = s.host.Trust(ctx, ref, true)
+	} else {
+		t, err = s.host.TrustShown(ctx, ref, hash)
+	}
 	if err != nil {
 		s.hostFailed(w, "trust the checkout", err)
 		return

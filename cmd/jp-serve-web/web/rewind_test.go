@@ -58,7 +58,16 @@ func TestTrust(t *testing.T) {
 	if code := getJSON(t, ts, "/api/trust?workspace=a1b2c3d&root="+url.QueryEscape("/src/a"), &st); code != http.StatusOK || st.Trusted || len(st.Held) != 1 || st.Held[0].Key != "mcp.servers.git" {
 		t.Fatalf("review = %d %+v", code, st)
 	}
-	if code, ans := postJSON(t, ts, "/api/trust", map[string]any{"workspace": "a1b2c3d", "root": "/src/a"}); code != http.StatusOK || ans["trusted"] != true {
+	if st.Hash == "" {
+		t.Fatal("the review carries no hash for the trust to repeat")
+	}
+	if code, ans := postJSON(t, ts, "/api/trust", map[string]any{"workspace": "a1b2c3d", "root": "/src/a"}); code != http.StatusBadRequest {
+		t.Fatalf("trust without the shown review's hash = %d %v, want 400", code, ans)
+	}
+	if code, ans := postJSON(t, ts, "/api/trust", map[string]any{"workspace": "a1b2c3d", "root": "/src/a", "hash": "stale"}); code == http.StatusOK {
+		t.Fatalf("trust of a configuration that changed since it was shown = %d %v, want a refusal", code, ans)
+	}
+	if code, ans := postJSON(t, ts, "/api/trust", map[string]any{"workspace": "a1b2c3d", "root": "/src/a", "hash": st.Hash}); code != http.StatusOK || ans["trusted"] != true {
 		t.Fatalf("trust = %d %v", code, ans)
 	}
 	if code, _ := postJSON(t, ts, "/api/trust", map[string]any{"workspace": "a1b2c3d"}); code != http.StatusBadRequest {
@@ -67,7 +76,7 @@ func TestTrust(t *testing.T) {
 	ref := workspace.Ref{ID: "a1b2c3d", Root: "/src/a"}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if want := []trustCall{{ref, true}, {ref, false}}; fmt.Sprint(f.trusts) != fmt.Sprint(want) {
+	if want := []trustCall{{ref, true}, {ref, false}, {ref, false}}; fmt.Sprint(f.trusts) != fmt.Sprint(want) {
 		t.Fatalf("trusts = %+v, want %+v", f.trusts, want)
 	}
 }

@@ -44,12 +44,14 @@
 
   function ask(t) {
     show(h('span', { id: 'trust-ask' }, 'Trust ', h('code', {}, t.root), ' and apply these from the next turn on? (as jp workspace trust does)'), held(t),
-      btn('trust-confirm', 'Trust', confirm), ' · ', btn('trust-cancel', 'Cancel', () => banner(t)));
+      btn('trust-confirm', 'Trust', () => confirm(t)), ' · ', btn('trust-cancel', 'Cancel', () => banner(t)));
   }
 
-  async function confirm() {
+  // confirm trusts what the banner showed: jp refuses if the
+  // configuration changed since (the review's hash).
+  async function confirm(shown) {
     try {
-      const t = await call('POST', '/api/trust', ref);
+      const t = await call('POST', '/api/trust', Object.assign({ hash: shown.hash }, ref));
       show(h('span', { id: 'trust-done' }, t.trusted ? 'Trusted: the checkout\'s configuration applies from the next turn on (jp workspace trust --revoke undoes it).'
         : 'jp did not trust the checkout.'));
     } catch (e) {
