@@ -42,27 +42,20 @@ func (t *Trust) Review(ctx context.Context, in ConfigInput) (config.TrustReview,
 // Trust records the selected checkout as trusted with the keys it holds
 // now, and returns them.
 func (t *Trust) Trust(ctx context.Context, in ConfigInput) (config.TrustReview, error) {
-	r, err := t.Review(ctx, in)
-	if err != nil {
-		return r, err
-	}
-	if err := t.record.Trust(ctx, r.Root, r.Hash); err != nil {
-		return r, err
-	}
-	r.Trusted = true
-	return r, nil
+	return t.TrustShown(ctx, in, "")
 }
 
 // TrustShown is Trust for a review the user was shown: hash is that
 // review's Hash, and the checkout is trusted only if its configuration
 // still holds exactly those keys. A change since (a git pull, an edit)
-// is refused in one line, and nothing is recorded.
+// is refused in one line, and nothing is recorded. An empty hash trusts
+// what the configuration holds now (Trust).
 func (t *Trust) TrustShown(ctx context.Context, in ConfigInput, hash string) (config.TrustReview, error) {
 	r, err := t.Review(ctx, in)
 	if err != nil {
 		return r, err
 	}
-	if r.Hash != hash {
+	if hash != "" && r.Hash != hash {
 		return r, &UserError{Msg: fmt.Sprintf("the configuration of %s changed since it was shown: review it again before trusting it", r.Root)}
 	}
 	if err := t.record.Trust(ctx, r.Root, r.Hash); err != nil {

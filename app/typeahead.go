@@ -91,16 +91,17 @@ func (q *Query) takeTypeAhead(ctx context.Context, rs *runState) bool {
 // blank line), keeping its meta section: the draft already holds the
 // queued reply, if any, and each line submitted before this one.
 func (q *Query) appendDraft(ctx context.Context, loc workspace.Location, id conversation.ID, text string) error {
-	prev := ""
+	doc := draft.Parse("")
 	if d, err := q.drafts.ReadDraft(ctx, loc, id); err == nil {
-		prev = draft.Parse(d.Text).Query()
+		doc = draft.Parse(d.Text)
 	} else if !errors.Is(err, ports.ErrNotFound) {
 		return err
 	}
-	if strings.TrimSpace(prev) != "" {
+	if prev := doc.Query(); strings.TrimSpace(prev) != "" {
 		text = prev + "\n\n" + text
 	}
-	return q.keepDraft(ctx, loc, id, text)
+	_, err := q.drafts.WriteDraft(ctx, loc, id, doc.WithQuery(text).Render(), "")
+	return err
 }
 
 // echoMessage puts the message a turn sends into the scrollback (a

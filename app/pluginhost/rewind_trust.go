@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/jpcli/jp/app"
+	"github.com/jpcli/jp/domain/config"
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/plugin"
 )
@@ -57,14 +58,12 @@ func (s *session) trust(ctx context.Context, c *checkout, req plugin.TrustChecko
 		return nil, errNoUseCase
 	}
 	in := app.ConfigInput{LaunchDir: c.loc.Root, UserConfigDir: s.in.UserConfigDir, Environ: s.in.Environ, Overrides: s.in.Overrides}
-	review, err := s.h.trustUC.Review(ctx, in)
-	switch {
-	case err != nil || req.DryRun:
-	case req.Hash != "":
-		review, err = s.h.trustUC.TrustShown(ctx, in, req.Hash)
-		s.checkouts.reopen(c.loc)
-	default:
-		review, err = s.h.trustUC.Trust(ctx, in)
+	var review config.TrustReview
+	var err error
+	if req.DryRun {
+		review, err = s.h.trustUC.Review(ctx, in)
+	} else {
+		review, err = s.h.trustUC.TrustShown(ctx, in, req.Hash) // "": what it holds now
 		s.checkouts.reopen(c.loc)
 	}
 	if err != nil {
