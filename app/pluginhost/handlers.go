@@ -37,25 +37,6 @@ func (s *session) listConversations(ctx context.Context, c *checkout, req plugin
 	return plugin.Conversations{ID: req.ID, Data: data}, nil
 }
 
-func (s *session) readEvents(ctx context.Context, c *checkout, req plugin.ReadEvents) (plugin.Message, error) {
-	id := conversation.ID(req.Conversation)
-	sum, err := s.h.store.Get(ctx, c.loc, id)
-	if err != nil {
-		return nil, err
-	}
-	evs, err := s.h.store.Events(ctx, c.loc, id)
-	if err != nil {
-		return nil, err
-	}
-	data := make([]json.RawMessage, len(evs))
-	for i, e := range evs {
-		if data[i], err = s.h.events.EncodeEvent(e); err != nil {
-			return nil, err
-		}
-	}
-	return plugin.Events{ID: req.ID, Conversation: req.Conversation, Data: data, LastRoot: sum.LastRoot}, nil
-}
-
 // configCache keeps a checkout's encoded configuration per path: it does
 // not change during a run.
 type configCache struct {

@@ -93,7 +93,39 @@ type ConversationRequest struct {
 }
 
 // ReadEvents asks for a conversation's events; the answer is Events.
-type ReadEvents ConversationRequest
+// Without Offset and Limit it asks for all of them in one answer. With
+// either it asks for a page (Paged): the stored events from index
+// *Offset (0 when nil) on, at most Limit of them (0: no count bound), and
+// never more than PageBytes of encoded events, whatever Limit allows; the
+// answer's NextOffset and More say where the next page starts.
+type ReadEvents struct {
+	ID           string         `json:"id,omitempty"`
+	Workspace    *workspace.Ref `json:"workspace,omitempty"`
+	Conversation string         `json:"conversation"`
+	Offset       *int           `json:"offset,omitempty"`
+	Limit        int            `json:"limit,omitempty"`
+}
+
+// Paged reports whether r asks for a page rather than every event.
+func (r ReadEvents) Paged() bool { return r.Offset != nil || r.Limit != 0 }
+
+// From is the index of the first event r asks for (0 when none is named).
+func (r ReadEvents) From() int {
+	if r.Offset == nil {
+		return 0
+	}
+	return *r.Offset
+}
+
+// PageBytes bounds the encoded events of one read_events page: a page
+// stops before the event that would take it past this size, unless that
+// event is the page's first (a page always makes progress).
+const PageBytes = 1 << 20
+
+// PartialIDPrefix starts the ID of the block in flight read_events ends
+// with while an answer streams: a chat_response holding the text so far,
+// not a stored event (docs/plugins.md, read_events).
+const PartialIDPrefix = "partial-"
 
 // ContextMeter asks for a conversation's context meter: the estimated
 // size of its next request against the model's window, as jp
@@ -320,7 +352,18 @@ func (l Log) Validate() error {
 }
 
 func (ListConversations) Validate() error { return nil }
-func (r ReadEvents) Validate() error      { return checkConversation(r.Conversation) }
+// Validate checks the conversation and that the page's bounds are not
+// negative.
+func (r ReadEvents) Validate() error {
+	if r.Offset != nil && *r.Offset < 0 {
+		return fmt.Errorf("%w: offset must be 0 or more (the index of the first event wanted), not %d", ErrBadField, *r.Offset)
+	}
+	if r.Limit < 0 {
+		return fmt.Errorf("%w: limit must be 0 (no bound) or more, not %d", ErrBadField, r.Limit)
+	}
+	return checkConversation(r.Conversation)
+}
+
 func (r ContextMeter) Validate() error    { return checkConversation(r.Conversation) }
 func (r Compact) Validate() error         { return checkConversation(r.Conversation) }
 func (ReadHistory) Validate() error       { return nil }

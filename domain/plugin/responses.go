@@ -125,6 +125,14 @@ type Events struct {
 	Conversation string                 `json:"conversation"`
 	Data         []json.RawMessage      `json:"data"`
 	LastRoot     *conversation.LastRoot `json:"last_root,omitempty"`
+	// NextOffset and More answer a paged request only (ReadEvents.Paged).
+	// NextOffset is the offset of the next page: the request's offset plus
+	// the stored events in Data (the block in flight is not one). More is
+	// true when the page stopped before the conversation's end. A
+	// NextOffset below the request's offset says the conversation holds
+	// only NextOffset events now (rewound elsewhere).
+	NextOffset *int `json:"next_offset,omitempty"`
+	More       bool `json:"more,omitempty"`
 }
 
 // Config answers ReadConfig: Data is the tree or value at Path.
