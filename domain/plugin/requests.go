@@ -352,6 +352,7 @@ func (l Log) Validate() error {
 }
 
 func (ListConversations) Validate() error { return nil }
+
 // Validate checks the conversation and that the page's bounds are not
 // negative.
 func (r ReadEvents) Validate() error {
@@ -364,10 +365,10 @@ func (r ReadEvents) Validate() error {
 	return checkConversation(r.Conversation)
 }
 
-func (r ContextMeter) Validate() error    { return checkConversation(r.Conversation) }
-func (r Compact) Validate() error         { return checkConversation(r.Conversation) }
-func (ReadHistory) Validate() error       { return nil }
-func (TrustCheckout) Validate() error     { return nil }
+func (r ContextMeter) Validate() error { return checkConversation(r.Conversation) }
+func (r Compact) Validate() error      { return checkConversation(r.Conversation) }
+func (ReadHistory) Validate() error    { return nil }
+func (TrustCheckout) Validate() error  { return nil }
 
 // Validate checks the conversation and that the turn counts from 0.
 func (r Rewind) Validate() error {
