@@ -83,6 +83,9 @@ type hostSetup struct {
 	fs bool
 	// multi declares workspace_scope multi: requests carry a WorkspaceRef.
 	multi bool
+	// events, when set, fills the first conversation with about this many
+	// events (turns with two tool calls), each request padded to pad bytes.
+	events, pad int
 }
 
 // benchStore is what the benchmarks need of a store.
@@ -96,7 +99,7 @@ type benchStore interface {
 // startHostWith runs the host as hs says, with delegated turns on the
 // demo model (echo) and no tools. It returns the plugin's connection, the
 // checkout's reference, and a func that ends the run.
-func startHostWith(b *testing.B, hs hostSetup) (*pluginsdk.Client, workspace.Ref, func()) {
+func startHostWith(b testing.TB, hs hostSetup) (*pluginsdk.Client, workspace.Ref, func()) {
 	b.Helper()
 	data := b.TempDir()
 	var store benchStore = memstore.New(benchClock())
@@ -137,8 +140,12 @@ func startHostWith(b *testing.B, hs hostSetup) (*pluginsdk.Client, workspace.Ref
 		b.Fatal(err)
 	}
 	for i := range hs.conversations {
-		if _, err := store.Create(b.Context(), workspace.Location{ID: f.ID, Root: f.Root}, ports.NewConversation{Title: fmt.Sprintf("conversation %d", i)}); err != nil {
+		id, err := store.Create(b.Context(), workspace.Location{ID: f.ID, Root: f.Root}, ports.NewConversation{Title: fmt.Sprintf("conversation %d", i)})
+		if err != nil {
 			b.Fatal(err)
+		}
+		if i == 0 && hs.events > 0 {
+			fillConversation(b, store, workspace.Location{ID: f.ID, Root: f.Root}, id, hs.events, hs.pad)
 		}
 	}
 	bin := filepath.Join(data, "jp-bench")
