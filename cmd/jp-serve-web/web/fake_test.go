@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/jpcli/jp/domain/plugin"
@@ -19,6 +20,8 @@ type fakeHost struct {
 	convs      map[string][]plugin.ConversationSummary // by root
 	events     map[string]plugin.Events                // by conversation
 	err        error                                   // answers every read when set
+	pageLimit  int                                     // events per read_events page (0: all that follow)
+	pageReads  []int                                   // the offset of each page read
 
 	queries    []queryCall
 	queryFn    func(workspace.Ref, plugin.Query) (Stream, error)
@@ -91,6 +94,32 @@ func (f *fakeHost) ReadEvents(_ context.Context, _ workspace.Ref, conv string) (
 	if !ok {
 		return plugin.Events{}, plugin.Error{Request: "read_events", Message: "conversation " + conv + " not found"}
 	}
+	return ev, nil
+}
+
+// ReadEventsPage answers as jp does: the stored events from offset on
+// (at most pageLimit), the block in flight on the last page only.
+func (f *fakeHost) ReadEventsPage(ctx context.Context, ref workspace.Ref, conv string, offset int) (plugin.Events, error) {
+	ev, err := f.ReadEvents(ctx, ref, conv)
+	if err != nil {
+		return ev, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.pageReads = append(f.pageReads, offset)
+	stored := len(ev.Data)
+	var last struct{ ID string }
+	if stored > 0 && json.Unmarshal(ev.Data[stored-1], &last) == nil && strings.HasPrefix(last.ID, partialPrefix) {
+		stored--
+	}
+	next, data := stored, ev.Data[min(offset, stored):]
+	if offset > stored {
+		data = nil
+	}
+	if f.pageLimit > 0 && len(data) > f.pageLimit {
+		data, next, ev.More = data[:f.pageLimit], offset+f.pageLimit, true
+	}
+	ev.Data, ev.NextOffset = data, &next
 	return ev, nil
 }
 

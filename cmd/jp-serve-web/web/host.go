@@ -18,6 +18,10 @@ type Host interface {
 	ListConversations(ctx context.Context, ref workspace.Ref) ([]plugin.ConversationSummary, error)
 	// ReadEvents reads a conversation's events and last-root record.
 	ReadEvents(ctx context.Context, ref workspace.Ref, conversation string) (plugin.Events, error)
+	// ReadEventsPage reads the conversation's stored events from index
+	// offset on, a page (pluginsdk.Checkout.ReadEventsPage): NextOffset is
+	// always set.
+	ReadEventsPage(ctx context.Context, ref workspace.Ref, conversation string, offset int) (plugin.Events, error)
 	// CreateConversation makes a conversation in a checkout.
 	CreateConversation(ctx context.Context, ref workspace.Ref, title string) (string, error)
 	// Query starts a delegated turn in a checkout; it returns once jp
@@ -80,6 +84,10 @@ func (h sdkHost) ListConversations(ctx context.Context, ref workspace.Ref) ([]pl
 
 func (h sdkHost) ReadEvents(ctx context.Context, ref workspace.Ref, conversation string) (plugin.Events, error) {
 	return h.c.At(ref).ReadEvents(ctx, conversation)
+}
+
+func (h sdkHost) ReadEventsPage(ctx context.Context, ref workspace.Ref, conversation string, offset int) (plugin.Events, error) {
+	return h.c.At(ref).ReadEventsPage(ctx, conversation, offset, 0)
 }
 
 func (h sdkHost) CreateConversation(ctx context.Context, ref workspace.Ref, title string) (string, error) {

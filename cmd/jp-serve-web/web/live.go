@@ -68,7 +68,9 @@ func parseWatch(r *http.Request) (watchRequest, string) {
 // (watchPartial); {kind: "record"} the last-root record (watchRecord); {kind: "reset"} says the conversation now holds
 // fewer events than the page shows (rewound elsewhere), and ends the
 // stream; {kind: "notice", text} says jp could not read it (the watch
-// keeps trying).
+// keeps trying), and one with no text that it reads again; {kind:
+// "stop", text} says why the watch ended (jp sent an event it could not
+// read), and ends the stream.
 func (s *Server) apiWatch(w http.ResponseWriter, r *http.Request) {
 	wr, bad := parseWatch(r)
 	if bad != "" {
@@ -120,43 +122,68 @@ func splitPartial(evs []conversation.Event) ([]conversation.Event, *conversation
 	return evs, nil
 }
 
-// watchStep reads the conversation once and writes what is new. It
-// returns false when the watch is over (a reset was sent), and an error
-// when the page went away.
+// watchStep reads what is new in the conversation and writes it: the
+// stored events after the ones the page has (read_events from that
+// offset, a page at a time, so a poll with nothing new costs jp no
+// encoding and the page no decoding of the events it has), the record,
+// and the block in flight. It returns false when the watch is over (a
+// reset or a stop was sent), and an error when the page went away.
 func (s *Server) watchStep(ctx context.Context, w http.ResponseWriter, wr *watchRequest, failing *bool) (bool, error) {
-	rctx, cancel := context.WithTimeout(ctx, requestTimeout)
-	evs, err := s.host.ReadEvents(rctx, wr.ref, wr.conv)
-	cancel()
-	if err != nil {
-		if ctx.Err() != nil {
-			return false, ctx.Err()
+	for {
+		rctx, cancel := context.WithTimeout(ctx, requestTimeout)
+		page, err := s.host.ReadEventsPage(rctx, wr.ref, wr.conv, wr.after)
+		cancel()
+		if err != nil {
+			if ctx.Err() != nil {
+				return false, ctx.Err()
+			}
+			return true, s.watchFailed(w, wr, failing, err)
 		}
-		if !*failing { // say it once, not every tick
-			*failing = true
+		if *failing { // read again: the notice no longer holds
+			*failing = false
+			if err := writeWatch(w, -1, viewEvent{Kind: "notice"}); err != nil {
+				return false, err
+			}
+		}
+		events, err := decodeEvents(page.Data)
+		if err != nil {
 			s.log("watch " + wr.conv + ": " + err.Error())
-			return true, writeWatch(w, -1, viewEvent{Kind: "notice", Text: "jp could not read this conversation to follow it: " + hostMessage(err)})
+			return false, writeWatch(w, -1, viewEvent{Kind: "stop", Text: "This page stopped following the conversation: " + err.Error() + ". Reload the page to read it again."})
 		}
-		return true, nil
-	}
-	*failing = false
-	events, err := decodeEvents(evs.Data)
-	if err != nil {
-		return false, err
-	}
-	stored, partial := splitPartial(events)
-	if len(stored) < wr.after {
-		return false, writeWatch(w, -1, viewEvent{Kind: "reset", Text: "This conversation changed in another place (rewound?): reload the page to see it as it is now."})
-	}
-	for i := wr.after; i < len(stored); i++ {
-		if err := writeWatch(w, i, s.watchView("event", stored[i])); err != nil {
+		stored, partial := splitPartial(events)
+		next := wr.after + len(stored)
+		if page.NextOffset != nil {
+			next = *page.NextOffset
+		}
+		if next < wr.after {
+			return false, writeWatch(w, -1, viewEvent{Kind: "reset", Text: "This conversation changed in another place (rewound?): reload the page to see it as it is now."})
+		}
+		for _, ev := range stored {
+			if err := writeWatch(w, wr.after, s.watchView("event", ev)); err != nil {
+				return false, err
+			}
+			wr.after++
+		}
+		if page.More && len(stored) > 0 {
+			continue // the next page now, not at the next tick
+		}
+		if err := s.watchRecord(w, wr, page.LastRoot); err != nil {
 			return false, err
 		}
-		wr.after = i + 1
+		return true, s.watchPartial(w, wr, partial)
 	}
-	if err := s.watchRecord(w, wr, evs.LastRoot); err != nil {
-		return false, err
+}
+
+// watchFailed says, once until a read works again, that jp could not
+// read the conversation (removed, unreadable, jp gone): the watch keeps
+// trying.
+func (s *Server) watchFailed(w http.ResponseWriter, wr *watchRequest, failing *bool, err error) error {
+	if *failing {
+		return nil
 	}
-	return true, s.watchPartial(w, wr, partial)
+	*failing = true
+	s.log("watch " + wr.conv + ": " + err.Error())
+	return writeWatch(w, -1, viewEvent{Kind: "notice", Text: "jp could not read this conversation to follow it: " + hostMessage(err) + " (still trying)."})
 }
 
 // watchRecord sends the conversation's last-root record on the first

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -131,12 +132,55 @@ func TestWatchSaysOnceWhenJPCannotRead(t *testing.T) {
 	f := fixture() // the conversation is unknown: read_events fails
 	_, ts := newServer(t, f)
 	w := openWatch(t, ts, watchQuery("0"), "")
-	if _, v, err := w.next(); err != nil || v.Kind != "notice" || v.Text != "jp could not read this conversation to follow it: conversation "+watchConv+" not found" {
+	if _, v, err := w.next(); err != nil || v.Kind != "notice" || v.Text != "jp could not read this conversation to follow it: conversation "+watchConv+" not found (still trying)." {
 		t.Fatalf("notice = %+v %v", v, err)
 	}
 	setEvents(f, storedEvents()[:1], nil)
-	w.expect("0", "event", "e1") // no second notice
+	if v := w.expect("", "notice", ""); v.Text != "" { // no second notice: the first one is taken back
+		t.Fatalf("notice = %+v, want one with no text", v)
+	}
+	w.expect("0", "event", "e1")
+}
 
+// TestWatchReadsOnlyWhatIsNew: each read asks jp only for the events
+// after those the page has (read_events' offset), and a read that jp
+// answers in pages reads them all at once, in order.
+func TestWatchReadsOnlyWhatIsNew(t *testing.T) {
+	f := fixture()
+	f.pageLimit = 1
+	all := storedEvents()
+	setEvents(f, all[:2], nil)
+	_, ts := newServer(t, f)
+	w := openWatch(t, ts, watchQuery("1"), "")
+	w.expect("1", "event", "e2")
+	w.expect("", "record", "")
+	setEvents(f, all[:4], nil)
+	w.expect("2", "event", "e3")
+	w.expect("3", "event", "e4")
+	f.mu.Lock()
+	reads := append([]int(nil), f.pageReads...)
+	f.mu.Unlock()
+	if len(reads) < 3 || reads[0] != 1 || !slices.Contains(reads, 3) || !slices.IsSorted(reads) || slices.Max(reads) > 4 {
+		t.Fatalf("offsets read = %v, want 1, then 2 until e3 was stored, 3 at once, then 4", reads)
+	}
+}
+
+// TestWatchStopsOnAnEventItCannotRead: an event jp sends that the server
+// cannot read ends the watch with a line saying so (not a silent end),
+// and the page does not come back for it.
+func TestWatchStopsOnAnEventItCannotRead(t *testing.T) {
+	f := fixture()
+	f.events[watchConv] = plugin.Events{Conversation: watchConv, Data: []json.RawMessage{json.RawMessage(`{"type":"chat_request","id":"e1","timestamp":"not a time"}`)}}
+	_, ts := newServer(t, f)
+	w := openWatch(t, ts, watchQuery("0"), "")
+	_, v, err := w.next()
+	if err != nil || v.Kind != "stop" || !strings.HasPrefix(v.Text, "This page stopped following the conversation: jp sent an event that could not be read (event 1): ") ||
+		!strings.HasSuffix(v.Text, "Reload the page to read it again.") || strings.Contains(v.Text, "\n") {
+		t.Fatalf("watch sent %+v %v, want a stop", v, err)
+	}
+	if _, _, err := w.next(); err != io.EOF {
+		t.Fatalf("after the stop: %v, want the end", err)
+	}
 }
 
 // TestWatchClosesWithTheServer: Close ends a watch (goleak checks the

@@ -91,9 +91,16 @@
         return;
       }
       case 'reset':
+      case 'stop':
       case 'notice':
-        if (liveLine) { liveLine.hidden = false; liveLine.textContent = v.text; }
+        say(v.text || '');
     }
+  }
+
+  // say shows one line about the watch where the live line is ('' hides
+  // it: jp reads the conversation again).
+  function say(text) {
+    if (liveLine) { liveLine.hidden = !text; liveLine.textContent = text; }
   }
 
   // watch follows /api/watch with fetch (it sends the token in a header,
@@ -103,13 +110,20 @@
     window.addEventListener('pagehide', () => ctl.abort());
     let after = state.count || 0;
     let ended = false;
+    let lost = false; // the last try failed to connect (said on the page)
     const url = () => '/api/watch?workspace=' + encodeURIComponent(state.workspace) + '&root=' + encodeURIComponent(state.viewed) +
       '&conversation=' + encodeURIComponent(state.conversation) + '&after=' + after;
     (async () => {
       while (!ended && page.isConnected) {
         try {
           const resp = await jpFetch(url(), { headers: { Accept: 'text/event-stream' }, cache: 'no-store', signal: ctl.signal });
-          if (!resp.ok) return; // the server refused: nothing to follow (reload)
+          if (!resp.ok) { // the server refused: nothing to follow (reload)
+            let why = 'HTTP ' + resp.status;
+            try { why = (await resp.json()).error || why; } catch (e) { /* not JSON */ }
+            say('This page stopped following the conversation: jp serve web refused (' + why + '). Reload the page.');
+            return;
+          }
+          if (lost) { lost = false; say(''); }
           const reader = resp.body.pipeThrough(new TextDecoderStream()).getReader();
           let buf = '';
           for (;;) {
@@ -127,12 +141,14 @@
               }
               if (!data) continue;
               const v = JSON.parse(data);
-              if (v.kind === 'reset') ended = true;
+              if (v.kind === 'reset' || v.kind === 'stop') ended = true;
               watched(v);
             }
           }
         } catch (e) {
           if (ctl.signal.aborted) return;
+          lost = true;
+          say('Lost the connection to jp serve web: trying again every 2 s.');
         }
         if (!ended) await new Promise((r) => setTimeout(r, 2000));
       }
