@@ -28,16 +28,7 @@
   let turn = null;     // the turn being followed
   let sending = false; // a send is on its way (Ctrl+Enter again does nothing)
 
-  function h(tag, attrs, ...kids) {
-    const e = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (k === 'class') e.className = v;
-      else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
-      else e.setAttribute(k, v);
-    }
-    for (const k of kids) if (k != null) e.append(k);
-    return e;
-  }
+  const h = window.jpH; // page.js
   const code = (t) => h('code', null, t);
   const pad = (n) => String(n).padStart(2, '0');
   // when formats a time as the server's pages do: local, to the second.

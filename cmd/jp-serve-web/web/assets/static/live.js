@@ -21,16 +21,7 @@
   const queuePanel = document.getElementById('queue');
   const liveLine = document.getElementById('live');
 
-  function h(tag, attrs, ...kids) {
-    const e = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (k === 'class') e.className = v;
-      else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
-      else e.setAttribute(k, v);
-    }
-    for (const k of kids) if (k != null) e.append(k);
-    return e;
-  }
+  const h = window.jpH; // page.js
   const btn = (id, text, onclick) => h('button', { type: 'button', id, class: 'linkish', onclick }, text);
 
   // ---- the watch ----

@@ -2,7 +2,8 @@
 // (kept in this tab's sessionStorage by boot.js) in the Authorization
 // header: the token is never in a cookie or an address. A form that posts
 // (a new conversation) is sent with it, and the page it leads to opened.
-// A code block's Copy button copies its code.
+// A code block's Copy button copies its code. jpH makes the elements
+// the page scripts add.
 'use strict';
 (function () {
   if (window.jpFetch) return; // a page shown in place of another: set up already
@@ -10,6 +11,19 @@
   function token() {
     try { return sessionStorage.getItem(key) || ''; } catch (e) { return ''; }
   }
+  // jpH makes an element, for the page scripts (app.js, live.js,
+  // trust.js): attrs sets class, on* listeners and other attributes;
+  // children are nodes or strings, which become text, never HTML.
+  window.jpH = function (tag, attrs, ...kids) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === 'class') e.className = v;
+      else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+      else e.setAttribute(k, v);
+    }
+    for (const k of kids) if (k != null) e.append(k);
+    return e;
+  };
   window.jpFetch = function (url, opts) {
     const o = Object.assign({ credentials: 'omit' }, opts || {});
     o.headers = Object.assign({}, o.headers || {}, { Authorization: 'Bearer ' + token() });

@@ -9,15 +9,7 @@
   if (!panel) return;
   const ref = { workspace: panel.dataset.workspace, root: panel.dataset.root };
 
-  function h(tag, attrs, ...kids) {
-    const e = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
-      else e.setAttribute(k, v);
-    }
-    for (const k of kids) if (k != null) e.append(k);
-    return e;
-  }
+  const h = window.jpH; // page.js
   const btn = (id, text, onclick) => h('button', { type: 'button', id, class: 'linkish', onclick }, text);
   const show = (...content) => { panel.replaceChildren(...content); panel.hidden = content.length === 0; };
 
