@@ -93,3 +93,18 @@ func (w Checkout) EventPages(ctx context.Context, conversation string, limit int
 		}
 	}
 }
+
+// readAllPages is ReadEvents of a conversation too long for one answer:
+// every page, together, with the last page's record.
+func (w Checkout) readAllPages(ctx context.Context, conversation string) (plugin.Events, error) {
+	var all plugin.Events
+	for page, err := range w.EventPages(ctx, conversation, 0) {
+		if err != nil {
+			return plugin.Events{}, err
+		}
+		data := append(all.Data, page.Data...)
+		all, all.Data = page, data
+	}
+	all.NextOffset, all.More = nil, false
+	return all, nil
+}

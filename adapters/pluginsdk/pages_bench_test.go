@@ -8,8 +8,10 @@ import (
 // (15 MB of events.json on fsstore) from a plugin through the real host,
 // side by side: whole (read_events without offset or limit, one 17 MB
 // line: what the web watch asked for every 750 ms before it paged), the
-// first page (offset 0), and a follower's poll with nothing new (offset
-// at the end: what the web watch asks now). Metric: events/op sent.
+// first page (offset 0), every page (EventPages: each page scans the
+// file from its start, decoding what it skips), and a follower's poll
+// with nothing new (offset at the end: what the web watch asks now).
+// Metric: events/op sent.
 func BenchmarkReadEvents100k(b *testing.B) {
 	c, _, stop := startHostWith(b, hostSetup{conversations: 1, fs: true, events: 100_000, pad: 60})
 	defer stop()
@@ -42,6 +44,19 @@ func BenchmarkReadEvents100k(b *testing.B) {
 				b.Fatal(err)
 			}
 			n = len(p.Data)
+		}
+		b.ReportMetric(float64(n), "events/op")
+	})
+	b.Run("all-pages", func(b *testing.B) {
+		n := 0
+		for b.Loop() {
+			n = 0
+			for p, err := range c.EventPages(ctx, conv, 0) {
+				if err != nil {
+					b.Fatal(err)
+				}
+				n += len(p.Data)
+			}
 		}
 		b.ReportMetric(float64(n), "events/op")
 	})

@@ -168,3 +168,35 @@ func TestEventPagesOfARewoundConversation(t *testing.T) {
 	f.Recv() // exit
 	f.End()
 }
+
+// TestReadEventsTooLongForOneAnswer: when jp answers that a conversation
+// is too long for one answer, ReadEvents reads it a page at a time and
+// returns every event, with the last page's record.
+func TestReadEventsTooLongForOneAnswer(t *testing.T) {
+	t.Parallel()
+	f := start(t, initLine, func(ctx context.Context, c *pluginsdk.Client) error {
+		evs, err := c.ReadEvents(ctx, "17127583920")
+		if err != nil {
+			return err
+		}
+		if got := strings.Join(eventIDs(t, evs.Data), " "); got != "a b c" || evs.LastRoot == nil || evs.LastRoot.Path != "/p" || evs.NextOffset != nil || evs.More {
+			t.Errorf("events = %q %+v", got, evs)
+		}
+		return nil
+	})
+	f.Recv() // ready
+	r := f.Recv()
+	if _, paged := r["offset"]; paged {
+		t.Fatalf("first request = %v, want one for every event", r)
+	}
+	f.Send(fmt.Sprintf(`{"type":"error","id":%q,"request":"read_events","message":"conversation 17127583920: its events are more than 16 MiB, more than one message carries: %s"}`, r["id"], plugin.AskForPages))
+	r = f.Recv()
+	f.Send(fmt.Sprintf(`{"type":"events","id":%q,"conversation":"17127583920","data":[{"id":"a"},{"id":"b"}],"next_offset":2,"more":true}`, r["id"]))
+	r = f.Recv()
+	if r["offset"] != float64(2) {
+		t.Fatalf("second page request = %v", r)
+	}
+	f.Send(fmt.Sprintf(`{"type":"events","id":%q,"conversation":"17127583920","data":[{"id":"c"}],"last_root":{"path":"/p","last_used":"2025-07-20T10:29:58Z","live":true},"next_offset":3}`, r["id"]))
+	f.Recv() // exit
+	f.End()
+}

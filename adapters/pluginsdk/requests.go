@@ -3,6 +3,8 @@ package pluginsdk
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"strings"
 
 	"github.com/jpcli/jp/domain/plugin"
 	"github.com/jpcli/jp/domain/workspace"
@@ -138,11 +140,18 @@ func (w Checkout) ListConversations(ctx context.Context) ([]plugin.ConversationS
 }
 
 // ReadEvents returns a conversation's events as stored, and its last-root
-// record when a turn recorded one.
+// record when a turn recorded one. They come in one answer; when they are
+// too long for one (jp says so: plugin.AskForPages), it reads them a page
+// at a time (EventPages) and returns them together.
 func (w Checkout) ReadEvents(ctx context.Context, conversation string) (plugin.Events, error) {
-	return request[plugin.Events](ctx, w.c, func(id string) plugin.Message {
+	resp, err := request[plugin.Events](ctx, w.c, func(id string) plugin.Message {
 		return plugin.ReadEvents{ID: id, Workspace: w.ref, Conversation: conversation}
 	})
+	var he HostError
+	if errors.As(err, &he) && strings.HasSuffix(he.Message, plugin.AskForPages) {
+		return w.readAllPages(ctx, conversation)
+	}
+	return resp, err
 }
 
 // ReadConfig returns the resolved configuration ("" path) or the value at

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/jpcli/jp/domain/conversation"
@@ -23,6 +24,9 @@ func (s *session) readEvents(ctx context.Context, c *checkout, req plugin.ReadEv
 	}
 	p := newEventPage(req, s.h.events.EncodeEvent)
 	err = s.h.store.ScanEvents(ctx, c.loc, id, p.add)
+	if errors.Is(err, errTooLong) {
+		return nil, fmt.Errorf("conversation %s: %w", id, err)
+	}
 	if err != nil && !errors.Is(err, errPageFull) {
 		return nil, err
 	}
@@ -36,6 +40,15 @@ func (s *session) readEvents(ctx context.Context, c *checkout, req plugin.ReadEv
 
 // errPageFull stops the scan of a page that is full.
 var errPageFull = errors.New("read_events page full")
+
+// maxWhole bounds the events of an answer with every event: past it the
+// answer's line would be longer than a plugin reads (plugin.MaxLine; the
+// SDK drops its connection to jp on such a line), so jp answers an
+// error instead, and the plugin asks for pages.
+const maxWhole = plugin.MaxLine - 64<<10
+
+// errTooLong refuses an answer with every event past maxWhole.
+var errTooLong = fmt.Errorf("its events are more than %d MiB, more than one message carries: %s", plugin.MaxLine>>20, plugin.AskForPages)
 
 // eventPage gathers the events of one read_events answer from a scan.
 type eventPage struct {
@@ -79,6 +92,9 @@ func (p *eventPage) add(e conversation.Event) error {
 	b, err := p.encode(e)
 	if err != nil {
 		return err
+	}
+	if !p.paged && p.bytes+len(b) > maxWhole {
+		return errTooLong
 	}
 	if p.max > 0 && len(p.data) > 0 && p.bytes+len(b) > p.max {
 		p.more = true

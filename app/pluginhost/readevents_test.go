@@ -82,3 +82,28 @@ func TestEventPage(t *testing.T) {
 		}
 	}
 }
+
+// TestWholeTooLongForOneLine: an answer with every event that would be a
+// line longer than a plugin reads (plugin.MaxLine) is refused with an
+// error asking for pages; a page of the same events is sent.
+func TestWholeTooLongForOneLine(t *testing.T) {
+	t.Parallel()
+	ids := []string{"e0", "e1", "e2", "e3"}
+	size := plugin.MaxLine / 3
+	p := newEventPage(plugin.ReadEvents{}, func(e conversation.Event) (json.RawMessage, error) {
+		return make(json.RawMessage, size), nil
+	})
+	var err error
+	for _, id := range ids {
+		if err = p.add(conversation.Event{ID: id}); err != nil {
+			break
+		}
+	}
+	if !errors.Is(err, errTooLong) || !strings.HasSuffix(err.Error(), plugin.AskForPages) || len(p.data) != 2 {
+		t.Fatalf("whole read of %d MiB: %v after %d events, want errTooLong after 2", len(ids)*size>>20, err, len(p.data))
+	}
+	got, next, more := pageOf(t, plugin.ReadEvents{Offset: offset(0)}, ids, size)
+	if len(got) != 1 || next != 1 || !more {
+		t.Fatalf("page = %v next %d more %v, want one event", got, next, more)
+	}
+}

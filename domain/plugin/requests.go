@@ -122,6 +122,12 @@ func (r ReadEvents) From() int {
 // event is the page's first (a page always makes progress).
 const PageBytes = 1 << 20
 
+// AskForPages ends jp's error answer to a read_events without offset and
+// limit whose events are too long for one message (plugin.MaxLine): a
+// plugin that finds it in the error's message reads the conversation a
+// page at a time instead.
+const AskForPages = "read it a page at a time (read_events offset and limit)"
+
 // PartialIDPrefix starts the ID of the block in flight read_events ends
 // with while an answer streams: a chat_response holding the text so far,
 // not a stored event (docs/plugins.md, read_events).
