@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -311,7 +312,9 @@ func (s *Server) completion(ctx context.Context, t *turn, st Stream, err error) 
 	}
 	rctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
-	if evs, err := s.host.ReadEvents(rctx, t.ref, t.conv); err == nil {
+	// Only the record is wanted: a page past the end carries it and no
+	// event.
+	if evs, err := s.host.ReadEventsPage(rctx, t.ref, t.conv, math.MaxInt32); err == nil {
 		v.LastRoot = evs.LastRoot
 	} else {
 		s.log("read the record after a turn: " + err.Error())
