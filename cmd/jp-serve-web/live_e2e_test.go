@@ -32,7 +32,8 @@ const liveScript = `{ "responses": [
 // then the answer. Then a reply queued on the page while its own turn
 // streams is sent after the countdown (interrupt.loop_countdown), as the
 // terminal sends a queued reply. Then Up recalling sent messages, the
-// context meter, and Compact with its preview.
+// context meter, and Compact with its preview. Last, the conversation
+// removed in a terminal: the page says its watch cannot read it.
 func TestWebLive(t *testing.T) {
 	if _, err := os.Stat(chromiumPath); err != nil {
 		if os.Getenv("CI") == "true" {
@@ -48,7 +49,15 @@ func TestWebLive(t *testing.T) {
 	liveQueue(t, e, b, lID, conv)
 	liveRecall(b)
 	liveCompact(t, e, b, l, conv)
+	liveLost(b, e, l, conv)
 	e.interrupt()
+}
+
+// liveLost: a conversation removed in a terminal while its page is open
+// is said on the page in one line (the watch keeps trying).
+func liveLost(b *browser, e *env, l, conv string) {
+	e.jp(l, "c", "rm", "--yes", conv)
+	b.waitJS(`!document.getElementById('live').hidden && /^jp could not read this conversation to follow it: .*\(still trying\)\.$/.test(document.getElementById('live').textContent)`, "the line saying the watch cannot read the conversation")
 }
 
 // startLive makes workspace L with a scripted model and a 2 s countdown,
