@@ -1,6 +1,7 @@
 package pluginhost
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -93,15 +94,16 @@ func (p *eventPage) add(e conversation.Event) error {
 	if err != nil {
 		return err
 	}
-	if !p.paged && p.bytes+len(b) > maxWhole {
+	size := wireSize(b) + 1 // and its comma
+	if !p.paged && p.bytes+size > maxWhole {
 		return errTooLong
 	}
-	if p.max > 0 && len(p.data) > 0 && p.bytes+len(b) > p.max {
+	if p.max > 0 && len(p.data) > 0 && p.bytes+size > p.max {
 		p.more = true
 		return errPageFull
 	}
 	p.data = append(p.data, b)
-	p.bytes += len(b)
+	p.bytes += size
 	if !partial {
 		p.next = p.n + 1
 	}
@@ -116,4 +118,18 @@ func (p *eventPage) nextOffset() int {
 		return p.next
 	}
 	return p.n
+}
+
+// wireSize is the size of an event in the answer's line: the protocol's
+// JSON encoder writes <, > and & as \u003c (6 bytes for 1), and U+2028
+// and U+2029 as \u2028 (6 for 3), so an event of code can take up to six
+// times its stored size.
+func wireSize(b []byte) int {
+	n := len(b)
+	for _, c := range b {
+		if c == '<' || c == '>' || c == '&' {
+			n += 5
+		}
+	}
+	return n + 3*(bytes.Count(b, []byte("\u2028"))+bytes.Count(b, []byte("\u2029")))
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/jpcli/jp/adapters/storetest"
+	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/plugin"
 )
 
@@ -85,4 +86,28 @@ func describePage(t *testing.T, line string) string {
 		next = fmt.Sprint(*m.NextOffset)
 	}
 	return fmt.Sprintf("%s %s: %s next=%s more=%v", m.Type, m.ID, span, next, m.More)
+}
+
+// TestReadEventsPageBoundsTheLine: over the protocol, a page of events
+// of code (jp stores < as \u003c) stops before the event that would take
+// its line past plugin.PageBytes.
+func TestReadEventsPageBoundsTheLine(t *testing.T) {	t.Parallel()
+	h := newHost(t)
+	id := h.conv("code")
+	ev := storetest.NewEventMaker("c", storetest.Start)
+	var evs []conversation.Event
+	for range 3 {
+		evs = append(evs, ev.Turn(h.loc.Root, strings.Repeat("<a>&", 50_000), 0)...) // 950 KB stored
+	}
+	if err := h.store.Append(t.Context(), h.loc, id, evs...); err != nil {
+		t.Fatal(err)
+	}
+	steps := []step{ready, send(fmt.Sprintf(`{"type":"read_events","id":"p","conversation":"%s","offset":0}`, id)), read(1), exit0}
+	if err := h.run(steps...); err != nil {
+		t.Fatal(err)
+	}
+	line := h.transcript()[1]
+	if got := describePage(t, line); got != "events p: c1..c2 next=2 more=true" || len(line) > plugin.PageBytes+64<<10 {
+		t.Fatalf("page = %s, a line of %d bytes; want c1..c2 (with the answer it would pass the bound), under %d", got, len(line), plugin.PageBytes)
+	}
 }

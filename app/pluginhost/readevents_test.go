@@ -107,3 +107,25 @@ func TestWholeTooLongForOneLine(t *testing.T) {
 		t.Fatalf("page = %v next %d more %v, want one event", got, next, more)
 	}
 }
+
+// TestPageCountsEscapes: an event stored with <, > and & as they are (a
+// file another tool wrote) counts six bytes for each, as the protocol's
+// encoder writes it, so a page of them stays under plugin.PageBytes.
+func TestPageCountsEscapes(t *testing.T) {
+	t.Parallel()
+	code := strings.Repeat("<", 200_000) // 1.2 MB sent
+	p := newEventPage(plugin.ReadEvents{Offset: offset(0)}, func(e conversation.Event) (json.RawMessage, error) {
+		return fmt.Appendf(nil, `{"id":%q,"content":%q}`, e.ID, code), nil
+	})
+	for _, id := range []string{"e0", "e1"} {
+		if err := p.add(conversation.Event{ID: id}); err != nil {
+			break
+		}
+	}
+	if len(p.data) != 1 || !p.more || p.bytes < 6*len(code) {
+		t.Fatalf("page of %d events, %d bytes, more %v: want one event of %d bytes sent", len(p.data), p.bytes, p.more, 6*len(code))
+	}
+	if got := wireSize([]byte("a<b>&\u2028")); got != 8+15+3 { // 8 bytes stored, 3 escapes of 5 more, one of 3 more
+		t.Fatalf("wireSize = %d", got)
+	}
+}
