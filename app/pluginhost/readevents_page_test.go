@@ -91,7 +91,8 @@ func describePage(t *testing.T, line string) string {
 // TestReadEventsPageBoundsTheLine: over the protocol, a page of events
 // of code (jp stores < as \u003c) stops before the event that would take
 // its line past plugin.PageBytes.
-func TestReadEventsPageBoundsTheLine(t *testing.T) {	t.Parallel()
+func TestReadEventsPageBoundsTheLine(t *testing.T) {
+	t.Parallel()
 	h := newHost(t)
 	id := h.conv("code")
 	ev := storetest.NewEventMaker("c", storetest.Start)
