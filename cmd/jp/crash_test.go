@@ -184,16 +184,14 @@ run = "unattended"
 		t.Fatal(err)
 	}
 
-	// Each run is killed once its turn has stored a number of bytes
-	// drawn below one whole turn's (the first run's): a point inside the
-	// turn, whatever the machine's speed. The seed is fixed so a failure
-	// repeats.
+	// Each run is killed once its turn has stored a number of bytes drawn
+	// below a whole turn's (the first run's), whatever the machine's speed.
 	conv := siloConv(store, loc, id)
 	perTurn := storedBytes(conv)
 	if perTurn == 0 {
 		t.Fatalf("the first run stored nothing in %s", conv)
 	}
-	rng := rand.New(rand.NewPCG(1, 31))
+	rng := rand.New(rand.NewPCG(1, 31)) // fixed: a failure repeats
 	killed := 0
 	for i := 0; i < 25; i++ {
 		cmd := e.command(ctx, "q", "-i", string(id), fmt.Sprintf("go %d", i))
