@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"unicode"
 
@@ -458,11 +457,8 @@ func (c *ConversationRmCmd) Run(rt *Runtime) error {
 	if err != nil {
 		return err
 	}
-	for _, s := range c.IDs {
-		if strings.Trim(s, "0123456789") != "" && !app.IsTarget(s) {
-			_, err := app.ParseID(s) // a bad ID changes nothing, not even the workspace registry
-			return err
-		}
+	if err := checkIDs(c.IDs); err != nil {
+		return err
 	}
 	loc, err := rt.open(a)
 	if err != nil {
@@ -482,11 +478,22 @@ func (c *ConversationRmCmd) Run(rt *Runtime) error {
 			return nil
 		}
 	}
-	for _, id := range ids {
-		if err := a.Conversations.Trash(rt.Ctx, loc, id); err != nil {
+	removed, err := a.Conversations.TrashAll(rt.Ctx, loc, ids)
+	for _, id := range removed {
+		fmt.Fprintf(rt.Streams.Out, "Removed conversation %s (jp conversation restore %s brings it back)\n", id, id)
+	}
+	return err
+}
+
+// checkIDs fails on the first of raws that is neither a conversation ID
+// (or a prefix of one) nor a target: a bad ID changes nothing, not even
+// the workspace registry, so it is checked before the workspace is opened.
+func checkIDs(raws []string) error {
+	for _, s := range raws {
+		if strings.Trim(s, "0123456789") != "" && !app.IsTarget(s) {
+			_, err := app.ParseID(s)
 			return err
 		}
-		fmt.Fprintf(rt.Streams.Out, "Removed conversation %s (jp conversation restore %s brings it back)\n", id, id)
 	}
 	return nil
 }
@@ -522,22 +529,13 @@ func (c *ConversationRmCmd) resolve(rt *Runtime, a *jpwire.App, loc workspace.Lo
 	if raws, err = rt.targets(a, loc, raws); err != nil {
 		return nil, nil, err
 	}
-	for _, raw := range raws {
-		all, err := a.Conversations.ResolveAll(rt.Ctx, loc, raw)
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, id := range all {
-			if slices.Contains(ids, id) {
-				continue
-			}
-			s, err := a.Conversations.Get(rt.Ctx, loc, id)
-			if err != nil {
-				return nil, nil, err
-			}
-			ids = append(ids, id)
-			titles = append(titles, fmt.Sprintf("%s (%s)", id, trimTitle(s.Metadata.Title)))
-		}
+	list, err := a.Conversations.ResolveEach(rt.Ctx, loc, raws)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, s := range list {
+		ids = append(ids, s.ID)
+		titles = append(titles, fmt.Sprintf("%s (%s)", s.ID, trimTitle(s.Metadata.Title)))
 	}
 	return ids, titles, nil
 }
@@ -726,8 +724,7 @@ func (rt *Runtime) conversation(raw string) (*jpwire.App, workspace.Location, co
 	if err != nil {
 		return nil, workspace.Location{}, "", err
 	}
-	if strings.Trim(raw, "0123456789") != "" && !app.IsTarget(raw) {
-		_, err := app.ParseID(raw)
+	if err := checkIDs([]string{raw}); err != nil {
 		return nil, workspace.Location{}, "", err
 	}
 	loc, err := rt.open(a)
