@@ -162,3 +162,37 @@ func TestPathsOfInOrderStopsAtFirstFailure(t *testing.T) {
 		t.Fatalf("PathsOf on a store without directories = %v, %v; want a user error", got, err)
 	}
 }
+
+// SetPinned and SetArchived stamp their own field with the clock's time,
+// keep a stamp already there, and clear it; the other field is untouched.
+func TestSetPinnedAndArchivedStampTheirField(t *testing.T) {
+	t.Parallel()
+	store, _ := manyStore([][2]string{{"17960000001", "one"}}, "")
+	var m conversation.Metadata
+	store.UpdateMetadataFunc = func(_ context.Context, _ workspace.Location, _ conversation.ID, fn func(*conversation.Metadata) error) error {
+		return fn(&m)
+	}
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	clock := &mocks.ClockMock{NowFunc: func() time.Time { return now }}
+	locker, _, _ := countingLocker()
+	c := NewConversations(store, locker, clock)
+	ctx, id := t.Context(), conversation.ID("17960000001")
+	at := func(p *time.Time) string {
+		if p == nil {
+			return "unset"
+		}
+		return p.Format(time.TimeOnly)
+	}
+	step := func(what string, err error, pinned, archived string) {
+		t.Helper()
+		if err != nil || at(m.PinnedAt) != pinned || at(m.ArchivedAt) != archived {
+			t.Fatalf("%s: %v; pinned %s, archived %s; want %s, %s", what, err, at(m.PinnedAt), at(m.ArchivedAt), pinned, archived)
+		}
+	}
+	step("pin", c.SetPinned(ctx, manyLoc, id, true), "03:04:05", "unset")
+	now = now.Add(time.Hour)
+	step("pin again", c.SetPinned(ctx, manyLoc, id, true), "03:04:05", "unset")
+	step("archive", c.SetArchived(ctx, manyLoc, id, true), "03:04:05", "04:04:05")
+	step("unpin", c.SetPinned(ctx, manyLoc, id, false), "unset", "04:04:05")
+	step("unarchive", c.SetArchived(ctx, manyLoc, id, false), "unset", "unset")
+}
