@@ -196,3 +196,36 @@ func TestSetPinnedAndArchivedStampTheirField(t *testing.T) {
 	step("unpin", c.SetPinned(ctx, manyLoc, id, false), "unset", "04:04:05")
 	step("unarchive", c.SetArchived(ctx, manyLoc, id, false), "unset", "unset")
 }
+
+// Within lists the unarchived conversations the time flags select, oldest
+// first; a flag it cannot read is the error and nothing is listed.
+func TestWithinSelectsByTheTimeFlags(t *testing.T) {
+	t.Parallel()
+	store, _ := manyStore(nil, "")
+	day := func(d int) time.Time { return time.Date(2026, 11, d, 12, 0, 0, 0, time.UTC) }
+	list := []conversation.Summary{
+		{ID: "c3", Metadata: conversation.Metadata{CreatedAt: day(20)}},
+		{ID: "c1", Metadata: conversation.Metadata{CreatedAt: day(2)}},
+		{ID: "c2", Metadata: conversation.Metadata{CreatedAt: day(10)}},
+		{ID: "archived", Metadata: conversation.Metadata{CreatedAt: day(11), ArchivedAt: new(time.Time)}},
+	}
+	store.ListFunc = func(context.Context, workspace.Location) ([]conversation.Summary, error) { return list, nil }
+	clock := &mocks.ClockMock{NowFunc: func() time.Time { return day(29) }}
+	c := NewConversations(store, nil, clock)
+
+	got, err := c.Within(t.Context(), manyLoc, "2026-11-05", "", "")
+	var ids []conversation.ID
+	for _, s := range got {
+		ids = append(ids, s.ID)
+	}
+	if err != nil || !slices.Equal(ids, []conversation.ID{"c2", "c3"}) {
+		t.Fatalf("Within(from 2026-11-05) = %v, %v; want [c2 c3]", ids, err)
+	}
+	calls := len(store.ListCalls())
+	if got, err := c.Within(t.Context(), manyLoc, "", "soon", ""); err == nil || !strings.HasPrefix(err.Error(), "--until: ") || got != nil {
+		t.Fatalf("Within(until soon) = %v, %v; want the --until error", got, err)
+	}
+	if len(store.ListCalls()) != calls {
+		t.Errorf("a bad flag listed the conversations")
+	}
+}

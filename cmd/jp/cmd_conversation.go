@@ -505,11 +505,7 @@ func (c *ConversationRmCmd) resolve(rt *Runtime, a *jpwire.App, loc workspace.Lo
 		if len(c.IDs) > 0 {
 			return nil, nil, &app.UsageError{Msg: "--from/--until select the conversations to remove, so they cannot be combined with conversation IDs: give one or the other"}
 		}
-		f, err := a.Conversations.Range(c.From, c.Until, "")
-		if err != nil {
-			return nil, nil, err
-		}
-		list, err := a.Conversations.InRange(rt.Ctx, loc, f)
+		list, err := a.Conversations.Within(rt.Ctx, loc, c.From, c.Until, "")
 		if err != nil {
 			return nil, nil, err
 		}
@@ -588,11 +584,7 @@ func (c *ArchiveCmd) archiveRange(rt *Runtime) error {
 	if err != nil {
 		return err
 	}
-	f, err := a.Conversations.Range(c.From, c.Until, c.InactiveSince)
-	if err != nil {
-		return err
-	}
-	list, err := a.Conversations.InRange(rt.Ctx, loc, f)
+	list, err := a.Conversations.Within(rt.Ctx, loc, c.From, c.Until, c.InactiveSince)
 	if err != nil {
 		return err
 	}

@@ -65,11 +65,7 @@ func (c *ConversationUseCmd) filtered(rt *Runtime) error {
 	if err != nil {
 		return err
 	}
-	f, err := a.Conversations.Range(c.From, c.Until, "")
-	if err != nil {
-		return err
-	}
-	list, err := a.Conversations.InRange(rt.Ctx, loc, f)
+	list, err := a.Conversations.Within(rt.Ctx, loc, c.From, c.Until, "")
 	if err != nil {
 		return err
 	}
