@@ -59,11 +59,7 @@ type ConversationLsCmd struct {
 
 // Run lists conversations.
 func (c *ConversationLsCmd) Run(rt *Runtime) error {
-	a, err := rt.App()
-	if err != nil {
-		return err
-	}
-	loc, err := rt.open(a)
+	a, loc, err := rt.openApp()
 	if err != nil {
 		return err
 	}
@@ -576,11 +572,7 @@ func (c *ArchiveCmd) archiveRange(rt *Runtime) error {
 	if c.ID != "" {
 		return &app.UsageError{Msg: "--from, --until and --inactive-since select the conversations to archive, so they cannot be combined with a conversation ID: give one or the other"}
 	}
-	a, err := rt.App()
-	if err != nil {
-		return err
-	}
-	loc, err := rt.open(a)
+	a, loc, err := rt.openApp()
 	if err != nil {
 		return err
 	}

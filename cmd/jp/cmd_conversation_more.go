@@ -57,11 +57,7 @@ func (c *ConversationUseCmd) filtered(rt *Runtime) error {
 	if c.ID != "" {
 		return &app.UsageError{Msg: "--grep, --from and --until choose the conversation, so they cannot be combined with a conversation ID: give one or the other"}
 	}
-	a, err := rt.App()
-	if err != nil {
-		return err
-	}
-	loc, err := rt.open(a)
+	a, loc, err := rt.openApp()
 	if err != nil {
 		return err
 	}
