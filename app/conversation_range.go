@@ -75,6 +75,17 @@ func (f RangeFilter) Match(s conversation.Summary) bool {
 		(f.InactiveSince.IsZero() || s.Metadata.LastActivatedAt.Before(f.InactiveSince))
 }
 
+// Within returns the unarchived conversations within the bounds the
+// --from, --until and --inactive-since flags give (see Range), oldest
+// first: what jp c rm, jp c archive and jp c use select by time.
+func (c *Conversations) Within(ctx context.Context, loc workspace.Location, from, until, inactiveSince string) ([]conversation.Summary, error) {
+	f, err := c.Range(from, until, inactiveSince)
+	if err != nil {
+		return nil, err
+	}
+	return c.InRange(ctx, loc, f)
+}
+
 // InRange returns the unarchived conversations within f, oldest first.
 func (c *Conversations) InRange(ctx context.Context, loc workspace.Location, f RangeFilter) ([]conversation.Summary, error) {
 	list, err := c.store.List(ctx, loc)

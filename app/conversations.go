@@ -254,24 +254,24 @@ func (c *Conversations) SetTitle(ctx context.Context, loc workspace.Location, id
 
 // SetArchived archives or unarchives a conversation.
 func (c *Conversations) SetArchived(ctx context.Context, loc workspace.Location, id conversation.ID, archived bool) error {
-	now := c.clock.Now().UTC()
-	return c.update(ctx, loc, id, func(m *conversation.Metadata) {
-		if !archived {
-			m.ArchivedAt = nil
-		} else if m.ArchivedAt == nil {
-			m.ArchivedAt = &now
-		}
-	})
+	return c.setStamp(ctx, loc, id, archived, func(m *conversation.Metadata) **time.Time { return &m.ArchivedAt })
 }
 
 // SetPinned pins or unpins a conversation.
 func (c *Conversations) SetPinned(ctx context.Context, loc workspace.Location, id conversation.ID, pinned bool) error {
+	return c.setStamp(ctx, loc, id, pinned, func(m *conversation.Metadata) **time.Time { return &m.PinnedAt })
+}
+
+// setStamp sets the time field of a conversation's metadata to now when
+// on (one already set keeps its time), or clears it.
+func (c *Conversations) setStamp(ctx context.Context, loc workspace.Location, id conversation.ID, on bool, field func(*conversation.Metadata) **time.Time) error {
 	now := c.clock.Now().UTC()
 	return c.update(ctx, loc, id, func(m *conversation.Metadata) {
-		if !pinned {
-			m.PinnedAt = nil
-		} else if m.PinnedAt == nil {
-			m.PinnedAt = &now
+		at := field(m)
+		if !on {
+			*at = nil
+		} else if *at == nil {
+			*at = &now
 		}
 	})
 }

@@ -14,7 +14,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -30,6 +32,8 @@ const (
 	envRoot = "JP_FSSTORE_TEST_ROOT"
 	envWS   = "JP_FSSTORE_TEST_WS"
 	envConv = "JP_FSSTORE_TEST_CONV"
+	// envKillAt is the fsync before which the append child kills itself.
+	envKillAt = "JP_FSSTORE_TEST_KILL_AT"
 )
 
 // childScene opens the store and conversation a parent test handed over.
@@ -39,13 +43,26 @@ func childScene() (*Store, workspace.Location, conversation.ID, error) {
 	return s, loc, conversation.ID(os.Getenv(envConv)), err
 }
 
-// appendChild appends turns with tool calls, one event at a time, until it
-// is killed. It prints "ready" once the store is open.
+// appendChild appends turns with tool calls, one event at a time, and
+// kills itself just before its envKillAt-th fsync: a crash at a point
+// named by a number, the same on every run. It prints "ready" once the
+// store is open.
 func appendChild() int {
 	s, loc, id, err := childScene()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
+	}
+	killAt, err := strconv.ParseInt(os.Getenv(envKillAt), 10, 64)
+	if err != nil || killAt < 1 {
+		fmt.Fprintf(os.Stderr, "%s=%q: want a positive count\n", envKillAt, os.Getenv(envKillAt))
+		return 1
+	}
+	var syncs atomic.Int64
+	s.beforeSync = func() {
+		if syncs.Add(1) == killAt {
+			killSelf()
+		}
 	}
 	fmt.Println("ready")
 	ev := storetest.NewEventMaker(fmt.Sprintf("p%d-", os.Getpid()), time.Now())
@@ -57,6 +74,22 @@ func appendChild() int {
 			}
 		}
 	}
+}
+
+// killSelf ends this process as a crash does: SIGKILL, no deferred
+// function, no flush. It blocks on stdin (the parent closes it only after
+// the process is gone) in case the signal lands after Kill returns.
+func killSelf() {
+	p, err := os.FindProcess(os.Getpid())
+	if err == nil {
+		err = p.Kill()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kill self:", err)
+		os.Exit(1)
+	}
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	os.Exit(1) // not reached: the signal kills the process first
 }
 
 // lockChild takes the conversation's lock, prints "locked", and holds it
@@ -80,7 +113,7 @@ func lockChild() int {
 
 // startChild runs this test binary as a child in mode and waits for its
 // first line of output.
-func startChild(t *testing.T, sc *scene, id conversation.ID, mode, want string) (*exec.Cmd, io.WriteCloser) {
+func startChild(t *testing.T, sc *scene, id conversation.ID, mode, want string, env ...string) (*exec.Cmd, io.WriteCloser) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -89,6 +122,7 @@ func startChild(t *testing.T, sc *scene, id conversation.ID, mode, want string) 
 	cmd := exec.Command(exe, "-test.run=^$")
 	cmd.Env = append(os.Environ(), childEnv+"="+mode, envData+"="+sc.s.DataDir(), envRoot+"="+sc.root,
 		envWS+"="+string(sc.ws.ID), envConv+"="+string(id))
+	cmd.Env = append(cmd.Env, env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
@@ -111,35 +145,52 @@ func startChild(t *testing.T, sc *scene, id conversation.ID, mode, want string) 
 	return cmd, stdin
 }
 
+// TestCrashDuringAppendLeavesValidFiles kills a writer at chosen points of
+// its appends, over and over on one conversation, and checks what each
+// crash left. The point is a number of fsyncs: just before one, a file's
+// new content is written but not yet renamed over the old, or renamed but
+// its directory not yet synced, or the log grown but the metadata not yet
+// updated. The points are drawn from a fixed seed, so a failure repeats.
 func TestCrashDuringAppendLeavesValidFiles(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns processes")
 	}
 	sc := newScene(t)
 	id := sc.create(t, ports.NewConversation{Title: "crashy"})
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
-	rng := rand.New(rand.NewPCG(seed, seed>>7))
-	start := time.Now()
+	rng := rand.New(rand.NewPCG(crashSeed, crashSeed>>7))
 	total := 0
-	for i := range 25 {
-		if time.Since(start) > 6*time.Second {
-			t.Logf("stopping after %d kills to stay within the time budget", i)
-			break
+	for i := range 20 {
+		// The first rounds crash at each of the first fsyncs of an
+		// append, the later ones anywhere in the first five turns
+		// (about 16 fsyncs a turn), the log folded several times over.
+		killAt := 1 + i
+		if i >= 8 {
+			killAt = 1 + rng.IntN(80)
 		}
-		cmd, stdin := startChild(t, sc, id, "append", "ready")
-		time.Sleep(time.Duration(rng.IntN(30_000)) * time.Microsecond) // a random moment to kill at
-		if err := cmd.Process.Kill(); err != nil {
-			t.Fatal(err)
-		}
-		_ = cmd.Wait()
-		_ = stdin.Close()
+		crashChild(t, sc, id, killAt)
 		total = checkAfterCrash(t, sc, id, i)
 	}
 	if total == 0 {
 		t.Fatalf("the children appended nothing")
 	}
 	t.Logf("%d events survived the kills", total)
+}
+
+// crashSeed draws the crash points; fixed so that a failing run repeats.
+const crashSeed = 0x6a70_6372_6173_68
+
+// crashChild runs an append child that kills itself before its killAt-th
+// fsync and waits until it is gone, failing the test if it ended any other
+// way (an Append error, say).
+func crashChild(t *testing.T, sc *scene, id conversation.ID, killAt int) {
+	t.Helper()
+	cmd, stdin := startChild(t, sc, id, "append", "ready", envKillAt+"="+strconv.Itoa(killAt))
+	err := cmd.Wait()
+	_ = stdin.Close()
+	if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != -1 {
+		t.Fatalf("child to be killed at fsync %d ended with %v, want killed by a signal; stderr: %s",
+			killAt, err, cmd.Stderr)
+	}
 }
 
 // checkAfterCrash checks what a killed writer left: every managed file

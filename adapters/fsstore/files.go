@@ -59,6 +59,9 @@ func (s *Store) fileOptions(perm fs.FileMode) atomicfile.Options {
 
 // syncFile fsyncs f (unless the store was made without fsync).
 func (s *Store) syncFile(f *os.File) error {
+	if s.beforeSync != nil {
+		s.beforeSync()
+	}
 	if !s.fsync {
 		return nil
 	}
@@ -72,6 +75,9 @@ func (s *Store) Syncs() int64 { return s.syncs.Load() }
 
 // syncDir makes a directory's entries (renames, creations) durable.
 func (s *Store) syncDir(dir string) error {
+	if s.beforeSync != nil {
+		s.beforeSync()
+	}
 	if !s.fsync {
 		return nil
 	}

@@ -116,6 +116,10 @@ type Store struct {
 	valid  map[string]os.FileInfo
 	syncs  atomic.Int64   // fsyncs made (see Syncs)
 	convMu [64]sync.Mutex // striped per-conversation write locks
+
+	// beforeSync, when set, runs before every fsync of a file or a
+	// directory: the crash tests kill the process there (nil otherwise).
+	beforeSync func()
 }
 
 // Option configures a Store.

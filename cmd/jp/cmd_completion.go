@@ -144,11 +144,7 @@ func (c *completionRuntime) conversations(complete.Args) []string {
 	if rt == nil {
 		return nil
 	}
-	a, err := rt.App()
-	if err != nil {
-		return nil
-	}
-	loc, err := rt.open(a)
+	a, loc, err := rt.openApp()
 	if err != nil {
 		return nil
 	}

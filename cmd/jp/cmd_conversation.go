@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"unicode"
 
@@ -60,11 +59,7 @@ type ConversationLsCmd struct {
 
 // Run lists conversations.
 func (c *ConversationLsCmd) Run(rt *Runtime) error {
-	a, err := rt.App()
-	if err != nil {
-		return err
-	}
-	loc, err := rt.open(a)
+	a, loc, err := rt.openApp()
 	if err != nil {
 		return err
 	}
@@ -458,11 +453,8 @@ func (c *ConversationRmCmd) Run(rt *Runtime) error {
 	if err != nil {
 		return err
 	}
-	for _, s := range c.IDs {
-		if strings.Trim(s, "0123456789") != "" && !app.IsTarget(s) {
-			_, err := app.ParseID(s) // a bad ID changes nothing, not even the workspace registry
-			return err
-		}
+	if err := checkIDs(c.IDs); err != nil {
+		return err
 	}
 	loc, err := rt.open(a)
 	if err != nil {
@@ -482,11 +474,22 @@ func (c *ConversationRmCmd) Run(rt *Runtime) error {
 			return nil
 		}
 	}
-	for _, id := range ids {
-		if err := a.Conversations.Trash(rt.Ctx, loc, id); err != nil {
+	removed, err := a.Conversations.TrashAll(rt.Ctx, loc, ids)
+	for _, id := range removed {
+		fmt.Fprintf(rt.Streams.Out, "Removed conversation %s (jp conversation restore %s brings it back)\n", id, id)
+	}
+	return err
+}
+
+// checkIDs fails on the first of raws that is neither a conversation ID
+// (or a prefix of one) nor a target: a bad ID changes nothing, not even
+// the workspace registry, so it is checked before the workspace is opened.
+func checkIDs(raws []string) error {
+	for _, s := range raws {
+		if strings.Trim(s, "0123456789") != "" && !app.IsTarget(s) {
+			_, err := app.ParseID(s)
 			return err
 		}
-		fmt.Fprintf(rt.Streams.Out, "Removed conversation %s (jp conversation restore %s brings it back)\n", id, id)
 	}
 	return nil
 }
@@ -498,11 +501,7 @@ func (c *ConversationRmCmd) resolve(rt *Runtime, a *jpwire.App, loc workspace.Lo
 		if len(c.IDs) > 0 {
 			return nil, nil, &app.UsageError{Msg: "--from/--until select the conversations to remove, so they cannot be combined with conversation IDs: give one or the other"}
 		}
-		f, err := a.Conversations.Range(c.From, c.Until, "")
-		if err != nil {
-			return nil, nil, err
-		}
-		list, err := a.Conversations.InRange(rt.Ctx, loc, f)
+		list, err := a.Conversations.Within(rt.Ctx, loc, c.From, c.Until, "")
 		if err != nil {
 			return nil, nil, err
 		}
@@ -522,22 +521,13 @@ func (c *ConversationRmCmd) resolve(rt *Runtime, a *jpwire.App, loc workspace.Lo
 	if raws, err = rt.targets(a, loc, raws); err != nil {
 		return nil, nil, err
 	}
-	for _, raw := range raws {
-		all, err := a.Conversations.ResolveAll(rt.Ctx, loc, raw)
-		if err != nil {
-			return nil, nil, err
-		}
-		for _, id := range all {
-			if slices.Contains(ids, id) {
-				continue
-			}
-			s, err := a.Conversations.Get(rt.Ctx, loc, id)
-			if err != nil {
-				return nil, nil, err
-			}
-			ids = append(ids, id)
-			titles = append(titles, fmt.Sprintf("%s (%s)", id, trimTitle(s.Metadata.Title)))
-		}
+	list, err := a.Conversations.ResolveEach(rt.Ctx, loc, raws)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, s := range list {
+		ids = append(ids, s.ID)
+		titles = append(titles, fmt.Sprintf("%s (%s)", s.ID, trimTitle(s.Metadata.Title)))
 	}
 	return ids, titles, nil
 }
@@ -582,19 +572,11 @@ func (c *ArchiveCmd) archiveRange(rt *Runtime) error {
 	if c.ID != "" {
 		return &app.UsageError{Msg: "--from, --until and --inactive-since select the conversations to archive, so they cannot be combined with a conversation ID: give one or the other"}
 	}
-	a, err := rt.App()
+	a, loc, err := rt.openApp()
 	if err != nil {
 		return err
 	}
-	loc, err := rt.open(a)
-	if err != nil {
-		return err
-	}
-	f, err := a.Conversations.Range(c.From, c.Until, c.InactiveSince)
-	if err != nil {
-		return err
-	}
-	list, err := a.Conversations.InRange(rt.Ctx, loc, f)
+	list, err := a.Conversations.Within(rt.Ctx, loc, c.From, c.Until, c.InactiveSince)
 	if err != nil {
 		return err
 	}
@@ -726,8 +708,7 @@ func (rt *Runtime) conversation(raw string) (*jpwire.App, workspace.Location, co
 	if err != nil {
 		return nil, workspace.Location{}, "", err
 	}
-	if strings.Trim(raw, "0123456789") != "" && !app.IsTarget(raw) {
-		_, err := app.ParseID(raw)
+	if err := checkIDs([]string{raw}); err != nil {
 		return nil, workspace.Location{}, "", err
 	}
 	loc, err := rt.open(a)

@@ -57,19 +57,11 @@ func (c *ConversationUseCmd) filtered(rt *Runtime) error {
 	if c.ID != "" {
 		return &app.UsageError{Msg: "--grep, --from and --until choose the conversation, so they cannot be combined with a conversation ID: give one or the other"}
 	}
-	a, err := rt.App()
+	a, loc, err := rt.openApp()
 	if err != nil {
 		return err
 	}
-	loc, err := rt.open(a)
-	if err != nil {
-		return err
-	}
-	f, err := a.Conversations.Range(c.From, c.Until, "")
-	if err != nil {
-		return err
-	}
-	list, err := a.Conversations.InRange(rt.Ctx, loc, f)
+	list, err := a.Conversations.Within(rt.Ctx, loc, c.From, c.Until, "")
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/jpcli/jp/internal/safetext"
 )
@@ -26,22 +27,29 @@ func (c *ConversationPathCmd) Run(rt *Runtime) error {
 	if c.BaseConfig {
 		files = append(files, "base_config.json")
 	}
-	ids := c.IDs
-	if len(ids) == 0 {
-		ids = []string{""}
+	raws := slices.Clone(c.IDs)
+	if len(raws) == 0 {
+		raws = []string{""}
 	}
-	for _, raw := range ids {
-		a, loc, id, err := rt.conversation(raw)
-		if err != nil {
+	a, err := rt.App()
+	if err != nil {
+		return err
+	}
+	if err := checkIDs(raws); err != nil {
+		return err
+	}
+	loc, err := rt.open(a)
+	if err != nil {
+		return err
+	}
+	for i, raw := range raws {
+		if raws[i], err = rt.target(a, loc, raw); err != nil {
 			return err
 		}
-		paths, err := a.Conversations.Paths(rt.Ctx, loc, id, files...)
-		if err != nil {
-			return err
-		}
-		for _, p := range paths {
-			fmt.Fprintln(rt.Streams.Out, safetext.String(p))
-		}
 	}
-	return nil
+	paths, err := a.Conversations.PathsOf(rt.Ctx, loc, raws, files...)
+	for _, p := range paths {
+		fmt.Fprintln(rt.Streams.Out, safetext.String(p))
+	}
+	return err
 }

@@ -16,11 +16,7 @@ type ConversationRestoreCmd struct {
 
 // Run restores a conversation from the trash, or lists the trash.
 func (c *ConversationRestoreCmd) Run(rt *Runtime) error {
-	a, err := rt.App()
-	if err != nil {
-		return err
-	}
-	loc, err := rt.open(a)
+	a, loc, err := rt.openApp()
 	if err != nil {
 		return err
 	}

@@ -262,6 +262,17 @@ func (rt *Runtime) open(a *jpwire.App) (workspace.Location, error) {
 	return o.Location, err
 }
 
+// openApp is rt.App and then rt.open: the use cases and the workspace a
+// command works in.
+func (rt *Runtime) openApp() (*jpwire.App, workspace.Location, error) {
+	a, err := rt.App()
+	if err != nil {
+		return nil, workspace.Location{}, err
+	}
+	loc, err := rt.open(a)
+	return a, loc, err
+}
+
 // trimTitle is a title for one line of output: surrounding space trimmed,
 // line breaks and tabs within it as spaces (the output stream makes the
 // rest safe).

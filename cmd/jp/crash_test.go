@@ -184,18 +184,20 @@ run = "unattended"
 		t.Fatal(err)
 	}
 
-	rng := rand.New(rand.NewPCG(1, uint64(time.Now().UnixNano())))
+	// Each run is killed once its turn has stored a number of bytes drawn
+	// below a whole turn's (the first run's), whatever the machine's speed.
+	conv := siloConv(store, loc, id)
+	perTurn := storedBytes(conv)
+	if perTurn == 0 {
+		t.Fatalf("the first run stored nothing in %s", conv)
+	}
+	rng := rand.New(rand.NewPCG(1, 31)) // fixed: a failure repeats
 	killed := 0
 	for i := 0; i < 25; i++ {
 		cmd := e.command(ctx, "q", "-i", string(id), fmt.Sprintf("go %d", i))
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		time.Sleep(time.Duration(rng.IntN(250)) * time.Millisecond)
-		if cmd.Process.Signal(syscall.SIGKILL) == nil {
+		if killAfterGrowth(t, cmd, conv, 1+rng.Int64N(perTurn)) {
 			killed++
 		}
-		_ = cmd.Wait()
 
 		checkArraysParse(t, i, filepath.Join(e.dir, ".jp", "conversations", string(id), "events.json"),
 			filepath.Join(siloConv(store, loc, id), "events.json"))
@@ -226,7 +228,55 @@ run = "unattended"
 	if last := evs[len(evs)-1]; last.Type != conversation.EventTypeTurnEnd || last.Outcome != conversation.OutcomeCompleted {
 		t.Fatalf("last event %+v", last)
 	}
+	if killed == 0 {
+		t.Fatal("every run ended before its kill: no kill landed inside a turn")
+	}
 	t.Logf("killed %d runs; %d events stored", killed, len(evs))
+}
+
+// storedBytes is the size of a conversation's stored events (events.json
+// and events.log of its silo directory).
+func storedBytes(conv string) int64 {
+	var n int64
+	for _, name := range []string{"events.json", "events.log"} {
+		if fi, err := os.Stat(filepath.Join(conv, name)); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
+}
+
+// killAfterGrowth starts cmd, waits until the conversation at conv has
+// stored grow more bytes than when cmd started, and SIGKILLs it then. It
+// reports whether the kill landed: false when cmd ended first.
+func killAfterGrowth(t *testing.T, cmd *exec.Cmd, conv string, grow int64) bool {
+	t.Helper()
+	from := storedBytes(conv)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = cmd.Wait()
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for storedBytes(conv)-from < grow {
+		select {
+		case <-done:
+			return false
+		default:
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			<-done
+			t.Fatalf("jp stored fewer than %d bytes in 30s", grow)
+		}
+		time.Sleep(time.Millisecond) // polling the files, the readiness signal
+	}
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	<-done
+	return cmd.ProcessState.ExitCode() == -1 // ended by the signal
 }
 
 // checkArraysParse fails iteration i of a kill loop when a file of paths

@@ -194,7 +194,9 @@ func tmuxTripleCtrlCExits130(t *testing.T, jp string) {
 	// coalesce a pending signal.)
 	p.waitFor(streamingMenuLine)
 	p.keys("C-c")
-	time.Sleep(100 * time.Millisecond) // pace the presses like fingers do
+	// The second press reached the menu as a key (its answer line is
+	// drawn) before the third is sent as a signal again.
+	p.waitFor("› interrupted")
 	p.keys("C-c")
 	if code := p.exitCode(); code != 130 {
 		t.Fatalf("jp exited with %d, want 130; the screen shows:\n%s", code, p.screen())

@@ -80,20 +80,22 @@ func New(query, configTOML, excerpt string) Document {
 	b.WriteString("\n")
 	if configTOML != "" {
 		b.WriteString("\n```toml\n")
-		b.WriteString(configTOML)
-		if !strings.HasSuffix(configTOML, "\n") {
-			b.WriteString("\n")
-		}
+		writeEnded(&b, configTOML)
 		b.WriteString("```\n")
 	}
 	if excerpt != "" {
 		b.WriteString("\n")
-		b.WriteString(excerpt)
-		if !strings.HasSuffix(excerpt, "\n") {
-			b.WriteString("\n")
-		}
+		writeEnded(&b, excerpt)
 	}
 	return Document{meta: b.String()}.WithQuery(query)
+}
+
+// writeEnded writes s and a line break after it, unless s ends with one.
+func writeEnded(b *strings.Builder, s string) {
+	b.WriteString(s)
+	if !strings.HasSuffix(s, "\n") {
+		b.WriteString("\n")
+	}
 }
 
 // Query returns the query text: everything before the cut line, without

@@ -127,7 +127,9 @@ func (p *Provider) uncounted(req llm.Request, err error, produced bool) bool {
 // play emits response index, or the echo.
 func (p *Provider) play(ctx context.Context, index int, req llm.Request, emit func(llm.Event) error) error {
 	if req.Title {
-		return title(ctx, req, emit)
+		// docs/demo-model.md, "Titles": the first words of the first
+		// user message, each capitalised.
+		return answerOnly(ctx, req, TitleText(req.Messages), emit)
 	}
 	if req.Summary {
 		return answerOnly(ctx, req, SummaryText(req.Messages), emit)
@@ -178,24 +180,6 @@ func (p *Provider) play(ctx context.Context, index int, req llm.Request, emit fu
 		}
 	}
 	return emit(llm.Event{Kind: llm.EventDone})
-}
-
-// title answers a title request (docs/demo-model.md, "Titles"): the
-// first words of the first user message, each capitalised, with the usage
-// of one token per word. It plays no script response.
-func title(ctx context.Context, req llm.Request, emit func(llm.Event) error) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	answer := TitleText(req.Messages)
-	if err := emit(llm.Event{Kind: llm.EventTextDelta, Text: answer}); err != nil {
-		return err
-	}
-	usage := llm.Usage{InputTokens: inputWords(req), OutputTokens: len(strings.Fields(answer))}
-	if err := emit(llm.Event{Kind: llm.EventUsage, Usage: usage}); err != nil {
-		return err
-	}
-	return emit(llm.Event{Kind: llm.EventDone, Stop: llm.StopEnd})
 }
 
 // answerOnly emits answer as one text delta, with the usage of one token
