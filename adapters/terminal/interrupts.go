@@ -28,6 +28,7 @@ type Interrupts struct {
 	now     func() time.Time
 	exit    func(int)
 	restore func()
+	saved   savedTerminal // the mode at NewInterrupts, for Close
 
 	sigs chan os.Signal
 	done chan struct{}
@@ -65,7 +66,8 @@ func NewInterrupts(o InterruptOptions) *Interrupts {
 		i.exit = os.Exit
 	}
 	if i.restore == nil {
-		i.restore = saveTerminal(os.Stdin)
+		i.saved = saveTerminal(os.Stdin)
+		i.restore = i.saved.restore
 	}
 	return i
 }
@@ -93,7 +95,9 @@ func (i *Interrupts) Start() {
 	}()
 }
 
-// Close stops receiving signals; idempotent.
+// Close stops receiving signals and puts the terminal back in the mode
+// it had at NewInterrupts when something left it in another (a menu
+// whose goroutine was still open as jp ended); idempotent.
 func (i *Interrupts) Close() {
 	i.mu.Lock()
 	select {
@@ -108,6 +112,17 @@ func (i *Interrupts) Close() {
 		signal.Stop(i.sigs)
 	}
 	i.wg.Wait()
+	i.saved.reset()
+}
+
+// exitNow restores the terminal and exits with 130, both under ttyMu so
+// that no mode switch of another goroutine lands in between (os.Exit
+// never returns; an injected exit does, in tests).
+func (i *Interrupts) exitNow() {
+	ttyMu.Lock()
+	defer ttyMu.Unlock()
+	i.restore()
+	i.exit(130)
 }
 
 // Press handles one Ctrl-C press, delivered as a signal or injected (the
@@ -133,8 +148,7 @@ func (i *Interrupts) Press() {
 	case interrupt.LevelShutdown:
 		i.beginShutdown()
 	default:
-		i.restore()
-		i.exit(130)
+		i.exitNow()
 	}
 }
 
@@ -144,8 +158,7 @@ func (i *Interrupts) Escalate() {
 	lvl := i.esc.Press(i.now())
 	i.mu.Unlock()
 	if lvl == interrupt.LevelExit {
-		i.restore()
-		i.exit(130)
+		i.exitNow()
 		return
 	}
 	i.beginShutdown()

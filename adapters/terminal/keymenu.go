@@ -27,11 +27,11 @@ import (
 // is restored on every return, panics included.
 func (p *Prompter) keyMenu(ctx context.Context, q ports.Question) (ports.Answer, error) {
 	fd := int(p.opts.In.Fd())
-	old, err := term.MakeRaw(fd)
+	restore, err := makeRaw(fd)
 	if err != nil {
 		return ports.Answer{}, fmt.Errorf("%w: cannot put the terminal in raw mode: %v", ports.ErrUnavailable, err)
 	}
-	defer func() { _ = term.Restore(fd, old) }()
+	defer restore()
 
 	out := p.opts.Out
 	// The question and the menu are laid out at word boundaries at the

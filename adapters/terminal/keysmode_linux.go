@@ -14,6 +14,8 @@ import (
 // puts the terminal back as it was.
 func keysMode(f *os.File) (restore func(), err error) {
 	fd := int(f.Fd())
+	ttyMu.Lock()
+	defer ttyMu.Unlock()
 	old, err := unix.IoctlGetTermios(fd, unix.TCGETS)
 	if err != nil {
 		return nil, err
@@ -24,7 +26,11 @@ func keysMode(f *os.File) (restore func(), err error) {
 	if err := unix.IoctlSetTermios(fd, unix.TCSETS, &t); err != nil {
 		return nil, err
 	}
-	return func() { _ = unix.IoctlSetTermios(fd, unix.TCSETS, old) }, nil
+	return func() {
+		ttyMu.Lock()
+		defer ttyMu.Unlock()
+		_ = unix.IoctlSetTermios(fd, unix.TCSETS, old)
+	}, nil
 }
 
 // pressCtrlC delivers a Ctrl-C read as a byte as the signal it stands for.
