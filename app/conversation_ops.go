@@ -206,7 +206,7 @@ func forkTurns(ctx context.Context, store ports.ConversationStore, loc workspace
 		}
 		return nil
 	}
-	err := store.ScanEvents(ctx, loc, id, func(e conversation.Event) error {
+	err := forkScan(store)(ctx, loc, id, func(e conversation.Event) error {
 		if e.Type == conversation.EventTypeTurnStart && len(turn) > 0 {
 			if err := flush(); err != nil {
 				return err
@@ -231,6 +231,16 @@ func forkTurns(ctx context.Context, store ports.ConversationStore, loc workspace
 		return &UserError{Msg: fmt.Sprintf("conversation %s has %d complete turns: fork --turn 1 to %d, or without --turn for all", id, complete, complete)}
 	}
 	return nil
+}
+
+// forkScan is how a fork reads the conversation it copies: without its
+// events' big values when the store can (ports.EventHeaderScanner), since
+// the store's CreateFrom copies them as they are stored.
+func forkScan(store ports.ConversationStore) func(context.Context, workspace.Location, conversation.ID, func(conversation.Event) error) error {
+	if hs, ok := store.(ports.EventHeaderScanner); ok {
+		return hs.ScanEventHeaders
+	}
+	return store.ScanEvents
 }
 
 // Label applies label changes (set, remove, remove all) in order and
