@@ -206,7 +206,7 @@ func forkTurns(ctx context.Context, store ports.ConversationStore, loc workspace
 		}
 		return nil
 	}
-	err := forkScan(store)(ctx, loc, id, func(e conversation.Event) error {
+	err := headerScan(store)(ctx, loc, id, func(e conversation.Event) error {
 		if e.Type == conversation.EventTypeTurnStart && len(turn) > 0 {
 			if err := flush(); err != nil {
 				return err
@@ -233,10 +233,11 @@ func forkTurns(ctx context.Context, store ports.ConversationStore, loc workspace
 	return nil
 }
 
-// forkScan is how a fork reads the conversation it copies: without its
-// events' big values when the store can (ports.EventHeaderScanner), since
-// the store's CreateFrom copies them as they are stored.
-func forkScan(store ports.ConversationStore) func(context.Context, workspace.Location, conversation.ID, func(conversation.Event) error) error {
+// headerScan is how a fork reads the conversation it copies (and
+// CountTurns counts it): without its events' big values when the store
+// can (ports.EventHeaderScanner), since the store's CreateFrom copies
+// them as they are stored.
+func headerScan(store ports.ConversationStore) func(context.Context, workspace.Location, conversation.ID, func(conversation.Event) error) error {
 	if hs, ok := store.(ports.EventHeaderScanner); ok {
 		return hs.ScanEventHeaders
 	}
