@@ -168,7 +168,9 @@ func forkTurns(ctx context.Context, store ports.ConversationStore, loc workspace
 	done := false
 	flush := func() error {
 		t := turn
-		turn = nil
+		// The next turn reuses the slice (add takes events by value), its
+		// events cleared so that none keeps a chunk of the file alive.
+		defer func() { clear(t); turn = t[:0] }()
 		// Events of other types (compaction overlays, the Rust jp's
 		// config_delta) belong to the conversation, not to the turn they
 		// follow: they neither make a turn incomplete nor go with one.
