@@ -168,7 +168,9 @@ func forkTurns(ctx context.Context, store ports.ConversationStore, loc workspace
 	done := false
 	flush := func() error {
 		t := turn
-		turn = nil
+		// The next turn reuses the slice (add takes events by value), its
+		// events cleared so that none keeps a chunk of the file alive.
+		defer func() { clear(t); turn = t[:0] }()
 		// Events of other types (compaction overlays, the Rust jp's
 		// config_delta) belong to the conversation, not to the turn they
 		// follow: they neither make a turn incomplete nor go with one.
@@ -206,7 +208,7 @@ func forkTurns(ctx context.Context, store ports.ConversationStore, loc workspace
 		}
 		return nil
 	}
-	err := store.ScanEvents(ctx, loc, id, func(e conversation.Event) error {
+	err := headerScan(store)(ctx, loc, id, func(e conversation.Event) error {
 		if e.Type == conversation.EventTypeTurnStart && len(turn) > 0 {
 			if err := flush(); err != nil {
 				return err
@@ -231,6 +233,17 @@ func forkTurns(ctx context.Context, store ports.ConversationStore, loc workspace
 		return &UserError{Msg: fmt.Sprintf("conversation %s has %d complete turns: fork --turn 1 to %d, or without --turn for all", id, complete, complete)}
 	}
 	return nil
+}
+
+// headerScan is how a fork reads the conversation it copies (and
+// CountTurns counts it): without its events' big values when the store
+// can (ports.EventHeaderScanner), since the store's CreateFrom copies
+// them as they are stored.
+func headerScan(store ports.ConversationStore) func(context.Context, workspace.Location, conversation.ID, func(conversation.Event) error) error {
+	if hs, ok := store.(ports.EventHeaderScanner); ok {
+		return hs.ScanEventHeaders
+	}
+	return store.ScanEvents
 }
 
 // Label applies label changes (set, remove, remove all) in order and

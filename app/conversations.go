@@ -238,6 +238,24 @@ func (c *Conversations) ShowEach(ctx context.Context, loc workspace.Location, id
 	return c.store.ScanEvents(ctx, loc, id, each)
 }
 
+// CountTurns counts a conversation's turns as Turns splits them (each
+// starts at a turn_start), reading it without decoding its messages when
+// the store can (headerScan): what jp conversation print --last needs
+// before it prints the first of them.
+func (c *Conversations) CountTurns(ctx context.Context, loc workspace.Location, id conversation.ID) (int, error) {
+	n := 0
+	err := headerScan(c.store)(ctx, loc, id, func(e conversation.Event) error {
+		if e.Type == conversation.EventTypeTurnStart || n == 0 {
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, userNotFound(err)
+	}
+	return n, nil
+}
+
 // Remove deletes a conversation, holding its lock.
 func (c *Conversations) Remove(ctx context.Context, loc workspace.Location, id conversation.ID) error {
 	return c.locked(ctx, loc, id, func() error { return c.store.Remove(ctx, loc, id) })

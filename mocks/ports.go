@@ -6451,3 +6451,87 @@ func (mock *PluginCodecMock) EncodeCalls() []struct {
 	mock.lockEncode.RUnlock()
 	return calls
 }
+
+// Ensure, that EventHeaderScannerMock does implement ports.EventHeaderScanner.
+// If this is not the case, regenerate this file with moq.
+var _ ports.EventHeaderScanner = &EventHeaderScannerMock{}
+
+// EventHeaderScannerMock is a mock implementation of ports.EventHeaderScanner.
+//
+//	func TestSomethingThatUsesEventHeaderScanner(t *testing.T) {
+//
+//		// make and configure a mocked ports.EventHeaderScanner
+//		mockedEventHeaderScanner := &EventHeaderScannerMock{
+//			ScanEventHeadersFunc: func(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(conversation.Event) error) error {
+//				panic("mock out the ScanEventHeaders method")
+//			},
+//		}
+//
+//		// use mockedEventHeaderScanner in code that requires ports.EventHeaderScanner
+//		// and then make assertions.
+//
+//	}
+type EventHeaderScannerMock struct {
+	// ScanEventHeadersFunc mocks the ScanEventHeaders method.
+	ScanEventHeadersFunc func(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(conversation.Event) error) error
+
+	// calls tracks calls to the methods.
+	calls struct {
+		// ScanEventHeaders holds details about calls to the ScanEventHeaders method.
+		ScanEventHeaders []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Loc is the loc argument value.
+			Loc workspace.Location
+			// ID is the id argument value.
+			ID conversation.ID
+			// Fn is the fn argument value.
+			Fn func(conversation.Event) error
+		}
+	}
+	lockScanEventHeaders sync.RWMutex
+}
+
+// ScanEventHeaders calls ScanEventHeadersFunc.
+func (mock *EventHeaderScannerMock) ScanEventHeaders(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(conversation.Event) error) error {
+	if mock.ScanEventHeadersFunc == nil {
+		panic("EventHeaderScannerMock.ScanEventHeadersFunc: method is nil but EventHeaderScanner.ScanEventHeaders was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+		Loc workspace.Location
+		ID  conversation.ID
+		Fn  func(conversation.Event) error
+	}{
+		Ctx: ctx,
+		Loc: loc,
+		ID:  id,
+		Fn:  fn,
+	}
+	mock.lockScanEventHeaders.Lock()
+	mock.calls.ScanEventHeaders = append(mock.calls.ScanEventHeaders, callInfo)
+	mock.lockScanEventHeaders.Unlock()
+	return mock.ScanEventHeadersFunc(ctx, loc, id, fn)
+}
+
+// ScanEventHeadersCalls gets all the calls that were made to ScanEventHeaders.
+// Check the length with:
+//
+//	len(mockedEventHeaderScanner.ScanEventHeadersCalls())
+func (mock *EventHeaderScannerMock) ScanEventHeadersCalls() []struct {
+	Ctx context.Context
+	Loc workspace.Location
+	ID  conversation.ID
+	Fn  func(conversation.Event) error
+} {
+	var calls []struct {
+		Ctx context.Context
+		Loc workspace.Location
+		ID  conversation.ID
+		Fn  func(conversation.Event) error
+	}
+	mock.lockScanEventHeaders.RLock()
+	calls = mock.calls.ScanEventHeaders
+	mock.lockScanEventHeaders.RUnlock()
+	return calls
+}

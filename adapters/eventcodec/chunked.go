@@ -17,16 +17,24 @@ const readChunk = 1 << 20
 // again from the start and decoded whole, as EachEvent does, and fn gets
 // only the events it has not had (or the error).
 func EachEventRead(r io.ReadSeeker, fn func(conversation.Event) error) error {
-	return eachEventRead(r, readChunk, fn)
+	return eachEventRead(r, readChunk, false, fn)
+}
+
+// EachEventHeaderRead is EachEventRead giving events without their big
+// values (decodeLight): what a copy of the stored bytes looks at (types,
+// IDs, call IDs and names, timestamps, outcomes, attachments), with Raw
+// the event as stored, which is what the copy writes.
+func EachEventHeaderRead(r io.ReadSeeker, fn func(conversation.Event) error) error {
+	return eachEventRead(r, readChunk, true, fn)
 }
 
 // eachEventRead is EachEventRead with chunks of the given size. The next
 // chunk is read and decoded while fn takes the events of this one: fn
 // (a transcript, the stream checker) is about as long as the decoding,
 // and a machine has more than one core.
-func eachEventRead(r io.ReadSeeker, chunk int, fn func(conversation.Event) error) error {
+func eachEventRead(r io.ReadSeeker, chunk int, light bool, fn func(conversation.Event) error) error {
 	n := 0 // events fn had
-	a := arrayChunks{r: r, chunk: chunk}
+	a := arrayChunks{r: r, chunk: chunk, light: light}
 	var windows [2][]conversation.Event
 	cur := a.decodeNext(windows[0])
 	for w := 1; ; w ^= 1 {
@@ -78,7 +86,7 @@ func (a *arrayChunks) decodeNext(window []conversation.Event) decodedChunk {
 		window = make([]conversation.Event, len(elems))
 	}
 	evs := window[:len(elems)]
-	if !decodeAll(evs, elems) {
+	if !decodeAll(evs, elems, a.light) {
 		return decodedChunk{}
 	}
 	return decodedChunk{evs: evs, ok: true, last: a.st == arrayDone && a.eof && len(a.carry) == 0}
@@ -123,6 +131,7 @@ type arrayChunks struct {
 	elems [][]byte // reused from chunk to chunk
 	eof   bool
 	st    int
+	light bool // decode the elements' headers only (decodeLight)
 }
 
 // next returns the complete elements of the next chunk (at least one

@@ -29,7 +29,7 @@ func DecodeEvents(b []byte) ([]conversation.Event, error) {
 		return decodeEventsSlow(b)
 	}
 	evs := make([]conversation.Event, len(elems))
-	if !decodeAll(evs, elems) {
+	if !decodeAll(evs, elems, false) {
 		return decodeEventsSlow(b)
 	}
 	conversation.FillIDs(evs)
@@ -38,14 +38,21 @@ func DecodeEvents(b []byte) ([]conversation.Event, error) {
 
 // decodeAll decodes elems[i] into evs[i] (sharing the elements' bytes), in
 // parallel when there are many; false when one does not decode by the
-// fast path.
-func decodeAll(evs []conversation.Event, elems [][]byte) bool {
+// fast path. With light, the events' big values are left in Raw
+// (decodeLight).
+func decodeAll(evs []conversation.Event, elems [][]byte, light bool) bool {
+	dec := func(e *conversation.Event, b []byte, w *storedEvent) error {
+		if light {
+			return decodeLight(e, b, w)
+		}
+		return decodeScratch(e, b, false, true, w)
+	}
 	workers := min(runtime.GOMAXPROCS(0), (len(elems)+decodeChunk-1)/decodeChunk)
 	failed := false
 	if workers <= 1 {
 		var w storedEvent
 		for i, el := range elems {
-			if decodeScratch(&evs[i], el, false, true, &w) != nil {
+			if dec(&evs[i], el, &w) != nil {
 				return false
 			}
 		}
@@ -69,7 +76,7 @@ func decodeAll(evs []conversation.Event, elems [][]byte) bool {
 					return
 				}
 				for i := lo; i < min(lo+decodeChunk, len(elems)); i++ {
-					if decodeScratch(&evs[i], elems[i], false, true, &w) != nil {
+					if dec(&evs[i], elems[i], &w) != nil {
 						mu.Lock()
 						failed = true
 						mu.Unlock()
@@ -145,7 +152,7 @@ func EachEvent(b []byte, fn func(conversation.Event) error) error {
 				return slow()
 			}
 		}
-		if !decodeAll(evs[:len(elems)], elems) {
+		if !decodeAll(evs[:len(elems)], elems, false) {
 			return slow()
 		}
 		for k := range elems {
@@ -261,14 +268,24 @@ func valueEnd(b []byte, i int) (int, bool) {
 }
 
 // stringEnd returns the end of the JSON string starting at b[i] (a quote).
+// A message of a long conversation is kilobytes: the next quote is found
+// by bytes.IndexByte (many bytes a step), and it ends the string when an
+// even number of backslashes (none, or escaped ones) comes before it.
 func stringEnd(b []byte, i int) (int, bool) {
-	for i++; i < len(b); i++ {
-		switch b[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1, true
+	for i++; i < len(b); {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return 0, false
 		}
+		q := i + j
+		n := 0
+		for k := q - 1; k >= i && b[k] == '\\'; k-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1, true
+		}
+		i = q + 1
 	}
 	return 0, false
 }

@@ -30,7 +30,11 @@ var storedKeys = [...]string{
 // A conversation of 100,000 events is 10 MB: json.Unmarshal's reflection
 // costs about 8 µs an event and allocates every string; this takes a
 // fraction of that.
-func scanStored(b []byte, w *storedEvent) bool {
+func scanStored(b []byte, w *storedEvent) bool { return scanStoredMode(b, w, false) }
+
+// scanStoredMode is scanStored; with light, the big values (bigKeys) are
+// checked to be valid JSON but not decoded: their fields stay empty.
+func scanStoredMode(b []byte, w *storedEvent, light bool) bool {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return false
@@ -83,6 +87,11 @@ func scanStored(b []byte, w *storedEvent) bool {
 			}
 		case seen&(1<<k) != 0:
 			return false
+		case light && bigKeys&(1<<k) != 0:
+			seen |= 1 << k
+			if !validSkipped(k, val) {
+				return false
+			}
 		default:
 			seen |= 1 << k
 			if !w.setField(k, val) {

@@ -206,7 +206,7 @@ func decodeReference(t *testing.T, b []byte) []conversation.Event {
 // eachRead is eachEventRead of b in chunks of the given size into a slice.
 func eachRead(b []byte, chunk int) ([]conversation.Event, error) {
 	var evs []conversation.Event
-	err := eachEventRead(bytes.NewReader(b), chunk, func(e conversation.Event) error {
+	err := eachEventRead(bytes.NewReader(b), chunk, false, func(e conversation.Event) error {
 		evs = append(evs, e)
 		return nil
 	})

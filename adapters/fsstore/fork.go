@@ -110,6 +110,17 @@ func (s *Store) CreateFrom(ctx context.Context, loc workspace.Location, nc ports
 	return id, nil
 }
 
+// ScanEventHeaders implements ports.EventHeaderScanner: ScanEvents with
+// events.json read by eventcodec.EachEventHeaderRead, whose events keep
+// their stored bytes in Raw (on one line: an event stored on more than
+// one is decoded whole), which stageEvents copies as they are. A fork of
+// a 200 MB conversation then checks what its invariants need (IDs, call
+// IDs and names, turn starts and ends, outcomes, timestamps) without
+// decoding 200 MB of messages.
+func (s *Store) ScanEventHeaders(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(conversation.Event) error) error {
+	return s.scanEvents(ctx, loc, id, true, fn)
+}
+
 // stageEvents writes events.json at path from the events fill adds,
 // checking each against the stream's invariants, and syncs it. It returns
 // the number of events, and the content of their Local attachments, which

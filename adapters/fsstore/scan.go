@@ -25,6 +25,12 @@ import (
 // also builds the state the next append checks its events against, so
 // that append does not read the conversation again.
 func (s *Store) ScanEvents(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(conversation.Event) error) error {
+	return s.scanEvents(ctx, loc, id, false, fn)
+}
+
+// scanEvents is ScanEvents; with light, events.json's events come without
+// their big values (ScanEventHeaders).
+func (s *Store) scanEvents(ctx context.Context, loc workspace.Location, id conversation.ID, light bool, fn func(conversation.Event) error) error {
 	p, err := s.find(ctx, loc, id, "read events")
 	if err != nil {
 		return err
@@ -43,10 +49,10 @@ func (s *Store) ScanEvents(ctx context.Context, loc workspace.Location, id conve
 		inner := fn
 		fn = func(e conversation.Event) error { return inner(putBack(dir, e)) }
 	}
-	sc := scan{dir: dir, silo: p.inSilo, fn: fn}
+	sc := scan{dir: dir, silo: p.inSilo, fn: fn, light: light}
 	// The checkout copy is checked as loading the state for a write
 	// checks it; when it does not parse, that write reports it.
-	if p.inSilo && s.holds(loc, id) && (!p.inProj || s.checkProjection(p.projConv, p.siloConv, id) == nil) {
+	if !light && p.inSilo && s.holds(loc, id) && (!p.inProj || s.checkProjection(p.projConv, p.siloConv, id) == nil) {
 		sweepTemps(dir) // as loading the state for a write does
 		sc.seed = &streamState{}
 	}
@@ -89,6 +95,7 @@ type scan struct {
 	block   bool // the block in flight was given
 	n       int  // events given
 	open    bool // the last turn has no turn_end yet
+	light   bool // events.json read by EachEventHeaderRead
 }
 
 // clean reports whether the files read are as a writer leaves them, so
@@ -160,7 +167,11 @@ func (sc *scan) run() error {
 			}
 			sc.seed.stream = conversation.EmptyStream(hint + len(logEvents))
 		}
-		err := eventcodec.EachEventRead(f, func(e conversation.Event) error {
+		each := eventcodec.EachEventRead
+		if sc.light {
+			each = eventcodec.EachEventHeaderRead
+		}
+		err := each(f, func(e conversation.Event) error {
 			if logIDs[e.ID] {
 				delete(logIDs, e.ID) // folded already (a fold cut before the log's removal)
 				sc.dups++

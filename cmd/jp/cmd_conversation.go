@@ -190,10 +190,11 @@ type ConversationShowCmd struct {
 
 // Run prints a conversation.
 func (c *ConversationShowCmd) Run(rt *Runtime) error {
-	a, loc, id, err := rt.conversation(c.ID)
+	a, loc, id, record, err := rt.conversationToRead(c.ID)
 	if err != nil {
 		return err
 	}
+	defer record()
 	// Written as the events are read: the first lines of a long
 	// conversation appear before its file is read whole.
 	w := bufio.NewWriter(rt.Streams.Out)
@@ -704,6 +705,26 @@ func writeJSON(w io.Writer, v any) error {
 // touching any workspace, so a bad ID changes nothing), opens the checkout
 // and resolves it: a unique prefix, or the active conversation for "".
 func (rt *Runtime) conversation(raw string) (*jpwire.App, workspace.Location, conversation.ID, error) {
+	return rt.conversationTo(raw, true)
+}
+
+// conversationToRead is conversation for a command that only reads it
+// (show, print): the checkout is recorded as used (a synced write, which
+// waits on a busy disk) by the returned func, which the command calls
+// after its output, so the first byte does not wait for it.
+func (rt *Runtime) conversationToRead(raw string) (*jpwire.App, workspace.Location, conversation.ID, func(), error) {
+	a, loc, id, err := rt.conversationTo(raw, false)
+	record := func() {
+		if a != nil {
+			_, _ = a.Workspaces.OpenOrDefault(rt.Ctx, rt.Globals.Workspace, rt.Paths.LaunchDir, true)
+		}
+	}
+	return a, loc, id, record, err
+}
+
+// conversationTo is conversation, recording the checkout as used first
+// (record), or not.
+func (rt *Runtime) conversationTo(raw string, record bool) (*jpwire.App, workspace.Location, conversation.ID, error) {
 	a, err := rt.App()
 	if err != nil {
 		return nil, workspace.Location{}, "", err
@@ -711,7 +732,8 @@ func (rt *Runtime) conversation(raw string) (*jpwire.App, workspace.Location, co
 	if err := checkIDs([]string{raw}); err != nil {
 		return nil, workspace.Location{}, "", err
 	}
-	loc, err := rt.open(a)
+	o, err := a.Workspaces.OpenOrDefault(rt.Ctx, rt.Globals.Workspace, rt.Paths.LaunchDir, record)
+	loc := o.Location
 	if err != nil {
 		return nil, workspace.Location{}, "", err
 	}

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -43,32 +45,86 @@ func (c *ConversationPrintCmd) Run(rt *Runtime) error {
 	if c.Compacted && set > 0 {
 		return &app.UsageError{Msg: "--compacted prints the whole conversation as the model sees it: give it without --first, --last, --turn or --from/--to"}
 	}
-	a, loc, id, err := rt.conversation(c.ID)
+	a, loc, id, record, err := rt.conversationToRead(c.ID)
 	if err != nil {
 		return err
 	}
+	defer record()
 	if c.Compacted {
 		return c.printCompacted(rt, a.Conversations, loc, id)
 	}
-	_, evs, err := a.Conversations.Show(rt.Ctx, loc, id)
+	// The flags are checked before anything is read: any count of turns
+	// gives the same usage errors.
+	if _, _, err := c.selectTurns(math.MaxInt); err != nil {
+		return err
+	}
+	n := math.MaxInt // not counted: the selection does not need it
+	if c.fromEnd() {
+		if n, err = a.Conversations.CountTurns(rt.Ctx, loc, id); err != nil {
+			return err
+		}
+	}
+	lo, hi, err := c.selectTurns(n)
 	if err != nil {
 		return err
 	}
-	turns := app.Turns(evs)
-	lo, hi, err := c.selectTurns(len(turns))
-	if err != nil {
-		return err
-	}
+	return c.printTurns(rt, a.Conversations, loc, id, lo, hi)
+}
+
+// fromEnd reports whether the turns selected are counted from the end
+// (--last, or a bound -N): they are counted before the first is printed.
+func (c *ConversationPrintCmd) fromEnd() bool {
+	return c.Last > 0 || strings.Contains(c.Turn, "-") || strings.HasPrefix(c.From, "-") || strings.HasPrefix(c.To, "-")
+}
+
+// errPrinted stops the read of a conversation once its last selected
+// turn is printed.
+var errPrinted = errors.New("printed")
+
+// printTurns prints the turns [lo, hi) as the conversation is read: the
+// first line is out before the rest of a long conversation is read, and
+// only one event is held at a time. A single --turn past the end is the
+// error selectTurns gives for the count read.
+func (c *ConversationPrintCmd) printTurns(rt *Runtime, convs *app.Conversations, loc workspace.Location, id conversation.ID, lo, hi int) error {
 	w := bufio.NewWriter(rt.Streams.Out)
 	defer w.Flush()
-	for i := lo; i < hi; i++ {
-		fmt.Fprintf(w, "── turn %d\n", i+1)
-		for _, e := range turns[i] {
+	turn, printing := -1, false
+	each := func(e conversation.Event) error {
+		if e.Type == conversation.EventTypeTurnStart || turn < 0 { // as app.Turns splits them
+			if printing {
+				fmt.Fprintln(w)
+				printing = false
+			}
+			if turn++; turn >= hi {
+				return errPrinted
+			}
+			if printing = turn >= lo; printing {
+				fmt.Fprintf(w, "── turn %d\n", turn+1)
+				if turn == lo {
+					_ = w.Flush() // the first line before the rest is read
+				}
+			}
+		}
+		if printing {
 			printEvent(w, e, c.Style)
 		}
+		return nil
+	}
+	err := convs.ShowEach(rt.Ctx, loc, id, func(conversation.Summary) error { return nil }, each)
+	if err != nil && !errors.Is(err, errPrinted) {
+		return err
+	}
+	if printing {
 		fmt.Fprintln(w)
 	}
-	return nil
+	if err == nil {
+		// All read: a selection past the end says so, as for a count.
+		_, _, err = c.selectTurns(turn + 1)
+	}
+	if errors.Is(err, errPrinted) {
+		return nil
+	}
+	return err
 }
 
 // selectTurns returns the half-open range [lo, hi) of the n turns the

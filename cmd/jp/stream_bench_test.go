@@ -96,7 +96,7 @@ func BenchmarkForkBigConversation(b *testing.B) {
 }
 
 // BenchmarkShowBigConversation: jp conversation show (plain, and
-// --format json) of a 200 MB conversation: the time to the first byte of
+// --format json) and jp conversation print of a 200 MB conversation: the time to the first byte of
 // output (target: under 50 ms at any size), the total and the peak
 // resident memory.
 func BenchmarkShowBigConversation(b *testing.B) {
@@ -107,6 +107,8 @@ func BenchmarkShowBigConversation(b *testing.B) {
 			measureFirstByte(b, dir, env, wrap, bin, "conversation", "show", "--format", format, string(id))
 		})
 	}
+	// jp conversation print streams its transcript the same way.
+	b.Run("print", func(b *testing.B) { measureFirstByte(b, dir, env, wrap, bin, "conversation", "print", string(id)) })
 	// The same measure of jp --version: what of the first byte is the
 	// process's start, measured side by side on the same machine.
 	b.Run("version", func(b *testing.B) { measureFirstByte(b, dir, env, wrap, bin, "--version") })
