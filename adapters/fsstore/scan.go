@@ -160,13 +160,18 @@ func (sc *scan) run() error {
 			}
 			sc.seed.stream = conversation.EmptyStream(hint + len(logEvents))
 		}
-		err := eventcodec.EachEventRead(f, func(e conversation.Event) error {
+		each := func(e conversation.Event) error {
 			if logIDs[e.ID] {
 				delete(logIDs, e.ID) // folded already (a fold cut before the log's removal)
 				sc.dups++
 			}
 			return sc.emit(e)
-		})
+		}
+		if sc.silo {
+			err = jsonEvents(sc.dir, f, each) // the history snapshot's events, then the rest
+		} else {
+			err = eventcodec.EachEventRead(f, each)
+		}
 		var stop *stopScan
 		if err != nil && !errors.As(err, &stop) {
 			err = &ports.CorruptError{Path: jsonPath, Err: err}

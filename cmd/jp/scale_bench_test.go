@@ -132,7 +132,7 @@ func runMeasured(b *testing.B, dir string, env []string, wrap, bin string, args 
 // few events per run.
 func BenchmarkQueryLongConversation(b *testing.B) {
 	bin, wrap := buildJPBinary(b, b.TempDir()), buildRSSWrap(b)
-	for _, n := range []int{10, 1000, 10000, 100000} {
+	for _, n := range []int{4, 10, 1000, 10000, 100000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			dir, env, id := longConversation(b, bin, n)
 			runMeasured(b, dir, env, wrap, bin, "q", "--model", "demo/echo", "-i", string(id), "hi")
