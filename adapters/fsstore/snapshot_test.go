@@ -286,3 +286,38 @@ func TestSnapshotKnowsEveryEventField(t *testing.T) {
 		t.Fatalf("conversation.Event's fields changed; update snapshot_codec.go and this list:\n got %s\nwant %s", got, want)
 	}
 }
+
+// jp's own events come back from a snapshot's records, not decoded from
+// JSON: a read of thousands of them allocates per block, not per event.
+func TestSnapshotRecordsAreNotDecoded(t *testing.T) {
+	dir := t.TempDir()
+	ev := storetest.NewEventMaker("own-", storetest.Start)
+	var evs []json.RawMessage
+	for i := range 20 {
+		for _, e := range ev.Turn("/w", fmt.Sprintf("question %d\twith \"escapes\"", i), 2) {
+			b, err := eventcodec.Marshal(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			evs = append(evs, b)
+		}
+	}
+	writeArray(t, dir, evs, 2*snapBlockSize)
+	n := len(readEvents(t, dir, true))
+	f, err := os.Open(filepath.Join(dir, eventsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = f.Close() }()
+	allocs := testing.AllocsPerRun(3, func() {
+		if _, err := f.Seek(0, 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := jsonEvents(dir, f, func(conversation.Event) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > float64(n)/100 {
+		t.Fatalf("a read of %d events through the snapshot made %.0f allocations: its events were decoded", n, allocs)
+	}
+}
