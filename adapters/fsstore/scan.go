@@ -25,6 +25,18 @@ import (
 // also builds the state the next append checks its events against, so
 // that append does not read the conversation again.
 func (s *Store) ScanEvents(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(conversation.Event) error) error {
+	return s.scanEvents(ctx, loc, id, fn, false)
+}
+
+// ScanEventsTransient is ScanEvents whose events are valid only until fn
+// returns (ports.TransientEventScanner): the blocks of events.json read
+// through the history snapshot share one buffer.
+func (s *Store) ScanEventsTransient(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(conversation.Event) error) error {
+	return s.scanEvents(ctx, loc, id, fn, true)
+}
+
+// scanEvents is ScanEvents, its events transient or not.
+func (s *Store) scanEvents(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(conversation.Event) error, transient bool) error {
 	p, err := s.find(ctx, loc, id, "read events")
 	if err != nil {
 		return err
@@ -43,7 +55,7 @@ func (s *Store) ScanEvents(ctx context.Context, loc workspace.Location, id conve
 		inner := fn
 		fn = func(e conversation.Event) error { return inner(putBack(dir, e)) }
 	}
-	sc := scan{dir: dir, silo: p.inSilo, fn: fn}
+	sc := scan{dir: dir, silo: p.inSilo, fn: fn, transient: transient}
 	// The checkout copy is checked as loading the state for a write
 	// checks it; when it does not parse, that write reports it.
 	if p.inSilo && s.holds(loc, id) && (!p.inProj || s.checkProjection(p.projConv, p.siloConv, id) == nil) {
@@ -77,9 +89,10 @@ func (e *stopScan) Error() string { return e.err.Error() }
 // (silo) the log's events it does not hold yet and the block in flight, as
 // readSiloEvents reads them.
 type scan struct {
-	dir  string
-	silo bool
-	fn   func(conversation.Event) error
+	dir       string
+	silo      bool
+	transient bool // fn keeps nothing of an event (ScanEventsTransient)
+	fn        func(conversation.Event) error
 	// seed, when set, gets the stream state of the events read (see
 	// ScanEvents); it is used only when clean.
 	seed    *streamState
@@ -168,7 +181,7 @@ func (sc *scan) run() error {
 			return sc.emit(e)
 		}
 		if sc.silo {
-			err = jsonEvents(sc.dir, f, each) // the history snapshot's events, then the rest
+			err = jsonEvents(sc.dir, f, each, sc.transient) // the history snapshot's events, then the rest
 		} else {
 			err = eventcodec.EachEventRead(f, each)
 		}

@@ -140,11 +140,21 @@ func encodeSnapshot(blocks []snapBlock) []byte {
 // snapReplay gives fn the events of blocks that still match f (an open
 // events.json), in order, and returns where in f the events not given
 // start and how many were given. It stops at the first block that does
-// not match (or does not read); only fn's errors are returned.
-func snapReplay(f *os.File, blocks []snapBlock, fn func(conversation.Event) error) (valid []snapBlock, end int64, n int, err error) {
+// not match (or does not read); only fn's errors are returned. With
+// reuse, the blocks are read into one buffer: an event is valid only
+// until fn returns.
+func snapReplay(f *os.File, blocks []snapBlock, fn func(conversation.Event) error, reuse bool) (valid []snapBlock, end int64, n int, err error) {
 	var evs []conversation.Event
+	var buf []byte
 	for i, blk := range blocks {
-		buf := make([]byte, blk.end-blk.start)
+		switch size := int(blk.end - blk.start); {
+		case !reuse:
+			buf = make([]byte, size)
+		case cap(buf) >= size:
+			buf = buf[:size]
+		default:
+			buf = make([]byte, size, max(size, 2*snapBlockSize))
+		}
 		if _, err := f.ReadAt(buf, blk.start); err != nil || crc32.Checksum(buf, castagnoli) != blk.crc {
 			return blocks[:i], blk.start, n, nil
 		}
@@ -268,9 +278,10 @@ func (b *snapBuilder) finish() {
 
 // jsonEvents gives fn the events of the user-local events.json f of dir:
 // those a snapshot still matching it holds from the snapshot, the rest
-// decoded from f; it then rewrites the snapshot when that is due.
-func jsonEvents(dir string, f *os.File, fn func(conversation.Event) error) error {
-	valid, start, n, err := snapReplay(f, readSnapshot(dir), fn)
+// decoded from f; it then rewrites the snapshot when that is due. With
+// transient, the events are valid only until fn returns.
+func jsonEvents(dir string, f *os.File, fn func(conversation.Event) error, transient bool) error {
+	valid, start, n, err := snapReplay(f, readSnapshot(dir), fn, transient)
 	if err != nil {
 		return err
 	}

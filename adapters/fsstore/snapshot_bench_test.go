@@ -33,7 +33,7 @@ func BenchmarkHistorySnapshot100k(b *testing.B) {
 				n := 0
 				each := func(conversation.Event) error { n++; return nil }
 				if snap {
-					err = jsonEvents(conv, f, each)
+					err = jsonEvents(conv, f, each, false)
 				} else {
 					err = eventcodec.EachEventRead(f, each)
 				}

@@ -88,7 +88,7 @@ func readEvents(t *testing.T, dir string, snap bool) []conversation.Event {
 	var evs []conversation.Event
 	each := func(e conversation.Event) error { evs = append(evs, e); return nil }
 	if snap {
-		err = jsonEvents(dir, f, each)
+		err = jsonEvents(dir, f, each, false)
 	} else {
 		err = eventcodec.EachEventRead(f, each)
 	}
@@ -141,7 +141,7 @@ func TestSnapshotReadIsPlainRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = f.Close() }()
-	valid, end, n, err := snapReplay(f, blocks, func(conversation.Event) error { return nil })
+	valid, end, n, err := snapReplay(f, blocks, func(conversation.Event) error { return nil }, false)
 	if err != nil || len(valid) != len(blocks) || end != blocks[len(blocks)-1].end || n == 0 {
 		t.Fatalf("replay: %d of %d blocks valid, end %d, %d events, %v", len(valid), len(blocks), end, n, err)
 	}
@@ -228,7 +228,7 @@ func TestSnapshotCorruptTailIsReported(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = f.Close() }()
-	if err := jsonEvents(dir, f, func(conversation.Event) error { return nil }); err == nil {
+	if err := jsonEvents(dir, f, func(conversation.Event) error { return nil }, false); err == nil {
 		t.Fatalf("a cut events.json read without an error through the snapshot")
 	}
 }
@@ -313,11 +313,55 @@ func TestSnapshotRecordsAreNotDecoded(t *testing.T) {
 		if _, err := f.Seek(0, 0); err != nil {
 			t.Fatal(err)
 		}
-		if err := jsonEvents(dir, f, func(conversation.Event) error { return nil }); err != nil {
+		if err := jsonEvents(dir, f, func(conversation.Event) error { return nil }, false); err != nil {
 			t.Fatal(err)
 		}
 	})
 	if allocs > float64(n)/100 {
 		t.Fatalf("a read of %d events through the snapshot made %.0f allocations: its events were decoded", n, allocs)
+	}
+}
+
+// A transient scan (ports.TransientEventScanner) gives the events a scan
+// gives, each whole while fn has it, through the snapshot too.
+func TestSnapshotTransientScanIsScan(t *testing.T) {
+	t.Parallel()
+	sc := newScene(t)
+	id := sc.create(t, ports.NewConversation{})
+	var all []conversation.Event
+	for i := 0; i < 600; i++ {
+		all = append(all, sc.ev.Turn(sc.root, fmt.Sprintf("question %d %s", i, strings.Repeat("y", 200)), 2)...)
+	}
+	sc.append(t, sc.loc, id, all...)
+	var _ ports.TransientEventScanner = sc.s
+	for round := range 2 { // the first makes the snapshot, the second reads it
+		var want, got [][]byte
+		for _, tr := range []bool{false, true} {
+			var out [][]byte
+			err := sc.s.scanEvents(t.Context(), sc.loc, id, func(e conversation.Event) error {
+				b, err := eventcodec.Marshal(e)
+				out = append(out, append([]byte(e.ID+" "), b...))
+				return err
+			}, tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tr {
+				got = out
+			} else {
+				want = out
+			}
+		}
+		if len(got) != len(want) || len(got) != len(all) {
+			t.Fatalf("round %d: %d events transient, %d not, %d appended", round, len(got), len(want), len(all))
+		}
+		for i := range want {
+			if !bytes.Equal(got[i], want[i]) {
+				t.Fatalf("round %d: event %d:\n got %s\nwant %s", round, i, got[i], want[i])
+			}
+		}
+	}
+	if !snapExists(t, sc.siloConv(t, id)) {
+		t.Fatalf("no snapshot")
 	}
 }
