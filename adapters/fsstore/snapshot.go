@@ -1,6 +1,7 @@
 package fsstore
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/binary"
 	"fmt"
@@ -117,24 +118,29 @@ func readSnapshot(dir string) []snapBlock {
 	return blocks
 }
 
-// encodeSnapshot is the content of a snapshot of blocks.
-func encodeSnapshot(blocks []snapBlock) []byte {
-	size := len(snapMagic) + 16
+// writeSnapshot writes the snapshot of blocks to w: its header, each
+// block's header and records, and the CRC-32C of all that.
+func writeSnapshot(w io.Writer, blocks []snapBlock) error {
+	crc := crc32.New(castagnoli)
+	bw := bufio.NewWriterSize(io.MultiWriter(w, crc), 64<<10)
+	head := []byte(snapMagic)
+	head = binary.AppendUvarint(head, snapVersion)
+	head = binary.AppendUvarint(head, eventShape())
+	head = binary.AppendUvarint(head, uint64(len(blocks)))
+	_, _ = bw.Write(head)
 	for _, b := range blocks {
-		size += len(b.recs) + 40
-	}
-	out := make([]byte, 0, size)
-	out = append(out, snapMagic...)
-	out = binary.AppendUvarint(out, snapVersion)
-	out = binary.AppendUvarint(out, eventShape())
-	out = binary.AppendUvarint(out, uint64(len(blocks)))
-	for _, b := range blocks {
+		head = head[:0]
 		for _, v := range []uint64{uint64(b.start), uint64(b.end), uint64(b.crc), uint64(b.count), uint64(len(b.recs))} {
-			out = binary.AppendUvarint(out, v)
+			head = binary.AppendUvarint(head, v)
 		}
-		out = append(out, b.recs...)
+		_, _ = bw.Write(head)
+		_, _ = bw.Write(b.recs)
 	}
-	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoli))
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	_, err := w.Write(binary.LittleEndian.AppendUint32(nil, crc.Sum32()))
+	return err
 }
 
 // snapReplay gives fn the events of blocks that still match f (an open
@@ -185,15 +191,16 @@ func snapReplay(f *os.File, blocks []snapBlock, fn func(conversation.Event) erro
 // snapBuilder makes the blocks of the events decoded past a snapshot's
 // valid blocks, and writes the snapshot when it is due.
 type snapBuilder struct {
-	dir    string
-	f      *os.File
-	valid  []snapBlock // of the snapshot read
-	from   int64       // where the events decoded start
-	blocks []snapBlock // made of the events decoded
-	cur    snapBlock
-	rawCRC uint32 // of the current block's events' Raw, as decoded
-	raws   [][2]int64
-	broken bool // an event without its offset: no snapshot
+	dir     string
+	f       *os.File
+	valid   []snapBlock // of the snapshot read
+	from    int64       // where the events decoded start
+	blocks  []snapBlock // made of the events decoded
+	cur     snapBlock
+	rawCRC  uint32 // of the current block's events' Raw, as decoded
+	raws    [][2]int64
+	scratch []byte // the bytes of a block read again (closeBlock)
+	broken  bool   // an event without its offset: no snapshot
 }
 
 // add records the next event decoded, whose stored form is at off in f.
@@ -225,7 +232,8 @@ func (b *snapBuilder) closeBlock() {
 	if b.cur.count == 0 || b.broken {
 		return
 	}
-	buf := make([]byte, b.cur.end-b.cur.start)
+	b.scratch = slices.Grow(b.scratch[:0], int(b.cur.end-b.cur.start))[:b.cur.end-b.cur.start]
+	buf := b.scratch // one buffer for every block
 	if _, err := b.f.ReadAt(buf, b.cur.start); err != nil {
 		b.broken = true
 		return
@@ -272,8 +280,9 @@ func (b *snapBuilder) finish() {
 		return
 	}
 	blocks := append(b.valid[:len(b.valid):len(b.valid)], b.blocks...)
-	_ = atomicfile.Replace(filepath.Join(b.dir, historySnapFile), encodeSnapshot(blocks),
-		atomicfile.Options{Perm: 0o600, Sync: func(*os.File) error { return nil }})
+	_ = atomicfile.ReplaceFunc(filepath.Join(b.dir, historySnapFile),
+		atomicfile.Options{Perm: 0o600, Sync: func(*os.File) error { return nil }},
+		func(f *os.File) error { return writeSnapshot(f, blocks) })
 }
 
 // jsonEvents gives fn the events of the user-local events.json f of dir:
