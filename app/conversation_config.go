@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -75,7 +76,7 @@ func (q *Query) readConversation(ctx context.Context, loc workspace.Location, id
 	var deltas []conversation.Event
 	t, err := q.scanHistory(ctx, loc, id, func(e conversation.Event) {
 		if e.IsConfigDelta() {
-			deltas = append(deltas, e)
+			deltas = append(deltas, keptDelta(e))
 		}
 	})
 	if err != nil {
@@ -86,6 +87,16 @@ func (q *Query) readConversation(ctx context.Context, loc workspace.Location, id
 		return nil, nil, err
 	}
 	return layers, t, nil
+}
+
+// keptDelta is a copy of config_delta event e that shares no memory with
+// it: what conversation.ConfigDeltas reads of it (scanHistory's events
+// may be valid only during the call).
+func keptDelta(e conversation.Event) conversation.Event {
+	return conversation.Event{
+		Type: e.Type, Kind: strings.Clone(e.Kind), ID: strings.Clone(e.ID), Timestamp: e.Timestamp,
+		Delta: bytes.Clone(e.Delta), Raw: bytes.Clone(e.Raw),
+	}
 }
 
 // conversationConfig loads the configuration a turn of conversation id

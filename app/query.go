@@ -537,14 +537,21 @@ func (q *Query) history(ctx context.Context, loc workspace.Location, id conversa
 	return q.scanHistory(ctx, loc, id, nil)
 }
 
-// scanHistory is history, handing each event also to also (when set).
+// scanHistory is history, handing each event also to also (when set),
+// which must copy what it keeps of it: when the store can (a
+// ports.TransientEventScanner), the events are read into memory reused
+// for the next ones, since the transcript keeps only copies.
 func (q *Query) scanHistory(ctx context.Context, loc workspace.Location, id conversation.ID, also func(conversation.Event)) (*turn.Transcript, error) {
 	hint := 0 // the recorded count sizes the messages once (it may lag a little)
 	if sum, err := q.store.Get(ctx, loc, id); err == nil {
 		hint = sum.Metadata.EventsCount
 	}
 	t := turn.NewTranscript(hint)
-	err := q.store.ScanEvents(ctx, loc, id, func(e conversation.Event) error {
+	scan := q.store.ScanEvents
+	if ts, ok := q.store.(ports.TransientEventScanner); ok {
+		scan = ts.ScanEventsTransient
+	}
+	err := scan(ctx, loc, id, func(e conversation.Event) error {
 		t.AddCopy(e) // so the store's read buffers can go
 		if also != nil {
 			also(e)

@@ -33,8 +33,20 @@ func EachEventHeaderRead(r io.ReadSeeker, fn func(conversation.Event) error) err
 // (a transcript, the stream checker) is about as long as the decoding,
 // and a machine has more than one core.
 func eachEventRead(r io.ReadSeeker, chunk int, light bool, fn func(conversation.Event) error) error {
-	n := 0 // events fn had
-	a := arrayChunks{r: r, chunk: chunk, light: light}
+	return eachEventReadAt(r, chunk, light, 0, 0, func(e conversation.Event, _ int64) error { return fn(e) })
+}
+
+// eachEventReadAt is eachEventRead from offset start of r (r is there
+// already): 0, or the end of an element, where before events precede it.
+// fn also gets the offset of each event's stored form in r, or -1 when
+// the array was decoded whole instead (then fn gets the events after the
+// first before+n, n the events it had).
+func eachEventReadAt(r io.ReadSeeker, chunk int, light bool, start int64, before int, fn func(conversation.Event, int64) error) error {
+	n := before // events fn had, with those before start
+	a := arrayChunks{r: r, chunk: chunk, light: light, read: start}
+	if start > 0 {
+		a.st = arrayValue
+	}
 	var windows [2][]conversation.Event
 	cur := a.decodeNext(windows[0])
 	for w := 1; ; w ^= 1 {
@@ -42,7 +54,7 @@ func eachEventRead(r io.ReadSeeker, chunk int, light bool, fn func(conversation.
 			return cur.err
 		}
 		if !cur.ok {
-			return eachWhole(r, n, fn)
+			return eachWhole(r, n, func(e conversation.Event) error { return fn(e, -1) })
 		}
 		windows[w^1] = cur.evs[:cap(cur.evs)]
 		var next chan decodedChunk
@@ -52,7 +64,7 @@ func eachEventRead(r io.ReadSeeker, chunk int, light bool, fn func(conversation.
 		}
 		for k := range cur.evs {
 			cur.evs[k].FillID(n)
-			if err := fn(cur.evs[k]); err != nil {
+			if err := fn(cur.evs[k], cur.offs[k]); err != nil {
 				if next != nil {
 					<-next // the decoding goroutine ends before this returns
 				}
@@ -70,14 +82,16 @@ func eachEventRead(r io.ReadSeeker, chunk int, light bool, fn func(conversation.
 // decodedChunk is the events of a chunk, decoded.
 type decodedChunk struct {
 	evs  []conversation.Event
-	ok   bool  // false: the chunked split or the fast decoding gave up
-	last bool  // the array ended
-	err  error // reading failed
+	offs []int64 // where each event's stored form starts in the input
+	ok   bool    // false: the chunked split or the fast decoding gave up
+	last bool    // the array ended
+	err  error   // reading failed
 }
 
 // decodeNext reads and decodes the next chunk into window (grown when too
 // small).
 func (a *arrayChunks) decodeNext(window []conversation.Event) decodedChunk {
+	a.offs = make([]int64, 0, len(a.elems))
 	elems, ok, err := a.next()
 	if err != nil || !ok {
 		return decodedChunk{err: err}
@@ -89,7 +103,7 @@ func (a *arrayChunks) decodeNext(window []conversation.Event) decodedChunk {
 	if !decodeAll(evs, elems, a.light) {
 		return decodedChunk{}
 	}
-	return decodedChunk{evs: evs, ok: true, last: a.st == arrayDone && a.eof && len(a.carry) == 0}
+	return decodedChunk{evs: evs, offs: a.offs, ok: true, last: a.st == arrayDone && a.eof && len(a.carry) == 0}
 }
 
 // eachWhole reads r whole from its start and gives fn its events after
@@ -132,6 +146,10 @@ type arrayChunks struct {
 	eof   bool
 	st    int
 	light bool // decode the elements' headers only (decodeLight)
+	// read is the offset in the input of the end of what was read, base
+	// that of the chunk being split, offs the offsets of its elements.
+	read, base int64
+	offs       []int64
 }
 
 // next returns the complete elements of the next chunk (at least one
@@ -143,8 +161,10 @@ func (a *arrayChunks) next() (elems [][]byte, ok bool, err error) {
 	for {
 		buf := make([]byte, len(a.carry), max(a.chunk, 2*len(a.carry)))
 		copy(buf, a.carry)
+		a.base = a.read - int64(len(a.carry))
 		m, err := io.ReadFull(a.r, buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+m]
+		a.read += int64(m)
 		switch err {
 		case nil:
 		case io.EOF, io.ErrUnexpectedEOF:
@@ -199,6 +219,7 @@ func (a *arrayChunks) split(b []byte, elems *[][]byte) (rest int, ok bool) {
 				return i, true
 			}
 			*elems = append(*elems, b[i:end])
+			a.offs = append(a.offs, a.base+int64(i))
 			a.st, i = arrayValue, end
 		case arrayValue:
 			switch c {
@@ -214,4 +235,15 @@ func (a *arrayChunks) split(b []byte, elems *[][]byte) (rest int, ok bool) {
 			return i, false
 		}
 	}
+}
+
+// EachEventReadAt is EachEventRead from offset start of r, where r is
+// positioned already: 0 (the array's start) or the end of one of its
+// elements, where before events precede it (their IDs count them). fn
+// also gets the offset in r of each event's stored form (its Raw), or -1
+// when the array was not in the form the chunked scan reads and was
+// decoded whole from r's start instead (fn then gets the events after the
+// first before+n, n the events it had).
+func EachEventReadAt(r io.ReadSeeker, start int64, before int, fn func(e conversation.Event, off int64) error) error {
+	return eachEventReadAt(r, readChunk, false, start, before, fn)
 }

@@ -18,3 +18,7 @@ func (Codec) DecodeEvent(b []byte) (conversation.Event, error) {
 	err := Unmarshal(b, &e)
 	return e, err
 }
+
+// UnmarshalShared is Unmarshal without the copy: the event's strings and
+// Raw share b, which the caller leaves as it is.
+func UnmarshalShared(b []byte, e *conversation.Event) error { return decode(e, b, false) }

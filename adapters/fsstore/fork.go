@@ -118,7 +118,7 @@ func (s *Store) CreateFrom(ctx context.Context, loc workspace.Location, nc ports
 // IDs and names, turn starts and ends, outcomes, timestamps) without
 // decoding 200 MB of messages.
 func (s *Store) ScanEventHeaders(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(conversation.Event) error) error {
-	return s.scanEvents(ctx, loc, id, true, fn)
+	return s.scanEvents(ctx, loc, id, fn, scanMode{light: true})
 }
 
 // stageEvents writes events.json at path from the events fill adds,

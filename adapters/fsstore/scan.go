@@ -25,12 +25,24 @@ import (
 // also builds the state the next append checks its events against, so
 // that append does not read the conversation again.
 func (s *Store) ScanEvents(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(conversation.Event) error) error {
-	return s.scanEvents(ctx, loc, id, false, fn)
+	return s.scanEvents(ctx, loc, id, fn, scanMode{})
 }
 
-// scanEvents is ScanEvents; with light, events.json's events come without
-// their big values (ScanEventHeaders).
-func (s *Store) scanEvents(ctx context.Context, loc workspace.Location, id conversation.ID, light bool, fn func(conversation.Event) error) error {
+// ScanEventsTransient is ScanEvents whose events are valid only until fn
+// returns (ports.TransientEventScanner): the blocks of events.json read
+// through the history snapshot share one buffer.
+func (s *Store) ScanEventsTransient(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(conversation.Event) error) error {
+	return s.scanEvents(ctx, loc, id, fn, scanMode{transient: true})
+}
+
+// scanMode is how scanEvents gives events: light, events.json's events
+// come without their big values (ScanEventHeaders) and with their stored
+// bytes, read from events.json itself (not the history snapshot);
+// transient, they are valid only until fn returns.
+type scanMode struct{ light, transient bool }
+
+// scanEvents is ScanEvents, read as mode says.
+func (s *Store) scanEvents(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(conversation.Event) error, mode scanMode) error {
 	p, err := s.find(ctx, loc, id, "read events")
 	if err != nil {
 		return err
@@ -49,10 +61,10 @@ func (s *Store) scanEvents(ctx context.Context, loc workspace.Location, id conve
 		inner := fn
 		fn = func(e conversation.Event) error { return inner(putBack(dir, e)) }
 	}
-	sc := scan{dir: dir, silo: p.inSilo, fn: fn, light: light}
+	sc := scan{dir: dir, silo: p.inSilo, fn: fn, light: mode.light, transient: mode.transient}
 	// The checkout copy is checked as loading the state for a write
 	// checks it; when it does not parse, that write reports it.
-	if !light && p.inSilo && s.holds(loc, id) && (!p.inProj || s.checkProjection(p.projConv, p.siloConv, id) == nil) {
+	if !mode.light && p.inSilo && s.holds(loc, id) && (!p.inProj || s.checkProjection(p.projConv, p.siloConv, id) == nil) {
 		sweepTemps(dir) // as loading the state for a write does
 		sc.seed = &streamState{}
 	}
@@ -83,9 +95,10 @@ func (e *stopScan) Error() string { return e.err.Error() }
 // (silo) the log's events it does not hold yet and the block in flight, as
 // readSiloEvents reads them.
 type scan struct {
-	dir  string
-	silo bool
-	fn   func(conversation.Event) error
+	dir       string
+	silo      bool
+	transient bool // fn keeps nothing of an event (ScanEventsTransient)
+	fn        func(conversation.Event) error
 	// seed, when set, gets the stream state of the events read (see
 	// ScanEvents); it is used only when clean.
 	seed    *streamState
@@ -167,17 +180,21 @@ func (sc *scan) run() error {
 			}
 			sc.seed.stream = conversation.EmptyStream(hint + len(logEvents))
 		}
-		each := eventcodec.EachEventRead
-		if sc.light {
-			each = eventcodec.EachEventHeaderRead
-		}
-		err := each(f, func(e conversation.Event) error {
+		each := func(e conversation.Event) error {
 			if logIDs[e.ID] {
 				delete(logIDs, e.ID) // folded already (a fold cut before the log's removal)
 				sc.dups++
 			}
 			return sc.emit(e)
-		})
+		}
+		switch {
+		case sc.light:
+			err = eventcodec.EachEventHeaderRead(f, each)
+		case sc.silo:
+			err = jsonEvents(sc.dir, f, each, sc.transient) // the history snapshot's events, then the rest
+		default:
+			err = eventcodec.EachEventRead(f, each)
+		}
 		var stop *stopScan
 		if err != nil && !errors.As(err, &stop) {
 			err = &ports.CorruptError{Path: jsonPath, Err: err}

@@ -37,7 +37,10 @@ func main() {
 	close(done)
 	peak := <-peaks
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && os.Getenv("RSSWRAP_OUT") != "" {
-		_ = os.WriteFile(os.Getenv("RSSWRAP_OUT"), fmt.Appendf(nil, "%d %d %d\n", ru.Maxrss, peak[0], peak[1]), 0o644)
+		// The last field is the CPU time of the command alone (user +
+		// system, microseconds): this wrapper's sampling is not in it.
+		cpu := (ru.Utime.Sec+ru.Stime.Sec)*1e6 + int64(ru.Utime.Usec+ru.Stime.Usec)
+		_ = os.WriteFile(os.Getenv("RSSWRAP_OUT"), fmt.Appendf(nil, "%d %d %d %d\n", ru.Maxrss, peak[0], peak[1], cpu), 0o644)
 	}
 	if err != nil {
 		os.Exit(cmd.ProcessState.ExitCode())
