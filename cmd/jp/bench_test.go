@@ -71,8 +71,8 @@ func benchWorkspace(b *testing.B, bin string, n int) (dir string, env []string) 
 // timeRuns runs the command b.N times through rsswrap and reports the
 // medians of the command's wall time, its peak resident memory (the
 // kernel's accounting of the finished process, as /usr/bin/time's %M),
-// the file-backed part of that memory (mostly the binary's own pages)
-// and its minor page faults. The wrapper is what makes the peak jp's: a
+// the file-backed part of that memory (mostly the binary's own pages),
+// its minor page faults and its CPU time. The wrapper is what makes the peak jp's: a
 // child's ru_maxrss counts the memory of the process that started it,
 // and this test process (an HTTP mock, a generated workspace) is larger
 // than jp --version; the wall time is measured by the wrapper around the
@@ -80,24 +80,26 @@ func benchWorkspace(b *testing.B, bin string, n int) (dir string, env []string) 
 func timeRuns(b *testing.B, dir string, env []string, bin string, args ...string) {
 	b.Helper()
 	wrap := buildRSSWrap(b)
-	var wall, rss, file, faults []float64
+	var wall, rss, file, faults, cpu []float64
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		m := wrappedRun(b, dir, env, wrap, bin, args...)
 		rss, file = append(rss, float64(m[0])/1024), append(file, float64(m[2])/1024)
 		wall, faults = append(wall, float64(m[3])/1000), append(faults, float64(m[4]))
+		cpu = append(cpu, float64(m[5])/1000)
 	}
 	b.StopTimer()
 	b.ReportMetric(median(wall), "median-ms")
 	b.ReportMetric(median(rss), "peak-RSS-MiB")
 	b.ReportMetric(median(file), "rss-file-MiB")
 	b.ReportMetric(median(faults), "minor-faults")
+	b.ReportMetric(median(cpu), "median-cpu-ms")
 }
 
 // wrappedRun runs bin args once through rsswrap and returns what it
 // measured: peak RSS, RssAnon and RssFile in KiB, wall time in
-// microseconds, minor page faults.
-func wrappedRun(b *testing.B, dir string, env []string, wrap, bin string, args ...string) (m [5]int64) {
+// microseconds, minor page faults, CPU time in microseconds.
+func wrappedRun(b *testing.B, dir string, env []string, wrap, bin string, args ...string) (m [6]int64) {
 	b.Helper()
 	out := filepath.Join(b.TempDir(), "rss")
 	cmd := exec.Command(wrap, append([]string{bin}, args...)...)
@@ -109,7 +111,7 @@ func wrappedRun(b *testing.B, dir string, env []string, wrap, bin string, args .
 	if err != nil {
 		b.Fatalf("rsswrap wrote no measure: %v", err)
 	}
-	if _, err := fmt.Sscan(string(raw), &m[0], &m[1], &m[2], &m[3], &m[4]); err != nil {
+	if _, err := fmt.Sscan(string(raw), &m[0], &m[1], &m[2], &m[3], &m[4], &m[5]); err != nil {
 		b.Fatalf("rsswrap's measure %q: %v", raw, err)
 	}
 	return m
