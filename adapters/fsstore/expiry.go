@@ -1,0 +1,132 @@
+package fsstore
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"time"
+
+	"github.com/jpcli/jp/domain/workspace"
+	"github.com/jpcli/jp/ports"
+)
+
+// The expiry record (next-expiry.json in the silo) spares the end of every
+// jp q the reading of every conversation's metadata to find the expired
+// --tmp ones: it holds the earliest expiry the last full sweep left, and
+// the state of the conversations when that sweep listed them: a digest of
+// each metadata.json's name, inode, size and modification time, in the
+// silo and the checkout (a Rust jp's archive too). While that state is
+// the same and the expiry has not passed, no conversation can have
+// expired: a new, removed or rewritten metadata.json (jp writes a new
+// file and renames it; the Rust jp, an editor or a git pull change its
+// time or size) changes the state. A stat per conversation costs a
+// fraction of reading and decoding its metadata. No record, an
+// unreadable one or another state means a full sweep, as before.
+
+var _ ports.ExpiryRecord = (*Store)(nil)
+
+// expiryFile is the record, in the silo.
+const expiryFile = "next-expiry.json"
+
+// expiryRecord is the stored form of the record.
+type expiryRecord struct {
+	State string     `json:"state"`
+	Next  *time.Time `json:"next,omitempty"`
+}
+
+// SweepNeeded implements ports.ExpiryRecord.
+func (s *Store) SweepNeeded(ctx context.Context, loc workspace.Location, now time.Time) (bool, string) {
+	state, err := s.expiryState(loc)
+	if err != nil || ctx.Err() != nil {
+		return true, ""
+	}
+	silo, err := s.siloDir(loc.ID)
+	if err != nil || silo == "" {
+		return true, state
+	}
+	var rec expiryRecord
+	if err := readJSON(filepath.Join(silo, expiryFile), &rec); err != nil || rec.State != state {
+		return true, state
+	}
+	return rec.Next != nil && !now.Before(*rec.Next), state
+}
+
+// RecordNextExpiry implements ports.ExpiryRecord.
+func (s *Store) RecordNextExpiry(_ context.Context, loc workspace.Location, state string, next time.Time) error {
+	if state == "" {
+		return nil
+	}
+	silo, err := s.siloDir(loc.ID)
+	if err != nil || silo == "" {
+		return err
+	}
+	rec := expiryRecord{State: state}
+	if !next.IsZero() {
+		rec.Next = &next
+	}
+	if err := s.replaceJSON(filepath.Join(silo, expiryFile), rec, 0o600); err != nil {
+		return fmt.Errorf("record the next expiry: %w", err)
+	}
+	return nil
+}
+
+// expiryState is a digest of the identity (name, inode, size, time) of
+// every metadata.json in loc's conversations directories (the silo's and
+// the checkout's, with a Rust jp's archive).
+func (s *Store) expiryState(loc workspace.Location) (string, error) {
+	if err := loc.Check(); err != nil {
+		return "", err
+	}
+	silo, err := s.siloDir(loc.ID)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	for _, dir := range []string{siloConvsOf(silo), projConvsOf(loc.Root)} {
+		if dir == "" {
+			continue
+		}
+		names, err := readDirNames(dir)
+		if err != nil {
+			return "", err
+		}
+		if names, err = withArchive(names, dir); err != nil {
+			return "", err
+		}
+		slices.Sort(names)
+		fmt.Fprintf(h, "%s\n", dir)
+		for _, n := range names {
+			fi, err := os.Lstat(filepath.Join(dir, n, metadataFile))
+			switch {
+			case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+				fmt.Fprintf(h, "%s -\n", n)
+			case err != nil:
+				return "", err
+			default:
+				fmt.Fprintf(h, "%s %d %d %d\n", n, fileID(fi), fi.Size(), fi.ModTime().UnixNano())
+			}
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func siloConvsOf(silo string) string {
+	if silo == "" {
+		return ""
+	}
+	return filepath.Join(silo, convsDir)
+}
+
+func projConvsOf(root string) string {
+	if root == "" {
+		return ""
+	}
+	return projConvs(root)
+}
