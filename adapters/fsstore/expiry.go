@@ -4,13 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
+	"io"
 	"path/filepath"
 	"slices"
-	"syscall"
 	"time"
 
 	"github.com/jpcli/jp/domain/workspace"
@@ -90,31 +87,39 @@ func (s *Store) expiryState(loc workspace.Location) (string, error) {
 	}
 	h := sha256.New()
 	for _, dir := range []string{siloConvsOf(silo), projConvsOf(loc.Root)} {
-		if dir == "" {
-			continue
-		}
-		names, err := readDirNames(dir)
-		if err != nil {
+		if err := stampDir(h, dir); err != nil {
 			return "", err
-		}
-		if names, err = withArchive(names, dir); err != nil {
-			return "", err
-		}
-		slices.Sort(names)
-		fmt.Fprintf(h, "%s\n", dir)
-		for _, n := range names {
-			fi, err := os.Lstat(filepath.Join(dir, n, metadataFile))
-			switch {
-			case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
-				fmt.Fprintf(h, "%s -\n", n)
-			case err != nil:
-				return "", err
-			default:
-				fmt.Fprintf(h, "%s %d %d %d\n", n, fileID(fi), fi.Size(), fi.ModTime().UnixNano())
-			}
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// stampDir writes to h the name and identity of every metadata.json in
+// the conversations directory dir (none when dir is "" or missing).
+func stampDir(h io.Writer, dir string) error {
+	if dir == "" {
+		return nil
+	}
+	names, err := readDirNames(dir)
+	if err != nil || len(names) == 0 {
+		return err
+	}
+	if names, err = withArchive(names, dir); err != nil {
+		return err
+	}
+	d, err := openDir(dir)
+	if err != nil {
+		return err
+	}
+	defer d.close()
+	slices.Sort(names)
+	b := append([]byte(dir), '\n')
+	for _, n := range names {
+		b = append(append(b, n...), ' ')
+		b = append(d.appendStamp(b, filepath.Join(n, metadataFile)), '\n')
+	}
+	_, err = h.Write(b)
+	return err
 }
 
 func siloConvsOf(silo string) string {
