@@ -15,20 +15,9 @@ import (
 // added, removed or changed in the silo or the checkout since the sweep
 // that wrote it, and its expiry has not passed.
 func TestExpiryRecord(t *testing.T) {
-	sc := newScene(t)
+	sc, needed, record := expiryScene(t)
 	ctx := t.Context()
 	now := sc.clock.Now()
-	needed := func() (bool, string) {
-		t.Helper()
-		return sc.s.SweepNeeded(ctx, sc.loc, now)
-	}
-	record := func(next time.Time) {
-		t.Helper()
-		_, state := needed()
-		if err := sc.s.RecordNextExpiry(ctx, sc.loc, state, next); err != nil {
-			t.Fatal(err)
-		}
-	}
 	if ok, state := needed(); !ok || state == "" {
 		t.Fatalf("no record yet: needed %v, state %q; want a sweep and a state", ok, state)
 	}
@@ -89,7 +78,11 @@ func TestExpiryRecord(t *testing.T) {
 		t.Fatal("a conversation was removed: a sweep is needed")
 	}
 
-	// A record that cannot be read means a sweep, and is rewritten whole.
+}
+
+// A record that cannot be read means a sweep, and is rewritten whole.
+func TestExpiryRecordUnreadable(t *testing.T) {
+	sc, needed, record := expiryScene(t)
 	record(time.Time{})
 	rec := filepath.Join(sc.silo(t), expiryFile)
 	writeFile(t, rec, []byte("{not json"))
@@ -103,6 +96,24 @@ func TestExpiryRecord(t *testing.T) {
 	if _, err := os.Stat(rec); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// expiryScene is a scene with functions that ask whether a sweep is
+// needed now and record the next expiry for the current state.
+func expiryScene(t *testing.T) (sc *scene, needed func() (bool, string), record func(time.Time)) {
+	sc = newScene(t)
+	needed = func() (bool, string) {
+		t.Helper()
+		return sc.s.SweepNeeded(t.Context(), sc.loc, sc.clock.Now())
+	}
+	record = func(next time.Time) {
+		t.Helper()
+		_, state := needed()
+		if err := sc.s.RecordNextExpiry(t.Context(), sc.loc, state, next); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return sc, needed, record
 }
 
 // A workspace without a silo (a checkout not registered here) has no
