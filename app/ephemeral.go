@@ -120,7 +120,7 @@ func (q *Query) sweepExpired(ctx context.Context, loc workspace.Location, keep c
 	var state string
 	if rec != nil {
 		var needed bool
-		if needed, state = rec.SweepNeeded(ctx, loc, now); !needed {
+		if needed, state = rec.SweepNeeded(ctx, loc, now, keep); !needed {
 			return
 		}
 	}
@@ -132,10 +132,10 @@ func (q *Query) sweepExpired(ctx context.Context, loc workspace.Location, keep c
 	var next time.Time // the earliest expiry left
 	for _, s := range list {
 		at, has := s.Metadata.ExpiresAt()
-		if !has || s.Unreadable != nil {
+		if !has || s.Unreadable != nil || s.ID == keep { // keep's expiry: read when another run asks
 			continue
 		}
-		if s.ID == keep || s.ID == active || !s.Metadata.Expired(now) || !q.removeExpired(ctx, loc, s.ID) {
+		if s.ID == active || !s.Metadata.Expired(now) || !q.removeExpired(ctx, loc, s.ID) {
 			if next.IsZero() || at.Before(next) {
 				next = at
 			}

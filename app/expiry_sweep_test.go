@@ -23,7 +23,7 @@ type recordingStore struct {
 	states   []string
 }
 
-func (r *recordingStore) SweepNeeded(context.Context, workspace.Location, time.Time) (bool, string) {
+func (r *recordingStore) SweepNeeded(context.Context, workspace.Location, time.Time, conversation.ID) (bool, string) {
 	return r.needed, r.state
 }
 

@@ -94,12 +94,14 @@ type ConversationStore interface {
 // was added to loc or given an expiry since. A store without it is
 // listed whole at every sweep.
 type ExpiryRecord interface {
-	// SweepNeeded reports whether a conversation of loc may have expired
-	// by now, and a token for the state of loc's conversations, taken
-	// before the sweep lists them, to pass to RecordNextExpiry.
-	SweepNeeded(ctx context.Context, loc workspace.Location, now time.Time) (needed bool, state string)
+	// SweepNeeded reports whether a conversation of loc other than keep
+	// (the run's own, which the sweep leaves) may have expired by now,
+	// and a token for the state of loc's conversations, taken before the
+	// sweep lists them, to pass to RecordNextExpiry.
+	SweepNeeded(ctx context.Context, loc workspace.Location, now time.Time, keep conversation.ID) (needed bool, state string)
 	// RecordNextExpiry records the earliest expiry among the
-	// conversations a sweep left (zero: none has one) for state.
+	// conversations other than keep a sweep left (zero: none has one)
+	// for state.
 	RecordNextExpiry(ctx context.Context, loc workspace.Location, state string, next time.Time) error
 }
 

@@ -4,12 +4,15 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/workspace"
 	"github.com/jpcli/jp/ports"
 )
@@ -32,39 +35,68 @@ var _ ports.ExpiryRecord = (*Store)(nil)
 // expiryFile is the record, in the silo.
 const expiryFile = "next-expiry.json"
 
-// expiryRecord is the stored form of the record.
+// expiryRecord is the stored form of the record. The conversation of the
+// run that wrote it (Keep, never removed by that run, and rewritten by
+// it at every turn) is left out of the digest; its own expiry is read
+// when another run asks.
 type expiryRecord struct {
-	State string     `json:"state"`
-	Next  *time.Time `json:"next,omitempty"`
+	Keep  conversation.ID `json:"keep,omitempty"`
+	State string          `json:"state"`
+	Next  *time.Time      `json:"next,omitempty"`
 }
 
-// SweepNeeded implements ports.ExpiryRecord.
-func (s *Store) SweepNeeded(ctx context.Context, loc workspace.Location, now time.Time) (bool, string) {
-	state, err := s.expiryState(loc)
+// SweepNeeded implements ports.ExpiryRecord. The conversation keep of the
+// asking run is left out of the comparison too: its own turn rewrote its
+// metadata, or it is new; the run does not remove it either way.
+func (s *Store) SweepNeeded(ctx context.Context, loc workspace.Location, now time.Time, keep conversation.ID) (bool, string) {
+	state, err := s.expiryState(loc, keep)
+	token := string(keep) + " " + state
 	if err != nil || ctx.Err() != nil {
 		return true, ""
 	}
 	silo, err := s.siloDir(loc.ID)
 	if err != nil || silo == "" {
-		return true, state
+		return true, token
 	}
 	var rec expiryRecord
-	if err := readJSON(filepath.Join(silo, expiryFile), &rec); err != nil || rec.State != state {
-		return true, state
+	if err := readJSON(filepath.Join(silo, expiryFile), &rec); err != nil {
+		return true, token
 	}
-	return rec.Next != nil && !now.Before(*rec.Next), state
+	if rec.Keep != keep {
+		if state, err = s.expiryState(loc, keep, rec.Keep); err != nil {
+			return true, token
+		}
+	}
+	if rec.State != state || rec.Next != nil && !now.Before(*rec.Next) {
+		return true, token
+	}
+	return rec.Keep != keep && s.expiredNow(ctx, loc, rec.Keep, now), token
+}
+
+// expiredNow reports whether the conversation id may have expired by
+// now: true unless it is gone or its metadata says it has not.
+func (s *Store) expiredNow(ctx context.Context, loc workspace.Location, id conversation.ID, now time.Time) bool {
+	if id == "" {
+		return false
+	}
+	sum, err := s.Get(ctx, loc, id)
+	if errors.Is(err, ports.ErrNotFound) {
+		return false
+	}
+	return err != nil || sum.Unreadable != nil || sum.Metadata.Expired(now)
 }
 
 // RecordNextExpiry implements ports.ExpiryRecord.
-func (s *Store) RecordNextExpiry(_ context.Context, loc workspace.Location, state string, next time.Time) error {
-	if state == "" {
+func (s *Store) RecordNextExpiry(_ context.Context, loc workspace.Location, token string, next time.Time) error {
+	keep, state, ok := strings.Cut(token, " ")
+	if !ok || state == "" {
 		return nil
 	}
 	silo, err := s.siloDir(loc.ID)
 	if err != nil || silo == "" {
 		return err
 	}
-	rec := expiryRecord{State: state}
+	rec := expiryRecord{Keep: conversation.ID(keep), State: state}
 	if !next.IsZero() {
 		rec.Next = &next
 	}
@@ -76,8 +108,8 @@ func (s *Store) RecordNextExpiry(_ context.Context, loc workspace.Location, stat
 
 // expiryState is a digest of the identity (name, inode, size, time) of
 // every metadata.json in loc's conversations directories (the silo's and
-// the checkout's, with a Rust jp's archive).
-func (s *Store) expiryState(loc workspace.Location) (string, error) {
+// the checkout's, with a Rust jp's archive), but those of skip.
+func (s *Store) expiryState(loc workspace.Location, skip ...conversation.ID) (string, error) {
 	if err := loc.Check(); err != nil {
 		return "", err
 	}
@@ -87,7 +119,7 @@ func (s *Store) expiryState(loc workspace.Location) (string, error) {
 	}
 	h := sha256.New()
 	for _, dir := range []string{siloConvsOf(silo), projConvsOf(loc.Root)} {
-		if err := stampDir(h, dir); err != nil {
+		if err := stampDir(h, dir, skip); err != nil {
 			return "", err
 		}
 	}
@@ -95,8 +127,9 @@ func (s *Store) expiryState(loc workspace.Location) (string, error) {
 }
 
 // stampDir writes to h the name and identity of every metadata.json in
-// the conversations directory dir (none when dir is "" or missing).
-func stampDir(h io.Writer, dir string) error {
+// the conversations directory dir (none when dir is "" or missing), but
+// those of skip.
+func stampDir(h io.Writer, dir string, skip []conversation.ID) error {
 	if dir == "" {
 		return nil
 	}
@@ -115,6 +148,9 @@ func stampDir(h io.Writer, dir string) error {
 	slices.Sort(names)
 	b := append([]byte(dir), '\n')
 	for _, n := range names {
+		if id, ok := listName(n); ok && slices.Contains(skip, id) {
+			continue
+		}
 		b = append(append(b, n...), ' ')
 		b = append(d.appendStamp(b, filepath.Join(n, metadataFile)), '\n')
 	}

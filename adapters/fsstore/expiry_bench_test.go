@@ -34,14 +34,14 @@ func BenchmarkSweepNeeded1000(b *testing.B) {
 		}
 	}
 	flushAll()
-	_, state := s.SweepNeeded(ctx, loc, clock.Now())
+	_, state := s.SweepNeeded(ctx, loc, clock.Now(), "")
 	if err := s.RecordNextExpiry(ctx, loc, state, time.Time{}); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
 	cpu0, ops := cpuTime(), 0
 	for b.Loop() {
-		if needed, _ := s.SweepNeeded(ctx, loc, clock.Now()); needed {
+		if needed, _ := s.SweepNeeded(ctx, loc, clock.Now(), ""); needed {
 			b.Fatal("nothing changed: no sweep should be needed")
 		}
 		ops++

@@ -68,7 +68,7 @@ func TestExpiryRecord(t *testing.T) {
 	record(at)
 
 	// The recorded expiry passing means a sweep; so does a removal.
-	if ok, _ := sc.s.SweepNeeded(ctx, sc.loc, at); !ok {
+	if ok, _ := sc.s.SweepNeeded(ctx, sc.loc, at, ""); !ok {
 		t.Fatal("the recorded expiry has come: a sweep is needed")
 	}
 	if err := sc.s.Remove(ctx, sc.loc, other); err != nil {
@@ -104,7 +104,7 @@ func expiryScene(t *testing.T) (sc *scene, needed func() (bool, string), record 
 	sc = newScene(t)
 	needed = func() (bool, string) {
 		t.Helper()
-		return sc.s.SweepNeeded(t.Context(), sc.loc, sc.clock.Now())
+		return sc.s.SweepNeeded(t.Context(), sc.loc, sc.clock.Now(), "")
 	}
 	record = func(next time.Time) {
 		t.Helper()
@@ -122,14 +122,58 @@ func TestExpiryRecordWithoutSilo(t *testing.T) {
 	s, clock := newTestStore(t)
 	root := newCheckout(t, "nosilo01")
 	loc := workspace.Location{ID: "nosilo01", Root: root}
-	ok, state := s.SweepNeeded(t.Context(), loc, clock.Now())
+	ok, state := s.SweepNeeded(t.Context(), loc, clock.Now(), "")
 	if !ok {
 		t.Fatal("no silo: a sweep is needed")
 	}
 	if err := s.RecordNextExpiry(t.Context(), loc, state, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
-	if ok, _ := s.SweepNeeded(t.Context(), loc, clock.Now()); !ok {
+	if ok, _ := s.SweepNeeded(t.Context(), loc, clock.Now(), ""); !ok {
 		t.Fatal("no silo to keep a record in: a sweep is needed")
+	}
+}
+
+// The run's own conversation (keep) is left out: its turns rewrite its
+// metadata without making the next run list everything, and a new one
+// (jp q --new) does not either. Its expiry is read when a run with
+// another conversation asks.
+func TestExpiryRecordKeep(t *testing.T) {
+	sc := newScene(t)
+	ctx := t.Context()
+	now := sc.clock.Now()
+	own, err := sc.s.Create(ctx, sc.loc, ports.NewConversation{Title: "own"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, token := sc.s.SweepNeeded(ctx, sc.loc, now, own)
+	if err := sc.s.RecordNextExpiry(ctx, sc.loc, token, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	turn := func(id conversation.ID) {
+		t.Helper()
+		ev := sc.ev
+		if err := sc.s.Append(ctx, sc.loc, id, ev.TurnStart(sc.root), ev.ChatRequest("q"), ev.TurnEnd(conversation.OutcomeCompleted)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	turn(own)
+	if ok, _ := sc.s.SweepNeeded(ctx, sc.loc, now, own); ok {
+		t.Fatal("a turn of the run's own conversation: no sweep needed")
+	}
+	fresh, err := sc.s.Create(ctx, sc.loc, ports.NewConversation{Title: "new"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := sc.s.SweepNeeded(ctx, sc.loc, now, fresh); ok {
+		t.Fatal("a run's new conversation: no sweep needed")
+	}
+	// The recorded run's conversation expires: a run on another one sweeps.
+	past := now.Add(-time.Minute)
+	if err := sc.s.UpdateMetadata(ctx, sc.loc, own, func(m *conversation.Metadata) error { m.SetExpiresAt(&past); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := sc.s.SweepNeeded(ctx, sc.loc, now, fresh); !ok {
+		t.Fatal("the recorded run's conversation expired: a run on another one sweeps")
 	}
 }
