@@ -110,28 +110,55 @@ func (q *Query) setExpiry(ctx context.Context, loc workspace.Location, id conver
 // sweepExpired removes the conversations of loc that have expired, other
 // than keep and the active one, skipping any another process holds. It
 // runs on every path out of a run that stores its conversation; a failure
-// leaves the conversation for the next run.
+// leaves the conversation for the next run. A store that keeps an expiry
+// record (ports.ExpiryRecord) is listed only when a conversation may have
+// expired, and is told the earliest expiry left.
 func (q *Query) sweepExpired(ctx context.Context, loc workspace.Location, keep conversation.ID) {
 	ctx = context.WithoutCancel(ctx)
+	now := q.clock.Now()
+	rec, _ := q.store.(ports.ExpiryRecord)
+	var state string
+	if rec != nil {
+		var needed bool
+		if needed, state = rec.SweepNeeded(ctx, loc, now, keep); !needed {
+			return
+		}
+	}
 	list, err := q.store.List(ctx, loc)
 	if err != nil {
 		return
 	}
 	active, _ := q.store.Active(ctx, loc)
-	now := q.clock.Now()
+	var next time.Time // the earliest expiry left
 	for _, s := range list {
-		if s.ID == keep || s.ID == active || s.Unreadable != nil || !s.Metadata.Expired(now) {
+		at, has := s.Metadata.ExpiresAt()
+		if !has || s.Unreadable != nil || s.ID == keep { // keep's expiry: read when another run asks
 			continue
 		}
-		release, err := q.locker.Lock(ctx, loc, s.ID, 0)
-		if err != nil {
-			continue // in use: the next run sweeps it
+		if s.ID == active || !s.Metadata.Expired(now) || !q.removeExpired(ctx, loc, s.ID) {
+			if next.IsZero() || at.Before(next) {
+				next = at
+			}
 		}
-		if err := q.store.Remove(ctx, loc, s.ID); err != nil && !errors.Is(err, ports.ErrNotFound) {
-			q.chromeNote(fmt.Sprintf("The expired conversation %s could not be removed: %v (remove it with jp conversation rm %s).", s.ID, err, s.ID))
-		}
-		_ = release()
 	}
+	if rec != nil {
+		_ = rec.RecordNextExpiry(ctx, loc, state, next)
+	}
+}
+
+// removeExpired removes the expired conversation id unless another
+// process holds it, and reports whether it is gone.
+func (q *Query) removeExpired(ctx context.Context, loc workspace.Location, id conversation.ID) bool {
+	release, err := q.locker.Lock(ctx, loc, id, 0)
+	if err != nil {
+		return false // in use: the next run sweeps it
+	}
+	defer func() { _ = release() }()
+	if err := q.store.Remove(ctx, loc, id); err != nil && !errors.Is(err, ports.ErrNotFound) {
+		q.chromeNote(fmt.Sprintf("The expired conversation %s could not be removed: %v (remove it with jp conversation rm %s).", id, err, id))
+		return false
+	}
+	return true
 }
 
 // rescueDraft moves the draft of a conversation about to vanish into a new

@@ -88,6 +88,23 @@ type ConversationStore interface {
 	Restore(ctx context.Context, loc workspace.Location, id conversation.ID) error
 }
 
+// ExpiryRecord is what a ConversationStore may offer to spare a run the
+// listing of every conversation to find the expired ones: a record of
+// the earliest expiry the last sweep left, valid while no conversation
+// was added to loc or given an expiry since. A store without it is
+// listed whole at every sweep.
+type ExpiryRecord interface {
+	// SweepNeeded reports whether a conversation of loc other than keep
+	// (the run's own, which the sweep leaves) may have expired by now,
+	// and a token for the state of loc's conversations, taken before the
+	// sweep lists them, to pass to RecordNextExpiry.
+	SweepNeeded(ctx context.Context, loc workspace.Location, now time.Time, keep conversation.ID) (needed bool, state string)
+	// RecordNextExpiry records the earliest expiry among the
+	// conversations other than keep a sweep left (zero: none has one)
+	// for state.
+	RecordNextExpiry(ctx context.Context, loc workspace.Location, state string, next time.Time) error
+}
+
 // TrashKeep is how long a conversation removed with Trash can be
 // restored.
 const TrashKeep = 30 * 24 * time.Hour

@@ -5,6 +5,7 @@ package fsstore
 import (
 	"io/fs"
 	"path/filepath"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 
@@ -86,4 +87,26 @@ func (d dirHandle) readFile(rel string, buf *[]byte) ([]byte, error) {
 	}
 	*buf = b
 	return b, nil
+}
+
+// appendStamp appends to b the identity of the file rel under d (inode,
+// size, modification time), or "-" when there is none.
+func (d dirHandle) appendStamp(b []byte, rel string) []byte {
+	var st unix.Stat_t
+	for {
+		err := unix.Fstatat(d.fd, rel, &st, unix.AT_SYMLINK_NOFOLLOW)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return append(b, '-')
+		}
+		break
+	}
+	b = strconv.AppendUint(b, uint64(st.Ino), 10) //nolint:unconvert // Ino is not uint64 everywhere
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(st.Size), 10) //nolint:unconvert // nor Size int64
+	b = append(b, ' ')
+	sec, nsec := st.Mtim.Unix()
+	return strconv.AppendInt(b, sec*1e9+nsec, 10)
 }

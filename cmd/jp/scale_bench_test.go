@@ -83,11 +83,13 @@ func rssSplitCommand(b *testing.B, wrap, bin string, args ...string) (*exec.Cmd,
 		if err != nil {
 			b.Fatalf("rsswrap wrote no measure: %v", err)
 		}
-		var kib [4]int64
-		if _, err := fmt.Sscan(string(raw), &kib[0], &kib[1], &kib[2], &kib[3]); err != nil {
+		// rsswrap's fields: peak, anonymous and file-backed KiB, wall
+		// time, minor faults, CPU time (microseconds).
+		var f [6]int64
+		if _, err := fmt.Sscan(string(raw), &f[0], &f[1], &f[2], &f[3], &f[4], &f[5]); err != nil {
 			b.Fatal(err)
 		}
-		return kib
+		return [4]int64{f[0], f[1], f[2], f[5]}
 	}
 }
 
