@@ -10,26 +10,26 @@ import (
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/llm"
 	"github.com/jpcli/jp/domain/workspace"
+	"github.com/jpcli/jp/mocks"
 	"github.com/jpcli/jp/ports"
 )
 
-// recordingStore is a memstore with an expiry record that says what the
-// test sets and keeps what the sweep records.
+// recordingStore is a memstore with an expiry record (the port's mock)
+// that says what the test sets.
 type recordingStore struct {
 	*memstore.Store
-	needed   bool
-	state    string
-	recorded []time.Time
-	states   []string
+	*mocks.ExpiryRecordMock
 }
 
-func (r *recordingStore) SweepNeeded(context.Context, workspace.Location, time.Time, conversation.ID) (bool, string) {
-	return r.needed, r.state
-}
-
-func (r *recordingStore) RecordNextExpiry(_ context.Context, _ workspace.Location, state string, next time.Time) error {
-	r.recorded, r.states = append(r.recorded, next), append(r.states, state)
-	return nil
+// newRecordingStore returns a recordingStore over st whose SweepNeeded
+// answers needed and state.
+func newRecordingStore(st *memstore.Store, needed bool, state string) *recordingStore {
+	return &recordingStore{Store: st, ExpiryRecordMock: &mocks.ExpiryRecordMock{
+		SweepNeededFunc: func(context.Context, workspace.Location, time.Time, conversation.ID) (bool, string) {
+			return needed, state
+		},
+		RecordNextExpiryFunc: func(context.Context, workspace.Location, string, time.Time) error { return nil },
+	}}
 }
 
 // A store's expiry record decides whether the end of a run lists the
@@ -40,7 +40,7 @@ func TestSweepFollowsTheExpiryRecord(t *testing.T) {
 	for _, needed := range []bool{false, true} {
 		var rs *recordingStore
 		f := newFixtureWith(t, func(d *app.QueryDeps) {
-			rs = &recordingStore{Store: d.Store.(*memstore.Store), needed: needed, state: "s1"}
+			rs = newRecordingStore(d.Store.(*memstore.Store), needed, "s1")
 			d.Store = rs
 		}, resp{events: []llm.Event{text("hi")}})
 		ctx := context.Background()
@@ -57,15 +57,16 @@ func TestSweepFollowsTheExpiryRecord(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = f.store.Get(ctx, loc, expired)
+		calls := rs.RecordNextExpiryCalls()
 		switch {
 		case !needed && err != nil:
 			t.Fatalf("record says no sweep: the expired conversation was removed (%v)", err)
-		case !needed && len(rs.recorded) != 0:
-			t.Fatalf("record says no sweep: recorded %v", rs.recorded)
+		case !needed && len(calls) != 0:
+			t.Fatalf("record says no sweep: recorded %v", calls)
 		case needed && err == nil:
 			t.Fatal("sweep needed: the expired conversation is still there")
-		case needed && (len(rs.recorded) != 1 || !rs.recorded[0].Equal(later) || rs.states[0] != "s1"):
-			t.Fatalf("sweep needed: recorded %v %v, want [%v] [s1]", rs.recorded, rs.states, later)
+		case needed && (len(calls) != 1 || !calls[0].Next.Equal(later) || calls[0].State != "s1"):
+			t.Fatalf("sweep needed: recorded %v, want [%v] [s1]", calls, later)
 		}
 	}
 }

@@ -10,26 +10,38 @@ import (
 
 	"github.com/jpcli/jp/domain/conversation"
 	"github.com/jpcli/jp/domain/workspace"
-	"github.com/jpcli/jp/ports"
+	"github.com/jpcli/jp/mocks"
 )
 
-// scribbleStore gives its events through ScanEventsTransient only, their
-// strings and bytes in one buffer that it overwrites once fn returns, as
-// a store reusing its read buffer does.
+// scribbleStore gives its events through ScanEventsTransient only (the
+// ports' mocks), their strings and bytes in one buffer that it overwrites
+// once fn returns, as a store reusing its read buffer does.
 type scribbleStore struct {
-	ports.ConversationStore
-	evs []conversation.Event
+	*mocks.ConversationStoreMock
+	*mocks.TransientEventScannerMock
 }
 
-func (s *scribbleStore) Get(context.Context, workspace.Location, conversation.ID) (conversation.Summary, error) {
-	return conversation.Summary{}, nil
+func newScribbleStore(evs []conversation.Event) *scribbleStore {
+	return &scribbleStore{
+		ConversationStoreMock: &mocks.ConversationStoreMock{
+			GetFunc: func(context.Context, workspace.Location, conversation.ID) (conversation.Summary, error) {
+				return conversation.Summary{}, nil
+			},
+			ScanEventsFunc: func(context.Context, workspace.Location, conversation.ID, func(conversation.Event) error) error {
+				panic("the turn's history read through ScanEvents, not ScanEventsTransient")
+			},
+		},
+		TransientEventScannerMock: &mocks.TransientEventScannerMock{
+			ScanEventsTransientFunc: func(_ context.Context, _ workspace.Location, _ conversation.ID, fn func(conversation.Event) error) error {
+				return scribble(evs, fn)
+			},
+		},
+	}
 }
 
-func (s *scribbleStore) ScanEvents(context.Context, workspace.Location, conversation.ID, func(conversation.Event) error) error {
-	panic("the turn's history read through ScanEvents, not ScanEventsTransient")
-}
-
-func (s *scribbleStore) ScanEventsTransient(_ context.Context, _ workspace.Location, _ conversation.ID, fn func(conversation.Event) error) error {
+// scribble gives fn each of evs with its strings in one buffer, which it
+// overwrites once fn returns.
+func scribble(evs []conversation.Event, fn func(conversation.Event) error) error {
 	buf := make([]byte, 0, 4096)
 	in := func(str string) string {
 		if str == "" {
@@ -38,7 +50,7 @@ func (s *scribbleStore) ScanEventsTransient(_ context.Context, _ workspace.Locat
 		buf = append(buf, str...)
 		return unsafe.String(&buf[len(buf)-len(str)], len(str))
 	}
-	for _, e := range s.evs {
+	for _, e := range evs {
 		buf = buf[:0]
 		e.ID, e.Content, e.Kind = in(e.ID), in(e.Content), in(e.Kind)
 		if e.Delta != nil {
@@ -67,12 +79,12 @@ func TestHistoryReadCopiesTransientEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 	delta.Raw = []byte(`{"type":"config_delta","timestamp":"2026-01-01T00:00:00Z","delta":{"assistant":{"model":{"id":"demo/echo"}}},"event_id":"e0"}`)
-	store := &scribbleStore{evs: []conversation.Event{
+	store := newScribbleStore([]conversation.Event{
 		delta,
 		{Type: conversation.EventTypeTurnStart, ID: "e1", Timestamp: ts},
 		{Type: conversation.EventTypeChatRequest, ID: "e2", Timestamp: ts, Content: "hello there"},
 		{Type: conversation.EventTypeTurnEnd, ID: "e3", Timestamp: ts, Outcome: conversation.OutcomeCompleted},
-	}}
+	})
 	q := &Query{store: store}
 	layers, tr, err := q.readConversation(t.Context(), workspace.Location{}, "c1")
 	if err != nil {

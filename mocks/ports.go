@@ -6535,3 +6535,233 @@ func (mock *EventHeaderScannerMock) ScanEventHeadersCalls() []struct {
 	mock.lockScanEventHeaders.RUnlock()
 	return calls
 }
+
+// Ensure, that TransientEventScannerMock does implement ports.TransientEventScanner.
+// If this is not the case, regenerate this file with moq.
+var _ ports.TransientEventScanner = &TransientEventScannerMock{}
+
+// TransientEventScannerMock is a mock implementation of ports.TransientEventScanner.
+//
+//	func TestSomethingThatUsesTransientEventScanner(t *testing.T) {
+//
+//		// make and configure a mocked ports.TransientEventScanner
+//		mockedTransientEventScanner := &TransientEventScannerMock{
+//			ScanEventsTransientFunc: func(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(conversation.Event) error) error {
+//				panic("mock out the ScanEventsTransient method")
+//			},
+//		}
+//
+//		// use mockedTransientEventScanner in code that requires ports.TransientEventScanner
+//		// and then make assertions.
+//
+//	}
+type TransientEventScannerMock struct {
+	// ScanEventsTransientFunc mocks the ScanEventsTransient method.
+	ScanEventsTransientFunc func(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(conversation.Event) error) error
+
+	// calls tracks calls to the methods.
+	calls struct {
+		// ScanEventsTransient holds details about calls to the ScanEventsTransient method.
+		ScanEventsTransient []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Loc is the loc argument value.
+			Loc workspace.Location
+			// ID is the id argument value.
+			ID conversation.ID
+			// Fn is the fn argument value.
+			Fn func(conversation.Event) error
+		}
+	}
+	lockScanEventsTransient sync.RWMutex
+}
+
+// ScanEventsTransient calls ScanEventsTransientFunc.
+func (mock *TransientEventScannerMock) ScanEventsTransient(ctx context.Context, loc workspace.Location, id conversation.ID, fn func(conversation.Event) error) error {
+	if mock.ScanEventsTransientFunc == nil {
+		panic("TransientEventScannerMock.ScanEventsTransientFunc: method is nil but TransientEventScanner.ScanEventsTransient was just called")
+	}
+	callInfo := struct {
+		Ctx context.Context
+		Loc workspace.Location
+		ID  conversation.ID
+		Fn  func(conversation.Event) error
+	}{
+		Ctx: ctx,
+		Loc: loc,
+		ID:  id,
+		Fn:  fn,
+	}
+	mock.lockScanEventsTransient.Lock()
+	mock.calls.ScanEventsTransient = append(mock.calls.ScanEventsTransient, callInfo)
+	mock.lockScanEventsTransient.Unlock()
+	return mock.ScanEventsTransientFunc(ctx, loc, id, fn)
+}
+
+// ScanEventsTransientCalls gets all the calls that were made to ScanEventsTransient.
+// Check the length with:
+//
+//	len(mockedTransientEventScanner.ScanEventsTransientCalls())
+func (mock *TransientEventScannerMock) ScanEventsTransientCalls() []struct {
+	Ctx context.Context
+	Loc workspace.Location
+	ID  conversation.ID
+	Fn  func(conversation.Event) error
+} {
+	var calls []struct {
+		Ctx context.Context
+		Loc workspace.Location
+		ID  conversation.ID
+		Fn  func(conversation.Event) error
+	}
+	mock.lockScanEventsTransient.RLock()
+	calls = mock.calls.ScanEventsTransient
+	mock.lockScanEventsTransient.RUnlock()
+	return calls
+}
+
+// Ensure, that ExpiryRecordMock does implement ports.ExpiryRecord.
+// If this is not the case, regenerate this file with moq.
+var _ ports.ExpiryRecord = &ExpiryRecordMock{}
+
+// ExpiryRecordMock is a mock implementation of ports.ExpiryRecord.
+//
+//	func TestSomethingThatUsesExpiryRecord(t *testing.T) {
+//
+//		// make and configure a mocked ports.ExpiryRecord
+//		mockedExpiryRecord := &ExpiryRecordMock{
+//			RecordNextExpiryFunc: func(ctx context.Context, loc workspace.Location, state string, next time.Time) error {
+//				panic("mock out the RecordNextExpiry method")
+//			},
+//			SweepNeededFunc: func(ctx context.Context, loc workspace.Location, now time.Time, keep conversation.ID) (bool, string) {
+//				panic("mock out the SweepNeeded method")
+//			},
+//		}
+//
+//		// use mockedExpiryRecord in code that requires ports.ExpiryRecord
+//		// and then make assertions.
+//
+//	}
+type ExpiryRecordMock struct {
+	// RecordNextExpiryFunc mocks the RecordNextExpiry method.
+	RecordNextExpiryFunc func(ctx context.Context, loc workspace.Location, state string, next time.Time) error
+
+	// SweepNeededFunc mocks the SweepNeeded method.
+	SweepNeededFunc func(ctx context.Context, loc workspace.Location, now time.Time, keep conversation.ID) (bool, string)
+
+	// calls tracks calls to the methods.
+	calls struct {
+		// RecordNextExpiry holds details about calls to the RecordNextExpiry method.
+		RecordNextExpiry []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Loc is the loc argument value.
+			Loc workspace.Location
+			// State is the state argument value.
+			State string
+			// Next is the next argument value.
+			Next time.Time
+		}
+		// SweepNeeded holds details about calls to the SweepNeeded method.
+		SweepNeeded []struct {
+			// Ctx is the ctx argument value.
+			Ctx context.Context
+			// Loc is the loc argument value.
+			Loc workspace.Location
+			// Now is the now argument value.
+			Now time.Time
+			// Keep is the keep argument value.
+			Keep conversation.ID
+		}
+	}
+	lockRecordNextExpiry sync.RWMutex
+	lockSweepNeeded      sync.RWMutex
+}
+
+// RecordNextExpiry calls RecordNextExpiryFunc.
+func (mock *ExpiryRecordMock) RecordNextExpiry(ctx context.Context, loc workspace.Location, state string, next time.Time) error {
+	if mock.RecordNextExpiryFunc == nil {
+		panic("ExpiryRecordMock.RecordNextExpiryFunc: method is nil but ExpiryRecord.RecordNextExpiry was just called")
+	}
+	callInfo := struct {
+		Ctx   context.Context
+		Loc   workspace.Location
+		State string
+		Next  time.Time
+	}{
+		Ctx:   ctx,
+		Loc:   loc,
+		State: state,
+		Next:  next,
+	}
+	mock.lockRecordNextExpiry.Lock()
+	mock.calls.RecordNextExpiry = append(mock.calls.RecordNextExpiry, callInfo)
+	mock.lockRecordNextExpiry.Unlock()
+	return mock.RecordNextExpiryFunc(ctx, loc, state, next)
+}
+
+// RecordNextExpiryCalls gets all the calls that were made to RecordNextExpiry.
+// Check the length with:
+//
+//	len(mockedExpiryRecord.RecordNextExpiryCalls())
+func (mock *ExpiryRecordMock) RecordNextExpiryCalls() []struct {
+	Ctx   context.Context
+	Loc   workspace.Location
+	State string
+	Next  time.Time
+} {
+	var calls []struct {
+		Ctx   context.Context
+		Loc   workspace.Location
+		State string
+		Next  time.Time
+	}
+	mock.lockRecordNextExpiry.RLock()
+	calls = mock.calls.RecordNextExpiry
+	mock.lockRecordNextExpiry.RUnlock()
+	return calls
+}
+
+// SweepNeeded calls SweepNeededFunc.
+func (mock *ExpiryRecordMock) SweepNeeded(ctx context.Context, loc workspace.Location, now time.Time, keep conversation.ID) (bool, string) {
+	if mock.SweepNeededFunc == nil {
+		panic("ExpiryRecordMock.SweepNeededFunc: method is nil but ExpiryRecord.SweepNeeded was just called")
+	}
+	callInfo := struct {
+		Ctx  context.Context
+		Loc  workspace.Location
+		Now  time.Time
+		Keep conversation.ID
+	}{
+		Ctx:  ctx,
+		Loc:  loc,
+		Now:  now,
+		Keep: keep,
+	}
+	mock.lockSweepNeeded.Lock()
+	mock.calls.SweepNeeded = append(mock.calls.SweepNeeded, callInfo)
+	mock.lockSweepNeeded.Unlock()
+	return mock.SweepNeededFunc(ctx, loc, now, keep)
+}
+
+// SweepNeededCalls gets all the calls that were made to SweepNeeded.
+// Check the length with:
+//
+//	len(mockedExpiryRecord.SweepNeededCalls())
+func (mock *ExpiryRecordMock) SweepNeededCalls() []struct {
+	Ctx  context.Context
+	Loc  workspace.Location
+	Now  time.Time
+	Keep conversation.ID
+} {
+	var calls []struct {
+		Ctx  context.Context
+		Loc  workspace.Location
+		Now  time.Time
+		Keep conversation.ID
+	}
+	mock.lockSweepNeeded.RLock()
+	calls = mock.calls.SweepNeeded
+	mock.lockSweepNeeded.RUnlock()
+	return calls
+}
