@@ -138,6 +138,20 @@ func (sc *scan) emit(e conversation.Event) error {
 	return nil
 }
 
+// readJSON gives each the events of events.json (f) as the scan's mode
+// asks: headers only (light), through the history snapshot (the
+// user-local copy), or decoded whole.
+func (sc *scan) readJSON(f *os.File, each func(conversation.Event) error) error {
+	switch {
+	case sc.light:
+		return eventcodec.EachEventHeaderRead(f, each)
+	case sc.silo:
+		return jsonEvents(sc.dir, f, each, sc.transient) // the history snapshot's events, then the rest
+	default:
+		return eventcodec.EachEventRead(f, each)
+	}
+}
+
 func (sc *scan) run() error {
 	var logEvents []conversation.Event
 	logIDs := map[string]bool{}
@@ -187,14 +201,7 @@ func (sc *scan) run() error {
 			}
 			return sc.emit(e)
 		}
-		switch {
-		case sc.light:
-			err = eventcodec.EachEventHeaderRead(f, each)
-		case sc.silo:
-			err = jsonEvents(sc.dir, f, each, sc.transient) // the history snapshot's events, then the rest
-		default:
-			err = eventcodec.EachEventRead(f, each)
-		}
+		err = sc.readJSON(f, each)
 		var stop *stopScan
 		if err != nil && !errors.As(err, &stop) {
 			err = &ports.CorruptError{Path: jsonPath, Err: err}
