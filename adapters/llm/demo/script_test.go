@@ -51,7 +51,7 @@ func TestScriptErrorPositions(t *testing.T) {
 }
 
 func TestSpecExampleParses(t *testing.T) {
-	// The example of SPEC.md section 6.3, verbatim.
+	// The example script of docs/demo-model.md, verbatim.
 	_, err := New(Options{ScriptPath: writeScript(t, `{ "responses": [
     { "events": [ {"text": "Hello"}, {"sleep_ms": 50}, {"text": " world"} ] },
     { "events": [ {"text": "word ", "repeat": 400, "sleep_ms": 25} ] },

@@ -1,6 +1,6 @@
 // jp serve web: the conversation page. Sends a message as a delegated
 // turn, follows it with server-sent events, answers tool approvals and
-// stops turns. Where a turn runs follows seed 003: continue in the
+// stops turns. Where a turn runs (docs/web.md): continue in the
 // checkout it last ran in; without a live record, ask. The message box is
 // the conversation's draft (QUERY_MESSAGE.md, which jp q -c ID opens).
 'use strict';
