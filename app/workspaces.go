@@ -102,16 +102,25 @@ func (w *Workspaces) Open(ctx context.Context, target, launchDir string) (worksp
 	if err != nil {
 		return workspace.Location{}, err
 	}
+	if err := w.record(ctx, f); err != nil {
+		return workspace.Location{}, err
+	}
+	return workspace.Location{ID: f.ID, Root: f.Root}, nil
+}
+
+// record records the checkout f resolved to as used, best effort (see
+// Open): only a cancelled ctx is an error.
+func (w *Workspaces) record(ctx context.Context, f ports.Found) error {
 	if err := w.reg.Register(ctx, f); err != nil {
 		if ctx.Err() != nil {
-			return workspace.Location{}, err
+			return err
 		}
 		if w.Log != nil && !w.warned.Swap(true) {
 			// The registry's error names the checkout already.
 			w.Log.Info("checkout not recorded; continuing", "err", err.Error())
 		}
 	}
-	return workspace.Location{ID: f.ID, Root: f.Root}, nil
+	return nil
 }
 
 // Opened is a checkout chosen by OpenOrDefault.
@@ -142,11 +151,12 @@ func (w *Workspaces) OpenOrDefault(ctx context.Context, target, launchDir string
 	if err != nil {
 		return Opened{}, err
 	}
-	if !record {
-		return Opened{Location: workspace.Location{ID: f.ID, Root: f.Root}}, nil
+	if record { // the checkout resolved once, not again by Open
+		if err := w.record(ctx, f); err != nil {
+			return Opened{}, err
+		}
 	}
-	loc, err := w.Open(ctx, target, launchDir)
-	return Opened{Location: loc}, err
+	return Opened{Location: workspace.Location{ID: f.ID, Root: f.Root}}, nil
 }
 
 // WorkspaceView is one workspace as jp workspace ls shows it.

@@ -94,3 +94,29 @@ func TestResolveExplainsWhatIsMissing(t *testing.T) {
 		t.Errorf("Resolve registered %d checkouts; it writes nothing", n)
 	}
 }
+
+// OpenOrDefault that records resolves the checkout once and records what
+// it resolved (it used to resolve it again through Open: a second walk up
+// the directories and a second read of the registry on every command).
+func TestOpenOrDefaultResolvesOnce(t *testing.T) {
+	t.Parallel()
+	found := ports.Found{ID: "a1b2c3", Root: "/proj"}
+	reg := &mocks.WorkspaceRegistryMock{
+		FindFunc:     func(context.Context, string) (ports.Found, error) { return found, nil },
+		RegisterFunc: func(context.Context, ports.Found) error { return nil },
+	}
+	ws := app.NewWorkspaces(reg, &mocks.ConversationStoreMock{})
+	o, err := ws.OpenOrDefault(context.Background(), "", "/proj/sub", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Location != (workspace.Location{ID: found.ID, Root: found.Root}) {
+		t.Fatalf("loc = %+v", o.Location)
+	}
+	if n := len(reg.FindCalls()); n != 1 {
+		t.Errorf("the checkout was resolved %d times, want 1", n)
+	}
+	if calls := reg.RegisterCalls(); len(calls) != 1 || calls[0].F != found {
+		t.Errorf("recorded %+v, want %+v once", calls, found)
+	}
+}
